@@ -1,0 +1,82 @@
+/** The dependency rules of docs/architecture.md (from ARCHITECTURE.md), checked in `npm test`. */
+module.exports = {
+  forbidden: [
+    {
+      name: 'server-is-host-agnostic',
+      comment: 'server/ never imports electron/, renderer/ or e2e/.',
+      severity: 'error',
+      from: { path: '^server/' },
+      to: { path: '^(electron|renderer|e2e)/' },
+    },
+    {
+      name: 'electron-uses-the-composition-root-only',
+      comment: 'electron/ imports only server/start-server and server/config from the server.',
+      severity: 'error',
+      from: { path: '^electron/' },
+      to: { path: '^server/', pathNot: '^server/(start-server\\.ts|config/)' },
+    },
+    {
+      name: 'audio-and-hosting-are-independent',
+      comment: 'Shared needs go down into http/ auth/ store/ queue/.',
+      severity: 'error',
+      from: { path: '^server/audio/' },
+      to: { path: '^server/hosting/' },
+    },
+    {
+      name: 'hosting-and-audio-are-independent',
+      severity: 'error',
+      from: { path: '^server/hosting/' },
+      to: { path: '^server/audio/' },
+    },
+    {
+      name: 'dsp-is-pure',
+      comment: 'server/audio/dsp imports only itself (no node built-ins, no packages).',
+      severity: 'error',
+      from: { path: '^server/audio/dsp/' },
+      to: { pathNot: '^server/audio/dsp/' },
+    },
+    {
+      name: 'only-routes-import-express',
+      comment: 'In a service, only routes.ts imports express.',
+      severity: 'error',
+      from: { path: '^server/(audio|hosting)/', pathNot: '(^|/)routes\\.ts$|\\.test\\.ts$' },
+      to: { path: '(^|/)node_modules/express/' },
+    },
+    {
+      name: 'only-repositories-touch-the-store',
+      comment: 'Only *-repo.ts modules (and the composition roots) import server/store.',
+      severity: 'error',
+      from: {
+        path: '^server/',
+        pathNot: '^server/store/|-repo\\.ts$|\\.test\\.ts$|/test-support/|^server/(start-server|app|cli|main)\\.ts$',
+      },
+      to: { path: '^server/store/', pathNot: '^server/store/schema\\.ts$' },
+    },
+    {
+      name: 'renderer-types-only-from-api-types',
+      comment: 'renderer/ may import (types only) from server/*/api-types.ts; nothing else from server/.',
+      severity: 'error',
+      from: { path: '^renderer/' },
+      to: { path: '^server/', pathNot: '^server/[^/]+/api-types\\.ts$' },
+    },
+    {
+      name: 'renderer-api-types-are-type-only',
+      severity: 'error',
+      from: { path: '^renderer/' },
+      to: { path: '^server/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    exclude: { path: '(^|/)(dist|node_modules)/' },
+  },
+};

@@ -1,0 +1,49 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import express, { type Express } from 'express';
+import { createAudioRouter, type AudioDeps } from './audio/routes.js';
+import { createHostingRouter, type HostingDeps } from './hosting/routes.js';
+
+/** Everything createApp wires together; built by startServer, or by tests with a memory store. */
+export interface AppDeps {
+  readonly audio: AudioDeps;
+  readonly hosting: HostingDeps;
+  /** The built renderer bundle to serve at `/`, or null when it has not been built. */
+  readonly rendererDir: string | null;
+}
+
+/** Build the Express app: /audio/v1, /api/v4 and the renderer bundle. No I/O happens here. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'extended');
+  app.set('etag', false);
+
+  app.use('/audio/v1', createAudioRouter(deps.audio));
+  app.use('/api/v4', createHostingRouter(deps.hosting));
+  app.use('/api/v3', (_req, res) => {
+    res.status(410).json({ error: 'API V3 is no longer supported. Use API V4 instead.' });
+  });
+
+  const rendererDir = deps.rendererDir;
+  if (rendererDir && existsSync(path.join(rendererDir, 'index.html'))) {
+    app.use(express.static(rendererDir, { index: 'index.html', maxAge: '1h', setHeaders: noCacheForHtml }));
+    // Client-side routes: any other GET that accepts HTML gets the app shell.
+    app.get('/*splat', (req, res, next) => {
+      if (!req.accepts('html')) return next();
+      res.set('Cache-Control', 'no-cache').sendFile(path.join(rendererDir, 'index.html'));
+    });
+  } else {
+    app.get('/', (_req, res) => {
+      res.type('text/plain').send('Cratehouse server is running. The GUI bundle is not built: run `npm run build`.\n');
+    });
+  }
+  app.use((_req, res) => {
+    res.status(404).json({ error: 'Not Found' });
+  });
+  return app;
+}
+
+function noCacheForHtml(res: express.Response, file: string): void {
+  if (file.endsWith('.html')) res.setHeader('Cache-Control', 'no-cache');
+}

@@ -1,0 +1,269 @@
+import { AppError, notFound, type ValidationIssue } from '../http/errors.js';
+import type { GroupMemberRecord, GroupRecord, TokenRecord, UserRecord, Visibility } from '../store/schema.js';
+import { groupFullPath, type IdentityRepo } from './identity-repo.js';
+import { digestToken, generateSecret, generateToken, hashPassword } from './tokens.js';
+
+/** Who is calling: the user, their tenant, and the token they used. */
+export interface Identity {
+  readonly user: Readonly<UserRecord>;
+  readonly tenant: string;
+  readonly token: Readonly<TokenRecord>;
+}
+
+/** Why a presented token was refused. */
+export type TokenRejection = 'unknown' | 'revoked' | 'expired' | 'blocked';
+
+/** GitLab's access levels. */
+export const accessLevels = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
+const validAccessLevels = new Set<number>([5, 10, 15, 20, 30, 40, 50]);
+
+/** Scopes a personal access token may carry (GitLab's names). */
+export const tokenScopes = ['api', 'read_api', 'read_user', 'read_repository', 'write_repository', 'sudo', 'admin_mode'] as const;
+
+export interface NewUser {
+  readonly username: string;
+  readonly name: string;
+  readonly email: string;
+  readonly admin?: boolean;
+  readonly tenant?: string;
+  readonly password?: string | null;
+}
+
+export interface NewGroup {
+  readonly name: string;
+  readonly path: string;
+  readonly description?: string;
+  readonly visibility?: Visibility;
+  readonly parentId?: number | null;
+}
+
+export interface NewToken {
+  readonly name: string;
+  readonly scopes: readonly string[];
+  readonly expiresAt?: string | null;
+}
+
+const usernamePattern = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;
+const pathPattern = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]*$/;
+const namePattern = /^[\p{L}\p{N}\p{Extended_Pictographic}_][\p{L}\p{N}\p{Extended_Pictographic}_.+\- ()]*$/u;
+const emailPattern = /^[^\s@]+@[^\s@]+$/;
+const tenantPattern = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+const reservedNames = new Set(['api', 'admin', 'audio', 'assets', 'dashboard', 'explore', 'groups', 'help', 'projects', 'users', 'uploads', '-']);
+
+/** The rules of identity: users, tokens, groups and namespaces, over an IdentityRepo. */
+export type IdentityService = ReturnType<typeof createIdentityService>;
+
+/** Build the identity service. `now` is injectable for tests. */
+export function createIdentityService(repo: IdentityRepo, now: () => Date = () => new Date()) {
+  const iso = () => now().toISOString();
+
+  function checkPath(value: string, field: string, fields: Record<string, string[]>): void {
+    if (!pathPattern.test(value) || /(\.git|\.atom|[.-])$/.test(value)) {
+      fields[field] = [
+        "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.",
+      ];
+    } else if (reservedNames.has(value.toLowerCase())) fields[field] = [`${value} is a reserved name`];
+  }
+
+  const service = {
+    repo,
+
+    /** Create a user with a personal namespace; the tenant defaults to the username. */
+    async createUser(input: NewUser): Promise<Readonly<UserRecord>> {
+      const fields: Record<string, string[]> = {};
+      const username = input.username.trim();
+      if (!usernamePattern.test(username) || /(\.git|\.atom|\.)$/.test(username) || username.length > 255) {
+        fields.username = ["can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'."];
+      } else if (reservedNames.has(username.toLowerCase())) fields.username = [`${username} is a reserved name`];
+      if (!emailPattern.test(input.email)) fields.email = ['is invalid'];
+      if (input.name.trim() === '' || input.name.length > 255) fields.name = ['is too long (maximum is 255 characters)'];
+      const tenant = (input.tenant ?? username).toLowerCase();
+      if (!tenantPattern.test(tenant)) fields.tenant = ['can contain only lowercase letters, digits, _, - and . (at most 64)'];
+      if (Object.keys(fields).length > 0) throw new AppError('invalid', 'user is invalid', { fields });
+      if (repo.userByEmail(input.email)) throw new AppError('conflict', 'Email has already been taken');
+      if (repo.userByUsername(username) || repo.namespaceByPath(username)) throw new AppError('conflict', 'Username has already been taken');
+      const passwordHash = input.password ? await hashPassword(input.password) : null;
+      return repo.insertUser(
+        {
+          username,
+          name: input.name.trim(),
+          email: input.email.trim(),
+          admin: input.admin ?? false,
+          state: 'active',
+          tenant,
+          passwordHash,
+          createdAt: iso(),
+        },
+        generateSecret(),
+      );
+    },
+
+    /** Issue a personal access token; the token string is returned once and only its digest kept. */
+    async createToken(userId: number, input: NewToken, presetToken?: string): Promise<{ readonly record: Readonly<TokenRecord>; readonly token: string }> {
+      const issues: ValidationIssue[] = [];
+      if (input.name.trim() === '') issues.push({ loc: ['name'], msg: 'is empty', type: 'missing' });
+      if (input.scopes.length === 0) issues.push({ loc: ['scopes'], msg: 'is empty', type: 'missing' });
+      const unknownScopes = input.scopes.filter((s) => !(tokenScopes as readonly string[]).includes(s));
+      if (unknownScopes.length > 0) issues.push({ loc: ['scopes'], msg: 'does not have a valid value', type: 'value', input: unknownScopes });
+      if (input.expiresAt && !/^\d{4}-\d{2}-\d{2}$/.test(input.expiresAt)) issues.push({ loc: ['expires_at'], msg: 'is invalid', type: 'invalid', input: input.expiresAt });
+      if (issues.length > 0) throw new AppError('invalid', 'token is invalid', { issues });
+      if (!repo.userById(userId)) throw notFound('User');
+      const token = presetToken ?? generateToken();
+      const digest = digestToken(token);
+      if (repo.tokenByDigest(digest)) throw new AppError('conflict', 'Token has already been taken');
+      const record = await repo.insertToken({
+        userId,
+        name: input.name.trim(),
+        digest,
+        scopes: [...input.scopes],
+        createdAt: iso(),
+        expiresAt: input.expiresAt ?? null,
+        revoked: false,
+        lastUsedAt: null,
+      });
+      return { record, token };
+    },
+
+    /** Resolve a presented token to an identity, or say why it is refused. */
+    authenticate(token: string): { readonly identity: Identity } | { readonly rejected: TokenRejection } {
+      const record = repo.tokenByDigest(digestToken(token));
+      if (!record) return { rejected: 'unknown' };
+      if (record.revoked) return { rejected: 'revoked' };
+      if (record.expiresAt && record.expiresAt < iso().slice(0, 10)) return { rejected: 'expired' };
+      const user = repo.userById(record.userId);
+      if (!user) return { rejected: 'unknown' };
+      if (user.state !== 'active') return { rejected: 'blocked' };
+      // Like GitLab, record last use at most every ten minutes so reads do not turn into writes.
+      const at = now();
+      if (!record.lastUsedAt || at.getTime() - Date.parse(record.lastUsedAt) > 10 * 60_000) repo.markTokenUsed(record.id, at.toISOString());
+      return { identity: { user, tenant: user.tenant, token: record } };
+    },
+
+    /** Tokens the caller may see: their own, or (admins) anyone's, optionally for one user. */
+    listTokens(caller: Readonly<UserRecord>, userId?: number): readonly Readonly<TokenRecord>[] {
+      const filterUser = caller.admin ? userId : caller.id;
+      return repo.tokens.filter((t) => filterUser === undefined || t.userId === filterUser);
+    },
+
+    /** Revoke a token the caller owns (admins: any). Unknown or foreign tokens are not found. */
+    async revokeToken(caller: Readonly<UserRecord>, tokenId: number): Promise<void> {
+      const token = repo.tokens.find((t) => t.id === tokenId);
+      if (!token || (!caller.admin && token.userId !== caller.id)) throw notFound('Token');
+      if (token.revoked) return;
+      await repo.revokeToken(tokenId);
+    },
+
+    /** Create a group (with its namespace) owned by `creator`. */
+    async createGroup(input: NewGroup, creator: Readonly<UserRecord> | null): Promise<Readonly<GroupRecord>> {
+      const fields: Record<string, string[]> = {};
+      if (!namePattern.test(input.name) || input.name.length > 255) {
+        fields.name = ["can contain only letters, digits, emoji, '_', '.', dash, space, parenthesis. It must start with letter, digit, emoji or '_'."];
+      }
+      checkPath(input.path, 'path', fields);
+      const parentId = input.parentId ?? null;
+      const parent = parentId === null ? undefined : repo.groupById(parentId);
+      if (parentId !== null && !parent) throw notFound('Parent Group');
+      if (parent && creator && !creator.admin && (repo.member(parent.id, creator.id)?.accessLevel ?? 0) < accessLevels.maintainer) {
+        throw new AppError('forbidden', 'Forbidden');
+      }
+      if (Object.keys(fields).length > 0) throw new AppError('invalid', 'group is invalid', { fields });
+      const fullPath = parent ? `${groupFullPath(repo.groups, parent)}/${input.path}` : input.path;
+      if (repo.namespaceByPath(fullPath) || repo.groupByFullPath(fullPath)) {
+        throw new AppError('invalid', 'group is invalid', { fields: { path: ['has already been taken'] } });
+      }
+      return repo.insertGroup(
+        {
+          name: input.name,
+          path: input.path,
+          description: input.description ?? '',
+          visibility: input.visibility ?? 'private',
+          parentId,
+          createdAt: iso(),
+        },
+        creator?.id ?? null,
+      );
+    },
+
+    /** Add a member to a group; the caller must be an owner or maintainer of it (or an admin). */
+    async addGroupMember(caller: Readonly<UserRecord>, groupId: number, userId: number, accessLevel: number, expiresAt: string | null): Promise<Readonly<GroupMemberRecord>> {
+      const group = service.readableGroup(caller, groupId);
+      if (!caller.admin && service.accessLevel(caller, group.id) < accessLevels.maintainer) throw new AppError('forbidden', 'Forbidden');
+      if (!validAccessLevels.has(accessLevel)) {
+        throw new AppError('invalid', 'access_level does not have a valid value', { issues: [{ loc: ['access_level'], msg: 'does not have a valid value', type: 'value', input: accessLevel }] });
+      }
+      if (!caller.admin && accessLevel === accessLevels.owner && service.accessLevel(caller, group.id) < accessLevels.owner) throw new AppError('forbidden', 'Forbidden');
+      if (!repo.userById(userId)) throw notFound('User');
+      if (repo.member(groupId, userId)) throw new AppError('conflict', 'Member already exists');
+      return repo.upsertMember({ groupId, userId, accessLevel, expiresAt, createdAt: iso() });
+    },
+
+    /** The caller's effective access level in a group (inherited from ancestors), 0 if none. */
+    accessLevel(user: Readonly<UserRecord> | null, groupId: number): number {
+      if (!user) return 0;
+      let level = 0;
+      let group = repo.groupById(groupId);
+      const seen = new Set<number>();
+      const today = iso().slice(0, 10);
+      while (group && !seen.has(group.id)) {
+        seen.add(group.id);
+        const m = repo.member(group.id, user.id);
+        if (m && (!m.expiresAt || m.expiresAt >= today)) level = Math.max(level, m.accessLevel);
+        group = group.parentId === null ? undefined : repo.groupById(group.parentId);
+      }
+      return level;
+    },
+
+    /** Can `user` (null: anonymous) see this group? Public: anyone; internal: any user; private: members. */
+    canReadGroup(user: Readonly<UserRecord> | null, group: Readonly<GroupRecord>): boolean {
+      if (group.visibility === 'public') return true;
+      if (!user) return false;
+      if (user.admin || group.visibility === 'internal') return true;
+      return service.accessLevel(user, group.id) > 0 || repo.members.some((m) => m.userId === user.id && isDescendant(m.groupId, group.id));
+    },
+
+    /** Find a group by numeric id or full path that the caller can read, else `404 Group Not Found`. */
+    readableGroup(user: Readonly<UserRecord> | null, idOrPath: string | number): Readonly<GroupRecord> {
+      const group = /^\d+$/.test(String(idOrPath)) ? repo.groupById(Number(idOrPath)) : repo.groupByFullPath(String(idOrPath));
+      if (!group || !service.canReadGroup(user, group)) throw notFound('Group');
+      return group;
+    },
+
+    /** Find a user by numeric id or username, else `404 User Not Found`. */
+    findUser(idOrUsername: string | number): Readonly<UserRecord> {
+      const s = String(idOrUsername);
+      const user = /^\d+$/.test(s) ? repo.userById(Number(s)) : repo.userByUsername(s);
+      if (!user) throw notFound('User');
+      return user;
+    },
+
+    /** Namespaces a user can create projects in: their own and groups they develop in (admins: all). */
+    namespacesFor(user: Readonly<UserRecord>): readonly { readonly id: number; readonly kind: 'user' | 'group'; readonly name: string; readonly path: string; readonly fullPath: string; readonly parentId: number | null }[] {
+      return repo.namespaces
+        .filter((n) => user.admin || (n.kind === 'user' ? n.ownerId === user.id : service.accessLevel(user, n.id) >= accessLevels.developer))
+        .map((n) => ({
+          id: n.id,
+          kind: n.kind,
+          name: n.kind === 'user' ? (repo.userById(n.ownerId)?.name ?? n.name) : (repo.groupById(n.id)?.name ?? n.name),
+          path: n.path,
+          fullPath: n.kind === 'group' ? groupFullPath(repo.groups, repo.groupById(n.id)) : n.path,
+          parentId: n.parentId,
+        }));
+    },
+
+    fullPath: (group: Readonly<GroupRecord>) => groupFullPath(repo.groups, group),
+    tenantSecret: (tenant: string) => repo.tenant(tenant)?.webhookSecret ?? null,
+  };
+
+  function isDescendant(groupId: number, ancestorId: number): boolean {
+    let g = repo.groupById(groupId);
+    const seen = new Set<number>();
+    while (g && !seen.has(g.id)) {
+      if (g.id === ancestorId) return true;
+      seen.add(g.id);
+      g = g.parentId === null ? undefined : repo.groupById(g.parentId);
+    }
+    return false;
+  }
+
+  return service;
+}

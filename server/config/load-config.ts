@@ -1,0 +1,161 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** Everything the server needs to know about its deployment, resolved once at start. */
+export interface Config {
+  readonly host: string;
+  /** 0 asks the OS for a free port; the chosen URL is printed at start. */
+  readonly port: number;
+  readonly dataDir: string;
+  /** Token the first admin gets at first start (automation, containers); otherwise one is generated. */
+  readonly adminToken: string | null;
+  readonly maxUploadMb: number;
+  readonly maxJsonKb: number;
+  /** Concurrent jobs in the p-queue runner. */
+  readonly jobConcurrency: number;
+  /** Explicit ffmpeg path; otherwise ffmpeg-static, then `ffmpeg` on PATH. */
+  readonly ffmpegPath: string | null;
+  readonly gitPath: string;
+  /** Base URL used in links (pagination, web_url); null derives it from each request's Host. */
+  readonly publicUrl: string | null;
+  /** Allow outbound calls (sources, webhooks, imports) to private and loopback addresses. */
+  readonly fetchAllowPrivate: boolean;
+  readonly logLevel: 'silent' | 'error' | 'info' | 'debug';
+}
+
+/** Values every deployment starts from; the data dir is relative to the working directory. */
+export const defaultConfig: Config = {
+  host: '127.0.0.1',
+  port: 8080,
+  dataDir: './data',
+  adminToken: null,
+  maxUploadMb: 1024,
+  maxJsonKb: 1024,
+  jobConcurrency: 2,
+  ffmpegPath: null,
+  gitPath: 'git',
+  publicUrl: null,
+  fetchAllowPrivate: false,
+  logLevel: 'info',
+};
+
+/** The config file in the data dir: the same keys as Config, all optional. */
+export const configFileName = 'config.json';
+
+type Overrides = Partial<{ -readonly [K in keyof Config]: Config[K] }>;
+
+const envKeys: Readonly<Record<keyof Config, string>> = {
+  host: 'CRATEHOUSE_HOST',
+  port: 'CRATEHOUSE_PORT',
+  dataDir: 'CRATEHOUSE_DATA_DIR',
+  adminToken: 'CRATEHOUSE_ADMIN_TOKEN',
+  maxUploadMb: 'CRATEHOUSE_MAX_UPLOAD_MB',
+  maxJsonKb: 'CRATEHOUSE_MAX_JSON_KB',
+  jobConcurrency: 'CRATEHOUSE_JOB_CONCURRENCY',
+  ffmpegPath: 'CRATEHOUSE_FFMPEG',
+  gitPath: 'CRATEHOUSE_GIT',
+  publicUrl: 'CRATEHOUSE_PUBLIC_URL',
+  fetchAllowPrivate: 'CRATEHOUSE_FETCH_ALLOW_PRIVATE',
+  logLevel: 'CRATEHOUSE_LOG_LEVEL',
+};
+
+/** Thrown for a value that cannot be used; the message names the setting and where it came from. */
+export class ConfigError extends Error {}
+
+/**
+ * Resolve the configuration. Precedence: defaults < config file in the data dir < CRATEHOUSE_* env
+ * < explicit overrides (CLI flags, the Electron host). Pure apart from reading that one file.
+ */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>, overrides: Overrides = {}): Config {
+  const fromEnv = parseSource(
+    Object.fromEntries(
+      Object.entries(envKeys)
+        .map(([key, name]) => [key, env[name]])
+        .filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''),
+    ),
+    'environment',
+  );
+  const dataDir = path.resolve(overrides.dataDir ?? fromEnv.dataDir ?? defaultConfig.dataDir);
+  const fromFile = parseSource(readConfigFile(dataDir), configFileName);
+  const merged = { ...defaultConfig, ...fromFile, ...fromEnv, ...overrides, dataDir };
+  return Object.freeze(validate(merged));
+}
+
+function readConfigFile(dataDir: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path.join(dataDir, configFileName), 'utf8');
+  } catch {
+    return {};
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // fall through to the error below
+  }
+  throw new ConfigError(`${path.join(dataDir, configFileName)} is not a JSON object`);
+}
+
+const numberKeys = new Set<keyof Config>(['port', 'maxUploadMb', 'maxJsonKb', 'jobConcurrency']);
+const booleanKeys = new Set<keyof Config>(['fetchAllowPrivate']);
+
+function parseSource(raw: Record<string, unknown>, source: string): Overrides {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (!(key in defaultConfig)) continue;
+    const k = key as keyof Config;
+    const where = source === 'environment' ? envKeys[k] : `${source}: ${key}`;
+    if (numberKeys.has(k)) out[k] = parseNumber(value, where);
+    else if (booleanKeys.has(k)) out[k] = parseBoolean(value, where);
+    else out[k] = value === null ? null : String(value);
+  }
+  return out as Overrides;
+}
+
+function parseNumber(value: unknown, where: string): number {
+  const n = typeof value === 'number' ? value : Number(String(value).trim());
+  if (!Number.isFinite(n) || String(value).trim() === '') throw new ConfigError(`${where} must be a number, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+function parseBoolean(value: unknown, where: string): boolean {
+  if (typeof value === 'boolean') return value;
+  const s = String(value).trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(s)) return true;
+  if (['0', 'false', 'no', 'off'].includes(s)) return false;
+  throw new ConfigError(`${where} must be true or false, got ${JSON.stringify(value)}`);
+}
+
+function validate(c: Config): Config {
+  if (!Number.isInteger(c.port) || c.port < 0 || c.port > 65535) throw new ConfigError(`port must be 0..65535, got ${c.port}`);
+  if (!(c.maxUploadMb > 0)) throw new ConfigError(`max upload must be positive, got ${c.maxUploadMb}`);
+  if (!(c.maxJsonKb > 0)) throw new ConfigError(`max JSON body must be positive, got ${c.maxJsonKb}`);
+  if (!Number.isInteger(c.jobConcurrency) || c.jobConcurrency < 1) throw new ConfigError(`job concurrency must be a positive integer, got ${c.jobConcurrency}`);
+  if (!['silent', 'error', 'info', 'debug'].includes(c.logLevel)) throw new ConfigError(`log level must be silent, error, info or debug, got ${c.logLevel}`);
+  if (c.publicUrl !== null && !/^https?:\/\/[^/]+/.test(c.publicUrl)) throw new ConfigError(`public URL must be an http(s) URL, got ${c.publicUrl}`);
+  return { ...c, publicUrl: c.publicUrl?.replace(/\/+$/, '') ?? null };
+}
+
+/** Parse `--port 0 --data-dir x --host h` style flags into overrides; unknown flags are an error. */
+export function parseCliFlags(argv: readonly string[]): Overrides {
+  const flags: Record<string, keyof Config> = {
+    '--host': 'host',
+    '--port': 'port',
+    '--data-dir': 'dataDir',
+    '--public-url': 'publicUrl',
+    '--ffmpeg': 'ffmpegPath',
+    '--log-level': 'logLevel',
+  };
+  const raw: Record<string, unknown> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const key = flags[name];
+    if (!key) throw new ConfigError(`unknown option ${name}; known: ${Object.keys(flags).join(', ')}`);
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new ConfigError(`${name} needs a value`);
+    raw[key] = value;
+  }
+  return parseSource(raw, 'command line');
+}

@@ -1,0 +1,90 @@
+import { AppError, type ValidationIssue } from '../http/errors.js';
+
+/**
+ * Request parameters as Grape sees them: query string, form and JSON body merged (body wins).
+ * Readers coerce like Grape (booleans accept true/false, 1/0, t/f, yes/no in any case) and collect
+ * GitLab-worded problems; `check()` throws them as one 400 `{"error": "a is missing, b is invalid"}`.
+ */
+export class Params {
+  private readonly issues: ValidationIssue[] = [];
+
+  constructor(private readonly raw: Readonly<Record<string, unknown>>) {}
+
+  /** True when the parameter was sent at all (null counts as sent). */
+  has(name: string): boolean {
+    return this.raw[name] !== undefined;
+  }
+
+  /** Record that these parameters are required; missing or empty ones are reported together. */
+  require(...names: string[]): this {
+    const missing = names.filter((n) => this.raw[n] === undefined || this.raw[n] === null || this.raw[n] === '');
+    if (missing.length > 0) this.issues.push({ loc: [missing.join(', ')], msg: missing.length > 1 ? 'are missing' : 'is missing', type: 'missing' });
+    return this;
+  }
+
+  /** At least one of these must be present (Grape's at_least_one_of). */
+  requireOneOf(...names: string[]): this {
+    if (!names.some((n) => this.raw[n] !== undefined && this.raw[n] !== null && this.raw[n] !== '')) {
+      this.issues.push({ loc: [names.join(', ')], msg: 'are missing, at least one parameter must be provided', type: 'missing' });
+    }
+    return this;
+  }
+
+  string(name: string): string | undefined {
+    const v = this.raw[name];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v === 'string') return v;
+    if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+    this.issues.push({ loc: [name], msg: 'is invalid', type: 'invalid', input: v });
+    return undefined;
+  }
+
+  int(name: string): number | undefined {
+    const v = this.raw[name];
+    if (v === undefined || v === null || v === '') return undefined;
+    const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : NaN;
+    if (!Number.isSafeInteger(n)) {
+      this.issues.push({ loc: [name], msg: 'is invalid', type: 'invalid', input: v });
+      return undefined;
+    }
+    return n;
+  }
+
+  bool(name: string): boolean | undefined {
+    const v = this.raw[name];
+    if (v === undefined || v === null || v === '') return undefined;
+    if (typeof v === 'boolean') return v;
+    const s = String(v).trim().toLowerCase();
+    if (['true', '1', 't', 'yes', 'y', 'on'].includes(s)) return true;
+    if (['false', '0', 'f', 'no', 'n', 'off'].includes(s)) return false;
+    this.issues.push({ loc: [name], msg: 'is invalid', type: 'invalid', input: v });
+    return undefined;
+  }
+
+  /** A value restricted to a set; anything else "does not have a valid value". */
+  oneOf<T extends string>(name: string, values: readonly T[]): T | undefined {
+    const v = this.string(name);
+    if (v === undefined) return undefined;
+    if (!(values as readonly string[]).includes(v)) {
+      this.issues.push({ loc: [name], msg: 'does not have a valid value', type: 'value', input: v });
+      return undefined;
+    }
+    return v as T;
+  }
+
+  /** An array parameter: `a[]=x&a[]=y`, a JSON array, or a comma-separated string. */
+  list(name: string): string[] | undefined {
+    const v = this.raw[name] ?? this.raw[`${name}[]`];
+    if (v === undefined || v === null) return undefined;
+    if (Array.isArray(v)) return v.map(String);
+    if (typeof v === 'string') return v === '' ? [] : v.split(',').map((s) => s.trim());
+    this.issues.push({ loc: [name], msg: 'is invalid', type: 'invalid', input: v });
+    return undefined;
+  }
+
+  /** Throw the collected problems, if any. */
+  check(): void {
+    if (this.issues.length === 0) return;
+    throw new AppError('invalid', this.issues.map((i) => `${i.loc.join('.')} ${i.msg}`).join(', '), { issues: [...this.issues] });
+  }
+}

@@ -1,0 +1,275 @@
+import express, { type Request, type Response, type Router } from 'express';
+import { resolveIdentity } from '../auth/authenticate.js';
+import type { Identity, IdentityService } from '../auth/identity.js';
+import type { Meter } from '../auth/metering.js';
+import { createErrorMiddleware } from '../http/error-middleware.js';
+import { AppError, notFound } from '../http/errors.js';
+import type { Logger } from '../http/logger.js';
+import { paginate } from '../http/pagination.js';
+import type { UserRecord, Visibility } from '../store/schema.js';
+import { Params } from './params.js';
+import { presentGroup, presentHostingError, presentMember, presentNamespace, presentToken, presentUser, presentUserBasic } from './present.js';
+
+/** What the hosting service needs from the composition root. */
+export interface HostingDeps {
+  readonly version: string;
+  readonly identity: IdentityService;
+  readonly meter: Meter;
+  readonly publicUrl: string | null;
+  readonly maxJsonKb: number;
+  readonly log: Logger;
+}
+
+/** The GitLab-compatible version we answer /version with (the API surface we follow). */
+export const gitlabCompatibleVersion = '17.0.0';
+
+const visibilities = ['private', 'internal', 'public'] as const;
+
+/** The /api/v4 router. */
+export function createHostingRouter(deps: HostingDeps): Router {
+  const { identity } = deps;
+  const router = express.Router();
+  router.use(express.json({ limit: `${deps.maxJsonKb}kb` }));
+  router.use(express.urlencoded({ extended: true, limit: `${deps.maxJsonKb}kb` }));
+  router.use((_req, res, next) => {
+    res.set({ 'X-Frame-Options': 'SAMEORIGIN', 'X-Content-Type-Options': 'nosniff' });
+    next();
+  });
+
+  // Resolve the caller once; like GitLab, a presented but unknown token is a 401 even on public reads,
+  // and every non-GET needs a caller.
+  router.use((req, res, next) => {
+    const caller = resolveIdentity(identity, req, ['bearer', 'private-token-header', 'private-token-param']);
+    res.locals.caller = caller;
+    if (!caller && req.method !== 'GET' && req.method !== 'HEAD') throw new AppError('unauthorized', 'Unauthorized');
+    if (caller) {
+      res.on('finish', () => {
+        const route = (req.route as { path?: string } | undefined)?.path;
+        if (route) deps.meter.request(caller.tenant, `${req.method} /api/v4${route}`);
+      });
+    }
+    next();
+  });
+
+  const callerOf = (res: Response): Identity | null => (res.locals.caller as Identity | null) ?? null;
+  const userOf = (res: Response): Readonly<UserRecord> | null => callerOf(res)?.user ?? null;
+  const requireUser = (res: Response): Readonly<UserRecord> => {
+    const user = userOf(res);
+    if (!user) throw new AppError('unauthorized', 'Unauthorized');
+    return user;
+  };
+  const requireAdmin = (res: Response): Readonly<UserRecord> => {
+    const user = requireUser(res);
+    if (!user.admin) throw new AppError('forbidden', 'Forbidden');
+    return user;
+  };
+  const baseUrl = (req: Request) => deps.publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  const requestUrl = (req: Request) => new URL(req.originalUrl, baseUrl(req) + '/');
+  const params = (req: Request) => new Params({ ...(req.query as Record<string, unknown>), ...((req.body as Record<string, unknown> | undefined) ?? {}) });
+  const today = () => new Date().toISOString().slice(0, 10);
+  const sendPage = <T>(req: Request, res: Response, items: readonly T[]) => {
+    const page = paginate(items, { url: requestUrl(req) });
+    res.set(page.headers).json(page.items);
+  };
+  const groupJson = (req: Request, group: Parameters<typeof presentGroup>[0]) => {
+    const fullPath = identity.fullPath(group);
+    const fullName = fullPath
+      .split('/')
+      .map((_, i, parts) => identity.repo.groupByFullPath(parts.slice(0, i + 1).join('/'))?.name ?? '')
+      .join(' / ');
+    return presentGroup(group, fullPath, fullName, baseUrl(req));
+  };
+
+  router.get('/version', (_req, res) => {
+    res.json({ version: gitlabCompatibleVersion, revision: `cratehouse-${deps.version}` });
+  });
+
+  router.get('/user', (req, res) => {
+    const user = requireUser(res);
+    res.json(presentUser(user, baseUrl(req), user));
+  });
+
+  router.get('/users', (req, res) => {
+    const viewer = userOf(res);
+    const p = params(req);
+    const username = p.string('username');
+    const search = p.string('search')?.toLowerCase();
+    const active = p.bool('active');
+    const blocked = p.bool('blocked');
+    p.check();
+    // Anonymous callers may look a user up by username only, as on GitLab instances with public profiles.
+    if (!viewer && username === undefined) throw new AppError('forbidden', 'Not authorized to access /api/v4/users');
+    const users = identity.repo.users
+      .filter((u) => username === undefined || u.username.toLowerCase() === username.toLowerCase())
+      .filter((u) => !search || u.username.toLowerCase().includes(search) || u.name.toLowerCase().includes(search) || (viewer?.admin && u.email.toLowerCase().includes(search)))
+      .filter((u) => !active || u.state === 'active')
+      .filter((u) => !blocked || u.state === 'blocked')
+      .sort((a, b) => a.id - b.id);
+    sendPage(req, res, users.map((u) => (viewer?.admin ? presentUser(u, baseUrl(req), viewer) : presentUserBasic(u, baseUrl(req)))));
+  });
+
+  router.get('/users/:id', (req, res) => {
+    const p = new Params({ id: req.params.id });
+    const id = p.int('id');
+    p.check();
+    const user = id === undefined ? undefined : identity.repo.userById(id);
+    if (!user) throw notFound('User');
+    res.json(presentUser(user, baseUrl(req), userOf(res)));
+  });
+
+  router.post('/users', async (req, res) => {
+    requireAdmin(res);
+    const p = params(req);
+    p.require('email', 'name', 'username');
+    const passwordChoices = ['password', 'reset_password', 'force_random_password'].filter((n) => p.has(n));
+    if (passwordChoices.length !== 1) {
+      throw new AppError('invalid', 'password, reset_password, force_random_password are missing, exactly one parameter must be provided', {
+        issues: [{ loc: ['password, reset_password, force_random_password'], msg: 'are missing, exactly one parameter must be provided', type: 'missing' }],
+      });
+    }
+    const input = {
+      email: p.string('email') ?? '',
+      name: p.string('name') ?? '',
+      username: p.string('username') ?? '',
+      admin: p.bool('admin'),
+      tenant: p.string('tenant'),
+      password: p.string('password') ?? null,
+    };
+    p.check();
+    if (input.password !== null && input.password.length < 8) throw new AppError('invalid', 'user is invalid', { fields: { password: ['is too short (minimum is 8 characters)'] } });
+    const user = await identity.createUser(input);
+    res.status(201).json(presentUser(user, baseUrl(req), userOf(res)));
+  });
+
+  router.post('/users/:id/personal_access_tokens', async (req, res) => {
+    requireAdmin(res);
+    const p = params(req);
+    p.require('name', 'scopes');
+    const name = p.string('name') ?? '';
+    const scopes = p.list('scopes') ?? [];
+    const expiresAt = p.string('expires_at') ?? null;
+    p.check();
+    const user = identity.findUser(String(req.params.id));
+    const { record, token } = await identity.createToken(user.id, { name, scopes, expiresAt });
+    res.status(201).json(presentToken(record, today(), token));
+  });
+
+  router.get('/personal_access_tokens', (req, res) => {
+    const user = requireUser(res);
+    const p = params(req);
+    const userId = p.int('user_id');
+    p.check();
+    sendPage(req, res, identity.listTokens(user, userId).map((t) => presentToken(t, today())));
+  });
+
+  router.delete('/personal_access_tokens/:id', async (req, res) => {
+    const user = requireUser(res);
+    const p = new Params({ id: req.params.id });
+    const id = p.int('id');
+    p.check();
+    await identity.revokeToken(user, id ?? -1);
+    res.status(204).end();
+  });
+
+  router.get('/groups', (req, res) => {
+    const viewer = userOf(res);
+    const p = params(req);
+    const search = p.string('search')?.toLowerCase();
+    const owned = p.bool('owned');
+    const minAccess = p.int('min_access_level');
+    const orderBy = p.oneOf('order_by', ['name', 'path', 'id', 'similarity'] as const) ?? 'name';
+    const sort = p.oneOf('sort', ['asc', 'desc'] as const) ?? 'asc';
+    const allAvailable = p.bool('all_available');
+    p.check();
+    const groups = identity.repo.groups
+      .filter((g) => identity.canReadGroup(viewer, g))
+      .filter((g) => {
+        // Like GitLab: a signed-in non-admin sees the groups they belong to unless all_available is set.
+        if (!viewer || viewer.admin || allAvailable) return true;
+        return identity.accessLevel(viewer, g.id) > 0 || g.visibility !== 'private';
+      })
+      .filter((g) => !search || g.name.toLowerCase().includes(search) || g.path.toLowerCase().includes(search))
+      .filter((g) => !owned || (viewer !== null && identity.accessLevel(viewer, g.id) >= 50))
+      .filter((g) => minAccess === undefined || (viewer !== null && identity.accessLevel(viewer, g.id) >= minAccess));
+    const key = orderBy === 'id' ? (g: (typeof groups)[number]) => g.id : (g: (typeof groups)[number]) => (orderBy === 'path' ? g.path : g.name).toLowerCase();
+    groups.sort((a, b) => {
+      const [x, y] = [key(a), key(b)];
+      const c = x < y ? -1 : x > y ? 1 : a.id - b.id;
+      return sort === 'asc' ? c : -c;
+    });
+    sendPage(req, res, groups.map((g) => groupJson(req, g)));
+  });
+
+  router.post('/groups', async (req, res) => {
+    const user = requireUser(res);
+    const p = params(req);
+    p.require('name', 'path');
+    const input = {
+      name: p.string('name') ?? '',
+      path: p.string('path') ?? '',
+      description: p.string('description'),
+      visibility: p.oneOf<Visibility>('visibility', visibilities),
+      parentId: p.int('parent_id') ?? null,
+    };
+    p.check();
+    const group = await identity.createGroup(input, user);
+    res.status(201).json(groupJson(req, group));
+  });
+
+  router.get('/groups/:id', (req, res) => {
+    res.json(groupJson(req, identity.readableGroup(userOf(res), String(req.params.id))));
+  });
+
+  router.get('/groups/:id/members', (req, res) => {
+    const group = identity.readableGroup(userOf(res), String(req.params.id));
+    const members = identity.repo.members
+      .filter((m) => m.groupId === group.id)
+      .flatMap((m) => {
+        const u = identity.repo.userById(m.userId);
+        return u ? [presentMember(m, u, baseUrl(req))] : [];
+      });
+    sendPage(req, res, members);
+  });
+
+  router.post('/groups/:id/members', async (req, res) => {
+    const user = requireUser(res);
+    const group = identity.readableGroup(user, String(req.params.id));
+    const p = params(req);
+    if (!p.has('username')) p.require('user_id');
+    p.require('access_level');
+    const userId = p.int('user_id');
+    const username = p.string('username');
+    const accessLevel = p.int('access_level');
+    const expiresAt = p.string('expires_at') ?? null;
+    p.check();
+    const target = userId !== undefined ? identity.findUser(userId) : identity.findUser(username ?? '');
+    const member = await identity.addGroupMember(user, group.id, target.id, accessLevel ?? 0, expiresAt);
+    res.status(201).json(presentMember(member, target, baseUrl(req)));
+  });
+
+  router.get('/namespaces', (req, res) => {
+    const user = requireUser(res);
+    const p = params(req);
+    const search = p.string('search')?.toLowerCase();
+    p.check();
+    const namespaces = identity
+      .namespacesFor(user)
+      .filter((n) => !search || n.fullPath.toLowerCase().includes(search) || n.name.toLowerCase().includes(search))
+      .map((n) => presentNamespace(n, baseUrl(req)));
+    sendPage(req, res, namespaces);
+  });
+
+  router.get('/namespaces/:id', (req, res) => {
+    const user = requireUser(res);
+    const key = String(req.params.id).toLowerCase();
+    const ns = identity.namespacesFor(user).find((n) => String(n.id) === key || n.fullPath.toLowerCase() === key);
+    if (!ns) throw notFound('Namespace');
+    res.json(presentNamespace(ns, baseUrl(req)));
+  });
+
+  router.use((_req, res) => {
+    res.status(404).json({ error: '404 Not Found' });
+  });
+  router.use(createErrorMiddleware((error) => presentHostingError(error), deps.log));
+  return router;
+}

@@ -1,0 +1,151 @@
+import { existsSync, readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createApp } from './app.js';
+import { resolveFfmpeg } from './audio/decode/ffmpeg-path.js';
+import { presentJob } from './audio/present.js';
+import { bootstrapAdmin, type BootstrapResult } from './auth/bootstrap.js';
+import { createIdentityRepo } from './auth/identity-repo.js';
+import { createIdentityService } from './auth/identity.js';
+import { Meter } from './auth/metering.js';
+import { createUsageRepo } from './auth/usage-repo.js';
+import type { Config } from './config/load-config.js';
+import { resolveGit } from './hosting/git/git-path.js';
+import { createLogger, type Logger } from './http/logger.js';
+import { JobRunner, type JobHandler } from './queue/job-runner.js';
+import { createJobsRepo } from './queue/jobs-repo.js';
+import { createWebhookSender, fetchTransport, type WebhookOptions, type WebhookTransport } from './queue/webhooks.js';
+import { acquireLock, prepareDataDir } from './store/data-dir.js';
+import { DurableJsonFile } from './store/file-adapter.js';
+import type { DbSchema } from './store/schema.js';
+import { openStore } from './store/store.js';
+
+/** A server that is listening. */
+export interface RunningServer {
+  readonly url: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly admin: BootstrapResult;
+  /** Stop accepting requests, let in-flight ones and writes finish, release the data dir. */
+  stop(): Promise<void>;
+}
+
+/** Hooks for the host (tests, the desktop app) beyond the config. */
+export interface StartOptions {
+  readonly log?: Logger;
+  readonly rendererDir?: string | null;
+  readonly jobHandlers?: ReadonlyMap<string, JobHandler>;
+  readonly webhookTransport?: WebhookTransport;
+  readonly webhookOptions?: Partial<WebhookOptions>;
+  /** How often usage counters are persisted (ms). */
+  readonly meterFlushMs?: number;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** The one composition root: open the store, queue and services, build the app and listen. */
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const log = options.log ?? createLogger(config.logLevel);
+  prepareDataDir(config.dataDir);
+  const lock = acquireLock(config.dataDir, 'server');
+  try {
+    const adapter = new DurableJsonFile<DbSchema>(path.join(config.dataDir, 'db.json'));
+    const store = await openStore(adapter);
+    for (const step of store.migrationsApplied) log.info(`store: ${step}`);
+
+    const identity = createIdentityService(createIdentityRepo(store));
+    const admin = await bootstrapAdmin(identity, config.dataDir, config.adminToken);
+    const meter = new Meter(createUsageRepo(store), options.meterFlushMs ?? 5000);
+    meter.start();
+
+    const jobsRepo = createJobsRepo(store);
+    const webhooks = createWebhookSender({
+      repo: jobsRepo,
+      secretFor: (tenant) => identity.tenantSecret(tenant),
+      present: presentJob,
+      transport: options.webhookTransport ?? fetchTransport,
+      log,
+      options: options.webhookOptions,
+    });
+    const jobs = new JobRunner(jobsRepo, options.jobHandlers ?? new Map(), webhooks, log, config.jobConcurrency);
+
+    const [ffmpeg, git] = await Promise.all([resolveFfmpeg(config.ffmpegPath), resolveGit(config.gitPath)]);
+    if (!ffmpeg) log.info('ffmpeg not found: set CRATEHOUSE_FFMPEG or install ffmpeg (audio decoding falls back to the built-in decoders)');
+    if (!git) log.info('git not found: set CRATEHOUSE_GIT or install git (project repositories need it)');
+
+    const version = packageVersion();
+    const app = createApp({
+      audio: { version, identity, meter, jobs, tools: { ffmpeg, git }, maxJsonKb: config.maxJsonKb, log },
+      hosting: { version, identity, meter, publicUrl: config.publicUrl, maxJsonKb: config.maxJsonKb, log },
+      rendererDir: options.rendererDir === undefined ? findRendererDir() : options.rendererDir,
+    });
+
+    const server = await listen(app, config.host, config.port);
+    const port = (server.address() as AddressInfo).port;
+    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    lock.update(url);
+    const resumed = await jobs.resume();
+    if (resumed > 0) log.info(`resumed ${resumed} unfinished job(s)`);
+
+    let stopping: Promise<void> | null = null;
+    return {
+      url,
+      port,
+      dataDir: config.dataDir,
+      admin,
+      stop: () =>
+        (stopping ??= (async () => {
+          await closeServer(server, 10_000);
+          await jobs.stop();
+          await meter.stop();
+          await store.flush();
+          lock.release();
+        })()),
+    };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+function listen(app: ReturnType<typeof createApp>, host: string, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host);
+    server.once('listening', () => resolve(server));
+    server.once('error', reject);
+  });
+}
+
+/** Stop accepting, wait for in-flight requests up to `graceMs`, then drop what is left. */
+function closeServer(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+    timer.unref();
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/** The renderer bundle next to the compiled server (dist/renderer), if built. */
+function findRendererDir(): string | null {
+  const candidates = [path.join(here, '../renderer'), path.join(here, '../dist/renderer')];
+  return candidates.find((dir) => existsSync(path.join(dir, 'index.html'))) ?? null;
+}
+
+/** The version in the project's package.json (found from src or dist). */
+export function packageVersion(): string {
+  for (const candidate of [path.join(here, '../package.json'), path.join(here, '../../package.json')]) {
+    try {
+      const pkg = JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'cratehouse' && pkg.version) return pkg.version;
+    } catch {
+      // try the next one
+    }
+  }
+  return '0.0.0';
+}

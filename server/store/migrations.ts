@@ -1,0 +1,44 @@
+import { currentSchemaVersion, emptyDb, type DbSchema } from './schema.js';
+
+/** One step from version `from` to `from + 1`; it edits the raw document in place. */
+interface Migration {
+  readonly from: number;
+  readonly describe: string;
+  readonly up: (doc: Record<string, unknown>) => void;
+}
+
+/**
+ * The migration chain. Version 0 is a document written before schema versions existed (or a
+ * partial one): it gets every missing table. Add a step here whenever DbSchema changes shape.
+ */
+const migrations: readonly Migration[] = [
+  {
+    from: 0,
+    describe: 'add missing tables and the schema version',
+    up: (doc) => {
+      const empty = emptyDb() as unknown as Record<string, unknown>;
+      for (const [key, value] of Object.entries(empty)) if (!(key in doc)) doc[key] = value;
+    },
+  },
+];
+
+/** Thrown when db.json was written by a newer Cratehouse than this one. */
+export class SchemaTooNewError extends Error {}
+
+/** Bring a raw document up to the current schema version; returns the steps it ran. */
+export function migrate(doc: Record<string, unknown>): { readonly db: DbSchema; readonly applied: readonly string[] } {
+  let version = typeof doc.schemaVersion === 'number' ? doc.schemaVersion : 0;
+  if (version > currentSchemaVersion) {
+    throw new SchemaTooNewError(`db.json has schema version ${version}; this build reads up to ${currentSchemaVersion}. Upgrade Cratehouse.`);
+  }
+  const applied: string[] = [];
+  while (version < currentSchemaVersion) {
+    const step = migrations.find((m) => m.from === version);
+    if (!step) throw new Error(`no migration from schema version ${version}`);
+    step.up(doc);
+    version += 1;
+    doc.schemaVersion = version;
+    applied.push(`${step.from}→${version}: ${step.describe}`);
+  }
+  return { db: doc as unknown as DbSchema, applied };
+}

@@ -1,0 +1,142 @@
+/** The lowdb document: metadata only (no waveforms, spectra or files). Bump `schemaVersion` with a migration. */
+export interface DbSchema {
+  schemaVersion: number;
+  /** Next id per table; ids are never reused. */
+  sequences: Record<string, number>;
+  users: UserRecord[];
+  tenants: TenantRecord[];
+  namespaces: NamespaceRecord[];
+  groups: GroupRecord[];
+  groupMembers: GroupMemberRecord[];
+  tokens: TokenRecord[];
+  jobs: JobRecord[];
+  usage: Record<string, TenantUsage>;
+}
+
+export interface UserRecord {
+  id: number;
+  username: string;
+  name: string;
+  email: string;
+  admin: boolean;
+  state: 'active' | 'blocked';
+  tenant: string;
+  namespaceId: number;
+  /** scrypt hash `scrypt$N$salt$hash`, or null when the user signs in with tokens only. */
+  passwordHash: string | null;
+  createdAt: string;
+}
+
+export interface TenantRecord {
+  id: string;
+  /** HMAC secret for webhook signatures (shown to the tenant in /audio/v1/me). */
+  webhookSecret: string;
+  createdAt: string;
+}
+
+export interface NamespaceRecord {
+  id: number;
+  kind: 'user' | 'group';
+  name: string;
+  path: string;
+  /** For kind user: the user; for kind group: the group (whose id equals this namespace id). */
+  ownerId: number;
+  parentId: number | null;
+  createdAt: string;
+}
+
+export interface GroupRecord {
+  /** Same number as the group's namespace id, as in GitLab, so clients can pass group.id as namespace_id. */
+  id: number;
+  name: string;
+  path: string;
+  description: string;
+  visibility: Visibility;
+  parentId: number | null;
+  createdAt: string;
+}
+
+export type Visibility = 'private' | 'internal' | 'public';
+
+export interface GroupMemberRecord {
+  groupId: number;
+  userId: number;
+  accessLevel: number;
+  expiresAt: string | null;
+  createdAt: string;
+}
+
+export interface TokenRecord {
+  id: number;
+  userId: number;
+  name: string;
+  /** sha256 of the token; the token itself is shown once and never stored. */
+  digest: string;
+  scopes: string[];
+  createdAt: string;
+  expiresAt: string | null;
+  revoked: boolean;
+  lastUsedAt: string | null;
+}
+
+export type JobState = 'pending' | 'running' | 'done' | 'error';
+
+export interface JobRecord {
+  jobId: string;
+  type: string;
+  tenant: string;
+  status: JobState;
+  progress: number;
+  priority: number;
+  params: unknown;
+  result: unknown;
+  resultRef: string | null;
+  error: string | null;
+  /** Epoch seconds (fractional), as JobStatus reports them. */
+  created: number;
+  started: number | null;
+  finished: number | null;
+  cancelRequested: boolean;
+  webhookUrl: string | null;
+  webhook: WebhookState | null;
+}
+
+export interface WebhookState {
+  attempts: number;
+  delivered: boolean;
+  gaveUp: boolean;
+  lastError: string | null;
+}
+
+export interface TenantUsage {
+  requests: Record<string, number>;
+  bytesUploaded: number;
+  audioSeconds: number;
+  updatedAt: string;
+}
+
+/** The schema version this code reads and writes. */
+export const currentSchemaVersion = 1;
+
+/** A brand-new, empty document. */
+export function emptyDb(): DbSchema {
+  return {
+    schemaVersion: currentSchemaVersion,
+    sequences: {},
+    users: [],
+    tenants: [],
+    namespaces: [],
+    groups: [],
+    groupMembers: [],
+    tokens: [],
+    jobs: [],
+    usage: {},
+  };
+}
+
+/** Take the next id of a table's sequence (call inside a mutation). */
+export function nextId(db: DbSchema, table: string): number {
+  const id = (db.sequences[table] ?? 0) + 1;
+  db.sequences[table] = id;
+  return id;
+}
