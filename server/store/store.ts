@@ -58,7 +58,12 @@ class GroupCommitStore implements Store {
   }
 
   mutate<R>(change: (db: DbSchema) => R): Promise<R> {
-    const result = change(this.low.data);
+    let result: R;
+    try {
+      result = change(this.low.data);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return new Promise<R>((resolve, reject) => {
       this.queued.push({ resolve: () => resolve(result), reject });
       this.dirty = true;

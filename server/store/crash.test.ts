@@ -1,0 +1,102 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { DbSchema } from './schema.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const token = 'crash-test-token';
+
+/** Start the real headless server (through tsx) on a free port; resolve with its URL. */
+function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: root,
+    env: { ...process.env, CRATEHOUSE_PORT: '0', CRATEHOUSE_DATA_DIR: dataDir, CRATEHOUSE_ADMIN_TOKEN: token, CRATEHOUSE_LOG_LEVEL: 'error' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      const m = /listening on (http:\/\/\S+)/.exec(line);
+      if (m?.[1]) resolve({ child, url: m[1] });
+    });
+    child.once('exit', (code) => reject(new Error(`server exited early with ${code}`)));
+  });
+}
+
+describe('durability', () => {
+  it('keeps every acknowledged write when the server is SIGKILLed in the middle of a burst', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-crash-'));
+    const { child, url } = await startServer(dataDir);
+    const exited = new Promise((r) => child.once('exit', r));
+    const acknowledged: string[] = [];
+    let killed = false;
+    // 8 writers issue group creations as fast as the server acknowledges them; the kill lands
+    // mid-burst once 150 have been acknowledged, with many more still in flight.
+    const writer = async (w: number) => {
+      for (let i = 0; !killed; i++) {
+        const pathName = `g${w}-${i}`;
+        try {
+          const res = await fetch(`${url}/api/v4/groups`, {
+            method: 'POST',
+            headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ name: pathName, path: pathName }),
+          });
+          if (res.status === 201) acknowledged.push(pathName);
+          else throw new Error(`unexpected ${res.status}`);
+        } catch (e) {
+          if (!killed) throw e;
+        }
+        if (acknowledged.length >= 150 && !killed) {
+          killed = true;
+          child.kill('SIGKILL');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, (_, w) => writer(w)));
+    await exited;
+    expect(acknowledged.length).toBeGreaterThanOrEqual(150);
+
+    // The document on disk is readable JSON and holds every acknowledged group.
+    const onDisk = JSON.parse(await readFile(path.join(dataDir, 'db.json'), 'utf8')) as DbSchema;
+    const paths = new Set(onDisk.groups.map((g) => g.path));
+    expect(acknowledged.filter((p) => !paths.has(p))).toEqual([]);
+
+    // A restart takes over the stale lock and serves the same data.
+    const second = await startServer(dataDir);
+    try {
+      const res = await fetch(`${second.url}/api/v4/groups?per_page=1`, { headers: { 'PRIVATE-TOKEN': token } });
+      expect(res.status).toBe(200);
+      expect(Number(res.headers.get('x-total'))).toBe(onDisk.groups.length);
+    } finally {
+      const stopped = new Promise((r) => second.child.once('exit', r));
+      second.child.kill('SIGTERM');
+      await stopped;
+    }
+  }, 60_000);
+
+  it('finishes in-flight writes and releases the data dir on SIGTERM', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-term-'));
+    const { child, url } = await startServer(dataDir);
+    const writes = Array.from({ length: 20 }, (_, i) =>
+      fetch(`${url}/api/v4/groups`, {
+        method: 'POST',
+        headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: `t${i}`, path: `t${i}` }),
+      }).then((r) => r.status),
+    );
+    const exited = new Promise((r) => child.once('exit', (c) => r(c)));
+    await new Promise((r) => setTimeout(r, 5));
+    child.kill('SIGTERM');
+    const statuses = await Promise.allSettled(writes);
+    const code = await exited;
+    expect(code).toBe(0);
+    const acked = statuses.filter((s) => s.status === 'fulfilled' && s.value === 201).length;
+    const onDisk = JSON.parse(await readFile(path.join(dataDir, 'db.json'), 'utf8')) as DbSchema;
+    expect(onDisk.groups.length).toBeGreaterThanOrEqual(acked);
+    await expect(readFile(path.join(dataDir, 'server.lock'))).rejects.toThrow();
+  }, 60_000);
+});

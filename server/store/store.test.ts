@@ -1,0 +1,120 @@
+import { mkdtemp, readFile, writeFile, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../http/errors.js';
+import { DurableJsonFile, MemoryAdapter } from './file-adapter.js';
+import { migrate, SchemaTooNewError } from './migrations.js';
+import { currentSchemaVersion, nextId, type DbSchema } from './schema.js';
+import { openStore } from './store.js';
+
+const tempDir = () => mkdtemp(path.join(tmpdir(), 'cratehouse-store-'));
+
+describe('store', () => {
+  it('creates a new document with the current schema version on first open', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'db.json');
+    const store = await openStore(new DurableJsonFile<DbSchema>(file));
+    expect(store.migrationsApplied).toEqual(['created a new document']);
+    const onDisk = JSON.parse(await readFile(file, 'utf8')) as DbSchema;
+    expect(onDisk.schemaVersion).toBe(currentSchemaVersion);
+    expect(onDisk.users).toEqual([]);
+  });
+
+  it('acknowledges a mutation only once the write holding it is on disk', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'db.json');
+    const store = await openStore(new DurableJsonFile<DbSchema>(file));
+    const id = await store.mutate((db) => {
+      const id = nextId(db, 'tenants');
+      db.tenants.push({ id: `t${id}`, webhookSecret: 's', createdAt: 'now' });
+      return id;
+    });
+    expect(id).toBe(1);
+    const onDisk = JSON.parse(await readFile(file, 'utf8')) as DbSchema;
+    expect(onDisk.tenants.map((t) => t.id)).toEqual(['t1']);
+    // No temp files are left behind by the atomic write.
+    expect((await readdir(dir)).sort()).toEqual(['db.json']);
+  });
+
+  it('shares one write among 200 concurrent mutations and loses none of them', async () => {
+    const adapter = new MemoryAdapter<DbSchema>();
+    const store = await openStore(adapter);
+    const before = adapter.writes;
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        store.mutate((db) => {
+          db.tenants.push({ id: `t${i}`, webhookSecret: 's', createdAt: 'now' });
+          return i;
+        }),
+      ),
+    );
+    expect(results).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    // All 200 were issued in one turn of the event loop, so they share a single write.
+    expect(adapter.writes - before).toBe(1);
+    const persisted = (await adapter.read()) as DbSchema;
+    expect(persisted.tenants).toHaveLength(200);
+  });
+
+  it('group-commits mutations that arrive while a write is in flight into the next write', async () => {
+    const dir = await tempDir();
+    const adapter = new DurableJsonFile<DbSchema>(path.join(dir, 'db.json'));
+    const store = await openStore(adapter);
+    const before = adapter.writes;
+    const first = store.mutate((db) => void db.tenants.push({ id: 'a', webhookSecret: 's', createdAt: 'now' }));
+    await new Promise((r) => setImmediate(r)); // the first write is now under way
+    const rest = Array.from({ length: 50 }, (_, i) => store.mutate((db) => void db.tenants.push({ id: `b${i}`, webhookSecret: 's', createdAt: 'now' })));
+    await Promise.all([first, ...rest]);
+    expect(adapter.writes - before).toBeLessThanOrEqual(3);
+    expect(((await adapter.read()) as DbSchema).tenants).toHaveLength(51);
+  });
+
+  it('rolls back and rejects every mutation of a failed write, then recovers', async () => {
+    const adapter = new MemoryAdapter<DbSchema>();
+    const store = await openStore(adapter);
+    await store.mutate((db) => void db.tenants.push({ id: 'kept', webhookSecret: 's', createdAt: 'now' }));
+    adapter.failWrites = true;
+    const failing = Promise.allSettled([
+      store.mutate((db) => void db.tenants.push({ id: 'lost1', webhookSecret: 's', createdAt: 'now' })),
+      store.mutate((db) => void db.tenants.push({ id: 'lost2', webhookSecret: 's', createdAt: 'now' })),
+    ]);
+    const outcomes = await failing;
+    for (const o of outcomes) {
+      expect(o.status).toBe('rejected');
+      expect((o as PromiseRejectedResult).reason).toBeInstanceOf(AppError);
+      expect(((o as PromiseRejectedResult).reason as AppError).kind).toBe('unavailable');
+    }
+    // Memory matches the disk again: nothing unacknowledged is visible.
+    expect(store.data.tenants.map((t) => t.id)).toEqual(['kept']);
+    adapter.failWrites = false;
+    await store.mutate((db) => void db.tenants.push({ id: 'after', webhookSecret: 's', createdAt: 'now' }));
+    expect(((await adapter.read()) as DbSchema).tenants.map((t) => t.id)).toEqual(['kept', 'after']);
+  });
+
+  it('does not schedule a write when the change throws', async () => {
+    const adapter = new MemoryAdapter<DbSchema>();
+    const store = await openStore(adapter);
+    const before = adapter.writes;
+    await expect(store.mutate(() => {
+      throw new AppError('invalid', 'nope');
+    })).rejects.toThrow('nope');
+    await store.flush();
+    expect(adapter.writes).toBe(before);
+  });
+
+  it('migrates a document without a schema version and writes the result at boot', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'db.json');
+    await writeFile(file, JSON.stringify({ users: [], tenants: [{ id: 'old', webhookSecret: 'x', createdAt: 'then' }] }));
+    const store = await openStore(new DurableJsonFile<DbSchema>(file));
+    expect(store.migrationsApplied).toEqual(['0→1: add missing tables and the schema version']);
+    const onDisk = JSON.parse(await readFile(file, 'utf8')) as DbSchema;
+    expect(onDisk.schemaVersion).toBe(1);
+    expect(onDisk.jobs).toEqual([]);
+    expect(onDisk.tenants.map((t) => t.id)).toEqual(['old']);
+  });
+
+  it('refuses a document written by a newer version instead of damaging it', () => {
+    expect(() => migrate({ schemaVersion: currentSchemaVersion + 1 })).toThrow(SchemaTooNewError);
+  });
+});
