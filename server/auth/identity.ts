@@ -47,7 +47,8 @@ const usernamePattern = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;
 const pathPattern = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]*$/;
 const namePattern = /^[\p{L}\p{N}\p{Extended_Pictographic}_][\p{L}\p{N}\p{Extended_Pictographic}_.+\- ()]*$/u;
 const emailPattern = /^[^\s@]+@[^\s@]+$/;
-const tenantPattern = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+/** Tenant ids use the characters of usernames (lowercased), so every username is a valid default tenant. */
+const tenantPattern = /^[a-z0-9_.][a-z0-9_.-]{0,254}$/;
 const reservedNames = new Set(['api', 'admin', 'audio', 'assets', 'dashboard', 'explore', 'groups', 'help', 'projects', 'users', 'uploads', '-']);
 
 /** The rules of identity: users, tokens, groups and namespaces, over an IdentityRepo. */
@@ -78,10 +79,13 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
       if (!emailPattern.test(input.email)) fields.email = ['is invalid'];
       if (input.name.trim() === '' || input.name.length > 255) fields.name = ['is too long (maximum is 255 characters)'];
       const tenant = (input.tenant ?? username).toLowerCase();
-      if (!tenantPattern.test(tenant)) fields.tenant = ['can contain only lowercase letters, digits, _, - and . (at most 64)'];
+      // A tenant derived from a bad username would only repeat the username's problem.
+      if ((input.tenant !== undefined || !fields.username) && !tenantPattern.test(tenant)) fields.tenant = ["can contain only letters, digits, '_', '-' and '.'"];
       if (Object.keys(fields).length > 0) throw new AppError('invalid', 'user is invalid', { fields });
       if (repo.userByEmail(input.email)) throw new AppError('conflict', 'Email has already been taken');
       if (repo.userByUsername(username) || repo.namespaceByPath(username)) throw new AppError('conflict', 'Username has already been taken');
+      // Joining an existing tenant (and so seeing its jobs) must be asked for by name, never happen by default.
+      if (input.tenant === undefined && repo.tenant(tenant)) throw new AppError('conflict', `Tenant ${tenant} already exists; pass tenant explicitly to join it`);
       const passwordHash = input.password ? await hashPassword(input.password) : null;
       return repo.insertUser(
         {
@@ -106,7 +110,7 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
       const unknownScopes = input.scopes.filter((s) => !(tokenScopes as readonly string[]).includes(s));
       if (unknownScopes.length > 0) issues.push({ loc: ['scopes'], msg: 'does not have a valid value', type: 'value', input: unknownScopes });
       if (input.expiresAt && !/^\d{4}-\d{2}-\d{2}$/.test(input.expiresAt)) issues.push({ loc: ['expires_at'], msg: 'is invalid', type: 'invalid', input: input.expiresAt });
-      if (issues.length > 0) throw new AppError('invalid', 'token is invalid', { issues });
+      if (issues.length > 0) throw new AppError('invalid', issues.map((i) => `${i.loc.join('.')} ${i.msg}`).join(', '), { issues });
       if (!repo.userById(userId)) throw notFound('User');
       const token = presetToken ?? generateToken();
       const digest = digestToken(token);
@@ -129,7 +133,8 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
       const record = repo.tokenByDigest(digestToken(token));
       if (!record) return { rejected: 'unknown' };
       if (record.revoked) return { rejected: 'revoked' };
-      if (record.expiresAt && record.expiresAt < iso().slice(0, 10)) return { rejected: 'expired' };
+      // Like GitLab (expires_at <= now), a token stops working at 00:00 UTC of its expiry date.
+      if (record.expiresAt && record.expiresAt <= iso().slice(0, 10)) return { rejected: 'expired' };
       const user = repo.userById(record.userId);
       if (!user) return { rejected: 'unknown' };
       if (user.state !== 'active') return { rejected: 'blocked' };
@@ -162,8 +167,9 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
       checkPath(input.path, 'path', fields);
       const parentId = input.parentId ?? null;
       const parent = parentId === null ? undefined : repo.groupById(parentId);
-      if (parentId !== null && !parent) throw notFound('Parent Group');
-      if (parent && creator && !creator.admin && (repo.member(parent.id, creator.id)?.accessLevel ?? 0) < accessLevels.maintainer) {
+      // GitLab's find_group!: an unknown parent and one the creator cannot read are both `404 Group Not Found`.
+      if (parentId !== null && (!parent || (creator && !service.canReadGroup(creator, parent)))) throw notFound('Group');
+      if (parent && creator && !creator.admin && service.accessLevel(creator, parent.id) < accessLevels.maintainer) {
         throw new AppError('forbidden', 'Forbidden');
       }
       if (Object.keys(fields).length > 0) throw new AppError('invalid', 'group is invalid', { fields });
@@ -184,15 +190,18 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
       );
     },
 
-    /** Add a member to a group; the caller must be an owner or maintainer of it (or an admin). */
-    async addGroupMember(caller: Readonly<UserRecord>, groupId: number, userId: number, accessLevel: number, expiresAt: string | null): Promise<Readonly<GroupMemberRecord>> {
-      const group = service.readableGroup(caller, groupId);
-      if (!caller.admin && service.accessLevel(caller, group.id) < accessLevels.maintainer) throw new AppError('forbidden', 'Forbidden');
+    /**
+     * Add a user (id or username) to a group. GitLab's order: the access level is validated first, then
+     * the caller must be an owner or maintainer (or an admin), and only then is the user looked up.
+     */
+    async addGroupMember(caller: Readonly<UserRecord>, groupId: number, user: number | string, accessLevel: number, expiresAt: string | null): Promise<Readonly<GroupMemberRecord>> {
       if (!validAccessLevels.has(accessLevel)) {
         throw new AppError('invalid', 'access_level does not have a valid value', { issues: [{ loc: ['access_level'], msg: 'does not have a valid value', type: 'value', input: accessLevel }] });
       }
+      const group = service.readableGroup(caller, groupId);
+      if (!caller.admin && service.accessLevel(caller, group.id) < accessLevels.maintainer) throw new AppError('forbidden', 'Forbidden');
       if (!caller.admin && accessLevel === accessLevels.owner && service.accessLevel(caller, group.id) < accessLevels.owner) throw new AppError('forbidden', 'Forbidden');
-      if (!repo.userById(userId)) throw notFound('User');
+      const userId = service.findUser(user).id;
       if (repo.member(groupId, userId)) throw new AppError('conflict', 'Member already exists');
       return repo.upsertMember({ groupId, userId, accessLevel, expiresAt, createdAt: iso() });
     },
@@ -213,12 +222,17 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
       return level;
     },
 
-    /** Can `user` (null: anonymous) see this group? Public: anyone; internal: any user; private: members. */
+    /** Is `user` a member of this group, of an ancestor (inherited) or of a descendant (GitLab's authorized hierarchy)? */
+    inHierarchyOf(user: Readonly<UserRecord>, group: Readonly<GroupRecord>): boolean {
+      return service.accessLevel(user, group.id) > 0 || repo.members.some((m) => m.userId === user.id && isDescendant(m.groupId, group.id));
+    },
+
+    /** Can `user` (null: anonymous) see this group? Public: anyone; internal: any user; private: its hierarchy's members. */
     canReadGroup(user: Readonly<UserRecord> | null, group: Readonly<GroupRecord>): boolean {
       if (group.visibility === 'public') return true;
       if (!user) return false;
       if (user.admin || group.visibility === 'internal') return true;
-      return service.accessLevel(user, group.id) > 0 || repo.members.some((m) => m.userId === user.id && isDescendant(m.groupId, group.id));
+      return service.inHierarchyOf(user, group);
     },
 
     /** Find a group by numeric id or full path that the caller can read, else `404 Group Not Found`. */

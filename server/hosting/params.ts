@@ -15,10 +15,11 @@ export class Params {
     return this.raw[name] !== undefined;
   }
 
-  /** Record that these parameters are required; missing or empty ones are reported together. */
+  /** Record that these parameters are required; each missing or empty one is its own "x is missing", as in Grape. */
   require(...names: string[]): this {
-    const missing = names.filter((n) => this.raw[n] === undefined || this.raw[n] === null || this.raw[n] === '');
-    if (missing.length > 0) this.issues.push({ loc: [missing.join(', ')], msg: missing.length > 1 ? 'are missing' : 'is missing', type: 'missing' });
+    for (const n of names) {
+      if (this.raw[n] === undefined || this.raw[n] === null || this.raw[n] === '') this.issues.push({ loc: [n], msg: 'is missing', type: 'missing' });
+    }
     return this;
   }
 

@@ -63,7 +63,8 @@ export function presentMember(m: Readonly<GroupMemberRecord>, u: Readonly<UserRe
 
 /** GitLab's PersonalAccessToken; the token string only when just created. */
 export function presentToken(t: Readonly<TokenRecord>, today: string, token?: string): PersonalAccessToken {
-  const active = !t.revoked && (!t.expiresAt || t.expiresAt >= today);
+  // Expired from 00:00 UTC of the expiry date, as GitLab (expires_at <= now).
+  const active = !t.revoked && (!t.expiresAt || t.expiresAt > today);
   return {
     id: t.id,
     name: t.name,

@@ -29,17 +29,18 @@ const visibilities = ['private', 'internal', 'public'] as const;
 export function createHostingRouter(deps: HostingDeps): Router {
   const { identity } = deps;
   const router = express.Router();
-  router.use(express.json({ limit: `${deps.maxJsonKb}kb` }));
-  router.use(express.urlencoded({ extended: true, limit: `${deps.maxJsonKb}kb` }));
+  // Before the body parsers, so their errors (bad JSON, 413) carry the headers too.
   router.use((_req, res, next) => {
     res.set({ 'X-Frame-Options': 'SAMEORIGIN', 'X-Content-Type-Options': 'nosniff' });
     next();
   });
+  router.use(express.json({ limit: `${deps.maxJsonKb}kb` }));
+  router.use(express.urlencoded({ extended: true, limit: `${deps.maxJsonKb}kb` }));
 
   // Resolve the caller once; like GitLab, a presented but unknown token is a 401 even on public reads,
-  // and every non-GET needs a caller.
+  // and every non-GET needs a caller. Lookup order is GitLab's: Bearer, private_token, PRIVATE-TOKEN.
   router.use((req, res, next) => {
-    const caller = resolveIdentity(identity, req, ['bearer', 'private-token-header', 'private-token-param']);
+    const caller = resolveIdentity(identity, req, ['bearer', 'private-token-param', 'private-token-header']);
     res.locals.caller = caller;
     if (!caller && req.method !== 'GET' && req.method !== 'HEAD') throw new AppError('unauthorized', 'Unauthorized');
     if (caller) {
@@ -64,7 +65,8 @@ export function createHostingRouter(deps: HostingDeps): Router {
     return user;
   };
   const baseUrl = (req: Request) => deps.publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
-  const requestUrl = (req: Request) => new URL(req.originalUrl, baseUrl(req) + '/');
+  // The public URL may carry a path prefix (a reverse proxy at /cratehouse); keep it.
+  const requestUrl = (req: Request) => new URL(baseUrl(req) + req.originalUrl);
   const params = (req: Request) => new Params({ ...(req.query as Record<string, unknown>), ...((req.body as Record<string, unknown> | undefined) ?? {}) });
   const today = () => new Date().toISOString().slice(0, 10);
   const sendPage = <T>(req: Request, res: Response, items: readonly T[]) => {
@@ -80,7 +82,9 @@ export function createHostingRouter(deps: HostingDeps): Router {
     return presentGroup(group, fullPath, fullName, baseUrl(req));
   };
 
+  // GitLab answers /version to signed-in callers only (lib/api/version.rb: authenticate!).
   router.get('/version', (_req, res) => {
+    requireUser(res);
     res.json({ version: gitlabCompatibleVersion, revision: `cratehouse-${deps.version}` });
   });
 
@@ -120,13 +124,8 @@ export function createHostingRouter(deps: HostingDeps): Router {
   router.post('/users', async (req, res) => {
     requireAdmin(res);
     const p = params(req);
-    p.require('email', 'name', 'username');
-    const passwordChoices = ['password', 'reset_password', 'force_random_password'].filter((n) => p.has(n));
-    if (passwordChoices.length !== 1) {
-      throw new AppError('invalid', 'password, reset_password, force_random_password are missing, exactly one parameter must be provided', {
-        issues: [{ loc: ['password, reset_password, force_random_password'], msg: 'are missing, exactly one parameter must be provided', type: 'missing' }],
-      });
-    }
+    // GitLab's declaration order: email, at_least_one_of(password, reset_password, force_random_password), name, username.
+    p.require('email').requireOneOf('password', 'reset_password', 'force_random_password').require('name', 'username');
     const input = {
       email: p.string('email') ?? '',
       name: p.string('name') ?? '',
@@ -184,9 +183,10 @@ export function createHostingRouter(deps: HostingDeps): Router {
     const groups = identity.repo.groups
       .filter((g) => identity.canReadGroup(viewer, g))
       .filter((g) => {
-        // Like GitLab: a signed-in non-admin sees the groups they belong to unless all_available is set.
+        // Like GitLab: a signed-in non-admin sees the groups they belong to (with their ancestors and
+        // descendants) unless all_available is set; anonymous callers see public groups.
         if (!viewer || viewer.admin || allAvailable) return true;
-        return identity.accessLevel(viewer, g.id) > 0 || g.visibility !== 'private';
+        return identity.inHierarchyOf(viewer, g);
       })
       .filter((g) => !search || g.name.toLowerCase().includes(search) || g.path.toLowerCase().includes(search))
       .filter((g) => !owned || (viewer !== null && identity.accessLevel(viewer, g.id) >= 50))
@@ -242,9 +242,8 @@ export function createHostingRouter(deps: HostingDeps): Router {
     const accessLevel = p.int('access_level');
     const expiresAt = p.string('expires_at') ?? null;
     p.check();
-    const target = userId !== undefined ? identity.findUser(userId) : identity.findUser(username ?? '');
-    const member = await identity.addGroupMember(user, group.id, target.id, accessLevel ?? 0, expiresAt);
-    res.status(201).json(presentMember(member, target, baseUrl(req)));
+    const member = await identity.addGroupMember(user, group.id, userId ?? username ?? '', accessLevel ?? 0, expiresAt);
+    res.status(201).json(presentMember(member, identity.findUser(member.userId), baseUrl(req)));
   });
 
   router.get('/namespaces', (req, res) => {

@@ -1,0 +1,60 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, defaultConfig, loadConfig, parseCliFlags } from './load-config.js';
+
+describe('loadConfig', () => {
+  it('starts from the defaults with ./data resolved against the working directory', () => {
+    const c = loadConfig({});
+    expect(c.host).toBe('127.0.0.1');
+    expect(c.port).toBe(8080);
+    expect(c.dataDir).toBe(path.resolve('./data'));
+    expect(c.maxUploadMb).toBe(1024);
+    expect(c.adminToken).toBeNull();
+  });
+
+  it('applies defaults < config file < environment < overrides', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-config-'));
+    await writeFile(path.join(dir, 'config.json'), JSON.stringify({ port: 9000, host: '0.0.0.0', maxUploadMb: 10, logLevel: 'debug' }));
+    const env = { CRATEHOUSE_DATA_DIR: dir, CRATEHOUSE_PORT: '9100', CRATEHOUSE_MAX_UPLOAD_MB: '20' };
+    const c = loadConfig(env, { port: 0 });
+    expect(c.dataDir).toBe(dir);
+    expect(c.host).toBe('0.0.0.0'); // file
+    expect(c.logLevel).toBe('debug'); // file
+    expect(c.maxUploadMb).toBe(20); // env beats file
+    expect(c.port).toBe(0); // override beats env
+  });
+
+  it('reads every CRATEHOUSE_* variable it documents', () => {
+    const c = loadConfig({
+      CRATEHOUSE_HOST: '::1',
+      CRATEHOUSE_PORT: '0',
+      CRATEHOUSE_ADMIN_TOKEN: 't0ken',
+      CRATEHOUSE_FFMPEG: '/opt/ffmpeg',
+      CRATEHOUSE_FETCH_ALLOW_PRIVATE: 'true',
+      CRATEHOUSE_PUBLIC_URL: 'https://crates.example.com/',
+      CRATEHOUSE_JOB_CONCURRENCY: '4',
+    });
+    expect(c).toMatchObject({ host: '::1', port: 0, adminToken: 't0ken', ffmpegPath: '/opt/ffmpeg', fetchAllowPrivate: true, publicUrl: 'https://crates.example.com', jobConcurrency: 4 });
+  });
+
+  it('ignores empty variables and names the culprit of a bad value', () => {
+    expect(loadConfig({ CRATEHOUSE_PORT: '' }).port).toBe(defaultConfig.port);
+    expect(() => loadConfig({ CRATEHOUSE_PORT: 'eighty' })).toThrow(new ConfigError('CRATEHOUSE_PORT must be a number, got "eighty"'));
+    expect(() => loadConfig({ CRATEHOUSE_PORT: '70000' })).toThrow('port must be 0..65535');
+    expect(() => loadConfig({ CRATEHOUSE_FETCH_ALLOW_PRIVATE: 'perhaps' })).toThrow('CRATEHOUSE_FETCH_ALLOW_PRIVATE must be true or false');
+  });
+
+  it('rejects a config file that is not a JSON object', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-config-'));
+    await writeFile(path.join(dir, 'config.json'), '[1,2]');
+    expect(() => loadConfig({ CRATEHOUSE_DATA_DIR: dir })).toThrow(ConfigError);
+  });
+
+  it('parses command-line flags in both --flag value and --flag=value forms', () => {
+    expect(parseCliFlags(['--port', '0', '--host=0.0.0.0', '--data-dir', '/srv/crates'])).toEqual({ port: 0, host: '0.0.0.0', dataDir: '/srv/crates' });
+    expect(() => parseCliFlags(['--prot', '1'])).toThrow('unknown option --prot');
+    expect(() => parseCliFlags(['--port'])).toThrow('--port needs a value');
+  });
+});

@@ -1,0 +1,98 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../app.js';
+import { createIdentityRepo } from '../auth/identity-repo.js';
+import { createIdentityService, type IdentityService } from '../auth/identity.js';
+import { Meter } from '../auth/metering.js';
+import { createUsageRepo } from '../auth/usage-repo.js';
+import type { Logger } from '../http/logger.js';
+import { JobRunner, type JobHandler } from '../queue/job-runner.js';
+import { createJobsRepo } from '../queue/jobs-repo.js';
+import { createWebhookSender, type WebhookOptions, type WebhookTransport } from '../queue/webhooks.js';
+import { presentJob } from '../audio/present.js';
+import { MemoryAdapter } from '../store/file-adapter.js';
+import type { DbSchema } from '../store/schema.js';
+import { openStore, type Store } from '../store/store.js';
+
+/** A logger that keeps what it is told, for assertions. */
+export function memoryLogger(): Logger & { readonly lines: string[] } {
+  const lines: string[] = [];
+  return { lines, info: (m) => void lines.push(`info ${m}`), debug: () => undefined, error: (m, e) => void lines.push(`error ${m} ${String(e)}`) };
+}
+
+/** A running app over a memory store, with an admin (token `admin-token`) and helpers to call it. */
+export interface TestApp {
+  readonly url: string;
+  readonly store: Store;
+  readonly adapter: MemoryAdapter<DbSchema>;
+  readonly identity: IdentityService;
+  readonly jobs: JobRunner;
+  readonly meter: Meter;
+  readonly log: ReturnType<typeof memoryLogger>;
+  /** Create a user and a token for them; returns the token. */
+  addUser(username: string, options?: { admin?: boolean; tenant?: string }): Promise<{ readonly id: number; readonly token: string }>;
+  /** fetch relative to the server. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export const adminToken = 'admin-token';
+
+/** Start createApp on a free loopback port over a memory store. */
+export async function startTestApp(options: {
+  readonly jobHandlers?: ReadonlyMap<string, JobHandler>;
+  readonly webhookTransport?: WebhookTransport;
+  readonly webhookOptions?: Partial<WebhookOptions>;
+  readonly jobConcurrency?: number;
+  readonly publicUrl?: string | null;
+} = {}): Promise<TestApp> {
+  const adapter = new MemoryAdapter<DbSchema>();
+  const store = await openStore(adapter);
+  const identity = createIdentityService(createIdentityRepo(store));
+  const log = memoryLogger();
+  const meter = new Meter(createUsageRepo(store), 60_000);
+  const jobsRepo = createJobsRepo(store);
+  const webhooks = createWebhookSender({
+    repo: jobsRepo,
+    secretFor: (t) => identity.tenantSecret(t),
+    present: presentJob,
+    transport: options.webhookTransport ?? (async () => 599),
+    log,
+    options: { backoffMs: 10, ...options.webhookOptions },
+  });
+  const jobs = new JobRunner(jobsRepo, options.jobHandlers ?? new Map(), webhooks, log, options.jobConcurrency ?? 1);
+  const admin = await identity.createUser({ username: 'root', name: 'Administrator', email: 'root@example.com', admin: true });
+  await identity.createToken(admin.id, { name: 'test', scopes: ['api'] }, adminToken);
+  const app = createApp({
+    audio: { version: '0.0.0-test', identity, meter, jobs, tools: { ffmpeg: null, git: null }, maxJsonKb: 64, log },
+    hosting: { version: '0.0.0-test', identity, meter, publicUrl: options.publicUrl ?? null, maxJsonKb: 64, log },
+    rendererDir: null,
+  });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    store,
+    adapter,
+    identity,
+    jobs,
+    meter,
+    log,
+    async addUser(username, o = {}) {
+      const user = await identity.createUser({ username, name: username, email: `${username}@example.com`, admin: o.admin, tenant: o.tenant });
+      const { token } = await identity.createToken(user.id, { name: 'test', scopes: ['api'] });
+      return { id: user.id, token };
+    },
+    fetch: (path, init) => fetch(url + path, init),
+    async close() {
+      await jobs.stop();
+      await new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      });
+      await store.flush();
+    },
+  };
+}
