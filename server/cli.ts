@@ -105,7 +105,11 @@ async function fileOps(config: Config): Promise<AdminOps & { close(): Promise<vo
   const today = () => new Date().toISOString().slice(0, 10);
   return {
     mode: `on the files in ${config.dataDir}`,
-    createUser: async (i) => presentUser(await identity.createUser({ ...i, password: i.password ?? null }), base, admin) as unknown as Record<string, unknown>,
+    createUser: async (i) => {
+      // The operator at the files is an administrator: show the private fields too.
+      const user = await identity.createUser({ ...i, password: i.password ?? null });
+      return presentUser(user, base, user) as unknown as Record<string, unknown>;
+    },
     createToken: async (user, i) => {
       const { record, token } = await identity.createToken(identity.findUser(user).id, i);
       return presentToken(record, today(), token) as unknown as Record<string, unknown>;
