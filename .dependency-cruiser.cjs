@@ -40,7 +40,7 @@ module.exports = {
       comment: 'In a service, only routes.ts imports express.',
       severity: 'error',
       from: { path: '^server/(audio|hosting)/', pathNot: '(^|/)routes\\.ts$|\\.test\\.ts$' },
-      to: { path: '(^|/)node_modules/express/' },
+      to: { path: '(^|/)node_modules/(@types/)?express/' },
     },
     {
       name: 'only-repositories-touch-the-store',
@@ -77,6 +77,6 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
-    exclude: { path: '(^|/)(dist|node_modules)/' },
+    exclude: { path: '(^|/)dist/' },
   },
 };

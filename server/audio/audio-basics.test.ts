@@ -4,7 +4,7 @@ import { createAudioRouter } from './routes.js';
 import { startTestApp } from '../test-support/test-app.js';
 import { presentAudioError } from './present.js';
 import { validatePart } from './validation.js';
-import { AppError } from '../http/errors.js';
+import type { AppError } from '../http/errors.js';
 
 describe('audio API basics', () => {
   it('answers /healthz without a token, with version and tool discovery', async () => {

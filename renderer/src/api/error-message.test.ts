@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { asSentence, describeApiError } from './error-message';
+
+describe('describeApiError', () => {
+  it('turns the audio API detail into a sentence', () => {
+    expect(describeApiError(401, { detail: 'Invalid token' })).toBe('Invalid token.');
+    expect(describeApiError(401, { detail: 'Not authenticated' })).toBe('Not authenticated.');
+  });
+
+  it('lists validation problems with their location', () => {
+    const body = { detail: [{ loc: ['query', 'limit'], msg: 'Input should be a valid integer', type: 'int_parsing' }] };
+    expect(describeApiError(422, body)).toBe('Limit: Input should be a valid integer.');
+  });
+
+  it('reads GitLab-style bodies', () => {
+    expect(describeApiError(401, { message: '401 Unauthorized' })).toBe('Unauthorized.');
+    expect(describeApiError(400, { message: { name: ['is missing'] } })).toBe('Name is missing.');
+    expect(describeApiError(400, { error: 'name is missing' })).toBe('Name is missing.');
+  });
+
+  it('falls back to the status when the body says nothing', () => {
+    expect(describeApiError(401, undefined)).toBe('The server did not accept this token.');
+    expect(describeApiError(418, {})).toBe('The server answered with status 418.');
+  });
+});
+
+describe('asSentence', () => {
+  it('keeps sentences that already end', () => {
+    expect(asSentence('Done!')).toBe('Done!');
+    expect(asSentence('  spaced   out  ')).toBe('Spaced out.');
+    expect(asSentence('')).toBe('');
+  });
+});

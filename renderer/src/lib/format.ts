@@ -1,0 +1,30 @@
+// Number and duration formatting for the UI (the person's locale, tabular figures in CSS).
+
+const integer = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
+const oneDecimal = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
+
+export function formatCount(value: number): string {
+  return integer.format(value);
+}
+
+/** Seconds of audio as "0 s", "42.5 s", "3 min 07 s" or "2 h 05 min". */
+export function formatAudioSeconds(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds <= 0) return '0 s';
+  if (seconds < 60) return `${oneDecimal.format(seconds)} s`;
+  const totalSeconds = Math.round(seconds);
+  if (totalSeconds < 3600) {
+    const minutes = Math.floor(totalSeconds / 60);
+    return `${minutes} min ${String(totalSeconds % 60).padStart(2, '0')} s`;
+  }
+  const totalMinutes = Math.round(seconds / 60);
+  const hours = Math.floor(totalMinutes / 60);
+  return `${integer.format(hours)} h ${String(totalMinutes % 60).padStart(2, '0')} min`;
+}
+
+/** Two letters for an avatar placeholder: "Ada Lovelace" → "AL", "root" → "RO". */
+export function initials(name: string, fallback: string): string {
+  const words = (name.trim() || fallback.trim()).split(/\s+/).filter(Boolean);
+  if (words.length === 0) return '?';
+  const letters = words.length === 1 ? (words[0] ?? '').slice(0, 2) : `${words[0]?.[0] ?? ''}${words[words.length - 1]?.[0] ?? ''}`;
+  return letters.toUpperCase();
+}

@@ -1,0 +1,131 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { ApiError, getCurrentUser, getMe, type Me, type UserDetail } from '../api/client';
+import { forgetToken, loadToken, saveToken } from './token-storage';
+
+/** A problem to show next to the sign-in form: the server's sentence and, maybe, what to do about it. */
+export interface SignInProblem {
+  readonly message: string;
+  readonly hint: string | null;
+}
+
+export type SessionState =
+  | {
+      readonly status: 'signed-out';
+      readonly problem: SignInProblem | null;
+      readonly draft: string;
+      /** Reached by signing out: keyboard focus moves to the token field. */
+      readonly focusForm: boolean;
+    }
+  | { readonly status: 'signing-in' }
+  | { readonly status: 'restoring' }
+  | {
+      readonly status: 'signed-in';
+      readonly token: string;
+      readonly me: Me;
+      readonly user: UserDetail;
+      /** How this state was reached: the panel moves keyboard focus only after an explicit sign-in. */
+      readonly via: 'sign-in' | 'restore' | 'refresh';
+      readonly refreshing: boolean;
+      readonly refreshProblem: string | null;
+    };
+
+export interface Session {
+  readonly state: SessionState;
+  signIn(token: string): void;
+  signOut(): void;
+  refresh(): void;
+}
+
+const unauthorizedHint = 'Check that you pasted the whole token and that it has not been revoked or expired.';
+
+function problemOf(error: unknown, savedToken: boolean): SignInProblem {
+  if (!(error instanceof ApiError)) return { message: 'Signing in failed unexpectedly. Try again.', hint: null };
+  if (!error.unauthorized) return { message: error.message, hint: null };
+  return savedToken
+    ? { message: `Your saved token is no longer accepted: ${error.message}`, hint: 'Sign in again with a current token.' }
+    : { message: error.message, hint: unauthorizedHint };
+}
+
+async function fetchAccount(token: string, signal?: AbortSignal): Promise<{ me: Me; user: UserDetail }> {
+  const [me, user] = await Promise.all([getMe(token, signal), getCurrentUser(token, signal)]);
+  return { me, user };
+}
+
+/**
+ * The signed-in person. The token is checked against both APIs (GET /audio/v1/me and GET /api/v4/user)
+ * and remembered in localStorage only once both accepted it.
+ */
+export function useSession(): Session {
+  const [storedToken] = useState(loadToken);
+  const [state, setState] = useState<SessionState>(() =>
+    storedToken ? { status: 'restoring' } : { status: 'signed-out', problem: null, draft: '', focusForm: false },
+  );
+  // Every sign-in, refresh and sign-out gets a number; answers to an older one are dropped.
+  const generation = useRef(0);
+
+  useEffect(() => {
+    if (!storedToken) return;
+    const controller = new AbortController();
+    const mine = ++generation.current;
+    fetchAccount(storedToken, controller.signal).then(
+      ({ me, user }) => {
+        if (mine !== generation.current) return;
+        setState({ status: 'signed-in', token: storedToken, me, user, via: 'restore', refreshing: false, refreshProblem: null });
+      },
+      (error: unknown) => {
+        if (controller.signal.aborted || mine !== generation.current) return;
+        if (error instanceof ApiError && error.unauthorized) forgetToken();
+        // Keep an unverified token in the form so a person can retry once the server is back.
+        setState({ status: 'signed-out', problem: problemOf(error, true), draft: error instanceof ApiError && error.unauthorized ? '' : storedToken, focusForm: false });
+      },
+    );
+    return () => controller.abort();
+  }, [storedToken]);
+
+  const signIn = useCallback((token: string) => {
+    const mine = ++generation.current;
+    setState({ status: 'signing-in' });
+    fetchAccount(token).then(
+      ({ me, user }) => {
+        if (mine !== generation.current) return;
+        saveToken(token);
+        setState({ status: 'signed-in', token, me, user, via: 'sign-in', refreshing: false, refreshProblem: null });
+      },
+      (error: unknown) => {
+        if (mine !== generation.current) return;
+        setState({ status: 'signed-out', problem: problemOf(error, false), draft: token, focusForm: false });
+      },
+    );
+  }, []);
+
+  const signOut = useCallback(() => {
+    generation.current++;
+    forgetToken();
+    setState({ status: 'signed-out', problem: null, draft: '', focusForm: true });
+  }, []);
+
+  const refresh = useCallback(() => {
+    if (state.status !== 'signed-in') return;
+    const token = state.token;
+    const mine = ++generation.current;
+    setState({ ...state, refreshing: true, refreshProblem: null });
+    fetchAccount(token).then(
+      ({ me, user }) => {
+        if (mine !== generation.current) return;
+        setState({ status: 'signed-in', token, me, user, via: 'refresh', refreshing: false, refreshProblem: null });
+      },
+      (error: unknown) => {
+        if (mine !== generation.current) return;
+        if (error instanceof ApiError && error.unauthorized) {
+          forgetToken();
+          setState({ status: 'signed-out', problem: problemOf(error, true), draft: '', focusForm: true });
+          return;
+        }
+        const message = error instanceof ApiError ? error.message : 'Refreshing failed unexpectedly.';
+        setState((current) => (current.status === 'signed-in' ? { ...current, refreshing: false, refreshProblem: message } : current));
+      },
+    );
+  }, [state]);
+
+  return { state, signIn, signOut, refresh };
+}
