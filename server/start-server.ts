@@ -122,9 +122,11 @@ function listen(app: ReturnType<typeof createApp>, host: string, port: number): 
 function closeServer(server: Server, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => server.closeAllConnections(), graceMs);
-    timer.unref();
+    // Keep-alive connections become idle as their last response finishes: close them as they do.
+    const sweeper = setInterval(() => server.closeIdleConnections(), 50);
     server.close(() => {
       clearTimeout(timer);
+      clearInterval(sweeper);
       resolve();
     });
     server.closeIdleConnections();

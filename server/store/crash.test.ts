@@ -78,6 +78,33 @@ describe('durability', () => {
     }
   }, 60_000);
 
+  it('acknowledges 200 concurrent writes over HTTP and has every one of them on disk', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-burst-'));
+    const { child, url } = await startServer(dataDir);
+    const exited = new Promise((r) => child.once('exit', r));
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          fetch(`${url}/api/v4/groups`, {
+            method: 'POST',
+            headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ name: `burst ${i}`, path: `burst-${i}` }),
+          }).then((r) => r.status),
+        ),
+      );
+      expect(statuses.filter((s) => s !== 201)).toEqual([]);
+      // Read the file while the server is still running: acknowledged means on disk, not "after shutdown".
+      const onDisk = JSON.parse(await readFile(path.join(dataDir, 'db.json'), 'utf8')) as DbSchema;
+      const paths = new Set(onDisk.groups.map((g) => g.path));
+      expect(Array.from({ length: 200 }, (_, i) => `burst-${i}`).filter((p) => !paths.has(p))).toEqual([]);
+      // Ids come from one sequence: all distinct.
+      expect(new Set(onDisk.groups.map((g) => g.id)).size).toBe(200);
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  }, 60_000);
+
   it('finishes in-flight writes and releases the data dir on SIGTERM', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-term-'));
     const { child, url } = await startServer(dataDir);
