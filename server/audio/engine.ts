@@ -1,0 +1,26 @@
+/** The decoded stream's format, known before the first sample arrives. */
+export interface StreamFormat {
+  readonly sampleRate: number;
+  readonly channels: number;
+  /** ffmpeg's channel layout name (`stereo`, `5.0`, `5.1(side)`, …) when known. */
+  readonly channelLayout: string | null;
+  /** Exact number of frames (samples per channel) the stream will deliver, when known up front. */
+  readonly totalFrames: number | null;
+}
+
+/** A streaming analysis: fed interleaved float32 chunks in order, then asked for its result once. */
+export interface StreamEngine<R> {
+  /** Interleaved samples; chunk.length is a multiple of the channel count. Chunks may be any size. */
+  push(chunk: Float32Array): void;
+  finish(): R;
+}
+
+/** One analysis: its id and version (both part of the cache key) and how to start it. */
+export interface EngineSpec<P, R> {
+  readonly id: string;
+  /** Bump whenever results change: cached answers of older versions are then recomputed. */
+  readonly version: string;
+  /** True when the engine needs StreamFormat.totalFrames (exact bin or frame positions). */
+  readonly needsTotalFrames: boolean;
+  create(format: StreamFormat, params: P): StreamEngine<R>;
+}
