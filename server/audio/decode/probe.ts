@@ -1,0 +1,111 @@
+import { execFile } from 'node:child_process';
+import { open } from 'node:fs/promises';
+import { AppError } from '../../http/errors.js';
+
+/** What a file holds, as far as decoding needs to know before the first sample. */
+export interface ProbeInfo {
+  /** Container as ffmpeg names it (`wav`, `mp3`, `flac`, `ogg`, `mov,mp4,m4a,3gp,3g2,mj2`, …). */
+  readonly container: string;
+  readonly codec: string;
+  readonly sampleRate: number;
+  readonly channels: number;
+  readonly channelLayout: string | null;
+  /** Duration from the container (estimated for some lossy formats). */
+  readonly durationS: number | null;
+  /** Exact frame count when the header states it (PCM WAV, FLAC); otherwise null. */
+  readonly exactFrames: number | null;
+}
+
+/** Probe with ffmpeg (`ffmpeg -i`, stderr parsed) plus an exact frame count from WAV/FLAC headers. */
+export async function probeWithFfmpeg(ffmpegPath: string, file: string, signal?: AbortSignal): Promise<ProbeInfo> {
+  const stderr = await new Promise<string>((resolve, reject) => {
+    execFile(ffmpegPath, ['-hide_banner', '-nostdin', '-i', file], { timeout: 30_000, signal, maxBuffer: 4 * 1024 * 1024 }, (error, _stdout, err) => {
+      // ffmpeg exits 1 here ("At least one output file must be specified"); the report is on stderr.
+      if (error && (error as NodeJS.ErrnoException).code === 'ABORT_ERR') reject(error);
+      else resolve(err);
+    });
+  });
+  const info = parseFfmpegProbe(stderr);
+  return { ...info, exactFrames: await exactFramesFromHeader(file, info.sampleRate) };
+}
+
+/** Parse the input report ffmpeg prints for `-i` (first audio stream). Throws a clear 415 when there is none. */
+export function parseFfmpegProbe(stderr: string): Omit<ProbeInfo, 'exactFrames'> {
+  const input = /Input #0, ([^,]+(?:,[^ ]+)*), from/.exec(stderr);
+  const stream = /Stream #0:\d+(?:\[[^\]]*\])?(?:\([^)]*\))?: Audio: ([^,\s]+)[^,]*, (\d+) Hz, ([^,]+),/.exec(stderr);
+  if (!input || !stream) {
+    const reason = /Invalid data found|could not find codec|does not contain any stream|Invalid argument|End of file|moov atom not found/i.exec(stderr)?.[0];
+    const detail = !input
+      ? `The file could not be decoded as audio${reason ? ` (${reason.toLowerCase()})` : ''}.`
+      : 'The file has no audio stream.';
+    throw new AppError('unsupported-media', detail, { code: 'undecodable' });
+  }
+  const duration = /Duration: (\d+):(\d+):(\d+(?:\.\d+)?)/.exec(stderr);
+  const layout = stream[3]!.trim();
+  const channels = channelsFromLayout(layout);
+  return {
+    container: input[1]!.trim(),
+    codec: stream[1]!,
+    sampleRate: Number(stream[2]),
+    channels,
+    channelLayout: /^\d+ channels$/.test(layout) ? null : layout,
+    durationS: duration ? Number(duration[1]) * 3600 + Number(duration[2]) * 60 + Number(duration[3]) : null,
+  };
+}
+
+const layoutChannels: Readonly<Record<string, number>> = {
+  mono: 1, stereo: 2, '2.1': 3, '3.0': 3, '3.0(back)': 3, '4.0': 4, quad: 4, 'quad(side)': 4, '3.1': 4, '5.0': 5, '5.0(side)': 5, '4.1': 5,
+  '5.1': 6, '5.1(side)': 6, '6.0': 6, '6.0(front)': 6, hexagonal: 6, '6.1': 7, '6.1(back)': 7, '6.1(front)': 7, '7.0': 7, '7.0(front)': 7,
+  '7.1': 8, '7.1(wide)': 8, '7.1(wide-side)': 8, octagonal: 8, downmix: 2,
+};
+
+function channelsFromLayout(layout: string): number {
+  const n = /^(\d+) channels/.exec(layout);
+  if (n) return Number(n[1]);
+  const known = layoutChannels[layout];
+  if (known) return known;
+  throw new AppError('unsupported-media', `Unsupported channel layout ${layout}`, { code: 'undecodable' });
+}
+
+/**
+ * Exact frames from a PCM WAV `data` chunk (clamped to the bytes present) or FLAC STREAMINFO's
+ * total-samples field; null for anything else or when the header does not say.
+ */
+export async function exactFramesFromHeader(file: string, sampleRate: number): Promise<number | null> {
+  const fh = await open(file, 'r');
+  try {
+    const { size } = await fh.stat();
+    const head = Buffer.alloc(Math.min(size, 64 * 1024));
+    await fh.read(head, 0, head.length, 0);
+    if (head.toString('ascii', 0, 4) === 'fLaC' && head.length >= 42 && (head[4]! & 0x7f) === 0) {
+      // STREAMINFO: sample rate (20 bits) and total samples (36 bits) start at byte 18 of the block.
+      const si = 8;
+      const rate = (head[si + 10]! << 12) | (head[si + 11]! << 4) | (head[si + 12]! >> 4);
+      const total = (head[si + 13]! & 0x0f) * 2 ** 32 + head.readUInt32BE(si + 14);
+      return total > 0 && rate === sampleRate ? total : null;
+    }
+    if (head.toString('ascii', 0, 4) === 'RIFF' && head.toString('ascii', 8, 12) === 'WAVE') {
+      let offset = 12;
+      let blockAlign = 0;
+      let formatTag = 0;
+      while (offset + 8 <= head.length) {
+        const id = head.toString('ascii', offset, offset + 4);
+        const len = head.readUInt32LE(offset + 4);
+        if (id === 'fmt ' && offset + 24 <= head.length) {
+          formatTag = head.readUInt16LE(offset + 8);
+          blockAlign = head.readUInt16LE(offset + 20);
+          if (formatTag === 0xfffe && offset + 34 <= head.length) formatTag = head.readUInt16LE(offset + 32);
+        } else if (id === 'data') {
+          if (!blockAlign || (formatTag !== 1 && formatTag !== 3)) return null;
+          const available = size - (offset + 8);
+          const bytes = len === 0xffffffff || len === 0 ? available : Math.min(len, available);
+          return Math.floor(bytes / blockAlign);
+        }
+        offset += 8 + len + (len & 1);
+      }
+    }
+    return null;
+  } finally {
+    await fh.close();
+  }
+}

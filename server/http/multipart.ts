@@ -1,0 +1,114 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { IncomingMessage } from 'node:http';
+import busboy from 'busboy';
+import { AppError } from './errors.js';
+
+/** An upload that reached disk whole: where it is, its sha256 and size. */
+export interface ReceivedUpload {
+  readonly path: string;
+  readonly sha256: string;
+  readonly bytes: number;
+  readonly filename: string;
+  readonly mimeType: string;
+  readonly fields: Readonly<Record<string, string>>;
+  /** Delete the temp file (idempotent). */
+  discard(): Promise<void>;
+}
+
+export interface UploadOptions {
+  readonly tmpDir: string;
+  readonly maxBytes: number;
+  /** Name of the file field (`file`). */
+  readonly field: string;
+  /** How a missing file is reported: as a 422-style issue (audio) or a Grape message (hosting). */
+  readonly missingIssue: { readonly loc: readonly (string | number)[]; readonly msg: string; readonly type: string };
+}
+
+/**
+ * Stream a multipart/form-data upload to `tmpDir` while hashing it (busboy). Resolves once the file
+ * is fully on disk. Too large → `too-large` (partial file removed); no file field → `invalid`.
+ * Other file fields are drained and ignored; text fields are returned.
+ */
+export function receiveUpload(req: IncomingMessage, options: UploadOptions): Promise<ReceivedUpload> {
+  const missing = () => new AppError('invalid', `${options.field} is missing`, { issues: [options.missingIssue] });
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > options.maxBytes + 64 * 1024) {
+    return Promise.reject(new AppError('too-large', `Upload is larger than the limit of ${formatBytes(options.maxBytes)}`));
+  }
+  if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) return Promise.reject(missing());
+
+  return new Promise((resolve, reject) => {
+    const target = path.join(options.tmpDir, `upload-${randomUUID()}`);
+    const discard = () => rm(target, { force: true });
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: req.headers, limits: { fileSize: options.maxBytes, files: 4, fields: 50, fieldSize: 64 * 1024, parts: 60 } });
+    } catch {
+      reject(missing());
+      return;
+    }
+    const fields: Record<string, string> = {};
+    let file: Promise<{ sha256: string; bytes: number; filename: string; mimeType: string }> | null = null;
+    let failed: AppError | null = null;
+    const fail = (error: AppError) => {
+      if (failed) return;
+      failed = error;
+      req.unpipe(parser);
+      req.resume();
+      void discard().finally(() => reject(error));
+    };
+
+    parser.on('field', (name, value) => {
+      fields[name] = value;
+    });
+    parser.on('file', (name, stream, info) => {
+      if (name !== options.field || file) {
+        stream.resume();
+        return;
+      }
+      file = new Promise((done, error) => {
+        const hash = createHash('sha256');
+        let bytes = 0;
+        const out = createWriteStream(target, { mode: 0o600 });
+        stream.on('data', (chunk: Buffer) => {
+          hash.update(chunk);
+          bytes += chunk.length;
+        });
+        stream.on('limit', () => fail(new AppError('too-large', `Upload is larger than the limit of ${formatBytes(options.maxBytes)}`)));
+        stream.on('error', error);
+        out.on('error', error);
+        out.on('finish', () => done({ sha256: hash.digest('hex'), bytes, filename: info.filename ?? 'upload', mimeType: info.mimeType }));
+        stream.pipe(out);
+      });
+      file.catch(() => undefined);
+    });
+    parser.on('error', () => fail(new AppError('invalid', 'The multipart body is malformed', { issues: [{ loc: ['body'], msg: 'The multipart body is malformed', type: 'value_error' }] })));
+    parser.on('close', () => {
+      if (failed) return;
+      if (!file) {
+        fail(missing());
+        return;
+      }
+      file.then(
+        (f) => {
+          if (failed) return;
+          if (f.bytes === 0) {
+            fail(new AppError('invalid', `${options.field} is empty`, { issues: [{ ...options.missingIssue, msg: 'File is empty', type: 'value_error' }] }));
+            return;
+          }
+          resolve({ path: target, ...f, fields, discard });
+        },
+        () => fail(new AppError('unavailable', 'The upload could not be stored')),
+      );
+    });
+    req.on('aborted', () => fail(new AppError('invalid', 'The upload was interrupted')));
+    req.pipe(parser);
+  });
+}
+
+function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${Math.round(n / 1024 / 1024)} MB` : `${Math.round(n / 1024)} KB`;
+}
