@@ -4,7 +4,10 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
+import { AnalysisService } from './audio/analysis-service.js';
+import { ResultCache } from './audio/cache.js';
 import { resolveFfmpeg } from './audio/decode/ffmpeg-path.js';
+import { createAnalysisPool } from './audio/worker-pool.js';
 import { presentJob } from './audio/present.js';
 import { bootstrapAdmin, type BootstrapResult } from './auth/bootstrap.js';
 import { createIdentityRepo } from './auth/identity-repo.js';
@@ -75,9 +78,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (!ffmpeg) log.info('ffmpeg not found: set CRATEHOUSE_FFMPEG or install ffmpeg (audio decoding falls back to the built-in decoders)');
     if (!git) log.info('git not found: set CRATEHOUSE_GIT or install git (project repositories need it)');
 
+    const pool = createAnalysisPool();
+    const analysis = new AnalysisService(pool, new ResultCache(path.join(config.dataDir, 'cache')), ffmpeg ? { kind: 'ffmpeg', path: ffmpeg.path } : { kind: 'js' }, meter);
+    const uploads = { tmpDir: path.join(config.dataDir, 'tmp'), maxBytes: config.maxUploadMb * 1024 * 1024 };
+
     const version = packageVersion();
     const app = createApp({
-      audio: { version, identity, meter, jobs, tools: { ffmpeg, git }, maxJsonKb: config.maxJsonKb, log },
+      audio: { version, identity, meter, jobs, tools: { ffmpeg, git }, maxJsonKb: config.maxJsonKb, analysis, uploads, log },
       hosting: { version, identity, meter, publicUrl: config.publicUrl, maxJsonKb: config.maxJsonKb, log },
       rendererDir: options.rendererDir === undefined ? findRendererDir() : options.rendererDir,
     });
@@ -99,6 +106,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         (stopping ??= (async () => {
           await closeServer(server, 10_000);
           await jobs.stop();
+          await pool.destroy();
           await meter.stop();
           await store.flush();
           lock.release();

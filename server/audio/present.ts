@@ -2,6 +2,7 @@ import type { UsageReport } from '../auth/metering.js';
 import type { Identity } from '../auth/identity.js';
 import type { AppError } from '../http/errors.js';
 import type { JobRecord } from '../store/schema.js';
+import type { SourceInfo } from './analysis-worker.js';
 import type { Health, JobStatus, Me } from './api-types.js';
 
 /** The spec's JobStatus for a job record. */
@@ -18,6 +19,11 @@ export function presentJob(job: Readonly<JobRecord>): JobStatus {
     started: job.started,
     finished: job.finished,
   };
+}
+
+/** An analysis answer: the `source` block first, then the engine's fields. */
+export function presentAnalysis(source: SourceInfo, result: unknown): Record<string, unknown> {
+  return { source, ...(result as Record<string, unknown>) };
 }
 
 /** What a tool check found. */

@@ -1,5 +1,18 @@
 import type { z } from 'zod';
-import { errorMessageSchema, healthSchema, httpValidationErrorSchema, jobIdPathSchema, jobStatusSchema, meSchema } from './schemas.js';
+import {
+  errorMessageSchema,
+  healthSchema,
+  httpValidationErrorSchema,
+  jobIdPathSchema,
+  jobStatusSchema,
+  loudnessSchema,
+  meSchema,
+  onsetsSchema,
+  spectrumQuerySchema,
+  spectrumSchema,
+  waveformQuerySchema,
+  waveformSchema,
+} from './schemas.js';
 
 /** One route of the audio API: enough to mount it, validate it and describe it in openapi.json. */
 export interface AudioRouteSpec {
@@ -18,6 +31,12 @@ export interface AudioRouteSpec {
 }
 
 const notFoundResponse = { description: 'Unknown, or owned by another tenant', schema: errorMessageSchema };
+/** Errors every upload route may answer besides 422. */
+const uploadErrors = {
+  401: { description: 'Missing or invalid bearer token', schema: errorMessageSchema },
+  413: { description: 'Upload larger than CRATEHOUSE_MAX_UPLOAD_MB', schema: errorMessageSchema },
+  415: { description: 'The file could not be decoded as audio', schema: errorMessageSchema },
+} as const;
 const unauthorized = { description: 'Missing or invalid bearer token', schema: errorMessageSchema };
 
 /** Every route of the audio API. Later capabilities add theirs here; a test checks nothing is mounted unlisted. */
@@ -63,6 +82,44 @@ export const audioRouteSpecs = {
     auth: true,
     params: jobIdPathSchema,
     responses: { 200: { description: 'The job after the request', schema: jobStatusSchema }, 401: unauthorized, 404: notFoundResponse },
+  },
+  loudness: {
+    id: 'loudness',
+    method: 'post',
+    path: '/loudness',
+    summary: 'Loudness (full track): BS.1770-4 integrated LUFS, LRA, momentary/short-term maxima, sample and true peak, RMS, crest, gain to targets',
+    auth: true,
+    multipartFile: true,
+    responses: { 200: { description: 'Loudness of the whole track', schema: loudnessSchema }, ...uploadErrors },
+  },
+  waveform: {
+    id: 'waveform',
+    method: 'post',
+    path: '/waveform',
+    summary: 'Waveform for rendering (full track, exact): per-bin [min, max] and RMS envelope',
+    auth: true,
+    query: waveformQuerySchema,
+    multipartFile: true,
+    responses: { 200: { description: 'Waveform bins', schema: waveformSchema }, ...uploadErrors },
+  },
+  spectrum: {
+    id: 'spectrum',
+    method: 'post',
+    path: '/spectrum',
+    summary: 'Spectrogram for rendering (full track): bands × frames values in 0..1',
+    auth: true,
+    query: spectrumQuerySchema,
+    multipartFile: true,
+    responses: { 200: { description: 'Spectrogram', schema: spectrumSchema }, ...uploadErrors },
+  },
+  onsets: {
+    id: 'onsets',
+    method: 'post',
+    path: '/onsets',
+    summary: 'Onsets, tempo and onset rate (full track)',
+    auth: true,
+    multipartFile: true,
+    responses: { 200: { description: 'Onsets of the whole track', schema: onsetsSchema }, ...uploadErrors },
   },
 } as const satisfies Record<string, AudioRouteSpec>;
 

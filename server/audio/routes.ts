@@ -5,9 +5,11 @@ import type { Meter } from '../auth/metering.js';
 import { createErrorMiddleware } from '../http/error-middleware.js';
 import { AppError } from '../http/errors.js';
 import type { Logger } from '../http/logger.js';
+import { receiveUpload } from '../http/multipart.js';
 import type { JobRunner } from '../queue/job-runner.js';
+import type { AnalysisService } from './analysis-service.js';
 import { buildOpenApi } from './openapi.js';
-import { presentAudioError, presentHealth, presentJob, presentMe, type ToolInfo } from './present.js';
+import { presentAnalysis, presentAudioError, presentHealth, presentJob, presentMe, type ToolInfo } from './present.js';
 import { audioRouteSpecs, type AudioRouteSpec } from './route-specs.js';
 import { validatePart } from './validation.js';
 
@@ -19,6 +21,9 @@ export interface AudioDeps {
   readonly jobs: JobRunner;
   readonly tools: { readonly ffmpeg: ToolInfo | null; readonly git: ToolInfo | null };
   readonly maxJsonKb: number;
+  readonly analysis: AnalysisService;
+  /** Where uploads stream to while they arrive, and how large they may be. */
+  readonly uploads: { readonly tmpDir: string; readonly maxBytes: number };
   readonly log: Logger;
 }
 
@@ -64,6 +69,32 @@ export function createAudioRouter(deps: AudioDeps): Router {
   });
   mount(audioRouteSpecs.getJob, (req, _res, caller) => presentJob(deps.jobs.getForTenant(requireCaller(caller).tenant, jobId(req))));
   mount(audioRouteSpecs.cancelJob, async (req, _res, caller) => presentJob(await deps.jobs.cancel(requireCaller(caller).tenant, jobId(req))));
+
+  /** An analysis route: validate the query, stream the upload to disk, analyse (cached), answer. */
+  const mountAnalysis = (spec: AudioRouteSpec, engineId: string, options: { readonly headSeconds?: number } = {}) =>
+    mount(spec, async (req, res, caller) => {
+      const who = requireCaller(caller);
+      const params = spec.query ? (validatePart(spec.query, 'query', req.query) as Record<string, unknown>) : {};
+      const upload = await receiveUpload(req, {
+        tmpDir: deps.uploads.tmpDir,
+        maxBytes: deps.uploads.maxBytes,
+        field: 'file',
+        missingIssue: { loc: ['body', 'file'], msg: 'Field required', type: 'missing' },
+      });
+      deps.meter.uploaded(who.tenant, upload.bytes);
+      // A client that goes away cancels its analysis.
+      const abort = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished) abort.abort();
+      });
+      const answer = await deps.analysis.analyse(who.tenant, upload, spec.path, engineId, params, { ...options, signal: abort.signal });
+      res.set('X-Cache', answer.cache);
+      return presentAnalysis(answer.source, answer.result);
+    });
+  mountAnalysis(audioRouteSpecs.loudness, 'loudness');
+  mountAnalysis(audioRouteSpecs.waveform, 'waveform');
+  mountAnalysis(audioRouteSpecs.spectrum, 'spectrum');
+  mountAnalysis(audioRouteSpecs.onsets, 'onsets');
 
   router.use(methodNotAllowedOrNotFound(Object.values(audioRouteSpecs)));
   router.use(createErrorMiddleware((error) => presentAudioError(error), deps.log));

@@ -66,3 +66,80 @@ export const jobIdPathSchema = z.object({ job_id: z.string() });
 
 /** A query schema's parsed output. */
 export type QueryOf<S extends z.ZodType> = z.output<S>;
+
+/** `source` block of every analysis answer. */
+export const sourceSchema = z.object({
+  duration_s: z.number().describe('Length of the whole file in seconds'),
+  sample_rate: z.number(),
+  channels: z.number(),
+  format: z.string().describe('Container or codec: wav, mp3, flac, vorbis, …'),
+});
+
+const dbOrNull = z.number().nullable();
+
+export const loudnessSchema = z
+  .object({
+    source: sourceSchema,
+    integrated_lufs: dbOrNull.describe('BS.1770-4 gated integrated loudness (LUFS); null for silence'),
+    approximate: z.boolean().describe('False: the integrated value is exact over the whole stream'),
+    loudness_range_lu: dbOrNull.describe('EBU Tech 3342 loudness range (LU)'),
+    max_momentary_lufs: dbOrNull,
+    max_short_term_lufs: dbOrNull,
+    sample_peak_dbfs: dbOrNull,
+    true_peak_dbtp: dbOrNull.describe('BS.1770-4 Annex 2 true peak, 4× oversampled below 96 kHz'),
+    rms_dbfs: dbOrNull,
+    crest_factor_db: dbOrNull,
+    gain_to_target_db: z.object({ streaming: dbOrNull, club: dbOrNull }).describe('Gain that brings integrated loudness to -14 (streaming) and -9 (club) LUFS'),
+    targets: z.object({ streaming: z.number(), club: z.number() }),
+    channel_weights: z.array(z.number()),
+  })
+  .meta({ id: 'LoudnessResult' });
+
+export const waveformSchema = z
+  .object({
+    source: sourceSchema,
+    bins: z.number(),
+    frames: z.number().describe('Frames (samples per channel) in the track'),
+    samples_per_bin: z.number(),
+    min_max: z.array(z.tuple([z.number(), z.number()])).describe('Per bin [min, max] over all channels; bin i covers frames [floor(i·N/bins), floor((i+1)·N/bins))'),
+    rms: z.array(z.number().min(0).max(1)).describe('Per bin RMS over all channels, full scale = 1'),
+  })
+  .meta({ id: 'WaveformResult' });
+
+export const spectrumSchema = z
+  .object({
+    source: sourceSchema,
+    bands: z.number(),
+    frames: z.number(),
+    scale: z.enum(['mel', 'log']),
+    fft_size: z.number(),
+    db_floor: z.number().describe('dB mapped to 0; 0 dB (a full-scale sine) maps to 1'),
+    band_hz: z.array(z.number()).describe('Band centre frequencies'),
+    frame_times_s: z.array(z.number()),
+    data: z.array(z.array(z.number().min(0).max(1))).describe('frames rows of bands values in 0..1'),
+  })
+  .meta({ id: 'SpectrumResult' });
+
+export const onsetsSchema = z
+  .object({
+    source: sourceSchema,
+    onsets: z.array(z.number()).describe('Onset times in seconds'),
+    onset_count: z.number(),
+    onset_rate: z.number().describe('Onsets per second'),
+    tempo_bpm: z.number().nullable(),
+    full_track: z.literal(true),
+    duration_s: z.number(),
+  })
+  .meta({ id: 'OnsetsResult' });
+
+/** Query of /waveform. */
+export const waveformQuerySchema = z.object({
+  bins: z.coerce.number().int().min(1).max(4000).default(800).describe('Number of bins, 1..4000'),
+});
+
+/** Query of /spectrum. */
+export const spectrumQuerySchema = z.object({
+  bands: z.coerce.number().int().min(4).max(512).default(64).describe('Frequency bands, 4..512'),
+  frames: z.coerce.number().int().min(1).max(4000).default(200).describe('Time frames spread over the whole track, 1..4000 (1 = averaged spectrum)'),
+  mel: z.stringbool().default(true).describe('true: mel bands; false: log-linear bands').meta({ type: 'boolean' }),
+});

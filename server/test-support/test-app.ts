@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../app.js';
+import type { AudioDeps } from '../audio/routes.js';
 import { createIdentityRepo } from '../auth/identity-repo.js';
 import { createIdentityService, type IdentityService } from '../auth/identity.js';
 import { Meter } from '../auth/metering.js';
@@ -13,6 +14,13 @@ import { presentJob } from '../audio/present.js';
 import { MemoryAdapter } from '../store/file-adapter.js';
 import type { DbSchema } from '../store/schema.js';
 import { openStore, type Store } from '../store/store.js';
+import { mkdtemp, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { AnalysisService } from '../audio/analysis-service.js';
+import { ResultCache } from '../audio/cache.js';
+import { resolveFfmpeg } from '../audio/decode/ffmpeg-path.js';
+import { createAnalysisPool, type AnalysisPool } from '../audio/worker-pool.js';
 
 /** A logger that keeps what it is told, for assertions. */
 export function memoryLogger(): Logger & { readonly lines: string[] } {
@@ -29,6 +37,10 @@ export interface TestApp {
   readonly jobs: JobRunner;
   readonly meter: Meter;
   readonly log: ReturnType<typeof memoryLogger>;
+  /** The app's data dir (tmp/ and cache/ live here). */
+  readonly dataDir: string;
+  /** What the audio router was built with (to build another, e.g. to inspect its routes). */
+  readonly audioDeps: AudioDeps;
   /** Create a user and a token for them; returns the token. */
   addUser(username: string, options?: { admin?: boolean; tenant?: string }): Promise<{ readonly id: number; readonly token: string }>;
   /** fetch relative to the server. */
@@ -45,7 +57,12 @@ export async function startTestApp(options: {
   readonly webhookOptions?: Partial<WebhookOptions>;
   readonly jobConcurrency?: number;
   readonly publicUrl?: string | null;
+  /** Decode with the built-in JS decoders instead of ffmpeg. */
+  readonly jsDecoder?: boolean;
+  readonly maxUploadBytes?: number;
 } = {}): Promise<TestApp> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-test-'));
+  await mkdir(path.join(dataDir, 'tmp'));
   const adapter = new MemoryAdapter<DbSchema>();
   const store = await openStore(adapter);
   const identity = createIdentityService(createIdentityRepo(store));
@@ -63,8 +80,13 @@ export async function startTestApp(options: {
   const jobs = new JobRunner(jobsRepo, options.jobHandlers ?? new Map(), webhooks, log, options.jobConcurrency ?? 1);
   const admin = await identity.createUser({ username: 'root', name: 'Administrator', email: 'root@example.com', admin: true });
   await identity.createToken(admin.id, { name: 'test', scopes: ['api'] }, adminToken);
+  const ffmpeg = options.jsDecoder ? null : await resolveFfmpeg(null);
+  const pool: AnalysisPool = createAnalysisPool(2);
+  const analysis = new AnalysisService(pool, new ResultCache(path.join(dataDir, 'cache')), ffmpeg ? { kind: 'ffmpeg', path: ffmpeg.path } : { kind: 'js' }, meter);
+  const uploads = { tmpDir: path.join(dataDir, 'tmp'), maxBytes: options.maxUploadBytes ?? 64 * 1024 * 1024 };
+  const audioDeps: AudioDeps = { version: '0.0.0-test', identity, meter, jobs, tools: { ffmpeg: null, git: null }, maxJsonKb: 64, analysis, uploads, log };
   const app = createApp({
-    audio: { version: '0.0.0-test', identity, meter, jobs, tools: { ffmpeg: null, git: null }, maxJsonKb: 64, log },
+    audio: audioDeps,
     hosting: { version: '0.0.0-test', identity, meter, publicUrl: options.publicUrl ?? null, maxJsonKb: 64, log },
     rendererDir: null,
   });
@@ -80,6 +102,8 @@ export async function startTestApp(options: {
     jobs,
     meter,
     log,
+    dataDir,
+    audioDeps,
     async addUser(username, o = {}) {
       const user = await identity.createUser({ username, name: username, email: `${username}@example.com`, admin: o.admin, tenant: o.tenant });
       const { token } = await identity.createToken(user.id, { name: 'test', scopes: ['api'] });
@@ -88,6 +112,7 @@ export async function startTestApp(options: {
     fetch: (path, init) => fetch(url + path, init),
     async close() {
       await jobs.stop();
+      await pool.destroy();
       await new Promise<void>((r) => {
         server.closeAllConnections();
         server.close(() => r());

@@ -1,0 +1,75 @@
+import { AppError } from '../http/errors.js';
+import { openPcmSource, type DecoderChoice } from './decode/pcm-source.js';
+import { engines } from './engines.js';
+
+/** One analysis to run in a worker thread: decode `file` and stream it through the engine. */
+export interface AnalysisTask {
+  readonly engineId: string;
+  readonly params: unknown;
+  readonly file: string;
+  readonly decoder: DecoderChoice;
+  /** Clip tier: decode only this many seconds from the start. */
+  readonly headSeconds?: number;
+}
+
+/** The `source` block every analysis answer carries. */
+export interface SourceInfo {
+  /** Length of the whole file (exact when fully decoded or stated by the header). */
+  readonly duration_s: number;
+  readonly sample_rate: number;
+  readonly channels: number;
+  readonly format: string;
+}
+
+export interface AnalysisOutput {
+  readonly result: unknown;
+  readonly source: SourceInfo;
+  /** Seconds of audio that went through the engine (metered). */
+  readonly analysedSeconds: number;
+}
+
+/** An AppError crossing the thread boundary as plain data (structured clone drops Error subclasses' fields). */
+export interface AnalysisFailure {
+  readonly failure: { readonly kind: AppError['kind']; readonly message: string; readonly code?: string };
+}
+
+/**
+ * Worker entry (piscina, export name `analyse`). Runs off the HTTP event loop: ffmpeg decodes in a
+ * child process, the engine reduces chunk by chunk, so memory stays bounded for any length.
+ * Expected failures (undecodable input) come back as an AnalysisFailure value, not a throw.
+ */
+export async function analyse(task: AnalysisTask): Promise<AnalysisOutput | AnalysisFailure> {
+  try {
+    return await run(task);
+  } catch (error) {
+    if (error instanceof AppError) return { failure: { kind: error.kind, message: error.message, ...(error.options.code ? { code: error.options.code } : {}) } };
+    throw error;
+  }
+}
+
+async function run(task: AnalysisTask): Promise<AnalysisOutput> {
+  const engine = engines[task.engineId];
+  if (!engine) throw new Error(`unknown engine ${task.engineId}`);
+  const source = await openPcmSource(task.file, task.decoder);
+  let format = source.format;
+  if (engine.needsTotalFrames && format.totalFrames === null) {
+    // The container does not state an exact length (lossy formats): count it with a first pass.
+    let frames = 0;
+    for await (const chunk of source.chunks()) frames += chunk.length / format.channels;
+    format = { ...format, totalFrames: frames };
+  }
+  const run = engine.create(format, task.params as never);
+  let frames = 0;
+  for await (const chunk of source.chunks(task.headSeconds ? { headSeconds: task.headSeconds } : {})) {
+    run.push(chunk);
+    frames += chunk.length / format.channels;
+  }
+  const result = run.finish();
+  const decodedSeconds = frames / format.sampleRate;
+  const whole = task.headSeconds ? (source.durationS ?? decodedSeconds) : decodedSeconds;
+  return {
+    result,
+    source: { duration_s: Math.round(whole * 1000) / 1000, sample_rate: format.sampleRate, channels: format.channels, format: source.container },
+    analysedSeconds: decodedSeconds,
+  };
+}

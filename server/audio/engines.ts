@@ -1,0 +1,9 @@
+import type { EngineSpec } from './engine.js';
+import { spectrumEngine } from './spectrum.js';
+import { waveformEngine } from './waveform.js';
+
+/** Every analysis engine by id; the worker looks engines up here. */
+export const engines: Readonly<Record<string, EngineSpec<never, unknown>>> = {
+  [waveformEngine.id]: waveformEngine as EngineSpec<never, unknown>,
+  [spectrumEngine.id]: spectrumEngine as EngineSpec<never, unknown>,
+};
