@@ -1,0 +1,179 @@
+/**
+ * Audio benchmark (npm run bench): the routes end to end against a running server, side by side
+ * in one run with the reference tools on the same files, printing ratios. Not a test: it measures.
+ * Needs ffmpeg and aubio-tools (apt-get install ffmpeg aubio-tools).
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { openAsBlob } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { writeSynthTrack, type SynthTrack } from './synth-track.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const token = 'bench-token';
+const lines: string[] = [];
+const say = (s: string) => {
+  lines.push(s);
+  process.stdout.write(s + '\n');
+};
+
+function have(cmd: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+}
+
+/** Median wall time (s) of `runs` executions of a command. */
+function timeCommand(cmd: string, args: string[], runs = 3): number {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    const r = spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'ignore'], maxBuffer: 1 << 30 });
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed`);
+    times.push((performance.now() - t) / 1000);
+  }
+  return median(times);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function startServer(dataDir: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['dist/server/main.js'], {
+    cwd: root,
+    env: { ...process.env, CRATEHOUSE_PORT: '0', CRATEHOUSE_DATA_DIR: dataDir, CRATEHOUSE_ADMIN_TOKEN: token, CRATEHOUSE_LOG_LEVEL: 'error', CRATEHOUSE_MAX_UPLOAD_MB: '2048' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      const m = /listening on (\S+)/.exec(l);
+      if (m?.[1]) resolve(m[1]);
+    });
+    child.once('exit', () => reject(new Error('server exited')));
+  });
+  return {
+    url,
+    pid: child.pid!,
+    stop: () =>
+      new Promise((r) => {
+        child.once('exit', () => r());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Resident set size of a process (MB), from /proc. */
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+/** POST a file to a route; returns seconds, the JSON body and X-Cache. */
+async function post(url: string, route: string, file: string, name: string): Promise<{ seconds: number; body: Record<string, unknown>; cache: string | null }> {
+  const fd = new FormData();
+  fd.append('file', await openAsBlob(file), name);
+  const t = performance.now();
+  const res = await fetch(url + '/audio/v1' + route, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: fd });
+  const body = (await res.json()) as Record<string, unknown>;
+  const seconds = (performance.now() - t) / 1000;
+  if (res.status !== 200) throw new Error(`${route}: ${res.status} ${JSON.stringify(body)}`);
+  return { seconds, body, cache: res.headers.get('x-cache') };
+}
+
+/** mir_eval-style F-measure: greedy one-to-one matching on sorted lists within ±window. */
+function fMeasure(ref: readonly number[], est: readonly number[], window = 0.05): number {
+  if (ref.length === 0 || est.length === 0) return 0;
+  let i = 0;
+  let j = 0;
+  let hits = 0;
+  while (i < ref.length && j < est.length) {
+    const d = est[j]! - ref[i]!;
+    if (Math.abs(d) <= window) {
+      hits++;
+      i++;
+      j++;
+    } else if (d < 0) j++;
+    else i++;
+  }
+  const p = hits / est.length;
+  const r = hits / ref.length;
+  return p + r === 0 ? 0 : (2 * p * r) / (p + r);
+}
+
+async function main(): Promise<void> {
+  for (const tool of ['ffmpeg', 'aubioonset']) if (!have(tool)) throw new Error(`${tool} not found: apt-get install ffmpeg aubio-tools`);
+  execFileSync('npm', ['run', 'build:server'], { cwd: root, stdio: 'inherit' });
+  const work = await mkdtemp(path.join(tmpdir(), 'cratehouse-bench-'));
+  const only60 = process.argv.includes('--skip-60') ? [] : [60];
+  say(`# Audio benchmark — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
+  say(`ffmpeg: ${execFileSync('ffmpeg', ['-version']).toString().split('\n')[0]}; aubio: ${spawnSync('aubioonset', ['--help']).stderr?.toString().match(/aubio[^\n]*\d\.\d[^\n]*/)?.[0] ?? 'aubioonset'}`);
+  say('');
+
+  const tracks: { label: string; track: SynthTrack; file: string; name: string }[] = [];
+  const t5 = await writeSynthTrack(path.join(work, 'music5.wav'), 300);
+  tracks.push({ label: '5-min WAV', track: t5, file: t5.file, name: 'music5.wav' });
+  const mp3 = path.join(work, 'music5.mp3');
+  execFileSync('ffmpeg', ['-v', 'error', '-i', t5.file, '-b:a', '256k', mp3]);
+  tracks.push({ label: '5-min MP3', track: t5, file: mp3, name: 'music5.mp3' });
+  for (const minutes of only60) {
+    const t60 = await writeSynthTrack(path.join(work, `music${minutes}.wav`), minutes * 60);
+    tracks.push({ label: `${minutes}-min WAV`, track: t60, file: t60.file, name: `music${minutes}.wav` });
+  }
+
+  say('| file | route | ours (s) | reference | ref (s) | ratio | target |');
+  say('|---|---|---|---|---|---|---|');
+  let idleRss = 0;
+  let peakAbove = 0;
+  for (const t of tracks) {
+    const is60 = t.label.startsWith('60');
+    const runs = is60 ? 1 : 3;
+    const ours: Record<string, number[]> = { loudness: [], waveform: [], onsets: [], first: [], hit: [] };
+    let onsetsBody: Record<string, unknown> = {};
+    for (let run = 0; run < runs; run++) {
+      // A fresh server and data dir per run: every first call is a cache miss.
+      const server = await startServer(path.join(work, `data-${t.name}-${run}`));
+      await new Promise((r) => setTimeout(r, 300));
+      const idle = await rssMb(server.pid);
+      idleRss = Math.max(idleRss, idle);
+      let peak = idle;
+      const sampler = setInterval(() => void rssMb(server.pid).then((m) => (peak = Math.max(peak, m))).catch(() => undefined), 50);
+      ours.loudness!.push((await post(server.url, '/loudness', t.file, t.name)).seconds);
+      ours.waveform!.push((await post(server.url, '/waveform?bins=800', t.file, t.name)).seconds);
+      const ons = await post(server.url, '/onsets', t.file, t.name);
+      ours.onsets!.push(ons.seconds);
+      onsetsBody = ons.body;
+      const hit = await post(server.url, '/loudness', t.file, t.name);
+      if (hit.cache !== 'hit') throw new Error('expected a cache hit');
+      ours.hit!.push(hit.seconds);
+      clearInterval(sampler);
+      if (is60) peakAbove = Math.max(peakAbove, peak - idle);
+      await server.stop();
+    }
+    const ffLoud = timeCommand('ffmpeg', ['-nostats', '-v', 'error', '-i', t.file, '-af', 'ebur128=peak=true', '-f', 'null', '-'], runs);
+    const ffDecode = timeCommand('ffmpeg', ['-v', 'error', '-i', t.file, '-f', 'f32le', '-'], runs);
+    const aubio = timeCommand('aubioonset', ['-i', t.file], runs);
+    const aubioOut = execFileSync('aubioonset', ['-i', t.file], { maxBuffer: 1 << 28 }).toString().trim().split(/\s+/).map(Number).filter(Number.isFinite);
+    const fOurs = fMeasure(t.track.onsets, (onsetsBody.onsets as number[]) ?? []);
+    const fAubio = fMeasure(t.track.onsets, aubioOut);
+    const [l, w, o, h] = [median(ours.loudness!), median(ours.waveform!), median(ours.onsets!), median(ours.hit!)];
+    say(`| ${t.label} | /loudness | ${l.toFixed(2)} | ffmpeg ebur128=peak=true | ${ffLoud.toFixed(2)} | ${(l / ffLoud).toFixed(2)}× | ≤ 0.5× |`);
+    say(`| ${t.label} | /waveform | ${w.toFixed(2)} | ffmpeg decode -f f32le | ${ffDecode.toFixed(2)} | ${(w / ffDecode).toFixed(2)}× | ≤ 1.5× |`);
+    say(`| ${t.label} | /onsets | ${o.toFixed(2)} | aubioonset | ${aubio.toFixed(2)} | ${(o / aubio).toFixed(2)}× | ≤ 1.0× (F ours ${fOurs.toFixed(3)}, aubio ${fAubio.toFixed(3)}; tempo ${String(onsetsBody.tempo_bpm)}, true 124) |`);
+    say(`| ${t.label} | /loudness cache hit | ${h.toFixed(3)} | first call | ${l.toFixed(2)} | ${(l / h).toFixed(1)}× faster | ≥ 20× |`);
+  }
+  say('');
+  say(`Server RSS: idle ${idleRss.toFixed(0)} MB; peak during the 60-minute runs ${peakAbove ? `${peakAbove.toFixed(0)} MB above idle` : 'n/a (skipped)'} (target ≤ 300 MB).`);
+  say('Every call includes the upload over loopback and its sha256 (the cache is keyed by content); ffmpeg and aubio read the file directly.');
+  await rm(work, { recursive: true, force: true });
+  if (process.argv.includes('--write')) {
+    const file = path.join(root, 'bench', 'RESULTS.md');
+    const before = await readFile(file, 'utf8').catch(() => '# Benchmark results\n');
+    await writeFile(file, `${before.trimEnd()}\n\n${lines.join('\n')}\n`);
+    say(`appended to ${file}`);
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});
