@@ -32,7 +32,7 @@ export default tseslint.config(
     rules: reactHooks.configs.recommended.rules,
   },
   {
-    files: ['**/*.config.{js,ts}', 'e2e/playwright.config.ts', 'renderer/vite.config.ts'],
+    files: ['**/*.config.{js,ts}', 'e2e/playwright.config.ts', 'renderer/vite.config.ts', '**/vendor-types.d.ts'],
     rules: { 'no-restricted-exports': 'off' },
   },
 );

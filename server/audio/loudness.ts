@@ -1,5 +1,5 @@
 import type { EngineSpec, StreamEngine, StreamFormat } from './engine.js';
-import { createKWeightingState, kWeightingCoefficients, kWeightSumOfSquares, type KWeighting } from './dsp/k-weighting.js';
+import { createKWeightingState, kWeightingCoefficients, kWeightSumOfSquares, kWeightSumOfSquaresPair, type KWeighting } from './dsp/k-weighting.js';
 import { createTruePeakMeter, type TruePeakMeter } from './dsp/true-peak.js';
 import { channelWeights, integratedLoudness, loudnessOfMeanSquare, loudnessRange } from './dsp/loudness-math.js';
 
@@ -46,7 +46,7 @@ const LRA_PADDING_HOPS = 15;
  * Streaming meter. Memory is bounded by the 100 ms hop energies kept for gating (36 000 doubles for an
  * hour) plus fixed-size state; samples are never stored.
  *
- * Each channel is K-weighted (two biquads in Float64) and its Σ y² accumulated per 10 ms "fine" sub-block
+ * Each channel is K-weighted (two biquads in Float64, channels two at a time) and its Σ y² accumulated per 10 ms "fine" sub-block
  * (10 per 100 ms hop; hop = round(fs/10) frames, so a gating block is exactly 4 hops and a short-term
  * window exactly 30). Channel-weighted fine energies feed a ring of prefix sums for the running M and S
  * maxima; hop energies are kept, and at the end give I (400 ms blocks, 75 % overlap) and LRA (3 s windows
@@ -117,7 +117,13 @@ class LoudnessMeter implements StreamEngine<LoudnessResult> {
       const fineEnd = fineEnds[this.fineIndex]!;
       const n = Math.min(frames - pos, fineEnd - this.posInHop);
       let e = 0;
-      for (let a = 0; a < active.length; a++) {
+      let a = 0;
+      for (; a + 1 < active.length; a += 2) {
+        const c = active[a]!;
+        const d = active[a + 1]!;
+        e += kWeightSumOfSquaresPair(kw, filterStates[c]!, filterStates[d]!, weights[c]!, weights[d]!, chunk, c, d, channels, pos, pos + n);
+      }
+      if (a < active.length) {
         const c = active[a]!;
         e += weights[c]! * kWeightSumOfSquares(kw, filterStates[c]!, chunk, c, channels, pos, pos + n);
       }

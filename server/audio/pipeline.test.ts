@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeWav, seededNoise, sine } from '../test-support/signals.js';
 import { startTestApp, type TestApp } from '../test-support/test-app.js';
 import { ResultCache } from './cache.js';
-import { spectrumSchema, waveformSchema } from './schemas.js';
+import { loudnessSchema, spectrumSchema, waveformSchema } from './schemas.js';
 
 const auth = { Authorization: 'Bearer admin-token' };
 
@@ -151,7 +151,7 @@ describe('analysis pipeline errors', () => {
     ['a text file', Buffer.from('this is not audio\n'.repeat(100)), 'notes.txt'],
     ['a truncated WAV header', wav.subarray(0, 30), 'cut.wav'],
   ])('answers %s with a clear 415 and removes the temp file', async (_label, bytes, name) => {
-    const res = await app.fetch('/audio/v1/waveform', { method: 'POST', headers: auth, body: form(bytes, name) });
+    const res = await app.fetch('/audio/v1/loudness', { method: 'POST', headers: auth, body: form(bytes, name) });
     expect(res.status).toBe(415);
     const body = (await res.json()) as { detail: string };
     expect(body.detail).toMatch(/could not be decoded|no audio stream/);
@@ -211,5 +211,21 @@ describe('pure-JS decoder fallback (no ffmpeg)', () => {
     } finally {
       await js.close();
     }
+  });
+});
+
+describe('loudness over HTTP', () => {
+  it('reads EBU Tech 3341 case 1 (stereo 1 kHz at −23 dBFS, 20 s, 48 kHz, 24-bit) as −23.0 LUFS', async () => {
+    const tone = sine(48_000, 20, 1000, 10 ** (-23 / 20));
+    const res = await app.fetch('/audio/v1/loudness', { method: 'POST', headers: auth, body: form(encodeWav([tone, tone], 48_000, 'pcm24')) });
+    expect(res.status).toBe(200);
+    const body = loudnessSchema.strict().parse(await res.json());
+    expect(Math.abs(body.integrated_lufs! + 23)).toBeLessThanOrEqual(0.1);
+    expect(Math.abs(body.max_momentary_lufs! + 23)).toBeLessThanOrEqual(0.1);
+    expect(Math.abs(body.max_short_term_lufs! + 23)).toBeLessThanOrEqual(0.1);
+    expect(body.approximate).toBe(false);
+    expect(body.gain_to_target_db.streaming! - 9).toBeCloseTo(0, 1);
+    expect(body.gain_to_target_db.club! - 14).toBeCloseTo(0, 1);
+    expect(body.source).toEqual({ duration_s: 20, sample_rate: 48_000, channels: 2, format: 'wav' });
   });
 });
