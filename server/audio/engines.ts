@@ -1,11 +1,13 @@
 import type { EngineSpec } from './engine.js';
 import { loudnessEngine } from './loudness.js';
+import { onsetsEngine } from './onsets.js';
 import { spectrumEngine } from './spectrum.js';
 import { waveformEngine } from './waveform.js';
 
 /** Every analysis engine by id; the worker looks engines up here. */
 export const engines: Readonly<Record<string, EngineSpec<never, unknown>>> = {
   [loudnessEngine.id]: loudnessEngine as EngineSpec<never, unknown>,
+  [onsetsEngine.id]: onsetsEngine as EngineSpec<never, unknown>,
   [waveformEngine.id]: waveformEngine as EngineSpec<never, unknown>,
   [spectrumEngine.id]: spectrumEngine as EngineSpec<never, unknown>,
 };

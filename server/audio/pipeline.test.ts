@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeWav, seededNoise, sine } from '../test-support/signals.js';
 import { startTestApp, type TestApp } from '../test-support/test-app.js';
 import { ResultCache } from './cache.js';
-import { loudnessSchema, spectrumSchema, waveformSchema } from './schemas.js';
+import { drumLoop, fMeasure } from '../test-support/drums.js';
+import { loudnessSchema, onsetsSchema, spectrumSchema, waveformSchema } from './schemas.js';
 
 const auth = { Authorization: 'Bearer admin-token' };
 
@@ -227,5 +228,18 @@ describe('loudness over HTTP', () => {
     expect(body.gain_to_target_db.streaming! - 9).toBeCloseTo(0, 1);
     expect(body.gain_to_target_db.club! - 14).toBeCloseTo(0, 1);
     expect(body.source).toEqual({ duration_s: 20, sample_rate: 48_000, channels: 2, format: 'wav' });
+  });
+});
+
+describe('onsets over HTTP', () => {
+  it('finds the hits and tempo of a 124 BPM drum loop, full track', async () => {
+    const loop = drumLoop({ bpm: 124, bars: 8, sampleRate: 44_100, pattern: 'straight8' });
+    const res = await app.fetch('/audio/v1/onsets', { method: 'POST', headers: auth, body: form(encodeWav([...loop.channels], 44_100, 'pcm16')) });
+    expect(res.status).toBe(200);
+    const body = onsetsSchema.strict().parse(await res.json());
+    expect(body.full_track).toBe(true);
+    expect(fMeasure(loop.onsets, body.onsets).f).toBeGreaterThanOrEqual(0.95);
+    expect(Math.abs(body.tempo_bpm! - 124) / 124).toBeLessThanOrEqual(0.02);
+    expect(body.onset_rate).toBeCloseTo(body.onset_count / body.source.duration_s, 2);
   });
 });

@@ -1,0 +1,412 @@
+/**
+ * Streaming onset detection: the SuperFlux onset strength of Böck & Widmer, "Maximum filter vibrato
+ * suppression for onset detection", DAFx-13 (2013), and the peak picking of Böck, Krebs & Schedl,
+ * "Evaluating the online capability of onset detection methods", ISMIR 2012 (as in madmom and librosa
+ * `util.peak_pick`), with the moving-median threshold of Bello et al. 2005 (see `pickOnsets`).
+ *
+ * Onset strength, per frame n (the steps of SuperFlux; parameters below):
+ * 1. STFT of the mono signal: periodic Hann window of N samples, frames centred on sample n·hop (zero
+ *    padding of N/2 before the first and after the last sample, librosa's `center=True`).
+ * 2. Magnitude spectrum |X|, mapped through a triangular filterbank with log-spaced centres (B bands per
+ *    octave between fmin and fmax; centres that land on the same FFT bin are merged, as madmom's
+ *    `LogarithmicFilterbank(unique_filters=True)`; filters are not area-normalised): Y(n, b).
+ * 3. Log compression L(n, b) = log10(1 + λ·Y(n, b)).
+ * 4. SF*(n) = Σ_b H(L(n, b) − Lmax(n − μ, b)), with Lmax(m, b) = max(L(m, b−1), L(m, b), L(m, b+1)) the
+ *    maximum filter over 3 bands and H(x) = max(x, 0). The lag μ is the number of hops after which the
+ *    window overlap drops below half (madmom `diff_ratio = 0.5`), at least 1: μ = 1 here.
+ * The envelope stores SF*(n) divided by the band count (a mean per band, as librosa's flux), so thresholds
+ * do not depend on how many bands the sample rate allows.
+ *
+ * Parameters (ours; the paper used N = 2048 at 200 frames per second):
+ * - N = the power of two nearest 23 ms: 1024 at 44.1 and 48 kHz. Half of SuperFlux's 46 ms: drum onsets
+ *   need time rather than frequency resolution, and a 1024-point FFT costs a third of a 2048-point one.
+ * - hop = N/2 = 512 (11.6 ms at 44.1 kHz, 10.7 ms at 48 kHz; librosa's hop). The FFT is about three
+ *   quarters of the run time, and 512 makes 14 % fewer frames than a 10 ms hop of 441; the coarser grid
+ *   costs no accuracy because peak times are interpolated (on the test loops, onsets come out within
+ *   ±6 ms of the truth, about 1 ms early on average, at both hops).
+ * - B = 24 bands per octave, fmin = 30 Hz, fmax = min(17 kHz, Nyquist), as SuperFlux. Magnitudes are
+ *   those of the unscaled FFT of float samples (a full-scale sine peaks near N/4).
+ * - λ = 10 (SuperFlux: 1). The log only compresses above λ·Y ≈ 1, so with λ = 1 quiet material loses its
+ *   onsets: on the test loops F stays ≥ 0.97 with λ = 10 down to −30 dB of gain (about 0.9 at −40 dB),
+ *   while with λ = 1 it drops to 0.67 at −30 dB. A larger λ (100) starts to pick up noise.
+ */
+import { createRealFft, type RealFft } from './fft.js';
+import { hannWindow } from './window.js';
+
+export interface OnsetStrengthOptions {
+  /** A power of two (default `defaultFrameSize`). */
+  readonly frameSize?: number;
+  /** Default frameSize / 2. */
+  readonly hopSize?: number;
+  readonly bandsPerOctave?: number;
+  readonly fmin?: number;
+  readonly fmax?: number;
+  readonly lambda?: number;
+}
+
+/** A streaming onset-strength function: push samples in order, then `finish` for the envelope. */
+export interface OnsetStrengthStream {
+  readonly sampleRate: number;
+  readonly frameSize: number;
+  readonly hopSize: number;
+  /** Frames per second (sampleRate / hopSize). Frame n is centred on time n / frameRate. */
+  readonly frameRate: number;
+  readonly bands: number;
+  /** μ, the frame lag of the difference. */
+  readonly lag: number;
+  /** Append samples; with `channels` > 1 they are interleaved and mixed to mono (the mean of the channels). */
+  push(samples: Float32Array, channels?: number): void;
+  /** Flush the last frames (zero padding of N/2) and return the envelope, one value per frame. */
+  finish(): Float32Array;
+}
+
+/** Default frame size: the power of two nearest 23 ms. */
+export function defaultFrameSize(sampleRate: number): number {
+  return 2 ** Math.max(2, Math.round(Math.log2(sampleRate * 0.0232)));
+}
+
+/** A triangular log-frequency filterbank in compressed-row form: band b covers bins start[b] .. start[b]+length[b]-1. */
+export interface LogFilterbank {
+  readonly bands: number;
+  readonly start: Int32Array;
+  readonly length: Int32Array;
+  /** Weights, band after band (offset[b] is where band b's weights begin). */
+  readonly offset: Int32Array;
+  readonly weights: Float64Array;
+  /** The highest bin any band uses, plus one. */
+  readonly binEnd: number;
+}
+
+/**
+ * madmom's `LogarithmicFilterbank`: centres fmin·2^(k/B) up to fmax, rounded to FFT bins and made unique;
+ * band i rises linearly from bin c[i−1] to c[i] and falls to c[i+1] (peak 1, not area-normalised).
+ */
+export function logFilterbank(frameSize: number, sampleRate: number, bandsPerOctave: number, fmin: number, fmax: number): LogFilterbank {
+  const nyquistBin = frameSize / 2;
+  const binOf = (f: number) => Math.round((f * frameSize) / sampleRate);
+  const centres: number[] = [];
+  for (let k = 0; ; k++) {
+    const f = fmin * 2 ** (k / bandsPerOctave);
+    if (f > fmax) break;
+    const bin = Math.min(nyquistBin, binOf(f));
+    if (centres.length === 0 || bin > centres[centres.length - 1]!) centres.push(bin);
+  }
+  if (centres.length < 3) throw new RangeError('filterbank needs at least 3 distinct bins');
+  const bands = centres.length - 2;
+  const start = new Int32Array(bands);
+  const length = new Int32Array(bands);
+  const offset = new Int32Array(bands);
+  const weights: number[] = [];
+  for (let b = 0; b < bands; b++) {
+    const lo = centres[b]!;
+    const mid = centres[b + 1]!;
+    const hi = centres[b + 2]!;
+    // Bins strictly inside (lo, hi) get the triangle's value; the centre always gets 1.
+    const first = mid - lo > 1 ? lo + 1 : mid;
+    const last = hi - mid > 1 ? hi - 1 : mid;
+    start[b] = first;
+    length[b] = last - first + 1;
+    offset[b] = weights.length;
+    for (let k = first; k <= last; k++) weights.push(k <= mid ? (k - lo) / (mid - lo) : (hi - k) / (hi - mid));
+  }
+  const binEnd = start[bands - 1]! + length[bands - 1]!;
+  return { bands, start, length, offset, weights: Float64Array.from(weights), binEnd };
+}
+
+/** madmom's `_diff_frames`: hops until the window overlap falls below `ratio` of its peak, at least 1. */
+export function diffFrames(window: Float64Array, hopSize: number, ratio = 0.5): number {
+  let peak = 0;
+  for (let i = 0; i < window.length; i++) peak = Math.max(peak, window[i]!);
+  let first = 0;
+  while (first < window.length && window[first]! <= ratio * peak) first++;
+  return Math.max(1, Math.round((window.length / 2 - first) / hopSize));
+}
+
+/**
+ * One FFT per size for the whole process: its tables are built once, and `forward` is synchronous, so
+ * streams in the same thread can share it (each keeps its own output arrays).
+ */
+const ffts = new Map<number, RealFft>();
+function sharedFft(n: number): RealFft {
+  let fft = ffts.get(n);
+  if (!fft) {
+    fft = createRealFft(n);
+    ffts.set(n, fft);
+  }
+  return fft;
+}
+
+/** Create a streaming SuperFlux onset-strength function for mono (or interleaved, mixed) input. */
+export function createOnsetStrength(sampleRate: number, options: OnsetStrengthOptions = {}): OnsetStrengthStream {
+  return new SuperFlux(sampleRate, options);
+}
+
+/**
+ * |DFT(x·w)[k]| for k in [from, to), w the periodic Hann window of length N, from the spectrum X of the
+ * unwindowed frame (re/im, bins 0..N/2): DFT(x·w)[k] = ½X[k] − ¼X[k−1] − ¼X[k+1] (Harris 1978, §V), with
+ * X[−1] = conj X[1] and X[N/2 + 1] = conj X[N/2 − 1] for real input.
+ */
+export function hannMagnitudes(re: Float64Array, im: Float64Array, from: number, to: number, mag: Float64Array): void {
+  const half = re.length - 1;
+  for (let k = from; k < to; k++) {
+    let r: number;
+    let m: number;
+    if (k > 0 && k < half) {
+      r = 0.5 * re[k]! - 0.25 * (re[k - 1]! + re[k + 1]!);
+      m = 0.5 * im[k]! - 0.25 * (im[k - 1]! + im[k + 1]!);
+    } else {
+      const j = k === 0 ? 1 : half - 1;
+      r = 0.5 * re[k]! - 0.5 * re[j]!;
+      m = 0.5 * im[k]!; // the neighbours' imaginary parts cancel
+    }
+    mag[k] = Math.sqrt(r * r + m * m);
+  }
+}
+
+/**
+ * The streaming state. Hot loops run over preallocated Float64Arrays; nothing is allocated per frame
+ * except when the envelope doubles its capacity.
+ *
+ * The periodic Hann window is applied in the frequency domain (`hannMagnitudes`): w[t] = ½ − ¼·e^{2πit/N}
+ * − ¼·e^{−2πit/N}, so DFT(x·w)[k] = ½X[k] − ¼X[k−1] − ¼X[k+1] (Harris, "On the use of windows for harmonic
+ * analysis with the discrete Fourier transform", Proc. IEEE 66(1), 1978). This is the spectrum of the frame
+ * multiplied by `hannWindow(N)` (to rounding; the tests compare the two), for a few operations per used bin
+ * instead of N multiplies per frame, and the frame buffer goes to the FFT as it is.
+ */
+class SuperFlux implements OnsetStrengthStream {
+  readonly sampleRate: number;
+  readonly frameSize: number;
+  readonly hopSize: number;
+  readonly frameRate: number;
+  readonly bands: number;
+  readonly lag: number;
+  private readonly lambda: number;
+  private readonly fb: LogFilterbank;
+  private readonly fft: RealFft;
+  /** The current frame's samples; after each frame the last N − hop move to the front. */
+  private readonly buf: Float64Array;
+  private readonly re: Float64Array;
+  private readonly im: Float64Array;
+  private readonly mag: Float64Array;
+  /** This frame's band values 1 + λ·Y (the log is taken lazily, see computeFrame). */
+  private readonly lin: Float64Array;
+  /** Max-filtered band values of the last μ frames (a ring of μ rows); 1 (log 0) before the first frame. */
+  private readonly history: Float64Array;
+  private readonly zeros: Float32Array;
+  private historyRow = 0;
+  /** Samples in `buf`; a frame is computed when it reaches N. */
+  private fill: number;
+  private env = new Float32Array(1024);
+  private frames = 0;
+  private finished = false;
+
+  constructor(sampleRate: number, options: OnsetStrengthOptions) {
+    const n = options.frameSize ?? defaultFrameSize(sampleRate);
+    const hop = options.hopSize ?? n / 2;
+    if (!(hop >= 1 && hop <= n && Number.isInteger(hop))) throw new RangeError('hop must be an integer between 1 and the frame size');
+    this.sampleRate = sampleRate;
+    this.frameSize = n;
+    this.hopSize = hop;
+    this.frameRate = sampleRate / hop;
+    this.lambda = options.lambda ?? 10;
+    this.fb = logFilterbank(n, sampleRate, options.bandsPerOctave ?? 24, options.fmin ?? 30, Math.min(options.fmax ?? 17000, sampleRate / 2));
+    this.bands = this.fb.bands;
+    this.lag = diffFrames(hannWindow(n), hop);
+    this.fft = sharedFft(n); // checks that n is a power of two
+    this.buf = new Float64Array(n);
+    this.re = new Float64Array(n / 2 + 1);
+    this.im = new Float64Array(n / 2 + 1);
+    this.mag = new Float64Array(n / 2 + 1);
+    this.lin = new Float64Array(this.bands);
+    this.history = new Float64Array(this.lag * this.bands).fill(1);
+    // Centred frames: frame 0 has N/2 zeros before the first sample.
+    this.fill = n / 2;
+    this.zeros = new Float32Array(n / 2);
+  }
+
+  push(samples: Float32Array, channels = 1): void {
+    if (this.finished) throw new Error('onset strength already finished');
+    if (samples.length % channels !== 0) throw new RangeError('chunk length is not a multiple of the channel count');
+    this.write(samples, channels, samples.length / channels);
+  }
+
+  finish(): Float32Array {
+    if (!this.finished) {
+      // N/2 zeros after the last sample: the last frame is centred at or before it.
+      this.write(this.zeros, 1, this.frameSize / 2);
+      this.finished = true;
+    }
+    return this.env.slice(0, this.frames);
+  }
+
+  /** Append `count` mono samples mixed from `src` (interleaved with `channels`). */
+  private write(src: Float32Array, channels: number, count: number): void {
+    const buf = this.buf;
+    const n = this.frameSize;
+    let f = 0;
+    while (f < count) {
+      let pos = this.fill;
+      const take = Math.min(count - f, n - pos);
+      if (channels === 1) {
+        for (let i = 0; i < take; i++) buf[pos++] = src[f++]!;
+      } else if (channels === 2) {
+        for (let i = 0, s = 2 * f; i < take; i++, s += 2) buf[pos++] = (src[s]! + src[s + 1]!) * 0.5;
+        f += take;
+      } else {
+        const scale = 1 / channels;
+        for (let i = 0; i < take; i++, f++) {
+          let sum = 0;
+          for (let c = 0, s = f * channels; c < channels; c++, s++) sum += src[s]!;
+          buf[pos++] = sum * scale;
+        }
+      }
+      this.fill = pos;
+      if (pos === n) {
+        this.computeFrame();
+        buf.copyWithin(0, this.hopSize, n);
+        this.fill = n - this.hopSize;
+      }
+    }
+  }
+
+  private computeFrame(): void {
+    const { re, im, mag, lin, history, fb, lambda } = this;
+    const bands = this.bands;
+    this.fft.forward(this.buf, re, im);
+    hannMagnitudes(re, im, fb.start[0]!, fb.binEnd, mag);
+    // Band values in linear form, v = 1 + λ·Y. Since log is monotonic, max-filtering the logs equals the log
+    // of the max-filtered values, and L − Lmax = log(v / vmax): only bands that rise need a logarithm.
+    const { start, length, offset, weights } = fb;
+    for (let b = 0; b < bands; b++) {
+      let s = 0;
+      const b0 = start[b]!;
+      const w0 = offset[b]! - b0;
+      const b1 = b0 + length[b]!;
+      for (let k = b0; k < b1; k++) s += weights[w0 + k]! * mag[k]!;
+      lin[b] = 1 + lambda * s;
+    }
+    // Flux against the max-filtered frame μ hops back, which sits in the row about to be overwritten.
+    const base = this.historyRow * bands;
+    let flux = 0;
+    for (let b = 0; b < bands; b++) {
+      const v = lin[b]!;
+      const ref = history[base + b]!;
+      if (v > ref) flux += Math.log(v / ref);
+    }
+    // Store this frame's max filter (size 3 over bands) in its place.
+    const last = bands - 1;
+    let prev = lin[0]!;
+    let cur = prev;
+    for (let b = 0; b < bands; b++) {
+      const next = b < last ? lin[b + 1]! : cur;
+      let m = prev > cur ? prev : cur;
+      if (next > m) m = next;
+      history[base + b] = m;
+      prev = cur;
+      cur = next;
+    }
+    this.historyRow = this.historyRow + 1 === this.lag ? 0 : this.historyRow + 1;
+    if (this.frames === this.env.length) {
+      const grown = new Float32Array(this.env.length * 2);
+      grown.set(this.env);
+      this.env = grown;
+    }
+    this.env[this.frames++] = (flux * Math.LOG10E) / bands; // mean log10 rise per band
+  }
+}
+
+export interface PeakPickOptions {
+  /** Seconds before / after a frame in which it must be the maximum (defaults 30 ms / 30 ms). */
+  readonly preMax?: number;
+  readonly postMax?: number;
+  /** Seconds before / after a frame whose median sets the adaptive threshold (defaults 100 ms / 70 ms). */
+  readonly preAvg?: number;
+  readonly postAvg?: number;
+  /** Fixed part of the threshold (envelope units: mean log10 flux per band; default `DEFAULT_DELTA`). */
+  readonly delta?: number;
+  /** Weight of the moving median in the threshold (default 1). */
+  readonly medianWeight?: number;
+  /** Minimum distance between onsets, seconds (default 30 ms, rounded up to frames); the earlier one is kept. */
+  readonly wait?: number;
+  /** Subtracted from every onset time, seconds (default `ONSET_LATENCY`). */
+  readonly latency?: number;
+}
+
+/** Default fixed threshold, in mean log10 flux per band (a 2 dB rise in every band is 0.1). */
+export const DEFAULT_DELTA = 0.03;
+
+/**
+ * Time correction for our defaults, seconds. None is needed: frames are centred, and on the synthesized
+ * drum loops of the tests the interpolated peaks land within ±6 ms of the true onsets, about 1 ms early on
+ * average (the flux peaks in the first frame whose window holds the attack near its middle).
+ */
+export const ONSET_LATENCY = 0;
+
+/**
+ * Peak picking (Böck, Krebs & Schedl 2012; librosa `util.peak_pick`), with the moving-median adaptive
+ * threshold of Bello et al., "A tutorial on onset detection in music signals", IEEE TSAP 13(5), 2005,
+ * §IV-B, in place of the moving mean. Frame n is an onset when
+ * 1. env[n] = max(env[n − preMax .. n + postMax]),
+ * 2. env[n] ≥ δ + w·median(env[n − preAvg .. n + postAvg]),
+ * 3. n is at least `wait` after the previous onset (rounded up to whole frames).
+ * A moving mean would be dominated by a loud onset just before (a snare lifts a 170 ms mean by a sixth of
+ * its peak) and hide the softer hit that follows it; the median follows the floor between onsets.
+ * The time of each peak is refined by a parabola through env[n−1..n+1] (vertex clamped to ±½ frame) and
+ * reported as (n + p) / frameRate − latency: frames are centred, so no other compensation is needed.
+ * Returns onset times in seconds, ascending.
+ */
+export function pickOnsets(env: Float32Array, frameRate: number, options: PeakPickOptions = {}): number[] {
+  const frames = (s: number) => Math.round(s * frameRate);
+  const preMax = frames(options.preMax ?? 0.03);
+  const postMax = frames(options.postMax ?? 0.03);
+  const preAvg = frames(options.preAvg ?? 0.1);
+  const postAvg = frames(options.postAvg ?? 0.07);
+  const wait = Math.ceil((options.wait ?? 0.03) * frameRate - 1e-9);
+  const delta = options.delta ?? DEFAULT_DELTA;
+  const medianWeight = options.medianWeight ?? 1;
+  const latency = options.latency ?? ONSET_LATENCY;
+  const len = env.length;
+  const scratch = new Float64Array(preAvg + postAvg + 1);
+  const out: number[] = [];
+  let lastOnset = -Infinity;
+  for (let i = 0; i < len; i++) {
+    const v = env[i]!;
+    if (v < delta || i - lastOnset < wait) continue;
+    let isMax = true;
+    for (let j = Math.max(0, i - preMax), j1 = Math.min(len - 1, i + postMax); j <= j1; j++) {
+      if (env[j]! > v) {
+        isMax = false;
+        break;
+      }
+    }
+    if (!isMax) continue;
+    if (v < delta + medianWeight * windowMedian(env, Math.max(0, i - preAvg), Math.min(len, i + postAvg + 1), scratch)) continue;
+    lastOnset = i;
+    let p = 0;
+    if (i > 0 && i < len - 1) {
+      const l = env[i - 1]!;
+      const r = env[i + 1]!;
+      const denom = l - 2 * v + r;
+      if (denom < 0) p = Math.max(-0.5, Math.min(0.5, (0.5 * (l - r)) / denom));
+    }
+    out.push(Math.max(0, (i + p) / frameRate - latency));
+  }
+  return out;
+}
+
+/** Median of env[from..to) (the mean of the two middle values for an even count); `scratch` holds ≥ to − from. */
+function windowMedian(env: Float32Array, from: number, to: number, scratch: Float64Array): number {
+  const count = to - from;
+  // Insertion sort: the window is a couple of dozen values and this runs only at candidate peaks.
+  for (let i = 0; i < count; i++) {
+    const x = env[from + i]!;
+    let j = i - 1;
+    while (j >= 0 && scratch[j]! > x) {
+      scratch[j + 1] = scratch[j]!;
+      j--;
+    }
+    scratch[j + 1] = x;
+  }
+  const mid = count >> 1;
+  return count % 2 === 1 ? scratch[mid]! : 0.5 * (scratch[mid - 1]! + scratch[mid]!);
+}

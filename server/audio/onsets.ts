@@ -1,0 +1,65 @@
+/**
+ * The `onsets` engine: onset times and a global tempo, streamed.
+ *
+ * Interleaved chunks of any size are mixed to mono (the mean of all channels) straight into the SuperFlux
+ * onset-strength function (dsp/onset-detection.ts: 23 ms Hann frames, 100 frames per second). Memory is
+ * bounded by the envelope, one float per 10 ms (1.4 MB for an hour); samples are never kept. At the end
+ * the envelope is peak-picked into onsets and its periodicity gives the tempo (dsp/tempo.ts).
+ */
+import type { EngineSpec, StreamEngine, StreamFormat } from './engine.js';
+import { createOnsetStrength, pickOnsets } from './dsp/onset-detection.js';
+import { estimateTempo } from './dsp/tempo.js';
+
+export interface OnsetsResult {
+  /** Onset times in seconds, ascending, rounded to 1 ms. */
+  readonly onsets: number[];
+  readonly onset_count: number;
+  /** Onsets per second of audio (0 for empty audio), rounded to 0.001. */
+  readonly onset_rate: number;
+  /** Global tempo in BPM (60–200), rounded to 0.01; null with fewer than `MIN_ONSETS_FOR_TEMPO` onsets. */
+  readonly tempo_bpm: number | null;
+  readonly full_track: true;
+  /** Seconds of audio analysed (frames / sample rate), rounded to 1 ms. */
+  readonly duration_s: number;
+}
+
+/** Fewer onsets than this give no tempo (three onsets make only two intervals). */
+export const MIN_ONSETS_FOR_TEMPO = 4;
+
+const round = (x: number, digits: number) => {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+};
+
+export const onsetsEngine: EngineSpec<Record<string, never>, OnsetsResult> = {
+  id: 'onsets',
+  version: '1',
+  needsTotalFrames: false,
+  create(format: StreamFormat): StreamEngine<OnsetsResult> {
+    const channels = format.channels;
+    const odf = createOnsetStrength(format.sampleRate);
+    let frames = 0;
+    return {
+      push(chunk) {
+        odf.push(chunk, channels);
+        frames += chunk.length / channels;
+      },
+      finish() {
+        const env = odf.finish();
+        const duration = frames / format.sampleRate;
+        const onsets = pickOnsets(env, odf.frameRate)
+          .filter((t) => t <= duration)
+          .map((t) => round(t, 3));
+        const tempo = onsets.length >= MIN_ONSETS_FOR_TEMPO ? estimateTempo(env, odf.frameRate) : null;
+        return {
+          onsets,
+          onset_count: onsets.length,
+          onset_rate: duration > 0 ? round(onsets.length / duration, 3) : 0,
+          tempo_bpm: tempo ? round(tempo.bpm, 2) : null,
+          full_track: true,
+          duration_s: round(duration, 3),
+        };
+      },
+    };
+  },
+};
