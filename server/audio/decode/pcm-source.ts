@@ -6,6 +6,7 @@ import { decodeChunked } from 'audio-decode';
 import { AppError } from '../../http/errors.js';
 import type { StreamFormat } from '../engine.js';
 import { exactFramesFromHeader, probeWithFfmpeg } from './probe.js';
+import { readWavChunks, readWavInfo } from './wav-reader.js';
 
 /** Decoded audio as interleaved float32 chunks, with its format known before the first chunk. */
 export interface PcmSource {
@@ -21,8 +22,20 @@ export interface PcmSource {
 /** Which decoder to use: ffmpeg (streaming child process) or the built-in JS decoders. */
 export type DecoderChoice = { readonly kind: 'ffmpeg'; readonly path: string } | { readonly kind: 'js' };
 
-/** Open a file for decoding with the chosen decoder. Undecodable input is a 415 `unsupported-media`. */
+/**
+ * Open a file for decoding. PCM WAV is read directly (exact, and no decoder process); anything else
+ * goes to the chosen decoder. Undecodable input is a 415 `unsupported-media`.
+ */
 export async function openPcmSource(file: string, decoder: DecoderChoice, signal?: AbortSignal): Promise<PcmSource> {
+  const wav = await readWavInfo(file);
+  if (wav) {
+    return {
+      format: { sampleRate: wav.sampleRate, channels: wav.channels, channelLayout: wav.channelLayout, totalFrames: wav.frames },
+      container: 'wav',
+      durationS: wav.frames / wav.sampleRate,
+      chunks: (o = {}) => readWavChunks(file, wav, { ...o, signal: o.signal ?? signal }),
+    };
+  }
   if (decoder.kind === 'ffmpeg') {
     const info = await probeWithFfmpeg(decoder.path, file, signal);
     const format: StreamFormat = { sampleRate: info.sampleRate, channels: info.channels, channelLayout: info.channelLayout, totalFrames: info.exactFrames };
