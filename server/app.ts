@@ -3,6 +3,7 @@ import path from 'node:path';
 import express, { type Express } from 'express';
 import { createAudioRouter, type AudioDeps } from './audio/routes.js';
 import { createHostingRouter, type HostingDeps } from './hosting/routes.js';
+import { continueUnlessHashFirst } from './http/expect-continue.js';
 
 /** Everything createApp wires together; built by startServer, or by tests with a memory store. */
 export interface AppDeps {
@@ -18,6 +19,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
   app.set('etag', false);
+  app.use(continueUnlessHashFirst);
 
   app.use('/audio/v1', createAudioRouter(deps.audio));
   app.use('/api/v4', createHostingRouter(deps.hosting));

@@ -16,6 +16,7 @@ import { Meter } from './auth/metering.js';
 import { createUsageRepo } from './auth/usage-repo.js';
 import type { Config } from './config/load-config.js';
 import { resolveGit } from './hosting/git/git-path.js';
+import { handleExpectContinue } from './http/expect-continue.js';
 import { createLogger, type Logger } from './http/logger.js';
 import { JobRunner, type JobHandler } from './queue/job-runner.js';
 import { createJobsRepo } from './queue/jobs-repo.js';
@@ -121,6 +122,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 function listen(app: ReturnType<typeof createApp>, host: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
+    handleExpectContinue(server, app);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
   });

@@ -22,12 +22,24 @@ export class AnalysisService {
     private readonly meter: Meter,
   ) {}
 
+  /**
+   * Answer from the cache by content hash alone, before any upload, when this tenant has uploaded
+   * that content before (so a hash is never a way to read someone else's audio analysis).
+   */
+  async lookup(tenant: string, sha256: string, route: string, engineId: string, params: Readonly<Record<string, unknown>>, headSeconds?: number): Promise<AnalysisAnswer | null> {
+    const engine = engines[engineId];
+    if (!engine || !(await this.cache.hasSeen(tenant, sha256))) return null;
+    const cached = (await this.cache.get(cacheKey({ sha256, route, params: { ...params, head: headSeconds ?? null }, engineVersion: engine.version }))) as { source: SourceInfo; result: unknown } | undefined;
+    return cached ? { ...cached, cache: 'hit' } : null;
+  }
+
   /** Analyse an upload with one engine; the temp file is always removed afterwards. */
   async analyse(tenant: string, upload: ReceivedUpload, route: string, engineId: string, params: Readonly<Record<string, unknown>>, options: { readonly headSeconds?: number; readonly signal?: AbortSignal } = {}): Promise<AnalysisAnswer> {
     try {
       const engine = engines[engineId];
       if (!engine) throw new Error(`unknown engine ${engineId}`);
       const key = cacheKey({ sha256: upload.sha256, route, params: { ...params, head: options.headSeconds ?? null }, engineVersion: engine.version });
+      await this.cache.markSeen(tenant, upload.sha256);
       const cached = (await this.cache.get(key)) as { source: SourceInfo; result: unknown } | undefined;
       if (cached) return { ...cached, cache: 'hit' };
       const out = await this.pool.run({ engineId, params, file: upload.path, decoder: this.decoder, ...(options.headSeconds ? { headSeconds: options.headSeconds } : {}) }, options.signal);

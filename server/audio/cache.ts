@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Everything that makes two analyses the same answer. */
@@ -71,6 +71,28 @@ export class ResultCache {
       this.lru.delete(k);
       this.bytes -= v.size;
     }
+  }
+
+  /** Remember that a tenant has uploaded this content (the right to hash-first cache answers). */
+  async markSeen(tenant: string, sha256: string): Promise<void> {
+    const file = this.seenFile(tenant, sha256);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, '');
+  }
+
+  /** Has this tenant uploaded this content before? */
+  async hasSeen(tenant: string, sha256: string): Promise<boolean> {
+    try {
+      await access(this.seenFile(tenant, sha256));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private seenFile(tenant: string, sha256: string): string {
+    const t = createHash('sha256').update(tenant).digest('hex').slice(0, 32);
+    return path.join(this.dir, 'seen', t, sha256);
   }
 
   private file(key: string): string {

@@ -18,6 +18,18 @@ export function buildOpenApi(specs: readonly AudioRouteSpec[], serverVersion: st
     const parameters = [
       ...objectParams(spec.params, 'path'),
       ...objectParams(spec.query, 'query'),
+      ...(spec.multipartFile
+        ? [
+            {
+              name: 'X-Content-SHA256',
+              in: 'header',
+              required: false,
+              schema: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
+              description:
+                'sha256 of the file. With `Expect: 100-continue`, a repeat of content this tenant uploaded before is answered from the cache without sending the body; otherwise the upload must match it (422).',
+            },
+          ]
+        : []),
     ];
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(spec.responses)) {

@@ -3,7 +3,8 @@ import { resolveIdentity } from '../auth/authenticate.js';
 import type { Identity, IdentityService } from '../auth/identity.js';
 import type { Meter } from '../auth/metering.js';
 import { createErrorMiddleware } from '../http/error-middleware.js';
-import { AppError } from '../http/errors.js';
+import { AppError, invalidParams } from '../http/errors.js';
+import { contentHashHeader, expectsContinue } from '../http/expect-continue.js';
 import type { Logger } from '../http/logger.js';
 import { receiveUpload } from '../http/multipart.js';
 import type { JobRunner } from '../queue/job-runner.js';
@@ -75,6 +76,18 @@ export function createAudioRouter(deps: AudioDeps): Router {
     mount(spec, async (req, res, caller) => {
       const who = requireCaller(caller);
       const params = spec.query ? (validatePart(spec.query, 'query', req.query) as Record<string, unknown>) : {};
+      const claimed = req.get(contentHashHeader);
+      if (claimed !== undefined) {
+        if (!/^[0-9a-fA-F]{64}$/.test(claimed)) throw invalidParams([{ loc: ['header', contentHashHeader], msg: 'String should be 64 hexadecimal characters', type: 'string_pattern_mismatch', input: claimed }]);
+        const hit = await deps.analysis.lookup(who.tenant, claimed.toLowerCase(), spec.path, engineId, params, options.headSeconds);
+        if (hit) {
+          res.set('X-Cache', 'hit');
+          // The body was never asked for: close the connection rather than read it.
+          if (!expectsContinue(req)) res.set('Connection', 'close');
+          return presentAnalysis(hit.source, hit.result);
+        }
+        if (expectsContinue(req)) res.writeContinue();
+      }
       const upload = await receiveUpload(req, {
         tmpDir: deps.uploads.tmpDir,
         maxBytes: deps.uploads.maxBytes,
@@ -82,6 +95,10 @@ export function createAudioRouter(deps: AudioDeps): Router {
         missingIssue: { loc: ['body', 'file'], msg: 'Field required', type: 'missing' },
       });
       deps.meter.uploaded(who.tenant, upload.bytes);
+      if (claimed !== undefined && claimed.toLowerCase() !== upload.sha256) {
+        await upload.discard();
+        throw invalidParams([{ loc: ['header', contentHashHeader], msg: 'Does not match the sha256 of the uploaded file', type: 'value_error', input: claimed }]);
+      }
       // A client that goes away cancels its analysis.
       const abort = new AbortController();
       res.on('close', () => {

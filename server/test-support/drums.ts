@@ -275,3 +275,81 @@ function lowerBound(sorted: readonly number[], x: number): number {
   }
   return lo;
 }
+
+export interface MusicLoopOptions {
+  readonly bpm: number;
+  readonly bars: number;
+  readonly sampleRate: number;
+  /** Silence before the first downbeat, seconds (default 0.5). */
+  readonly leadIn?: number;
+  /** Silence after the last bar, seconds (default 1). */
+  readonly tail?: number;
+  /** Amplitude pulses of the bass per beat (default 1, as bench/synth-track.ts; 2 pulses on the 8ths). */
+  readonly bassPulses?: number;
+  /** Overall gain in dB (default 0). */
+  readonly gainDb?: number;
+  /** Seed for the noise (default 1). */
+  readonly seed?: number;
+}
+
+/**
+ * A straight 4/4 groove with the voices of bench/synth-track.ts (the benchmark track), at any tempo and
+ * sample rate: kick on beats 1 and 3 (a sine swept from 150 to 50 Hz, 0.35 s), snare on 2 and 4 (noise and
+ * a 190 Hz tone, 0.2 s), an open-spectrum closed hat (white noise, 12 ms decay) on every off-beat 8th, a bass
+ * line on the A minor roots (55, 55, 43.65, 49 Hz, one per bar) whose amplitude pulses `bassPulses` times
+ * per beat, and a sustained A minor pad chord restarted every bar. The reference onsets are the drum hits.
+ * Unlike `drumLoop`'s kit, the hats are white noise, as loud in the onset envelope as the snare, and the
+ * bass masks most of the kick: the envelope has an almost even 8th-note pulse.
+ */
+export function musicLoop(options: MusicLoopOptions): DrumLoop {
+  const { bpm, bars, sampleRate } = options;
+  const leadIn = options.leadIn ?? 0.5;
+  const tail = options.tail ?? 1;
+  const pulses = options.bassPulses ?? 1;
+  const beat = 60 / bpm;
+  const duration = leadIn + bars * 4 * beat + tail;
+  const n = Math.round(duration * sampleRate);
+  const left = new Float64Array(n);
+  const right = new Float64Array(n);
+  const noise = seededNoise(options.seed ?? 1);
+  const hits: DrumHit[] = [];
+  const add = (t0: number, seconds: number, fn: (t: number) => number, pan = 0) => {
+    const start = Math.round(t0 * sampleRate);
+    const len = Math.round(seconds * sampleRate);
+    for (let i = 0; i < len && start + i < n; i++) {
+      const v = fn(i / sampleRate);
+      left[start + i] = left[start + i]! + v * (1 - pan) * 0.5;
+      right[start + i] = right[start + i]! + v * (1 + pan) * 0.5;
+    }
+  };
+  const hit = (t: number, kind: DrumKind, velocity: number) => {
+    const time = Math.round(t * sampleRate) / sampleRate;
+    hits.push({ time, kind, velocity });
+    return time;
+  };
+  for (let b = 0; b < bars * 4; b++) {
+    const t = leadIn + b * beat;
+    if (b % 2 === 0) {
+      add(hit(t, 'kick', 0.9), 0.35, (x) => 0.9 * Math.sin(2 * Math.PI * (50 + 100 * Math.exp(-x * 30)) * x) * Math.exp(-x * 8));
+    } else {
+      add(hit(t, 'snare', 0.5), 0.2, (x) => (0.5 * noise() + 0.3 * Math.sin(2 * Math.PI * 190 * x)) * Math.exp(-x * 18), 0.1);
+    }
+    add(hit(t + beat / 2, 'hat', 0.25), 0.05, (x) => 0.25 * noise() * Math.exp(-x * 80), -0.3);
+  }
+  const roots = [55, 55, 43.65, 49];
+  for (let b = 0; b < bars; b++) {
+    const f = roots[b % 4]!;
+    const t = leadIn + b * 4 * beat;
+    add(t, 4 * beat, (x) => 0.18 * Math.sin(2 * Math.PI * f * x) * (0.6 + 0.4 * Math.cos((2 * Math.PI * pulses * x) / beat)));
+    add(t, 4 * beat, (x) => 0.05 * (Math.sin(2 * Math.PI * 220 * x) + Math.sin(2 * Math.PI * 261.63 * x) + Math.sin(2 * Math.PI * 329.63 * x)), 0.4);
+  }
+  const g = 10 ** ((options.gainDb ?? 0) / 20);
+  const l = new Float32Array(n);
+  const r = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    l[i] = g * left[i]!;
+    r[i] = g * right[i]!;
+  }
+  hits.sort((a, b) => a.time - b.time);
+  return { sampleRate, channels: [l, r], hits, onsets: mergeOnsets(hits.map((h) => h.time)), bpm, duration };
+}
