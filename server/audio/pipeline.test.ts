@@ -243,3 +243,19 @@ describe('onsets over HTTP', () => {
     expect(body.onset_rate).toBeCloseTo(body.onset_count / body.source.duration_s, 2);
   });
 });
+
+describe('/separate', () => {
+  it('answers 503 with Retry-After and a body naming the missing backend, without reading the upload', async () => {
+    const res = await app.fetch('/audio/v1/separate', { method: 'POST', headers: auth, body: form(wav) });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('3600');
+    expect(await res.json()).toEqual({
+      detail: 'Stem separation needs a compute backend (a GPU separation worker), and none is connected to this server. Try again later.',
+      status: 'pending',
+      code: 'compute_pending',
+      backend: { kind: 'stem-separation', connected: false, needs: 'a GPU separation worker' },
+      retry_after_s: 3600,
+    });
+    expect((await app.fetch('/audio/v1/separate', { method: 'POST' })).status).toBe(401);
+  });
+});

@@ -26,6 +26,20 @@ export function presentAnalysis(source: SourceInfo, result: unknown): Record<str
   return { source, ...(result as Record<string, unknown>) };
 }
 
+/** Seconds a client should wait before asking /separate again. */
+export const separationRetryAfterS = 3600;
+
+/** Body of /separate while no separation backend is connected. */
+export function presentSeparationPending(): Record<string, unknown> {
+  return {
+    detail: 'Stem separation needs a compute backend (a GPU separation worker), and none is connected to this server. Try again later.',
+    status: 'pending',
+    code: 'compute_pending',
+    backend: { kind: 'stem-separation', connected: false, needs: 'a GPU separation worker' },
+    retry_after_s: separationRetryAfterS,
+  };
+}
+
 /** What a tool check found. */
 export interface ToolInfo {
   readonly path: string;

@@ -8,6 +8,7 @@ import {
   loudnessSchema,
   meSchema,
   onsetsSchema,
+  separationPendingSchema,
   spectrumQuerySchema,
   spectrumSchema,
   waveformQuerySchema,
@@ -120,6 +121,14 @@ export const audioRouteSpecs = {
     auth: true,
     multipartFile: true,
     responses: { 200: { description: 'Onsets of the whole track', schema: onsetsSchema }, ...uploadErrors },
+  },
+  separate: {
+    id: 'separate',
+    method: 'post',
+    path: '/separate',
+    summary: 'Stem separation: answers 503 (compute pending) until a separation backend is connected',
+    auth: true,
+    responses: { 503: { description: 'No separation backend is connected; retry later', schema: separationPendingSchema }, 401: { description: 'Missing or invalid bearer token', schema: errorMessageSchema } },
   },
 } as const satisfies Record<string, AudioRouteSpec>;
 

@@ -10,7 +10,7 @@ import { receiveUpload } from '../http/multipart.js';
 import type { JobRunner } from '../queue/job-runner.js';
 import type { AnalysisService } from './analysis-service.js';
 import { buildOpenApi } from './openapi.js';
-import { presentAnalysis, presentAudioError, presentHealth, presentJob, presentMe, type ToolInfo } from './present.js';
+import { presentAnalysis, presentAudioError, presentHealth, presentJob, presentMe, presentSeparationPending, separationRetryAfterS, type ToolInfo } from './present.js';
 import { audioRouteSpecs, type AudioRouteSpec } from './route-specs.js';
 import { validatePart } from './validation.js';
 
@@ -112,6 +112,12 @@ export function createAudioRouter(deps: AudioDeps): Router {
   mountAnalysis(audioRouteSpecs.waveform, 'waveform');
   mountAnalysis(audioRouteSpecs.spectrum, 'spectrum');
   mountAnalysis(audioRouteSpecs.onsets, 'onsets');
+  // No backend yet: answer at once, without reading the upload.
+  mount(audioRouteSpecs.separate, (_req, res, caller) => {
+    requireCaller(caller);
+    res.status(503).set({ 'Retry-After': String(separationRetryAfterS), Connection: 'close' });
+    return presentSeparationPending();
+  });
 
   router.use(methodNotAllowedOrNotFound(Object.values(audioRouteSpecs)));
   router.use(createErrorMiddleware((error) => presentAudioError(error), deps.log));

@@ -143,3 +143,14 @@ export const spectrumQuerySchema = z.object({
   frames: z.coerce.number().int().min(1).max(4000).default(200).describe('Time frames spread over the whole track, 1..4000 (1 = averaged spectrum)'),
   mel: z.stringbool().default(true).describe('true: mel bands; false: log-linear bands').meta({ type: 'boolean' }),
 });
+
+/** The answer of /separate while no compute backend is connected (the shape a backend uses for "pending"). */
+export const separationPendingSchema = z
+  .object({
+    detail: z.string(),
+    status: z.literal('pending'),
+    code: z.literal('compute_pending'),
+    backend: z.object({ kind: z.literal('stem-separation'), connected: z.boolean(), needs: z.string() }),
+    retry_after_s: z.number(),
+  })
+  .meta({ id: 'SeparationPending' });
