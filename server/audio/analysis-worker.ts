@@ -59,10 +59,15 @@ async function run(task: AnalysisTask): Promise<AnalysisOutput> {
     format = { ...format, totalFrames: frames };
   }
   const run = engine.create(format, task.params as never);
+  // Clip tier: exactly round(head · rate) frames, whatever the decoder's own cut (ffmpeg's -t is
+  // asked for a little more), so a clip route and the composite /analyze see identical samples.
+  const limit = task.headSeconds ? Math.round(task.headSeconds * format.sampleRate) : Infinity;
   let frames = 0;
-  for await (const chunk of source.chunks(task.headSeconds ? { headSeconds: task.headSeconds } : {})) {
-    run.push(chunk);
-    frames += chunk.length / format.channels;
+  for await (const chunk of source.chunks(task.headSeconds ? { headSeconds: task.headSeconds + 1 } : {})) {
+    const take = Math.min(chunk.length / format.channels, limit - frames);
+    if (take <= 0) break;
+    run.push(take * format.channels === chunk.length ? chunk : chunk.subarray(0, take * format.channels));
+    frames += take;
   }
   const result = run.finish();
   const decodedSeconds = frames / format.sampleRate;
