@@ -30,6 +30,10 @@ Commands:
   token list [--user U]
   token revoke <token-id>
   group create --name N --path P [--visibility private|internal|public] [--parent ID] [--description D]
+  analyze <files or folders…> [--json | --csv] [--rename-to DIR]
+                                                   analyse locally (no server): role, tier, LUFS, true peak,
+                                                   tempo, key and a suggested name per file; --rename-to
+                                                   copies the files under their suggested names
 
 Global options: --data-dir D (default CRATEHOUSE_DATA_DIR or ./data), --json (machine-readable output)
 When a server holds the data dir, commands go through its API with the admin token in
@@ -47,7 +51,7 @@ function parseArgs(argv: readonly string[]): { positional: string[]; flags: Map<
     }
     const eq = arg.indexOf('=');
     if (eq > 0) flags.set(arg.slice(2, eq), arg.slice(eq + 1));
-    else if (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--') && !['admin', 'json'].includes(arg.slice(2))) flags.set(arg.slice(2), argv[++i]!);
+    else if (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--') && !['admin', 'json', 'csv'].includes(arg.slice(2))) flags.set(arg.slice(2), argv[++i]!);
     else flags.set(arg.slice(2), true);
   }
   return { positional, flags };
@@ -167,6 +171,18 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
     return -1;
+  }
+  if (command === 'analyze') {
+    const renameTo = flags.get('rename-to');
+    const inputs = positional.slice(1);
+    if (inputs.length === 0) throw new UsageError('analyze needs at least one file or folder');
+    const { runAnalyze } = await import('./cli-analyze.js');
+    return runAnalyze(inputs, config, {
+      format: flags.has('json') ? 'json' : flags.has('csv') ? 'csv' : 'table',
+      renameTo: typeof renameTo === 'string' ? renameTo : null,
+      out,
+      progress: process.stderr.isTTY ? process.stderr : null,
+    });
   }
   const json = flags.has('json');
   const show = (label: string, value: unknown) => out(json ? JSON.stringify(value, null, 2) : `${label}\n${JSON.stringify(value, null, 2)}`);

@@ -1,6 +1,7 @@
 import type { EngineSpec } from './engine.js';
 import { loudnessEngine } from './loudness.js';
 import { onsetsEngine } from './onsets.js';
+import { summaryEngine } from './summary.js';
 import { spectrumEngine } from './spectrum.js';
 import { waveformEngine } from './waveform.js';
 
@@ -8,6 +9,7 @@ import { waveformEngine } from './waveform.js';
 export const engines: Readonly<Record<string, EngineSpec<never, unknown>>> = {
   [loudnessEngine.id]: loudnessEngine as EngineSpec<never, unknown>,
   [onsetsEngine.id]: onsetsEngine as EngineSpec<never, unknown>,
+  [summaryEngine.id]: summaryEngine as EngineSpec<never, unknown>,
   [waveformEngine.id]: waveformEngine as EngineSpec<never, unknown>,
   [spectrumEngine.id]: spectrumEngine as EngineSpec<never, unknown>,
 };

@@ -1,0 +1,55 @@
+import { composeEngines } from './compose.js';
+import type { EngineSpec } from './engine.js';
+import { loudnessEngine, type LoudnessResult } from './loudness.js';
+import { onsetsEngine } from './onsets.js';
+
+/** One batch row's worth of facts about a file (the CLI's `analyze` command). */
+export interface SummaryResult {
+  readonly role: string | null;
+  readonly role_confidence: number | null;
+  readonly tier: string | null;
+  readonly lufs: number | null;
+  readonly true_peak_dbtp: number | null;
+  readonly tempo_bpm: number | null;
+  readonly key: string | null;
+  readonly name: string | null;
+  readonly duration_s: number;
+}
+
+/**
+ * The batch summary: loudness over the whole file and the clip-tier analyses over its first 30 s,
+ * from one decode. `index` numbers the suggested name.
+ */
+export const summaryEngine: EngineSpec<{ index: number }, SummaryResult> = {
+  id: 'summary',
+  version: '1',
+  needsTotalFrames: false,
+  create(format, params) {
+    const inner = composeEngines('summary-parts', '1', [
+      { key: 'loudness', engine: loudnessEngine as EngineSpec<never, unknown>, params: {} },
+      { key: 'onsets', engine: onsetsEngine as EngineSpec<never, unknown>, params: {}, headSeconds: 30 },
+    ]).create(format, {});
+    let frames = 0;
+    void params;
+    return {
+      push(chunk) {
+        frames += chunk.length / format.channels;
+        inner.push(chunk);
+      },
+      finish() {
+        const parts = inner.finish() as { loudness: LoudnessResult; onsets: { tempo_bpm: number | null } };
+        return {
+          role: null,
+          role_confidence: null,
+          tier: null,
+          lufs: parts.loudness.integrated_lufs,
+          true_peak_dbtp: parts.loudness.true_peak_dbtp,
+          tempo_bpm: parts.onsets.tempo_bpm,
+          key: null,
+          name: null,
+          duration_s: Math.round((frames / format.sampleRate) * 1000) / 1000,
+        };
+      },
+    };
+  },
+};
