@@ -2,9 +2,14 @@
  * The `onsets` engine: onset times and a global tempo, streamed.
  *
  * Interleaved chunks of any size are mixed to mono (the mean of all channels) straight into the SuperFlux
- * onset-strength function (dsp/onset-detection.ts: 23 ms Hann frames, 100 frames per second). Memory is
- * bounded by the envelope, one float per 10 ms (1.4 MB for an hour); samples are never kept. At the end
- * the envelope is peak-picked into onsets and its periodicity gives the tempo (dsp/tempo.ts).
+ * onset-strength function (dsp/onset-detection.ts: 23 ms Hann frames, a hop of 11.6 ms at 44.1 kHz). Memory is
+ * bounded by the envelope and its two accent channels, three floats per frame (4 MB for an hour); samples
+ * are never kept. At the end the envelope is peak-picked into onsets, and its periodicity with the accent
+ * channels gives the tempo (dsp/tempo.ts).
+ *
+ * Version 2: the tempo estimator folds the periodicity over octaves and picks the metrical level from
+ * linear-flux and bass accents (version 1 could answer 2/3 of the tempo, or an octave off, when hats were as
+ * strong as the snare in the envelope).
  */
 import type { EngineSpec, StreamEngine, StreamFormat } from './engine.js';
 import { createOnsetStrength, pickOnsets } from './dsp/onset-detection.js';
@@ -33,7 +38,7 @@ const round = (x: number, digits: number) => {
 
 export const onsetsEngine: EngineSpec<Record<string, never>, OnsetsResult> = {
   id: 'onsets',
-  version: '1',
+  version: '2',
   needsTotalFrames: false,
   create(format: StreamFormat): StreamEngine<OnsetsResult> {
     const channels = format.channels;
@@ -50,7 +55,7 @@ export const onsetsEngine: EngineSpec<Record<string, never>, OnsetsResult> = {
         const onsets = pickOnsets(env, odf.frameRate)
           .filter((t) => t <= duration)
           .map((t) => round(t, 3));
-        const tempo = onsets.length >= MIN_ONSETS_FOR_TEMPO ? estimateTempo(env, odf.frameRate) : null;
+        const tempo = onsets.length >= MIN_ONSETS_FOR_TEMPO ? estimateTempo(env, odf.frameRate, {}, odf.accents()) : null;
         return {
           onsets,
           onset_count: onsets.length,
