@@ -1,4 +1,5 @@
 import type { EngineSpec } from './engine.js';
+import { gradeEngine } from './grade.js';
 import { loudnessEngine } from './loudness.js';
 import { onsetsEngine } from './onsets.js';
 import { summaryEngine } from './summary.js';
@@ -8,6 +9,7 @@ import { waveformEngine } from './waveform.js';
 /** Every analysis engine by id; the worker looks engines up here. */
 export const engines: Readonly<Record<string, EngineSpec<never, unknown>>> = {
   [loudnessEngine.id]: loudnessEngine as EngineSpec<never, unknown>,
+  [gradeEngine.id]: gradeEngine as EngineSpec<never, unknown>,
   [onsetsEngine.id]: onsetsEngine as EngineSpec<never, unknown>,
   [summaryEngine.id]: summaryEngine as EngineSpec<never, unknown>,
   [waveformEngine.id]: waveformEngine as EngineSpec<never, unknown>,

@@ -1,6 +1,8 @@
 import type { z } from 'zod';
+import { gradeSchema } from './grade-schema.js';
 import {
   errorMessageSchema,
+  gradeQuerySchema,
   healthSchema,
   httpValidationErrorSchema,
   jobIdPathSchema,
@@ -121,6 +123,16 @@ export const audioRouteSpecs = {
     auth: true,
     multipartFile: true,
     responses: { 200: { description: 'Onsets of the whole track', schema: onsetsSchema }, ...uploadErrors },
+  },
+  grade: {
+    id: 'grade',
+    method: 'post',
+    path: '/grade',
+    summary: 'Loop/one-shot quality grade (first 30 s): composite 0..1, tier S–D, sub-scores and flags',
+    auth: true,
+    query: gradeQuerySchema,
+    multipartFile: true,
+    responses: { 200: { description: 'Grade', schema: gradeSchema }, ...uploadErrors },
   },
   separate: {
     id: 'separate',

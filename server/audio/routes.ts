@@ -28,6 +28,10 @@ export interface AudioDeps {
   readonly log: Logger;
 }
 
+/** Clip tier: features, sample role, grade and naming read the first 30 s; emotion the first 60 s. */
+export const clipSeconds = 30;
+export const emotionSeconds = 60;
+
 type Handler = (req: Request, res: Response, caller: Identity | null) => Promise<unknown> | unknown;
 
 /** The /audio/v1 router: every route comes from audioRouteSpecs, so openapi.json lists exactly what is mounted. */
@@ -112,6 +116,7 @@ export function createAudioRouter(deps: AudioDeps): Router {
   mountAnalysis(audioRouteSpecs.waveform, 'waveform');
   mountAnalysis(audioRouteSpecs.spectrum, 'spectrum');
   mountAnalysis(audioRouteSpecs.onsets, 'onsets');
+  mountAnalysis(audioRouteSpecs.grade, 'grade', { headSeconds: clipSeconds });
   // No backend yet: answer at once, without reading the upload.
   mount(audioRouteSpecs.separate, (_req, res, caller) => {
     requireCaller(caller);

@@ -154,3 +154,8 @@ export const separationPendingSchema = z
     retry_after_s: z.number(),
   })
   .meta({ id: 'SeparationPending' });
+
+/** Query of /grade. */
+export const gradeQuerySchema = z.object({
+  role: z.string().max(64).default('').describe('Role hint that changes the weights (percs, tops, bass, melodic, atmos and synonyms such as drums, hats, 808, pad); empty for the default weights'),
+});
