@@ -3,6 +3,7 @@ import { drumLoop } from '../test-support/drums.js';
 import { encodeWav } from '../test-support/signals.js';
 import { startTestApp, type TestApp } from '../test-support/test-app.js';
 import { gradeSchema } from './grade-schema.js';
+import { namingSchema, sampleAnalysisSchema } from './sample-schema.js';
 
 const auth = { Authorization: 'Bearer admin-token' };
 const form = (bytes: Buffer, filename = 'loop.wav') => {
@@ -45,5 +46,31 @@ describe('/grade over HTTP', () => {
     const res = await app.fetch(`/audio/v1/grade?role=${'x'.repeat(65)}`, { method: 'POST', headers: auth, body: form(encodeWav(cleanLoop(), 44_100)) });
     expect(res.status).toBe(422);
     expect(((await res.json()) as { detail: { loc: unknown[] }[] }).detail[0]!.loc).toEqual(['query', 'role']);
+  });
+});
+
+describe('/analyze/samples and /naming over HTTP', () => {
+  it('measures a sub bass as bass whatever the file is called, and names it from the audio', async () => {
+    const sr = 44_100;
+    const sub = Float32Array.from({ length: sr * 2 }, (_, i) => 0.7 * Math.sin((2 * Math.PI * 45 * i) / sr) * Math.min(1, (sr * 2 - i) / 2000));
+    const wav = encodeWav([sub], sr);
+    const res = await app.fetch('/audio/v1/analyze/samples?name=hihat_loop.wav', { method: 'POST', headers: auth, body: form(wav, 'hihat_loop.wav') });
+    expect(res.status).toBe(200);
+    const body = sampleAnalysisSchema.parse(await res.json());
+    expect(body.role).toBe('bass');
+    expect(body.name_used).toBe(false);
+    expect(body.source.duration_s).toBe(2);
+
+    const named = namingSchema.parse(await (await app.fetch('/audio/v1/naming?index=7', { method: 'POST', headers: auth, body: form(wav, 'whatever.wav') })).json());
+    expect(named.name).toMatch(/^07_bass_[a-z0-9-]+$/);
+    const again = namingSchema.parse(await (await app.fetch('/audio/v1/naming?index=7', { method: 'POST', headers: auth, body: form(wav, 'other-name.wav') })).json());
+    expect(again.name).toBe(named.name);
+    const hundred = namingSchema.parse(await (await app.fetch('/audio/v1/naming?index=123', { method: 'POST', headers: auth, body: form(wav) })).json());
+    expect(hundred.name.startsWith('123_bass_')).toBe(true);
+  });
+
+  it('validates the index', async () => {
+    const res = await app.fetch('/audio/v1/naming?index=1000', { method: 'POST', headers: auth, body: form(encodeWav(cleanLoop(), 44_100)) });
+    expect(res.status).toBe(422);
   });
 });

@@ -1,7 +1,9 @@
 import type { EngineSpec } from './engine.js';
 import { gradeEngine } from './grade.js';
 import { loudnessEngine } from './loudness.js';
+import { namingEngine } from './naming.js';
 import { onsetsEngine } from './onsets.js';
+import { sampleAnalysisEngine } from './sample-analysis.js';
 import { summaryEngine } from './summary.js';
 import { spectrumEngine } from './spectrum.js';
 import { waveformEngine } from './waveform.js';
@@ -10,6 +12,8 @@ import { waveformEngine } from './waveform.js';
 export const engines: Readonly<Record<string, EngineSpec<never, unknown>>> = {
   [loudnessEngine.id]: loudnessEngine as EngineSpec<never, unknown>,
   [gradeEngine.id]: gradeEngine as EngineSpec<never, unknown>,
+  [sampleAnalysisEngine.id]: sampleAnalysisEngine as EngineSpec<never, unknown>,
+  [namingEngine.id]: namingEngine as EngineSpec<never, unknown>,
   [onsetsEngine.id]: onsetsEngine as EngineSpec<never, unknown>,
   [summaryEngine.id]: summaryEngine as EngineSpec<never, unknown>,
   [waveformEngine.id]: waveformEngine as EngineSpec<never, unknown>,

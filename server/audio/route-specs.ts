@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { gradeSchema } from './grade-schema.js';
+import { namingQuerySchema, namingSchema, sampleAnalysisQuerySchema, sampleAnalysisSchema } from './sample-schema.js';
 import {
   errorMessageSchema,
   gradeQuerySchema,
@@ -133,6 +134,26 @@ export const audioRouteSpecs = {
     query: gradeQuerySchema,
     multipartFile: true,
     responses: { 200: { description: 'Grade', schema: gradeSchema }, ...uploadErrors },
+  },
+  samples: {
+    id: 'analyzeSamples',
+    method: 'post',
+    path: '/analyze/samples',
+    summary: 'Per-sample exploratory analysis and role (first 30 s), measured from the audio, never the file name',
+    auth: true,
+    query: sampleAnalysisQuerySchema,
+    multipartFile: true,
+    responses: { 200: { description: 'Sample analysis and role', schema: sampleAnalysisSchema }, ...uploadErrors },
+  },
+  naming: {
+    id: 'naming',
+    method: 'post',
+    path: '/naming',
+    summary: 'Convention name NN_role_character from the measured role and character (first 30 s)',
+    auth: true,
+    query: namingQuerySchema,
+    multipartFile: true,
+    responses: { 200: { description: 'Suggested name and its parts', schema: namingSchema }, ...uploadErrors },
   },
   separate: {
     id: 'separate',

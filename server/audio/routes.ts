@@ -117,6 +117,8 @@ export function createAudioRouter(deps: AudioDeps): Router {
   mountAnalysis(audioRouteSpecs.spectrum, 'spectrum');
   mountAnalysis(audioRouteSpecs.onsets, 'onsets');
   mountAnalysis(audioRouteSpecs.grade, 'grade', { headSeconds: clipSeconds });
+  mountAnalysis(audioRouteSpecs.samples, 'samples', { headSeconds: clipSeconds });
+  mountAnalysis(audioRouteSpecs.naming, 'naming', { headSeconds: clipSeconds });
   // No backend yet: answer at once, without reading the upload.
   mount(audioRouteSpecs.separate, (_req, res, caller) => {
     requireCaller(caller);
