@@ -1,6 +1,8 @@
 import { composeEngines } from './compose.js';
 import type { EngineSpec } from './engine.js';
+import { gradeEngine, type GradeResult } from './grade.js';
 import { loudnessEngine, type LoudnessResult } from './loudness.js';
+import { namingEngine, type NamingResult } from './naming.js';
 import { onsetsEngine } from './onsets.js';
 
 /** One batch row's worth of facts about a file (the CLI's `analyze` command). */
@@ -22,31 +24,32 @@ export interface SummaryResult {
  */
 export const summaryEngine: EngineSpec<{ index: number }, SummaryResult> = {
   id: 'summary',
-  version: '1',
+  version: '2',
   needsTotalFrames: false,
   create(format, params) {
     const inner = composeEngines('summary-parts', '1', [
       { key: 'loudness', engine: loudnessEngine as EngineSpec<never, unknown>, params: {} },
       { key: 'onsets', engine: onsetsEngine as EngineSpec<never, unknown>, params: {}, headSeconds: 30 },
+      { key: 'naming', engine: namingEngine as EngineSpec<never, unknown>, params: { index: params.index }, headSeconds: 30 },
+      { key: 'grade', engine: gradeEngine as EngineSpec<never, unknown>, params: { role: '' }, headSeconds: 30 },
     ]).create(format, {});
     let frames = 0;
-    void params;
     return {
       push(chunk) {
         frames += chunk.length / format.channels;
         inner.push(chunk);
       },
       finish() {
-        const parts = inner.finish() as { loudness: LoudnessResult; onsets: { tempo_bpm: number | null } };
+        const parts = inner.finish() as { loudness: LoudnessResult; onsets: { tempo_bpm: number | null }; naming: NamingResult; grade: GradeResult };
         return {
-          role: null,
-          role_confidence: null,
-          tier: null,
+          role: parts.naming.role,
+          role_confidence: parts.naming.confidence,
+          tier: parts.grade.tier,
           lufs: parts.loudness.integrated_lufs,
           true_peak_dbtp: parts.loudness.true_peak_dbtp,
           tempo_bpm: parts.onsets.tempo_bpm,
           key: null,
-          name: null,
+          name: parts.naming.name,
           duration_s: Math.round((frames / format.sampleRate) * 1000) / 1000,
         };
       },
