@@ -22,7 +22,7 @@ describe('cratehouse analyze', () => {
     await writeFile(path.join(dir, 'b-sub.wav'), encodeWav([sub], sr));
     await writeFile(path.join(dir, 'c-broken.wav'), Buffer.from('RIFF this is not really audio at all'));
     await writeFile(path.join(dir, 'notes.txt'), 'ignored: not an audio extension');
-    const out = path.join(dir, 'renamed');
+    const out = path.join(await mkdtemp(path.join(tmpdir(), 'cratehouse-renamed-')), 'renamed');
 
     const json = await cli(['analyze', dir, '--json', '--rename-to', out]);
     expect(json.code).toBe(1); // one file failed
