@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { estimateKey, keyCorrelations, KRUMHANSL_MAJOR, KRUMHANSL_MINOR, pearson } from './key.js';
+import { PITCH_CLASSES } from './chroma.js';
+
+const rotate = (profile: readonly number[], tonic: number) => Array.from({ length: 12 }, (_, pc) => profile[(pc - tonic + 12) % 12]!);
+
+describe('Krumhansl–Schmuckler key estimation', () => {
+  it('pearson: 1 for proportional vectors, −1 for reversed, 0 for a constant', () => {
+    const a = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+    expect(pearson(a, a.map((x) => 3 * x + 1))).toBeCloseTo(1, 12);
+    expect(pearson(a, a.map((x) => -x))).toBeCloseTo(-1, 12);
+    expect(pearson(a, new Array(12).fill(2))).toBe(0);
+  });
+
+  it.each(Array.from({ length: 24 }, (_, i) => ({ tonic: i % 12, mode: i < 12 ? ('major' as const) : ('minor' as const) })))(
+    'a profile rotated to $tonic $mode is that key with correlation 1 and confidence 1',
+    ({ tonic, mode }) => {
+      const chroma = rotate(mode === 'major' ? KRUMHANSL_MAJOR : KRUMHANSL_MINOR, tonic);
+      const key = estimateKey(chroma)!;
+      expect(key.best.key).toBe(PITCH_CLASSES[tonic]);
+      expect(key.best.mode).toBe(mode);
+      expect(key.best.correlation).toBeCloseTo(1, 12);
+      expect(key.confidence).toBeCloseTo(1, 12);
+      expect(key.runnerUp.correlation).toBeLessThan(1);
+    },
+  );
+
+  it('ranks all 24 keys and takes the runner-up from the ranking', () => {
+    // A C major triad: C major first; the runner-up is a close relative.
+    const chroma = [1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0];
+    const ranked = keyCorrelations(chroma);
+    expect(ranked).toHaveLength(24);
+    expect(ranked[0]).toMatchObject({ key: 'C', mode: 'major' });
+    const key = estimateKey(chroma)!;
+    expect(key.runnerUp).toEqual(ranked[1]);
+    expect(key.confidence).toBeCloseTo((ranked[0]!.correlation - ranked[1]!.correlation) / (1 - ranked[1]!.correlation), 12);
+  });
+
+  it('has no key for a flat or empty chroma', () => {
+    expect(estimateKey(new Array(12).fill(0.5))).toBeNull();
+    expect(estimateKey(new Array(12).fill(0))).toBeNull();
+  });
+});
