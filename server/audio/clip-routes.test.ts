@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { drumLoop } from '../test-support/drums.js';
+import { drumLoop, musicLoop } from '../test-support/drums.js';
+import { featuresSchema } from './features-schema.js';
+import { emotionSchema } from './schemas.js';
 import { encodeWav } from '../test-support/signals.js';
 import { startTestApp, type TestApp } from '../test-support/test-app.js';
 import { gradeSchema } from './grade-schema.js';
@@ -72,5 +74,42 @@ describe('/analyze/samples and /naming over HTTP', () => {
   it('validates the index', async () => {
     const res = await app.fetch('/audio/v1/naming?index=1000', { method: 'POST', headers: auth, body: form(encodeWav(cleanLoop(), 44_100)) });
     expect(res.status).toBe(422);
+  });
+});
+
+describe('/features, /analyze/emotion and the /analyze composite', () => {
+  // 36 bars at 124 BPM ≈ 70 s: longer than both heads, so the clip tier is exercised.
+  const music = musicLoop({ bpm: 124, bars: 36, sampleRate: 22_050 });
+  const wav = encodeWav([...music.channels], 22_050);
+  const post = async (route: string) => {
+    const res = await app.fetch(`/audio/v1${route}`, { method: 'POST', headers: auth, body: form(wav, 'groove.wav') });
+    expect(res.status).toBe(200);
+    return (await res.json()) as Record<string, unknown> & { source: { duration_s: number } };
+  };
+
+  it('reports the whole file’s length while analysing only the head', async () => {
+    const features = featuresSchema.parse(await post('/features'));
+    expect(features.source.duration_s).toBeCloseTo(music.duration, 2);
+    expect(features.duration_analysed_s).toBe(30);
+    expect(Math.abs(features.rhythm!.tempo_bpm! - 124)).toBeLessThan(124 * 0.02);
+    const noRhythm = featuresSchema.parse(await post('/features?rhythm=false'));
+    expect(noRhythm.rhythm).toBeUndefined();
+    const emotion = emotionSchema.parse(await post('/analyze/emotion'));
+    expect(emotion.duration_analysed_s).toBe(60);
+    expect(emotion.model).toEqual({ id: 'transparent', version: '1', trained: false });
+    expect(emotion.top).toHaveLength(3);
+  });
+
+  it('answers /analyze with parts identical to the dedicated routes, cached as a unit', async () => {
+    const [composite, emotion, features, sample] = await Promise.all([post('/analyze'), post('/analyze/emotion'), post('/features'), post('/analyze/samples')]);
+    const { source: _s1, ...emotionBody } = emotion;
+    const { source: _s2, ...featuresBody } = features;
+    const { source: _s3, ...sampleBody } = sample;
+    expect(composite.emotion).toEqual(emotionBody);
+    expect(composite.features).toEqual(featuresBody);
+    expect(composite.sample).toEqual(sampleBody);
+    expect(composite.source).toEqual(features.source);
+    const again = await app.fetch('/audio/v1/analyze', { method: 'POST', headers: auth, body: form(wav) });
+    expect(again.headers.get('x-cache')).toBe('hit');
   });
 });

@@ -1,4 +1,7 @@
+import { analyzeEngine } from './analyze.js';
 import type { EngineSpec } from './engine.js';
+import { emotionEngine } from './emotion.js';
+import { featuresEngine } from './features.js';
 import { gradeEngine } from './grade.js';
 import { loudnessEngine } from './loudness.js';
 import { namingEngine } from './naming.js';
@@ -14,6 +17,9 @@ export const engines: Readonly<Record<string, EngineSpec<never, unknown>>> = {
   [gradeEngine.id]: gradeEngine as EngineSpec<never, unknown>,
   [sampleAnalysisEngine.id]: sampleAnalysisEngine as EngineSpec<never, unknown>,
   [namingEngine.id]: namingEngine as EngineSpec<never, unknown>,
+  [featuresEngine.id]: featuresEngine as EngineSpec<never, unknown>,
+  [emotionEngine.id]: emotionEngine as EngineSpec<never, unknown>,
+  [analyzeEngine.id]: analyzeEngine as EngineSpec<never, unknown>,
   [onsetsEngine.id]: onsetsEngine as EngineSpec<never, unknown>,
   [summaryEngine.id]: summaryEngine as EngineSpec<never, unknown>,
   [waveformEngine.id]: waveformEngine as EngineSpec<never, unknown>,

@@ -1,8 +1,11 @@
-import type { z } from 'zod';
+import { z } from 'zod';
+import { featuresSchema } from './features-schema.js';
 import { gradeSchema } from './grade-schema.js';
 import { namingQuerySchema, namingSchema, sampleAnalysisQuerySchema, sampleAnalysisSchema } from './sample-schema.js';
 import {
+  emotionSchema,
   errorMessageSchema,
+  featuresQuerySchema,
   gradeQuerySchema,
   healthSchema,
   httpValidationErrorSchema,
@@ -12,6 +15,7 @@ import {
   meSchema,
   onsetsSchema,
   separationPendingSchema,
+  sourceSchema,
   spectrumQuerySchema,
   spectrumSchema,
   waveformQuerySchema,
@@ -154,6 +158,40 @@ export const audioRouteSpecs = {
     query: namingQuerySchema,
     multipartFile: true,
     responses: { 200: { description: 'Suggested name and its parts', schema: namingSchema }, ...uploadErrors },
+  },
+  features: {
+    id: 'features',
+    method: 'post',
+    path: '/features',
+    summary: 'About 35 features (first 30 s): spectral, MFCC, chroma and key, envelope, and rhythm',
+    auth: true,
+    query: featuresQuerySchema,
+    multipartFile: true,
+    responses: { 200: { description: 'Features with units', schema: featuresSchema }, ...uploadErrors },
+  },
+  emotion: {
+    id: 'analyzeEmotion',
+    method: 'post',
+    path: '/analyze/emotion',
+    summary: 'Valence, arousal and top emotions (first 60 s), from a transparent model over measured features',
+    auth: true,
+    multipartFile: true,
+    responses: { 200: { description: 'Emotion', schema: emotionSchema }, ...uploadErrors },
+  },
+  analyze: {
+    id: 'analyze',
+    method: 'post',
+    path: '/analyze',
+    summary: 'Composite from one decode: emotion (first 60 s), features and sample role (first 30 s)',
+    auth: true,
+    multipartFile: true,
+    responses: {
+      200: {
+        description: 'emotion, features and sample, each equal to its dedicated route’s answer',
+        schema: z.object({ source: sourceSchema, emotion: emotionSchema.omit({ source: true }), features: featuresSchema.omit({ source: true }), sample: sampleAnalysisSchema.omit({ source: true }) }).meta({ id: 'AnalyzeResult' }),
+      },
+      ...uploadErrors,
+    },
   },
   separate: {
     id: 'separate',

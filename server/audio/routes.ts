@@ -119,6 +119,9 @@ export function createAudioRouter(deps: AudioDeps): Router {
   mountAnalysis(audioRouteSpecs.grade, 'grade', { headSeconds: clipSeconds });
   mountAnalysis(audioRouteSpecs.samples, 'samples', { headSeconds: clipSeconds });
   mountAnalysis(audioRouteSpecs.naming, 'naming', { headSeconds: clipSeconds });
+  mountAnalysis(audioRouteSpecs.features, 'features', { headSeconds: clipSeconds });
+  mountAnalysis(audioRouteSpecs.emotion, 'emotion', { headSeconds: emotionSeconds });
+  mountAnalysis(audioRouteSpecs.analyze, 'analyze', { headSeconds: emotionSeconds });
   // No backend yet: answer at once, without reading the upload.
   mount(audioRouteSpecs.separate, (_req, res, caller) => {
     requireCaller(caller);

@@ -159,3 +159,31 @@ export const separationPendingSchema = z
 export const gradeQuerySchema = z.object({
   role: z.string().max(64).default('').describe('Role hint that changes the weights (percs, tops, bass, melodic, atmos and synonyms such as drums, hats, 808, pad); empty for the default weights'),
 });
+
+/** Query of /features. */
+export const featuresQuerySchema = z.object({
+  rhythm: z.stringbool().default(true).describe('Include the rhythm group (tempo, beat strength, onset rate, pulse clarity)').meta({ type: 'boolean' }),
+});
+
+export const emotionSchema = z
+  .object({
+    source: sourceSchema,
+    valence: z.number().min(-1).max(1).describe('−1 (negative) .. 1 (positive)'),
+    arousal: z.number().min(-1).max(1).describe('−1 (calm) .. 1 (energetic)'),
+    top: z.array(z.object({ emotion: z.string(), score: z.number().min(0).max(1) })).describe('The three nearest emotion labels on the valence/arousal plane, softmax scores'),
+    cues: z.record(z.string(), z.number()).describe('Each normalised cue (−1..1) behind the prediction'),
+    range: z.tuple([z.literal(-1), z.literal(1)]),
+    model: z.object({ id: z.string(), version: z.string(), trained: z.boolean() }).describe('transparent@1: a documented mapping from measured features, not a trained model'),
+    measures: z.object({
+      tempo_bpm: z.number().nullable(),
+      loudness_lufs: z.number().nullable(),
+      onset_rate_per_s: z.number(),
+      centroid_hz: z.number(),
+      mode: z.enum(['major', 'minor']).nullable(),
+      key: z.string().nullable(),
+      key_confidence: z.number(),
+      harmonicity: z.number().describe('1 − spectral flatness, 0..1'),
+    }),
+    duration_analysed_s: z.number(),
+  })
+  .meta({ id: 'EmotionResult' });
