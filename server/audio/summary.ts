@@ -1,5 +1,6 @@
 import { composeEngines } from './compose.js';
 import type { EngineSpec } from './engine.js';
+import { featuresEngine, type FeaturesResult } from './features.js';
 import { gradeEngine, type GradeResult } from './grade.js';
 import { loudnessEngine, type LoudnessResult } from './loudness.js';
 import { namingEngine, type NamingResult } from './naming.js';
@@ -24,7 +25,7 @@ export interface SummaryResult {
  */
 export const summaryEngine: EngineSpec<{ index: number }, SummaryResult> = {
   id: 'summary',
-  version: '2',
+  version: '3',
   needsTotalFrames: false,
   create(format, params) {
     const inner = composeEngines('summary-parts', '1', [
@@ -32,6 +33,7 @@ export const summaryEngine: EngineSpec<{ index: number }, SummaryResult> = {
       { key: 'onsets', engine: onsetsEngine as EngineSpec<never, unknown>, params: {}, headSeconds: 30 },
       { key: 'naming', engine: namingEngine as EngineSpec<never, unknown>, params: { index: params.index }, headSeconds: 30 },
       { key: 'grade', engine: gradeEngine as EngineSpec<never, unknown>, params: { role: '' }, headSeconds: 30 },
+      { key: 'features', engine: featuresEngine as EngineSpec<never, unknown>, params: { rhythm: false }, headSeconds: 30 },
     ]).create(format, {});
     let frames = 0;
     return {
@@ -40,7 +42,7 @@ export const summaryEngine: EngineSpec<{ index: number }, SummaryResult> = {
         inner.push(chunk);
       },
       finish() {
-        const parts = inner.finish() as { loudness: LoudnessResult; onsets: { tempo_bpm: number | null }; naming: NamingResult; grade: GradeResult };
+        const parts = inner.finish() as { loudness: LoudnessResult; onsets: { tempo_bpm: number | null }; naming: NamingResult; grade: GradeResult; features: FeaturesResult };
         return {
           role: parts.naming.role,
           role_confidence: parts.naming.confidence,
@@ -48,7 +50,7 @@ export const summaryEngine: EngineSpec<{ index: number }, SummaryResult> = {
           lufs: parts.loudness.integrated_lufs,
           true_peak_dbtp: parts.loudness.true_peak_dbtp,
           tempo_bpm: parts.onsets.tempo_bpm,
-          key: null,
+          key: parts.features.chroma.key && parts.features.chroma.mode ? `${parts.features.chroma.key} ${parts.features.chroma.mode}` : null,
           name: parts.naming.name,
           duration_s: Math.round((frames / format.sampleRate) * 1000) / 1000,
         };
