@@ -144,7 +144,7 @@ async function main(): Promise<void> {
   for (const t of tracks) {
     const is60 = t.label.startsWith('60');
     const runs = is60 ? 1 : 3;
-    const ours: Record<string, number[]> = { loudness: [], waveform: [], onsets: [], first: [], hit: [] };
+    const ours: Record<string, number[]> = { loudness: [], waveform: [], onsets: [], first: [], hit: [], analyze: [], analyzeHit: [] };
     let onsetsBody: Record<string, unknown> = {};
     for (let run = 0; run < runs; run++) {
       // A fresh server and data dir per run: every first call is a cache miss.
@@ -170,6 +170,10 @@ async function main(): Promise<void> {
       const hit = await post(server.url, '/loudness', t.file, { hashFirst: true });
       if (hit.cache !== 'hit') throw new Error('expected a cache hit');
       ours.hit!.push(hit.seconds);
+      if (t.label === '5-min WAV') {
+        ours.analyze!.push((await post(server.url, '/analyze', t.file)).seconds);
+        ours.analyzeHit!.push((await post(server.url, '/analyze', t.file, { hashFirst: true })).seconds);
+      }
       clearInterval(sampler);
       clearInterval(pinger);
       if (is60) peakAbove = Math.max(peakAbove, peak - idle);
@@ -185,6 +189,15 @@ async function main(): Promise<void> {
     say(`| ${t.label} | /loudness | ${l.toFixed(2)} | ffmpeg ebur128=peak=true | ${ffLoud.toFixed(2)} | ${(l / ffLoud).toFixed(2)}× | ≤ 0.5× |`);
     say(`| ${t.label} | /waveform | ${w.toFixed(2)} | ffmpeg decode -f f32le | ${ffDecode.toFixed(2)} | ${(w / ffDecode).toFixed(2)}× | ≤ 1.5× |`);
     say(`| ${t.label} | /onsets | ${o.toFixed(2)} | aubioonset | ${aubio.toFixed(2)} | ${(o / aubio).toFixed(2)}× | ≤ 1.0× (F ours ${fOurs.toFixed(3)}, aubio ${fAubio.toFixed(3)}; tempo ${String(onsetsBody.tempo_bpm)}, true 124) |`);
+    if (ours.analyze!.length > 0) {
+      // aubiomfcc on the same track's first 60 seconds, cut with ffmpeg beforehand.
+      const head = path.join(work, 'head60.wav');
+      execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', t.file, '-t', '60', '-c', 'copy', head]);
+      const mfcc = timeCommand('sh', ['-c', `aubiomfcc -i ${head} > /dev/null`], runs);
+      const [a, ah] = [median(ours.analyze!), median(ours.analyzeHit!)];
+      say(`| ${t.label} | /analyze | ${a.toFixed(2)} | aubiomfcc on the first 60 s | ${mfcc.toFixed(2)} | ${(a / mfcc).toFixed(2)}× | ≤ 1.0× |`);
+      say(`| ${t.label} | /analyze repeat (cache hit) | ${ah.toFixed(3)} | first call | ${a.toFixed(2)} | ${(a / ah).toFixed(1)}× faster | ≥ 20× |`);
+    }
     say(`| ${t.label} | /loudness repeat (cache hit) | ${h.toFixed(3)} | first call | ${l.toFixed(2)} | ${(l / h).toFixed(1)}× faster | ≥ 20× |`);
   }
   say('');
