@@ -48,36 +48,44 @@ export function createEmotionEngine(model: EmotionModel = transparentEmotionMode
         },
         finish() {
           const { features, loudness, onsets } = inner.finish() as { features: FeaturesResult; loudness: LoudnessResult; onsets: OnsetsResult };
-          const measures = {
-            tempo_bpm: onsets.tempo_bpm,
-            loudness_lufs: loudness.integrated_lufs,
-            onset_rate_per_s: onsets.onset_rate,
-            centroid_hz: features.spectral.centroid_hz ?? 0,
-            mode: features.chroma.mode ?? null,
-            key: features.chroma.key ?? null,
-            key_confidence: features.chroma.key_confidence ?? 0,
-            // Tonal versus noisy: one minus spectral flatness.
-            harmonicity: Math.round((1 - (features.spectral.flatness ?? 1)) * 1000) / 1000,
-          };
-          const prediction = model.predict({
-            tempoBpm: measures.tempo_bpm,
-            loudnessLufs: measures.loudness_lufs,
-            onsetRate: measures.onset_rate_per_s,
-            centroidHz: measures.centroid_hz,
-            mode: measures.mode,
-            keyClarity: measures.key_confidence,
-            harmonicity: measures.harmonicity,
-          });
-          return {
-            ...prediction,
-            range: [-1, 1],
-            model: { id: model.id, version: model.version, trained: false },
-            measures,
-            duration_analysed_s: Math.round((frames / format.sampleRate) * 1000) / 1000,
-          };
+          return predictEmotion(model, features, loudness, onsets, frames / format.sampleRate);
         },
       };
     },
+  };
+}
+
+/**
+ * The emotion answer from the three analyses it reads. /analyze calls this with its own features
+ * (with rhythm; the spectral and chroma groups do not depend on that flag), so it computes them once.
+ */
+export function predictEmotion(model: EmotionModel, features: FeaturesResult, loudness: LoudnessResult, onsets: OnsetsResult, seconds: number): EmotionResult {
+  const measures = {
+    tempo_bpm: onsets.tempo_bpm,
+    loudness_lufs: loudness.integrated_lufs,
+    onset_rate_per_s: onsets.onset_rate,
+    centroid_hz: features.spectral.centroid_hz ?? 0,
+    mode: features.chroma.mode ?? null,
+    key: features.chroma.key ?? null,
+    key_confidence: features.chroma.key_confidence ?? 0,
+    // Tonal versus noisy: one minus spectral flatness.
+    harmonicity: Math.round((1 - (features.spectral.flatness ?? 1)) * 1000) / 1000,
+  };
+  const prediction = model.predict({
+    tempoBpm: measures.tempo_bpm,
+    loudnessLufs: measures.loudness_lufs,
+    onsetRate: measures.onset_rate_per_s,
+    centroidHz: measures.centroid_hz,
+    mode: measures.mode,
+    keyClarity: measures.key_confidence,
+    harmonicity: measures.harmonicity,
+  });
+  return {
+    ...prediction,
+    range: [-1, 1],
+    model: { id: model.id, version: model.version, trained: false },
+    measures,
+    duration_analysed_s: Math.round(seconds * 1000) / 1000,
   };
 }
 
