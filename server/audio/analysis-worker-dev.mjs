@@ -5,3 +5,4 @@ import { register } from 'tsx/esm/api';
 register();
 const worker = await import('./analysis-worker.ts');
 export const analyse = worker.analyse;
+export const warmUp = worker.warmUp;

@@ -78,3 +78,31 @@ async function run(task: AnalysisTask): Promise<AnalysisOutput> {
     analysedSeconds: decodedSeconds,
   };
 }
+
+/**
+ * Warm this worker thread's JIT: run every engine once over 2 s of synthetic stereo audio (a chirp,
+ * noise and clicks). The pool calls it at start so the first real request is not the slow one.
+ */
+export function warmUp(): number {
+  const sampleRate = 44_100;
+  const frames = sampleRate * 2;
+  const chunk = new Float32Array(frames * 2);
+  let seed = 7;
+  for (let i = 0; i < frames; i++) {
+    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+    const t = i / sampleRate;
+    const v = 0.3 * Math.sin(2 * Math.PI * (100 + 400 * t) * t) + 0.05 * (seed / 2 ** 31 - 1) + (i % 11025 < 200 ? 0.5 : 0);
+    chunk[2 * i] = v;
+    chunk[2 * i + 1] = v * 0.9;
+  }
+  const format = { sampleRate, channels: 2, channelLayout: 'stereo', totalFrames: frames };
+  const params: Record<string, unknown> = { waveform: { bins: 100 }, spectrum: { bands: 64, frames: 50, mel: true }, features: { rhythm: true }, samples: { name: '' }, grade: { role: '' }, naming: { index: 1 }, summary: { index: 1 } };
+  let ran = 0;
+  for (const [id, engine] of Object.entries(engines)) {
+    const run = engine.create(format, (params[id] ?? {}) as never);
+    for (let o = 0; o < chunk.length; o += 16_384) run.push(chunk.subarray(o, Math.min(chunk.length, o + 16_384)));
+    run.finish();
+    ran++;
+  }
+  return ran;
+}

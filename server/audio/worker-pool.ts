@@ -14,10 +14,12 @@ export function createAnalysisPool(threads = availableParallelism()): AnalysisPo
   const fromSource = import.meta.url.endsWith('.ts');
   const pool = new Piscina({
     filename: new URL(fromSource ? './analysis-worker-dev.mjs' : './analysis-worker.js', import.meta.url).href,
-    minThreads: 1,
+    minThreads: Math.max(1, threads),
     maxThreads: Math.max(1, threads),
-    idleTimeout: 60_000,
+    idleTimeout: Infinity,
   });
+  // Warm every thread's JIT in the background (one task per thread); requests queue behind it.
+  for (let i = 0; i < Math.max(1, threads); i++) void pool.run(null, { name: 'warmUp' }).catch(() => undefined);
   return {
     async run(task, signal) {
       const out = (await pool.run(task, { name: 'analyse', ...(signal ? { signal } : {}) })) as AnalysisOutput | AnalysisFailure;
