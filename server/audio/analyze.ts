@@ -1,4 +1,4 @@
-import { composeEngines } from './compose.js';
+import { composeEngines, mapWithFrames } from './compose.js';
 import type { EngineSpec } from './engine.js';
 import { emotionEngine, predictEmotion } from './emotion.js';
 import { transparentEmotionModel } from './emotion-model.js';
@@ -28,22 +28,18 @@ export const analyzeEngine: EngineSpec<Record<string, never>, Record<string, unk
   version: `2+${emotionEngine.version}+${parts.version}`,
   needsTotalFrames: false,
   create(format) {
-    const inner = parts.create(format, {});
-    const limit = Math.round(analyzeHeads.emotion * format.sampleRate);
-    let frames = 0;
-    return {
-      push(chunk) {
-        frames = Math.min(limit, frames + chunk.length / format.channels);
-        inner.push(chunk);
-      },
-      finish() {
-        const r = inner.finish() as { features: FeaturesResult; sample: unknown; loudness: LoudnessResult; onsets: OnsetsResult };
+    return mapWithFrames(
+      format,
+      parts.create(format, {}),
+      (result, frames) => {
+        const r = result as { features: FeaturesResult; sample: unknown; loudness: LoudnessResult; onsets: OnsetsResult };
         return {
           emotion: predictEmotion(transparentEmotionModel, r.features, r.loudness, r.onsets, frames / format.sampleRate),
           features: r.features,
           sample: r.sample,
         };
       },
-    };
+      Math.round(analyzeHeads.emotion * format.sampleRate),
+    );
   },
 };

@@ -1,4 +1,19 @@
-import type { EngineSpec, StreamEngine } from './engine.js';
+import type { EngineSpec, StreamEngine, StreamFormat } from './engine.js';
+
+/**
+ * Wrap a running engine: count the frames pushed (capped at `limitFrames`) and turn its result into
+ * another with that count (seconds analysed, for example).
+ */
+export function mapWithFrames<R, O>(format: StreamFormat, inner: StreamEngine<R>, map: (result: R, frames: number) => O, limitFrames = Infinity): StreamEngine<O> {
+  let frames = 0;
+  return {
+    push(chunk) {
+      frames = Math.min(limitFrames, frames + chunk.length / format.channels);
+      inner.push(chunk);
+    },
+    finish: () => map(inner.finish(), frames),
+  };
+}
 
 /** One part of a composite: an engine, its params, and how much of the stream it sees. */
 export interface CompositePart {

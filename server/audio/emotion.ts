@@ -1,4 +1,4 @@
-import { composeEngines } from './compose.js';
+import { composeEngines, mapWithFrames } from './compose.js';
 import type { EngineSpec } from './engine.js';
 import { transparentEmotionModel, type EmotionModel, type EmotionPrediction } from './emotion-model.js';
 import { featuresEngine, type FeaturesResult } from './features.js';
@@ -39,18 +39,10 @@ export function createEmotionEngine(model: EmotionModel = transparentEmotionMode
     version: `1+${model.id}@${model.version}+${parts.version}`,
     needsTotalFrames: false,
     create(format) {
-      const inner = parts.create(format, {});
-      let frames = 0;
-      return {
-        push(chunk) {
-          frames += chunk.length / format.channels;
-          inner.push(chunk);
-        },
-        finish() {
-          const { features, loudness, onsets } = inner.finish() as { features: FeaturesResult; loudness: LoudnessResult; onsets: OnsetsResult };
-          return predictEmotion(model, features, loudness, onsets, frames / format.sampleRate);
-        },
-      };
+      return mapWithFrames(format, parts.create(format, {}), (r, frames) => {
+        const { features, loudness, onsets } = r as { features: FeaturesResult; loudness: LoudnessResult; onsets: OnsetsResult };
+        return predictEmotion(model, features, loudness, onsets, frames / format.sampleRate);
+      });
     },
   };
 }

@@ -1,4 +1,4 @@
-import { composeEngines } from './compose.js';
+import { composeEngines, mapWithFrames } from './compose.js';
 import type { EngineSpec } from './engine.js';
 import { featuresEngine, type FeaturesResult } from './features.js';
 import { gradeEngine, type GradeResult } from './grade.js';
@@ -35,26 +35,19 @@ export const summaryEngine: EngineSpec<{ index: number }, SummaryResult> = {
       { key: 'grade', engine: gradeEngine as EngineSpec<never, unknown>, params: { role: '' }, headSeconds: 30 },
       { key: 'features', engine: featuresEngine as EngineSpec<never, unknown>, params: { rhythm: false }, headSeconds: 30 },
     ]).create(format, {});
-    let frames = 0;
-    return {
-      push(chunk) {
-        frames += chunk.length / format.channels;
-        inner.push(chunk);
-      },
-      finish() {
-        const parts = inner.finish() as { loudness: LoudnessResult; onsets: { tempo_bpm: number | null }; naming: NamingResult; grade: GradeResult; features: FeaturesResult };
-        return {
-          role: parts.naming.role,
-          role_confidence: parts.naming.confidence,
-          tier: parts.grade.tier,
-          lufs: parts.loudness.integrated_lufs,
-          true_peak_dbtp: parts.loudness.true_peak_dbtp,
-          tempo_bpm: parts.onsets.tempo_bpm,
-          key: parts.features.chroma.key && parts.features.chroma.mode ? `${parts.features.chroma.key} ${parts.features.chroma.mode}` : null,
-          name: parts.naming.name,
-          duration_s: Math.round((frames / format.sampleRate) * 1000) / 1000,
-        };
-      },
-    };
+    return mapWithFrames(format, inner, (result, frames) => {
+      const parts = result as { loudness: LoudnessResult; onsets: { tempo_bpm: number | null }; naming: NamingResult; grade: GradeResult; features: FeaturesResult };
+      return {
+        role: parts.naming.role,
+        role_confidence: parts.naming.confidence,
+        tier: parts.grade.tier,
+        lufs: parts.loudness.integrated_lufs,
+        true_peak_dbtp: parts.loudness.true_peak_dbtp,
+        tempo_bpm: parts.onsets.tempo_bpm,
+        key: parts.features.chroma.key && parts.features.chroma.mode ? `${parts.features.chroma.key} ${parts.features.chroma.mode}` : null,
+        name: parts.naming.name,
+        duration_s: Math.round((frames / format.sampleRate) * 1000) / 1000,
+      };
+    });
   },
 };
