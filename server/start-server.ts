@@ -20,7 +20,7 @@ import { handleExpectContinue } from './http/expect-continue.js';
 import { createLogger, type Logger } from './http/logger.js';
 import { JobRunner, type JobHandler } from './queue/job-runner.js';
 import { createJobsRepo } from './queue/jobs-repo.js';
-import { createWebhookSender, fetchTransport, type WebhookOptions, type WebhookTransport } from './queue/webhooks.js';
+import { createWebhookSender, outboundTransport, type WebhookOptions, type WebhookTransport } from './queue/webhooks.js';
 import { acquireLock, prepareDataDir } from './store/data-dir.js';
 import { DurableJsonFile } from './store/file-adapter.js';
 import type { DbSchema } from './store/schema.js';
@@ -69,7 +69,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       repo: jobsRepo,
       secretFor: (tenant) => identity.tenantSecret(tenant),
       present: presentJob,
-      transport: options.webhookTransport ?? fetchTransport,
+      transport: options.webhookTransport ?? outboundTransport(config.fetchAllowPrivate),
       log,
       options: options.webhookOptions,
     });

@@ -209,3 +209,26 @@ describe('webhooks', () => {
     await runner.stop();
   });
 });
+
+describe('webhook transport under the outbound rules', () => {
+  it('refuses a private receiver unless private addresses are allowed, and delivers when they are', async () => {
+    const { default: http } = await import('node:http');
+    let received = 0;
+    const receiver = http.createServer((req, res) => {
+      req.resume();
+      received++;
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+    const { outboundTransport } = await import('./webhooks.js');
+    try {
+      await expect(outboundTransport(false)(url, '{}', {}, new AbortController().signal)).rejects.toThrow(/private, loopback/);
+      expect(received).toBe(0);
+      expect(await outboundTransport(true)(url, '{}', {}, new AbortController().signal)).toBe(204);
+      expect(received).toBe(1);
+    } finally {
+      receiver.close();
+    }
+  });
+});

@@ -2,6 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import PQueue from 'p-queue';
 import type { Logger } from '../http/logger.js';
 import type { JobRecord } from '../store/schema.js';
+import { outboundRequest } from '../http/outbound.js';
 import type { JobsRepo } from './jobs-repo.js';
 
 /** Sends one webhook request; resolves to the HTTP status. Injected so tests and SSRF rules can wrap it. */
@@ -121,9 +122,15 @@ export function createWebhookSender(deps: {
   };
 }
 
-/** The default transport: a POST with fetch, no redirects followed. */
-export const fetchTransport: WebhookTransport = async (url, body, headers, signal) => {
-  const res = await fetch(url, { method: 'POST', body, headers, signal, redirect: 'manual' });
-  await res.body?.cancel();
-  return res.status;
-};
+/**
+ * The default transport: a POST under the outbound rules (http/https only; private, loopback and
+ * metadata addresses refused unless allowed; every resolved address checked and pinned). Redirects
+ * are not followed: a webhook receiver answers where it was registered.
+ */
+export function outboundTransport(allowPrivate: boolean): WebhookTransport {
+  return async (url, body, headers, signal) => {
+    const res = await outboundRequest(url, { method: 'POST', body, headers, signal }, { allowPrivate, maxRedirects: 0 });
+    res.body.resume();
+    return res.status;
+  };
+}

@@ -1,0 +1,155 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { AppError } from './errors.js';
+
+/**
+ * Addresses the headless server never calls unless CRATEHOUSE_FETCH_ALLOW_PRIVATE is set: loopback,
+ * private (RFC 1918, RFC 4193), link-local (incl. the 169.254.169.254 metadata service), CGNAT,
+ * unspecified, multicast, reserved and documentation ranges, and IPv4 hidden in IPv6 forms.
+ */
+const blocked = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
+  ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) blocked.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [
+  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64],
+] as const) blocked.addSubnet(net, prefix, 'ipv6');
+
+/** IPv4 embedded in IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible and NAT64 (64:ff9b::/96) forms. */
+function embeddedIpv4(address: string): string | null {
+  const m = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (m) return m[1]!;
+  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (!hex) return null;
+  const hi = parseInt(hex[1]!, 16);
+  const lo = parseInt(hex[2]!, 16);
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}
+
+/** True when an IP address is loopback, private, link-local, metadata or otherwise not public. */
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return blocked.check(address, 'ipv4');
+  if (family === 6) {
+    const v4 = embeddedIpv4(address);
+    if (v4) return blocked.check(v4, 'ipv4');
+    return blocked.check(address, 'ipv6');
+  }
+  return true; // not an IP at all: refuse rather than guess
+}
+
+/** Rules for one outbound call. */
+export interface OutboundPolicy {
+  /** Allow private and loopback destinations (the desktop app: a producer's NAS; tests). */
+  readonly allowPrivate: boolean;
+  readonly maxRedirects?: number;
+  readonly timeoutMs?: number;
+  /** Decide an address's fate; defaults to !isPrivateAddress. Injected by tests. */
+  readonly isAllowedAddress?: (address: string) => boolean;
+  /** Resolve a host name; defaults to the system resolver. Injected by tests. */
+  readonly resolve?: (host: string) => Promise<readonly { address: string; family: number }[]>;
+}
+
+export interface OutboundRequest {
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'HEAD';
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string | Buffer;
+  readonly signal?: AbortSignal;
+}
+
+/** A response whose body has not been read yet; `url` is the final URL after redirects. */
+export interface OutboundResponse {
+  readonly status: number;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly url: string;
+  readonly redirects: readonly string[];
+  readonly body: http.IncomingMessage;
+}
+
+/**
+ * An HTTP(S) request that may not reach private addresses: only http and https; the host is
+ * resolved here, every address it resolves to is checked, and the connection is pinned to the
+ * checked address (no second lookup, so DNS rebinding cannot swap it). Redirects are followed by
+ * hand, each hop checked the same way, up to `maxRedirects`. Refusals are `forbidden` AppErrors
+ * whose messages say what was refused and why.
+ */
+export async function outboundRequest(url: string, request: OutboundRequest, policy: OutboundPolicy): Promise<OutboundResponse> {
+  const maxRedirects = policy.maxRedirects ?? 5;
+  const redirects: string[] = [];
+  let current = url;
+  let method = request.method ?? 'GET';
+  let body = request.body;
+  for (;;) {
+    const target = parseTarget(current);
+    const address = await checkedAddress(target.hostname, policy);
+    const res = await send(target, address, method, request.headers ?? {}, body, request.signal, policy.timeoutMs ?? 30_000);
+    const location = res.headers.location;
+    if (res.statusCode && res.statusCode >= 300 && res.statusCode < 400 && location) {
+      res.resume();
+      if (redirects.length >= maxRedirects) throw new AppError('forbidden', `Too many redirects (more than ${maxRedirects}) starting at ${url}`, { code: 'too_many_redirects' });
+      current = new URL(location, current).toString();
+      redirects.push(current);
+      // 303 (and, as browsers do, 301/302 after a POST) turn into a GET without a body.
+      if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
+        method = 'GET';
+        body = undefined;
+      }
+      continue;
+    }
+    return { status: res.statusCode ?? 0, headers: res.headers, url: current, redirects, body: res };
+  }
+}
+
+function parseTarget(raw: string): URL {
+  let target: URL;
+  try {
+    target = new URL(raw);
+  } catch {
+    throw new AppError('invalid', `Not a valid URL: ${raw}`, { code: 'invalid_url' });
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new AppError('invalid', `Only http and https URLs are allowed, not ${target.protocol.replace(':', '')}`, { code: 'invalid_url' });
+  if (target.username || target.password) throw new AppError('invalid', 'URLs with credentials are not allowed', { code: 'invalid_url' });
+  return target;
+}
+
+async function checkedAddress(hostname: string, policy: OutboundPolicy): Promise<{ address: string; family: number }> {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  const resolve = policy.resolve ?? ((h: string) => dnsLookup(h, { all: true, verbatim: true }));
+  let addresses: readonly { address: string; family: number }[];
+  if (isIP(host)) addresses = [{ address: host, family: isIP(host) }];
+  else {
+    try {
+      addresses = await resolve(host);
+    } catch {
+      throw new AppError('invalid', `The host ${host} could not be resolved`, { code: 'unresolvable' });
+    }
+  }
+  if (addresses.length === 0) throw new AppError('invalid', `The host ${host} could not be resolved`, { code: 'unresolvable' });
+  const allowed = policy.isAllowedAddress ?? ((a: string) => !isPrivateAddress(a));
+  if (!policy.allowPrivate) {
+    // Every address must pass: a host that also resolves privately could be steered there.
+    const bad = addresses.find((a) => !allowed(a.address));
+    if (bad) throw new AppError('forbidden', `Refusing to connect to ${host} (${bad.address}): private, loopback, link-local and metadata addresses are not allowed`, { code: 'private_address' });
+  }
+  return addresses[0]!;
+}
+
+function send(target: URL, address: { address: string; family: number }, method: string, headers: Readonly<Record<string, string>>, body: string | Buffer | undefined, signal: AbortSignal | undefined, timeoutMs: number): Promise<http.IncomingMessage> {
+  // Pin the connection to the checked address; TLS still verifies the certificate for the host name.
+  const pinned: LookupFunction = (_host, options, callback) => {
+    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [address]);
+    else callback(null, address.address, address.family);
+  };
+  const client = target.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = client.request(target, { method, headers: { 'User-Agent': 'Cratehouse', ...headers }, lookup: pinned, signal, timeout: timeoutMs }, resolve);
+    req.on('timeout', () => req.destroy(new AppError('unavailable', `No answer from ${target.host} within ${Math.round(timeoutMs / 1000)} s`, { code: 'timeout' })));
+    req.on('error', (e) => reject(e instanceof AppError ? e : new AppError('unavailable', `Could not reach ${target.host}: ${e.message}`, { code: 'unreachable', cause: e })));
+    if (body !== undefined) req.end(body);
+    else req.end();
+  });
+}
