@@ -68,43 +68,20 @@ function channelsFromLayout(layout: string): number {
 }
 
 /**
- * Exact frames from a PCM WAV `data` chunk (clamped to the bytes present) or FLAC STREAMINFO's
- * total-samples field; null for anything else or when the header does not say.
+ * Exact frames from FLAC STREAMINFO's total-samples field; null for anything else or when it is 0
+ * (unknown). PCM WAV never gets here: wav-reader.ts reads it directly, header included.
  */
 export async function exactFramesFromHeader(file: string, sampleRate: number): Promise<number | null> {
   const fh = await open(file, 'r');
   try {
-    const { size } = await fh.stat();
-    const head = Buffer.alloc(Math.min(size, 64 * 1024));
-    await fh.read(head, 0, head.length, 0);
-    if (head.toString('ascii', 0, 4) === 'fLaC' && head.length >= 42 && (head[4]! & 0x7f) === 0) {
-      // STREAMINFO: sample rate (20 bits) and total samples (36 bits) start at byte 18 of the block.
-      const si = 8;
-      const rate = (head[si + 10]! << 12) | (head[si + 11]! << 4) | (head[si + 12]! >> 4);
-      const total = (head[si + 13]! & 0x0f) * 2 ** 32 + head.readUInt32BE(si + 14);
-      return total > 0 && rate === sampleRate ? total : null;
-    }
-    if (head.toString('ascii', 0, 4) === 'RIFF' && head.toString('ascii', 8, 12) === 'WAVE') {
-      let offset = 12;
-      let blockAlign = 0;
-      let formatTag = 0;
-      while (offset + 8 <= head.length) {
-        const id = head.toString('ascii', offset, offset + 4);
-        const len = head.readUInt32LE(offset + 4);
-        if (id === 'fmt ' && offset + 24 <= head.length) {
-          formatTag = head.readUInt16LE(offset + 8);
-          blockAlign = head.readUInt16LE(offset + 20);
-          if (formatTag === 0xfffe && offset + 34 <= head.length) formatTag = head.readUInt16LE(offset + 32);
-        } else if (id === 'data') {
-          if (!blockAlign || (formatTag !== 1 && formatTag !== 3)) return null;
-          const available = size - (offset + 8);
-          const bytes = len === 0xffffffff || len === 0 ? available : Math.min(len, available);
-          return Math.floor(bytes / blockAlign);
-        }
-        offset += 8 + len + (len & 1);
-      }
-    }
-    return null;
+    const head = Buffer.alloc(42);
+    const { bytesRead } = await fh.read(head, 0, head.length, 0);
+    if (bytesRead < 42 || head.toString('ascii', 0, 4) !== 'fLaC' || (head[4]! & 0x7f) !== 0) return null;
+    // STREAMINFO: sample rate (20 bits) and total samples (36 bits) start at byte 18 of the block.
+    const si = 8;
+    const rate = (head[si + 10]! << 12) | (head[si + 11]! << 4) | (head[si + 12]! >> 4);
+    const total = (head[si + 13]! & 0x0f) * 2 ** 32 + head.readUInt32BE(si + 14);
+    return total > 0 && rate === sampleRate ? total : null;
   } finally {
     await fh.close();
   }

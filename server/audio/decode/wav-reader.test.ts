@@ -60,6 +60,16 @@ describe('direct WAV reader', () => {
     expect(await readWavInfo(file)).toMatchObject({ channels: 6, channelLayout: 'FL+FR+FC+LFE+BL+BR' });
   });
 
+  it.each([['0', 0], ['0xFFFFFFFF', 0xffffffff]])('reads to the end of the file when the data size is %s, as ffmpeg does', async (_label, size) => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-wav-'));
+    const wav = encodeWav(channels, 44_100, 'pcm16');
+    wav.writeUInt32LE(size, 40);
+    const file = path.join(dir, 'streamed.wav');
+    await writeFile(file, wav);
+    expect((await readWavInfo(file))?.frames).toBe(300_001);
+    expect(sameBits(await readAll(file), ffmpegDecode(file))).toBe(true);
+  });
+
   it('clamps a truncated data chunk to the whole frames present and refuses non-PCM', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-wav-'));
     const full = encodeWav(channels, 44_100, 'pcm16');

@@ -51,9 +51,11 @@ export async function readWavInfo(file: string): Promise<WavInfo | null> {
         if (blockAlign !== channels * (bits / 8)) return null;
         fmt = { sampleRate, channels, channelLayout: layout, bitsPerSample: bits as WavInfo['bitsPerSample'], float };
       } else if (id === 'data') {
-        if (!fmt || len === 0xffffffff) return null;
+        if (!fmt) return null;
+        // Streaming writers leave the size at 0 or 0xFFFFFFFF; like ffmpeg, read to the end of the file.
         const available = size - body;
-        return { ...fmt, dataOffset: body, frames: Math.floor(Math.min(len, available) / blockAlign) };
+        const bytes = len === 0 || len === 0xffffffff ? available : Math.min(len, available);
+        return { ...fmt, dataOffset: body, frames: Math.floor(bytes / blockAlign) };
       }
       offset = body + len + (len & 1);
     }
