@@ -1,5 +1,5 @@
 import { composeEngines, mapWithFrames } from './compose.js';
-import type { EngineSpec } from './engine.js';
+import { headSeconds, type EngineSpec } from './engine.js';
 import { emotionEngine, predictEmotion } from './emotion.js';
 import { transparentEmotionModel } from './emotion-model.js';
 import { featuresEngine, type FeaturesResult } from './features.js';
@@ -8,7 +8,7 @@ import { onsetsEngine, type OnsetsResult } from './onsets.js';
 import { sampleAnalysisEngine } from './sample-analysis.js';
 
 /** Head lengths of the composite's parts, the same as their dedicated routes. */
-export const analyzeHeads = { emotion: 60, features: 30, sample: 30 } as const;
+const analyzeHeads = { emotion: headSeconds.emotion, features: headSeconds.clip, sample: headSeconds.clip } as const;
 
 const parts = composeEngines('analyze-parts', '1', [
   { key: 'features', engine: featuresEngine as EngineSpec<never, unknown>, params: { rhythm: true }, headSeconds: analyzeHeads.features },

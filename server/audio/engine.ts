@@ -24,3 +24,9 @@ export interface EngineSpec<P, R> {
   readonly needsTotalFrames: boolean;
   create(format: StreamFormat, params: P): StreamEngine<R>;
 }
+
+/**
+ * Clip-tier head lengths in seconds: features, sample role, grade and naming read the first 30 s,
+ * emotion the first 60 s (the spec's ~30 s and ~60 s). Routes and composites use these alone.
+ */
+export const headSeconds = { clip: 30, emotion: 60 } as const;

@@ -33,7 +33,7 @@
  * - rhythm (dsp/rhythm-features.ts; only with `rhythm: true`): tempo and onset rate from the onsets engine,
  *   beat strength and pulse clarity from librosa's mel-flux onset strength of this STFT.
  */
-import type { EngineSpec, StreamEngine, StreamFormat } from './engine.js';
+import { headSeconds, type EngineSpec, type StreamEngine, type StreamFormat } from './engine.js';
 import { onsetsEngine, type OnsetsResult } from './onsets.js';
 import { createRealFft, type RealFft } from './dsp/fft.js';
 import { hannWindow } from './dsp/window.js';
@@ -61,7 +61,7 @@ export interface FeaturesParams {
 }
 
 /** Seconds analysed from the start of the stream; later samples are ignored. */
-export const FEATURES_HEAD_S = 30;
+export const FEATURES_HEAD_S = headSeconds.clip;
 export const STFT_SIZE = 2048;
 export const STFT_HOP = 512;
 export const MEL_BANDS = 128;

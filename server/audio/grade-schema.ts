@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { FLAG_CODES, ROLE_WEIGHTS, SUB_SCORES, TIER_THRESHOLDS, type GradeRole } from './grade.js';
+import { sourceSchema } from './schemas.js';
 
 /**
  * Response schema of `POST /grade`: the `grade` engine's GradeResult (server/audio/grade.ts) plus the
  * `source` block the route adds. Field names are snake_case as in the rest of the audio API. dB values are
  * rounded to 0.01, scores to 0.001; `null` marks a value that is −∞ (silence) or was not measurable.
- *
- * The `source` object has the same shape as `sourceSchema` in schemas.ts; it is declared here so that this
- * module does not depend on schemas.ts (which may come to import it).
  */
 
 const unit = () => z.number().min(0).max(1);
@@ -16,13 +14,6 @@ const dbOrNull = () => z.number().nullable();
 const tierText = TIER_THRESHOLDS.map(([t, min]) => `${t} ≥ ${min}`).join(', ') + ', else D';
 const roles = Object.keys(ROLE_WEIGHTS) as [GradeRole, ...GradeRole[]];
 const weightTable = roles.map((r) => `${r}: ${SUB_SCORES.map((k) => `${k} ${ROLE_WEIGHTS[r][k]}`).join(', ')}`).join('; ');
-
-const gradeSourceSchema = z.object({
-  duration_s: z.number().describe('Length of the whole file in seconds (the grade analyses its first ~30 s; compare with duration_s of the result)'),
-  sample_rate: z.number(),
-  channels: z.number(),
-  format: z.string().describe('Container or codec: wav, mp3, flac, vorbis, …'),
-});
 
 const edgeSchema = z.object({
   score: unit().describe('1 − relative_level × audibility (audibility 0 at ≤ −60 dBFS, 1 at ≥ −40 dBFS, linear in dB); flagged below 0.5'),
@@ -40,7 +31,7 @@ const flagSchema = z.object({
 
 export const gradeSchema = z
   .object({
-    source: gradeSourceSchema,
+    source: sourceSchema,
     score: unit().describe(
       `Composite 0..1: the weighted geometric mean Π max(s, 0.05)^w of the scored sub-scores (weights of the role, renormalised over the sub-scores that are not null); 0 for digital silence. Tiers: ${tierText}`,
     ),

@@ -9,6 +9,7 @@ import type { Logger } from '../http/logger.js';
 import { receiveUpload } from '../http/multipart.js';
 import type { JobRunner } from '../queue/job-runner.js';
 import type { AnalysisService } from './analysis-service.js';
+import { headSeconds } from './engine.js';
 import { buildOpenApi } from './openapi.js';
 import { presentAnalysis, presentAudioError, presentHealth, presentJob, presentMe, presentSeparationPending, separationRetryAfterS, type ToolInfo } from './present.js';
 import { audioRouteSpecs, type AudioRouteSpec } from './route-specs.js';
@@ -27,10 +28,6 @@ export interface AudioDeps {
   readonly uploads: { readonly tmpDir: string; readonly maxBytes: number };
   readonly log: Logger;
 }
-
-/** Clip tier: features, sample role, grade and naming read the first 30 s; emotion the first 60 s. */
-export const clipSeconds = 30;
-export const emotionSeconds = 60;
 
 type Handler = (req: Request, res: Response, caller: Identity | null) => Promise<unknown> | unknown;
 
@@ -116,12 +113,12 @@ export function createAudioRouter(deps: AudioDeps): Router {
   mountAnalysis(audioRouteSpecs.waveform, 'waveform');
   mountAnalysis(audioRouteSpecs.spectrum, 'spectrum');
   mountAnalysis(audioRouteSpecs.onsets, 'onsets');
-  mountAnalysis(audioRouteSpecs.grade, 'grade', { headSeconds: clipSeconds });
-  mountAnalysis(audioRouteSpecs.samples, 'samples', { headSeconds: clipSeconds });
-  mountAnalysis(audioRouteSpecs.naming, 'naming', { headSeconds: clipSeconds });
-  mountAnalysis(audioRouteSpecs.features, 'features', { headSeconds: clipSeconds });
-  mountAnalysis(audioRouteSpecs.emotion, 'emotion', { headSeconds: emotionSeconds });
-  mountAnalysis(audioRouteSpecs.analyze, 'analyze', { headSeconds: emotionSeconds });
+  mountAnalysis(audioRouteSpecs.grade, 'grade', { headSeconds: headSeconds.clip });
+  mountAnalysis(audioRouteSpecs.samples, 'samples', { headSeconds: headSeconds.clip });
+  mountAnalysis(audioRouteSpecs.naming, 'naming', { headSeconds: headSeconds.clip });
+  mountAnalysis(audioRouteSpecs.features, 'features', { headSeconds: headSeconds.clip });
+  mountAnalysis(audioRouteSpecs.emotion, 'emotion', { headSeconds: headSeconds.emotion });
+  mountAnalysis(audioRouteSpecs.analyze, 'analyze', { headSeconds: headSeconds.emotion });
   // No backend yet: answer at once, without reading the upload.
   mount(audioRouteSpecs.separate, (_req, res, caller) => {
     requireCaller(caller);

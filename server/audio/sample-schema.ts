@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DESCRIPTOR_WORDS, namingBounds } from './naming.js';
 import { SAMPLE_ROLES } from './sample-analysis.js';
+import { sourceSchema } from './schemas.js';
 
 /**
  * Schemas of /analyze/samples (`sampleAnalysisSchema`, the `samples` engine's result) and /naming
@@ -8,13 +9,6 @@ import { SAMPLE_ROLES } from './sample-analysis.js';
  * and nesting are exactly those of `SampleAnalysisResult` and `NamingResult`.
  */
 
-/** `source` block added by the route (the same shape as schemas.ts `sourceSchema`). */
-const sourceSchema = z.object({
-  duration_s: z.number().describe('Length of the whole file in seconds (the analysis reads the first ~30 s)'),
-  sample_rate: z.number().describe('Hz'),
-  channels: z.number(),
-  format: z.string().describe('Container or codec: wav, mp3, flac, vorbis, …'),
-});
 
 const unit = z.number().min(0).max(1);
 const roleSchema = z.enum(SAMPLE_ROLES).describe('percs: kicks, snares, claps, drum loops and breaks; tops: hats, shakers, rides, cymbals (percussive, energy mostly above ~4–6 kHz); bass: pitched, f0 below ~150 Hz, energy low; melodic: pitched mid/high material (plucks, leads, chords, keys); atmos: sustained, noisy or slowly evolving textures (pads, drones, sweeps, risers)');

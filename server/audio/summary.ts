@@ -1,5 +1,5 @@
 import { composeEngines, mapWithFrames } from './compose.js';
-import type { EngineSpec } from './engine.js';
+import { headSeconds, type EngineSpec } from './engine.js';
 import { featuresEngine, type FeaturesResult } from './features.js';
 import { gradeEngine, type GradeResult } from './grade.js';
 import { loudnessEngine, type LoudnessResult } from './loudness.js';
@@ -30,10 +30,10 @@ export const summaryEngine: EngineSpec<{ index: number }, SummaryResult> = {
   create(format, params) {
     const inner = composeEngines('summary-parts', '1', [
       { key: 'loudness', engine: loudnessEngine as EngineSpec<never, unknown>, params: {} },
-      { key: 'onsets', engine: onsetsEngine as EngineSpec<never, unknown>, params: {}, headSeconds: 30 },
-      { key: 'naming', engine: namingEngine as EngineSpec<never, unknown>, params: { index: params.index }, headSeconds: 30 },
-      { key: 'grade', engine: gradeEngine as EngineSpec<never, unknown>, params: { role: '' }, headSeconds: 30 },
-      { key: 'features', engine: featuresEngine as EngineSpec<never, unknown>, params: { rhythm: false }, headSeconds: 30 },
+      { key: 'onsets', engine: onsetsEngine as EngineSpec<never, unknown>, params: {}, headSeconds: headSeconds.clip },
+      { key: 'naming', engine: namingEngine as EngineSpec<never, unknown>, params: { index: params.index }, headSeconds: headSeconds.clip },
+      { key: 'grade', engine: gradeEngine as EngineSpec<never, unknown>, params: { role: '' }, headSeconds: headSeconds.clip },
+      { key: 'features', engine: featuresEngine as EngineSpec<never, unknown>, params: { rhythm: false }, headSeconds: headSeconds.clip },
     ]).create(format, {});
     return mapWithFrames(format, inner, (result, frames) => {
       const parts = result as { loudness: LoudnessResult; onsets: { tempo_bpm: number | null }; naming: NamingResult; grade: GradeResult; features: FeaturesResult };
