@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { musicLoop } from '../server/test-support/drums.js';
 
 /** A synthesized test track: 124 BPM, A minor, kick/snare/hats/bass/pad, with the exact onset times. */
 export interface SynthTrack {
@@ -13,50 +14,12 @@ const sampleRate = 44_100;
 const bpm = 124;
 const beat = 60 / bpm;
 const bars = 8;
-const loopSeconds = bars * 4 * beat;
+const loopSeconds = bars * 4 * beat; // the loop's length: musicLoop with no lead-in or tail
 
-/** Render one 8-bar loop (stereo) and its hit times; deterministic. */
-function renderLoop(): { left: Float32Array; right: Float32Array; hits: number[] } {
-  const n = Math.round(loopSeconds * sampleRate);
-  const left = new Float32Array(n);
-  const right = new Float32Array(n);
-  const hits: number[] = [];
-  let seed = 1;
-  const noise = () => {
-    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-    return seed / 2 ** 31 - 1;
-  };
-  const add = (t0: number, seconds: number, fn: (t: number) => number, pan = 0) => {
-    const start = Math.round(t0 * sampleRate);
-    const len = Math.round(seconds * sampleRate);
-    for (let i = 0; i < len && start + i < n; i++) {
-      const v = fn(i / sampleRate);
-      left[start + i] = left[start + i]! + v * (1 - pan) * 0.5;
-      right[start + i] = right[start + i]! + v * (1 + pan) * 0.5;
-    }
-  };
-  for (let b = 0; b < bars * 4; b++) {
-    const t = b * beat;
-    if (b % 2 === 0) {
-      hits.push(t);
-      add(t, 0.35, (x) => 0.9 * Math.sin(2 * Math.PI * (50 + 100 * Math.exp(-x * 30)) * x) * Math.exp(-x * 8));
-    } else {
-      hits.push(t);
-      add(t, 0.2, (x) => (0.5 * noise() + 0.3 * Math.sin(2 * Math.PI * 190 * x)) * Math.exp(-x * 18), 0.1);
-    }
-    for (const off of [0.5]) {
-      hits.push(t + off * beat);
-      add(t + off * beat, 0.05, (x) => 0.25 * noise() * Math.exp(-x * 80), -0.3);
-    }
-  }
-  // Bass (A minor roots, eighth notes) and a pad (Am chord), not counted as drum onsets.
-  const roots = [55, 55, 43.65, 49];
-  for (let b = 0; b < bars; b++) {
-    const f = roots[b % 4]!;
-    add(b * 4 * beat, 4 * beat, (x) => 0.18 * Math.sin(2 * Math.PI * f * x) * (0.6 + 0.4 * Math.cos(2 * Math.PI * x / beat)));
-    add(b * 4 * beat, 4 * beat, (x) => 0.05 * (Math.sin(2 * Math.PI * 220 * x) + Math.sin(2 * Math.PI * 261.63 * x) + Math.sin(2 * Math.PI * 329.63 * x)), 0.4);
-  }
-  return { left, right, hits: hits.sort((a, b) => a - b) };
+/** One 8-bar loop of the groove (test-support's musicLoop, the same voices the tests use) and its hits. */
+function renderLoop(): { left: Float32Array; right: Float32Array; hits: readonly number[] } {
+  const loop = musicLoop({ bpm, bars, sampleRate, leadIn: 0, tail: 0 });
+  return { left: loop.channels[0], right: loop.channels[1], hits: loop.onsets };
 }
 
 /** Write `seconds` of the looped track as a 16-bit stereo WAV, streaming (a 60-minute file is 635 MB). */
