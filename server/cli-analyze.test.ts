@@ -34,6 +34,7 @@ describe('cratehouse analyze', () => {
     expect(rows[1]).toMatchObject({ role: 'bass', error: null });
     expect(rows[1]!.name).toMatch(/^02_bass_/);
     expect(rows[2]!.error).toMatch(/could not be decoded/);
+    expect(rows.map((r) => (r as { copied_to?: string }).copied_to)).toEqual([path.join(out, `${rows[0]!.name}.wav`), path.join(out, `${rows[1]!.name}.wav`), undefined]);
     // Good files copied under their suggested names, originals untouched.
     expect((await readdir(out)).sort()).toEqual([`${rows[0]!.name}.wav`, `${rows[1]!.name}.wav`].sort());
     expect(await readFile(path.join(out, `${rows[1]!.name}.wav`))).toEqual(await readFile(path.join(dir, 'b-sub.wav')));

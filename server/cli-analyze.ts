@@ -12,6 +12,8 @@ const audioExtensions = new Set(['.wav', '.wave', '.aif', '.aiff', '.flac', '.mp
 export interface AnalyzeRow extends Partial<SummaryResult> {
   readonly file: string;
   readonly error: string | null;
+  /** Where --rename-to copied the file. */
+  readonly copied_to?: string;
 }
 
 export interface AnalyzeOptions {
@@ -81,24 +83,29 @@ export async function runAnalyze(inputs: readonly string[], config: Config, opti
     await pool.destroy();
     if (options.progress) options.progress.write('\n');
   }
-  if (options.renameTo) await copyRenamed(rows, options.renameTo);
-  render(rows, options);
-  return rows.some((r) => r.error) ? 1 : 0;
+  const final = options.renameTo ? await copyRenamed(rows, options.renameTo) : rows;
+  render(final, options);
+  return final.some((r) => r.error) ? 1 : 0;
 }
 
 /** Copy each analysed file to DIR/<suggested name><ext>, never overwriting (a suffix is added). */
-async function copyRenamed(rows: AnalyzeRow[], dir: string): Promise<void> {
+async function copyRenamed(rows: readonly AnalyzeRow[], dir: string): Promise<AnalyzeRow[]> {
   await mkdir(dir, { recursive: true });
   const taken = new Set((await readdir(dir)).map((n) => n.toLowerCase()));
+  const out: AnalyzeRow[] = [];
   for (const row of rows) {
-    if (row.error || !row.name) continue;
+    if (row.error || !row.name) {
+      out.push(row);
+      continue;
+    }
     const ext = path.extname(row.file).toLowerCase();
     let candidate = `${row.name}${ext}`;
     for (let n = 2; taken.has(candidate.toLowerCase()); n++) candidate = `${row.name}-${n}${ext}`;
     taken.add(candidate.toLowerCase());
     await copyFile(row.file, path.join(dir, candidate));
-    (row as { copied_to?: string }).copied_to = path.join(dir, candidate);
+    out.push({ ...row, copied_to: path.join(dir, candidate) });
   }
+  return out;
 }
 
 const columns = ['file', 'role', 'tier', 'lufs', 'true_peak_dbtp', 'tempo_bpm', 'key', 'name', 'error'] as const;
