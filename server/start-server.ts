@@ -9,6 +9,9 @@ import { ResultCache } from './audio/cache.js';
 import { resolveFfmpeg } from './audio/decode/ffmpeg-path.js';
 import { createAnalysisPool } from './audio/worker-pool.js';
 import { presentJob } from './audio/present.js';
+import { sourceJobType } from './audio/sources/source-job.js';
+import { createSourcesRepo } from './audio/sources/sources-repo.js';
+import { setUpSources } from './audio/sources/set-up-sources.js';
 import { bootstrapAdmin, type BootstrapResult } from './auth/bootstrap.js';
 import { createIdentityRepo } from './auth/identity-repo.js';
 import { createIdentityService } from './auth/identity.js';
@@ -48,6 +51,8 @@ export interface StartOptions {
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+/** Redirects a source fetch follows before giving up. */
+const sourceMaxRedirects = 5;
 
 /** The one composition root: open the store, queue and services, build the app and listen. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
@@ -73,11 +78,23 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       log,
       options: options.webhookOptions,
     });
-    const jobs = new JobRunner(jobsRepo, options.jobHandlers ?? new Map(), webhooks, log, config.jobConcurrency);
-
     const [ffmpeg, git] = await Promise.all([resolveFfmpeg(config.ffmpegPath), resolveGit(config.gitPath)]);
-    if (!ffmpeg) log.info('ffmpeg not found: set CRATEHOUSE_FFMPEG or install ffmpeg (audio decoding falls back to the built-in decoders)');
+    if (!ffmpeg) log.info('ffmpeg not found: set CRATEHOUSE_FFMPEG or install ffmpeg (audio decoding falls back to the built-in decoders; sources need it)');
     if (!git) log.info('git not found: set CRATEHOUSE_GIT or install git (project repositories need it)');
+
+    const sourcesSetup = await setUpSources({
+      repo: createSourcesRepo(store),
+      dataDir: config.dataDir,
+      ffmpegPath: ffmpeg?.path ?? null,
+      ytdlpPath: config.ytdlpPath,
+      policy: { allowPrivate: config.fetchAllowPrivate, maxRedirects: sourceMaxRedirects, timeoutMs: 30_000 },
+      maxBytes: config.maxSourceMb * 1024 * 1024,
+      timeoutS: config.sourceTimeoutS,
+    });
+    if (sourcesSetup.ytdlp) log.info(`yt-dlp ${sourcesSetup.ytdlp.version} found: used for the sites it supports`);
+    const handlers = new Map([[sourceJobType, sourcesSetup.handler], ...(options.jobHandlers ?? [])]);
+    const jobs = new JobRunner(jobsRepo, handlers, webhooks, log, config.jobConcurrency);
+    const sources = sourcesSetup.connect(jobs);
 
     const pool = createAnalysisPool();
     const analysis = new AnalysisService(pool, new ResultCache(path.join(config.dataDir, 'cache')), ffmpeg ? { kind: 'ffmpeg', path: ffmpeg.path } : { kind: 'js' }, meter);
@@ -85,7 +102,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
     const version = packageVersion();
     const app = createApp({
-      audio: { version, identity, meter, jobs, tools: { ffmpeg, git }, maxJsonKb: config.maxJsonKb, analysis, uploads, log },
+      audio: { version, identity, meter, jobs, tools: { ffmpeg, git }, maxJsonKb: config.maxJsonKb, analysis, uploads, sources, accelRedirect: config.accelRedirect, log },
       hosting: { version, identity, meter, publicUrl: config.publicUrl, maxJsonKb: config.maxJsonKb, log },
       rendererDir: options.rendererDir === undefined ? findRendererDir() : options.rendererDir,
     });

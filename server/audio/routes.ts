@@ -9,10 +9,13 @@ import type { Logger } from '../http/logger.js';
 import { receiveUpload } from '../http/multipart.js';
 import type { JobRunner } from '../queue/job-runner.js';
 import type { AnalysisService } from './analysis-service.js';
+import type { StoredArtifact } from './artifacts/artifact-store.js';
 import { headSeconds } from './engine.js';
 import { buildOpenApi } from './openapi.js';
 import { presentAnalysis, presentAudioError, presentHealth, presentJob, presentMe, presentSeparationPending, separationRetryAfterS, type ToolInfo } from './present.js';
 import { audioRouteSpecs, type AudioRouteSpec } from './route-specs.js';
+import { sourceRequestSchema } from './schemas.js';
+import type { SourceService } from './sources/source-service.js';
 import { validatePart } from './validation.js';
 
 /** What the audio service needs from the composition root. */
@@ -26,6 +29,9 @@ export interface AudioDeps {
   readonly analysis: AnalysisService;
   /** Where uploads stream to while they arrive, and how large they may be. */
   readonly uploads: { readonly tmpDir: string; readonly maxBytes: number };
+  readonly sources: SourceService;
+  /** Internal prefix for X-Accel-Redirect (a front server streams artifacts), or null to send the bytes. */
+  readonly accelRedirect: string | null;
   readonly log: Logger;
 }
 
@@ -71,6 +77,25 @@ export function createAudioRouter(deps: AudioDeps): Router {
   });
   mount(audioRouteSpecs.getJob, (req, _res, caller) => presentJob(deps.jobs.getForTenant(requireCaller(caller).tenant, jobId(req))));
   mount(audioRouteSpecs.cancelJob, async (req, _res, caller) => presentJob(await deps.jobs.cancel(requireCaller(caller).tenant, jobId(req))));
+
+  mount(audioRouteSpecs.createSource, async (req, res, caller) => {
+    const who = requireCaller(caller);
+    const request = validatePart(sourceRequestSchema, 'body', req.body);
+    const job = await deps.sources.submit(who.tenant, request);
+    res.status(202);
+    return presentJob(job);
+  });
+  mount(audioRouteSpecs.getArtifact, async (req, res, caller) => {
+    requireCaller(caller);
+    const artifact = await deps.sources.artifact(String(req.params.content_id), String(req.params.name));
+    if (deps.accelRedirect) {
+      // The front server streams the file (ranges included) from its internal location.
+      res.set({ 'X-Accel-Redirect': `${deps.accelRedirect}${artifact.contentId}/${encodeURIComponent(artifact.name)}`, 'Content-Type': 'audio/wav' });
+      res.end();
+      return;
+    }
+    await sendArtifact(res, artifact);
+  });
 
   /** An analysis route: validate the query, stream the upload to disk, analyse (cached), answer. */
   const mountAnalysis = (spec: AudioRouteSpec, engineId: string, options: { readonly headSeconds?: number } = {}) =>
@@ -129,6 +154,22 @@ export function createAudioRouter(deps: AudioDeps): Router {
   router.use(methodNotAllowedOrNotFound(Object.values(audioRouteSpecs)));
   router.use(createErrorMiddleware((error) => presentAudioError(error), deps.log));
   return router;
+}
+
+/** Stream an artifact with ranges, ETag and Last-Modified (express's send), inline with its name. */
+function sendArtifact(res: Response, artifact: StoredArtifact): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // Content-addressed, so the content id is a strong validator (the app's own ETags are off).
+    res.set({ 'Content-Disposition': `inline; filename="${artifact.name}"`, ETag: `"${artifact.contentId}"` });
+    res.sendFile(artifact.file, { acceptRanges: true, etag: true, lastModified: true, cacheControl: true, maxAge: '1y', immutable: true, headers: { 'Content-Type': 'audio/wav' } }, (error?: Error & { status?: number; code?: string }) => {
+      if (!error || res.headersSent || error.code === 'ECONNABORTED') return resolve();
+      if (error.status === 416) {
+        res.status(416).set('Content-Range', `bytes */${artifact.bytes}`).end();
+        return resolve();
+      }
+      reject(error);
+    });
+  });
 }
 
 /** FastAPI answers 405 for a known path with another method, 404 otherwise. */

@@ -64,6 +64,51 @@ export const errorMessageSchema = z.object({ detail: z.string() }).meta({ id: 'E
 
 export const jobIdPathSchema = z.object({ job_id: z.string() });
 
+const httpUrl = z
+  .string()
+  .max(4096)
+  .refine((value) => {
+    try {
+      const u = new URL(value);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+    } catch {
+      return false;
+    }
+  }, 'URL should be an absolute http or https URL');
+
+export const sourceRequestSchema = z
+  .object({
+    url: httpUrl.describe('Page or media URL to fetch (http or https)'),
+    priority: z.number().int().min(-100).max(100).default(0).describe('Higher runs first among queued jobs; -100..100'),
+    webhook_url: httpUrl.nullable().default(null).describe('Receives the final JobStatus as a signed POST (docs/webhooks.md)'),
+  })
+  .meta({ id: 'SourceRequest' });
+
+export const artifactPathSchema = z.object({
+  content_id: z.string().regex(/^[0-9a-f]{64}$/, 'content_id is 64 lowercase hexadecimal characters'),
+  name: z.string().min(1),
+});
+
+export const sourceDescriptorSchema = z
+  .object({
+    content_id: z.string().describe('sha256 of the artifact bytes'),
+    name: z.string(),
+    artifact_ref: z.string().describe('Path of the WAV: GET it with the same bearer token'),
+    url: z.string().describe('The URL as requested'),
+    final_url: z.string().describe('Where the media was downloaded from, after redirects (the page URL for yt-dlp)'),
+    via: z.enum(['direct', 'page', 'yt-dlp']),
+    media_type: z.string().nullable().describe('Media type of what was downloaded'),
+    source_codec: z.string(),
+    source_sample_rate: z.number(),
+    duration_s: z.number(),
+    frames: z.number().describe('Sample frames in the WAV'),
+    sample_rate: z.literal(44100),
+    channels: z.number(),
+    bits_per_sample: z.number().describe('16, or 24 for lossless sources deeper than 16 bits'),
+    bytes: z.number().describe('Size of the WAV file'),
+  })
+  .meta({ id: 'SourceDescriptor' });
+
 /** A query schema's parsed output. */
 export type QueryOf<S extends z.ZodType> = z.output<S>;
 

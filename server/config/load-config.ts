@@ -20,6 +20,14 @@ export interface Config {
   readonly publicUrl: string | null;
   /** Allow outbound calls (sources, webhooks, imports) to private and loopback addresses. */
   readonly fetchAllowPrivate: boolean;
+  /** Largest source download (`POST /audio/v1/sources`), in MiB. */
+  readonly maxSourceMb: number;
+  /** Wall-clock limit of one source job (download and conversion), in seconds. */
+  readonly sourceTimeoutS: number;
+  /** yt-dlp for pages it supports: a path, or null to look for `yt-dlp` on PATH; `off` disables it. */
+  readonly ytdlpPath: string | null;
+  /** Internal prefix for `X-Accel-Redirect` (a front server streams artifacts); null sends the bytes. */
+  readonly accelRedirect: string | null;
   readonly logLevel: 'silent' | 'error' | 'info' | 'debug';
 }
 
@@ -36,6 +44,10 @@ export const defaultConfig: Config = {
   gitPath: 'git',
   publicUrl: null,
   fetchAllowPrivate: false,
+  maxSourceMb: 2048,
+  sourceTimeoutS: 3600,
+  ytdlpPath: null,
+  accelRedirect: null,
   logLevel: 'info',
 };
 
@@ -56,6 +68,10 @@ const envKeys: Readonly<Record<keyof Config, string>> = {
   gitPath: 'CRATEHOUSE_GIT',
   publicUrl: 'CRATEHOUSE_PUBLIC_URL',
   fetchAllowPrivate: 'CRATEHOUSE_FETCH_ALLOW_PRIVATE',
+  maxSourceMb: 'CRATEHOUSE_MAX_SOURCE_MB',
+  sourceTimeoutS: 'CRATEHOUSE_SOURCE_TIMEOUT_S',
+  ytdlpPath: 'CRATEHOUSE_YTDLP',
+  accelRedirect: 'CRATEHOUSE_ACCEL_REDIRECT',
   logLevel: 'CRATEHOUSE_LOG_LEVEL',
 };
 
@@ -97,7 +113,7 @@ function readConfigFile(dataDir: string): Record<string, unknown> {
   throw new ConfigError(`${path.join(dataDir, configFileName)} is not a JSON object`);
 }
 
-const numberKeys = new Set<keyof Config>(['port', 'maxUploadMb', 'maxJsonKb', 'jobConcurrency']);
+const numberKeys = new Set<keyof Config>(['port', 'maxUploadMb', 'maxJsonKb', 'jobConcurrency', 'maxSourceMb', 'sourceTimeoutS']);
 const booleanKeys = new Set<keyof Config>(['fetchAllowPrivate']);
 
 function parseSource(raw: Record<string, unknown>, source: string): Overrides {
@@ -134,7 +150,11 @@ function validate(c: Config): Config {
   if (!Number.isInteger(c.jobConcurrency) || c.jobConcurrency < 1) throw new ConfigError(`job concurrency must be a positive integer, got ${c.jobConcurrency}`);
   if (!['silent', 'error', 'info', 'debug'].includes(c.logLevel)) throw new ConfigError(`log level must be silent, error, info or debug, got ${c.logLevel}`);
   if (c.publicUrl !== null && !/^https?:\/\/[^/]+/.test(c.publicUrl)) throw new ConfigError(`public URL must be an http(s) URL, got ${c.publicUrl}`);
-  return { ...c, publicUrl: c.publicUrl?.replace(/\/+$/, '') ?? null };
+  if (!(c.maxSourceMb > 0)) throw new ConfigError(`max source size must be positive, got ${c.maxSourceMb}`);
+  if (!(c.sourceTimeoutS > 0)) throw new ConfigError(`source timeout must be positive, got ${c.sourceTimeoutS}`);
+  if (c.accelRedirect !== null && !/^\/[\w./-]*$/.test(c.accelRedirect)) throw new ConfigError(`accel-redirect prefix must be an absolute path such as /_artifacts/, got ${c.accelRedirect}`);
+  const accelRedirect = c.accelRedirect === null ? null : c.accelRedirect.replace(/\/*$/, '/');
+  return { ...c, publicUrl: c.publicUrl?.replace(/\/+$/, '') ?? null, accelRedirect };
 }
 
 /** Parse `--port 0 --data-dir x --host h` style flags into overrides; unknown flags are an error. */

@@ -20,6 +20,13 @@ const migrations: readonly Migration[] = [
       for (const [key, value] of Object.entries(empty)) if (!(key in doc)) doc[key] = value;
     },
   },
+  {
+    from: 1,
+    describe: 'add the sources table (fetched source URLs)',
+    up: (doc) => {
+      if (!Array.isArray(doc.sources)) doc.sources = [];
+    },
+  },
 ];
 
 /** Thrown when db.json was written by a newer Cratehouse than this one. */

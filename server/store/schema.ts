@@ -10,6 +10,8 @@ export interface DbSchema {
   groupMembers: GroupMemberRecord[];
   tokens: TokenRecord[];
   jobs: JobRecord[];
+  /** Source URLs fetched into artifacts (POST /audio/v1/sources), one row per requested URL. */
+  sources: SourceRecord[];
   usage: Record<string, TenantUsage>;
 }
 
@@ -101,6 +103,17 @@ export interface JobRecord {
   webhook: WebhookState | null;
 }
 
+/** A URL fetched into an artifact: lets the same URL be answered without a download. */
+export interface SourceRecord {
+  /** The URL as requested, without its fragment. */
+  url: string;
+  contentId: string;
+  name: string;
+  /** The source descriptor the job returned (JobStatus.result). */
+  descriptor: Record<string, unknown>;
+  fetchedAt: string;
+}
+
 export interface WebhookState {
   attempts: number;
   delivered: boolean;
@@ -116,7 +129,7 @@ export interface TenantUsage {
 }
 
 /** The schema version this code reads and writes. */
-export const currentSchemaVersion = 1;
+export const currentSchemaVersion = 2;
 
 /** A brand-new, empty document. */
 export function emptyDb(): DbSchema {
@@ -130,6 +143,7 @@ export function emptyDb(): DbSchema {
     groupMembers: [],
     tokens: [],
     jobs: [],
+    sources: [],
     usage: {},
   };
 }

@@ -107,11 +107,20 @@ describe('store', () => {
     const file = path.join(dir, 'db.json');
     await writeFile(file, JSON.stringify({ users: [], tenants: [{ id: 'old', webhookSecret: 'x', createdAt: 'then' }] }));
     const store = await openStore(new DurableJsonFile<DbSchema>(file));
-    expect(store.migrationsApplied).toEqual(['0→1: add missing tables and the schema version']);
+    expect(store.migrationsApplied).toEqual(['0→1: add missing tables and the schema version', '1→2: add the sources table (fetched source URLs)']);
     const onDisk = JSON.parse(await readFile(file, 'utf8')) as DbSchema;
-    expect(onDisk.schemaVersion).toBe(1);
+    expect(onDisk.schemaVersion).toBe(2);
     expect(onDisk.jobs).toEqual([]);
+    expect(onDisk.sources).toEqual([]);
     expect(onDisk.tenants.map((t) => t.id)).toEqual(['old']);
+  });
+
+  it('adds the sources table to a version-1 document and keeps its jobs', () => {
+    const job = { jobId: 'j1' };
+    const { db, applied } = migrate({ schemaVersion: 1, jobs: [job] });
+    expect(applied).toEqual(['1→2: add the sources table (fetched source URLs)']);
+    expect(db.sources).toEqual([]);
+    expect(db.jobs).toEqual([job]);
   });
 
   it('refuses a document written by a newer version instead of damaging it', () => {

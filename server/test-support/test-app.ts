@@ -22,6 +22,9 @@ import { AnalysisService } from '../audio/analysis-service.js';
 import { ResultCache } from '../audio/cache.js';
 import { resolveFfmpeg } from '../audio/decode/ffmpeg-path.js';
 import { createAnalysisPool, type AnalysisPool } from '../audio/worker-pool.js';
+import { sourceJobType } from '../audio/sources/source-job.js';
+import { createSourcesRepo } from '../audio/sources/sources-repo.js';
+import { setUpSources } from '../audio/sources/set-up-sources.js';
 
 /** A logger that keeps what it is told, for assertions. */
 export function memoryLogger(): Logger & { readonly lines: string[] } {
@@ -61,9 +64,13 @@ export async function startTestApp(options: {
   /** Decode with the built-in JS decoders instead of ffmpeg. */
   readonly jsDecoder?: boolean;
   readonly maxUploadBytes?: number;
+  /** Source fetching: private (loopback) destinations are allowed unless said otherwise. */
+  readonly sources?: { readonly allowPrivate?: boolean; readonly maxBytes?: number; readonly timeoutS?: number; readonly ytdlpPath?: string | null; readonly maxRedirects?: number };
+  readonly accelRedirect?: string | null;
 } = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-test-'));
   await mkdir(path.join(dataDir, 'tmp'));
+  await mkdir(path.join(dataDir, 'artifacts'));
   const adapter = new MemoryAdapter<DbSchema>();
   const store = await openStore(adapter);
   const identity = createIdentityService(createIdentityRepo(store));
@@ -78,14 +85,24 @@ export async function startTestApp(options: {
     log,
     options: { backoffMs: 10, ...options.webhookOptions },
   });
-  const jobs = new JobRunner(jobsRepo, options.jobHandlers ?? new Map(), webhooks, log, options.jobConcurrency ?? 1);
+  const ffmpeg = options.jsDecoder ? null : await resolveFfmpeg(null);
+  const sourcesSetup = await setUpSources({
+    repo: createSourcesRepo(store),
+    dataDir,
+    ffmpegPath: ffmpeg?.path ?? null,
+    ytdlpPath: options.sources?.ytdlpPath ?? 'off',
+    policy: { allowPrivate: options.sources?.allowPrivate ?? true, maxRedirects: options.sources?.maxRedirects ?? 5, timeoutMs: 10_000 },
+    maxBytes: options.sources?.maxBytes ?? 256 * 1024 * 1024,
+    timeoutS: options.sources?.timeoutS ?? 60,
+  });
+  const handlers = new Map([[sourceJobType, sourcesSetup.handler], ...(options.jobHandlers ?? [])]);
+  const jobs = new JobRunner(jobsRepo, handlers, webhooks, log, options.jobConcurrency ?? 1);
   const admin = await identity.createUser({ username: 'root', name: 'Administrator', email: 'root@example.com', admin: true });
   await identity.createToken(admin.id, { name: 'test', scopes: ['api'] }, adminToken);
-  const ffmpeg = options.jsDecoder ? null : await resolveFfmpeg(null);
   const pool: AnalysisPool = createAnalysisPool(2);
   const analysis = new AnalysisService(pool, new ResultCache(path.join(dataDir, 'cache')), ffmpeg ? { kind: 'ffmpeg', path: ffmpeg.path } : { kind: 'js' }, meter);
   const uploads = { tmpDir: path.join(dataDir, 'tmp'), maxBytes: options.maxUploadBytes ?? 64 * 1024 * 1024 };
-  const audioDeps: AudioDeps = { version: '0.0.0-test', identity, meter, jobs, tools: { ffmpeg: null, git: null }, maxJsonKb: 64, analysis, uploads, log };
+  const audioDeps: AudioDeps = { version: '0.0.0-test', identity, meter, jobs, tools: { ffmpeg: null, git: null }, maxJsonKb: 64, analysis, uploads, sources: sourcesSetup.connect(jobs), accelRedirect: options.accelRedirect ?? null, log };
   const app = createApp({
     audio: audioDeps,
     hosting: { version: '0.0.0-test', identity, meter, publicUrl: options.publicUrl ?? null, maxJsonKb: 64, log },
