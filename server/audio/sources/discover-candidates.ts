@@ -44,12 +44,13 @@ export function discoverCandidates(html: string, pageUrl: string): PageMedia {
   const found: MediaCandidate[] = [];
   const seen = new Set<string>();
   const stack: string[] = [];
-  let og: { via: string; attrs: Record<string, string> } | null = null;
+  let og: { via: string; attrs: Record<string, string>; order: number } | null = null;
+  let sequence = 0;
   let ogTitle: string | null = null;
   let title = '';
   let inTitle = false;
 
-  const add = (raw: string | undefined, via: string, attrs: Readonly<Record<string, string>>, declaredType: string | undefined, parentVideo: boolean) => {
+  const add = (raw: string | undefined, via: string, attrs: Readonly<Record<string, string>>, declaredType: string | undefined, parentVideo: boolean, order = sequence++) => {
     const url = absolute(raw, base);
     if (!url || seen.has(url)) return;
     seen.add(url);
@@ -63,11 +64,11 @@ export function discoverCandidates(html: string, pageUrl: string): PageMedia {
       durationS: positiveNumber(attrs['data-duration'] ?? attrs.duration),
       lossless: mediaType !== null && losslessTypes.has(mediaType),
       video,
-      order: found.length,
+      order,
     });
   };
   const flushOg = () => {
-    if (og) add(og.attrs.url, og.via, og.attrs, og.attrs.type, og.via === 'og:video');
+    if (og) add(og.attrs.url, og.via, og.attrs, og.attrs.type, og.via === 'og:video', og.order);
     og = null;
   };
 
@@ -92,7 +93,7 @@ export function discoverCandidates(html: string, pageUrl: string): PageMedia {
           // og:audio starts a new structured property; its :type, :duration… follow it.
           if ((field === 'url' && m[2] === undefined) || !og || og.via !== via) {
             flushOg();
-            og = { via, attrs: {} };
+            og = { via, attrs: {}, order: sequence++ };
           }
           if (field === 'secure_url') og.attrs.url = attrs.content;
           else if (field === 'url') og.attrs.url ??= attrs.content;
@@ -116,7 +117,9 @@ export function discoverCandidates(html: string, pageUrl: string): PageMedia {
   parser.write(html);
   parser.end();
   flushOg();
-  return { title: ogTitle || title.trim() || null, candidates: found };
+  // An og: group is added when it ends, but keeps its place in the document.
+  const candidates = found.sort((a, b) => a.order - b.order).map((c, i) => ({ ...c, order: i }));
+  return { title: ogTitle || title.trim() || null, candidates };
 }
 
 /**

@@ -4,6 +4,7 @@ import { AppError } from '../../http/errors.js';
 import type { OutboundPolicy } from '../../http/outbound.js';
 import type { JobContext, JobHandler } from '../../queue/job-runner.js';
 import { toArtifactName, type ArtifactStore, type StoredArtifact } from '../artifacts/artifact-store.js';
+import type { SourceDescriptor } from '../api-types.js';
 import { readWavInfo } from '../decode/wav-reader.js';
 import { convertToWav, probeSource, sourceSampleRate, type SourceProbe } from './convert-to-wav.js';
 import { discoverCandidates, rankCandidates } from './discover-candidates.js';
@@ -17,27 +18,6 @@ export const sourceJobType = 'source';
 /** What a source job is given (stored on the job, so a restart can run it again). */
 export interface SourceParams {
   readonly url: string;
-}
-
-/** The source descriptor: JobStatus.result of a finished source job. */
-export interface SourceDescriptor {
-  readonly content_id: string;
-  readonly name: string;
-  readonly artifact_ref: string;
-  readonly url: string;
-  readonly final_url: string;
-  /** How the audio was found: the URL itself, a page's media candidate, or yt-dlp. */
-  readonly via: 'direct' | 'page' | 'yt-dlp';
-  /** Media type of what was downloaded (`audio/mpeg`, `video/mp4`, …), when known. */
-  readonly media_type: string | null;
-  readonly source_codec: string;
-  readonly source_sample_rate: number;
-  readonly duration_s: number;
-  readonly frames: number;
-  readonly sample_rate: number;
-  readonly channels: number;
-  readonly bits_per_sample: number;
-  readonly bytes: number;
 }
 
 /** Everything a source job needs. */
@@ -178,7 +158,7 @@ async function describe(stored: StoredArtifact, url: string, acquired: Acquired,
     source_sample_rate: probe.sampleRate,
     duration_s: frames / sourceSampleRate,
     frames,
-    sample_rate: info?.sampleRate ?? sourceSampleRate,
+    sample_rate: sourceSampleRate,
     channels,
     bits_per_sample: info?.bitsPerSample ?? probe.bitsPerSample,
     bytes: stored.bytes,

@@ -8,9 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboundTransport, signWebhook, webhookHeaders } from '../../queue/webhooks.js';
 import { makeMediaFixtures, serveBytes, startMediaServer, type MediaFixtures, type MediaServer } from '../../test-support/media-server.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
-import type { JobStatus } from '../api-types.js';
+import type { JobStatus, SourceDescriptor } from '../api-types.js';
 import { sourceDescriptorSchema } from '../schemas.js';
-import type { SourceDescriptor } from './source-job.js';
 
 /** What ffmpeg (not our code) reads from a WAV: rate, channels and the exact number of frames. */
 function decodeWithFfmpeg(file: string): { sampleRate: number; channels: number; frames: number } {
@@ -58,7 +57,7 @@ async function fetchSource(url: string): Promise<JobStatus> {
 
 function descriptor(job: JobStatus): SourceDescriptor {
   expect(job.status, job.error ?? '').toBe('done');
-  return sourceDescriptorSchema.parse(job.result) as SourceDescriptor;
+  return sourceDescriptorSchema.parse(job.result);
 }
 
 function artifactFile(d: SourceDescriptor): string {

@@ -1,0 +1,122 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeWav, sine } from '../../test-support/signals.js';
+import { serveBytes, startMediaServer, type MediaServer } from '../../test-support/media-server.js';
+import { startTestApp, type TestApp } from '../../test-support/test-app.js';
+import type { JobStatus } from '../api-types.js';
+
+/** Debian's nginx-light (CI installs it); outside CI a machine without nginx skips this file. */
+const nginxBinary = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p)) ?? (spawnSync('sh', ['-c', 'command -v nginx']).stdout.toString().trim() || null);
+const exampleConfig = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../docs/deploy/nginx-cratehouse.conf');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe.skipIf(!nginxBinary && !process.env.CI)('artifacts behind nginx (X-Accel-Redirect, docs/deploy/nginx-cratehouse.conf)', () => {
+  let app: TestApp;
+  let media: MediaServer;
+  let nginx: ChildProcess;
+  let front: string;
+  let token: string;
+  let artifactRef: string;
+  let wav: Buffer;
+
+  beforeAll(async () => {
+    expect(nginxBinary, 'nginx is not installed (apt-get install nginx-light)').toBeTruthy();
+    app = await startTestApp({ accelRedirect: '/_artifacts/' });
+    token = (await app.addUser('listener')).token;
+    media = await startMediaServer();
+    media.route('/loop.wav', serveBytes(encodeWav([sine(44_100, 1, 220, 0.5), sine(44_100, 1, 330, 0.5)], 44_100), 'audio/wav'));
+    const res = await app.fetch('/audio/v1/sources', { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ url: `${media.url}/loop.wav` }) });
+    const jobId = ((await res.json()) as JobStatus).job_id;
+    await app.jobs.onIdle();
+    const job = (await (await app.fetch(`/audio/v1/jobs/${jobId}`, { headers: { Authorization: `Bearer ${token}` } })).json()) as JobStatus;
+    expect(job.status, job.error ?? '').toBe('done');
+    const result = job.result as { artifact_ref: string; content_id: string; name: string };
+    artifactRef = result.artifact_ref;
+    wav = await readFile(path.join(app.dataDir, 'artifacts', result.content_id, result.name));
+
+    // The shipped example, pointed at this test's server and data dir, inside a minimal nginx.conf.
+    const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-nginx-'));
+    const port = await freePort();
+    const site = (await readFile(exampleConfig, 'utf8'))
+      .replace('listen 80;', `listen 127.0.0.1:${port};`)
+      .replace('proxy_pass http://127.0.0.1:8080;', `proxy_pass ${app.url};`)
+      .replace('/var/lib/cratehouse/artifacts/', `${path.join(app.dataDir, 'artifacts')}/`);
+    const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `${t}_temp_path ${dir}/${t};`).join('\n  ');
+    await writeFile(
+      path.join(dir, 'nginx.conf'),
+      `${process.getuid?.() === 0 ? 'user root;' : ''}
+worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 64; }
+http {
+  access_log off;
+  ${temp}
+  ${site}
+}
+`,
+    );
+    nginx = spawn(nginxBinary!, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    nginx.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    front = `http://127.0.0.1:${port}`;
+    for (let i = 0; ; i++) {
+      try {
+        await fetch(`${front}/audio/v1/healthz`);
+        break;
+      } catch {
+        if (i > 100 || nginx.exitCode !== null) throw new Error(`nginx did not start: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    nginx?.kill('SIGTERM');
+    await media?.close();
+    await app?.close();
+  });
+
+  it('the server itself answers with X-Accel-Redirect and no body', async () => {
+    const res = await app.fetch(artifactRef, { headers: { Authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    const [, , , , contentId, name] = artifactRef.split('/');
+    expect(res.headers.get('x-accel-redirect')).toBe(`/_artifacts/${contentId}/${name}`);
+    expect((await res.arrayBuffer()).byteLength).toBe(0);
+  });
+
+  it('nginx streams a byte range of the artifact', async () => {
+    const res = await fetch(front + artifactRef, { headers: { Authorization: `Bearer ${token}`, Range: 'bytes=1000-4999' } });
+    expect(res.status).toBe(206);
+    expect(res.headers.get('content-range')).toBe(`bytes 1000-4999/${wav.length}`);
+    expect(res.headers.get('content-type')).toBe('audio/wav');
+    expect(res.headers.get('x-accel-redirect')).toBeNull();
+    expect(Buffer.from(await res.arrayBuffer()).equals(wav.subarray(1000, 5000))).toBe(true);
+  });
+
+  it('nginx streams the whole artifact', async () => {
+    const res = await fetch(front + artifactRef, { headers: { Authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(wav)).toBe(true);
+  });
+
+  it('the token is still checked, and the internal location is not reachable from outside', async () => {
+    expect((await fetch(front + artifactRef)).status).toBe(401);
+    const [, , , , contentId, name] = artifactRef.split('/');
+    expect((await fetch(`${front}/_artifacts/${contentId}/${name}`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(404);
+  });
+});
