@@ -9,6 +9,7 @@ import { outboundTransport, signWebhook, webhookHeaders } from '../../queue/webh
 import { makeMediaFixtures, serveBytes, startMediaServer, type MediaFixtures, type MediaServer } from '../../test-support/media-server.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import type { JobStatus, SourceDescriptor } from '../api-types.js';
+import { downloadWithYtDlp, resolveYtDlp, YtDlpUnsupportedError } from './yt-dlp.js';
 import { sourceDescriptorSchema } from '../schemas.js';
 
 /** What ffmpeg (not our code) reads from a WAV: rate, channels and the exact number of frames. */
@@ -450,7 +451,7 @@ if [ "$1" = "--version" ]; then echo 2023.03.04; exit 0; fi
 for last; do :; done
 case "$last" in
   */watch/*) ;;
-  *) echo "ERROR: Unsupported URL: $last" >&2; exit 1 ;;
+  *) echo "ERROR: No suitable extractor found for URL $last" >&2; exit 1 ;;
 esac
 out=""; prev=""
 for a in "$@"; do if [ "$prev" = "-o" ]; then out="$a"; fi; prev="$a"; done
@@ -479,6 +480,35 @@ echo "TITLE Live at the Warehouse"
     }
   });
 });
+
+describe.skipIf(!hasRealYtDlp())('the installed yt-dlp', () => {
+  it('accepts our arguments, and a page it has no extractor for falls back to the page candidates', async () => {
+    const withYtDlp = await startTestApp({ sources: { ytdlpPath: null } });
+    try {
+      const t = (await withYtDlp.addUser('real-ytdlp')).token;
+      const res = await withYtDlp.fetch('/audio/v1/sources', { method: 'POST', headers: { Authorization: `Bearer ${t}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ url: `${media.url}/page.html` }) });
+      const id = ((await res.json()) as JobStatus).job_id;
+      await withYtDlp.jobs.onIdle();
+      const job = (await (await withYtDlp.fetch(`/audio/v1/jobs/${id}`, { headers: { Authorization: `Bearer ${t}` } })).json()) as JobStatus;
+      expect(descriptor(job)).toMatchObject({ via: 'page', final_url: `${media.url}/media/master.flac` });
+      // Bad arguments would fail differently: it must be "no extractor", nothing else.
+      const ytdlp = await resolveYtDlp(null);
+      const attempt = downloadWithYtDlp({ ytdlp: ytdlp!, url: `${media.url}/page.html`, dir: fixtures.dir, prefix: 'probe', maxBytes: 1e6, signal: new AbortController().signal, onProgress: () => undefined });
+      await expect(attempt).rejects.toBeInstanceOf(YtDlpUnsupportedError);
+    } finally {
+      await withYtDlp.close();
+    }
+  }, 30_000);
+});
+
+function hasRealYtDlp(): boolean {
+  try {
+    execFileSync('yt-dlp', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
   const until = Date.now() + timeoutMs;

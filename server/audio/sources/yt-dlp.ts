@@ -68,7 +68,7 @@ export async function downloadWithYtDlp(options: {
     child.once('close', resolve);
   });
   if (code !== 0) {
-    if (/Unsupported URL/i.test(stderr)) throw new YtDlpUnsupportedError(`yt-dlp does not support ${options.url}`);
+    if (/Unsupported URL|No suitable extractor/i.test(stderr)) throw new YtDlpUnsupportedError(`yt-dlp does not support ${options.url}`);
     const last = stderr.trim().split('\n').filter((l) => l.startsWith('ERROR')).pop() ?? stderr.trim().split('\n').pop() ?? `exit code ${code}`;
     throw new Error(`yt-dlp failed: ${last.replace(/^ERROR:\s*/, '')}`);
   }
