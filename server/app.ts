@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import express, { type Express } from 'express';
 import { createAudioRouter, type AudioDeps } from './audio/routes.js';
+import { createRepositoryRouter, type RepositoryRouteDeps } from './hosting/repository-routes.js';
 import { createHostingRouter, type HostingDeps } from './hosting/routes.js';
 import { continueUnlessHashFirst } from './http/expect-continue.js';
 
@@ -9,6 +10,8 @@ import { continueUnlessHashFirst } from './http/expect-continue.js';
 export interface AppDeps {
   readonly audio: AudioDeps;
   readonly hosting: HostingDeps;
+  /** git over HTTP and project uploads, served at the root as GitLab does. */
+  readonly repositories: RepositoryRouteDeps;
   /** The built renderer bundle to serve at `/`, or null when it has not been built. */
   readonly rendererDir: string | null;
 }
@@ -26,6 +29,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/v3', (_req, res) => {
     res.status(410).json({ error: 'API V3 is no longer supported. Use API V4 instead.' });
   });
+  app.use(createRepositoryRouter(deps.repositories));
 
   const rendererDir = deps.rendererDir;
   if (rendererDir && existsSync(path.join(rendererDir, 'index.html'))) {

@@ -19,6 +19,8 @@ import { Meter } from './auth/metering.js';
 import { createUsageRepo } from './auth/usage-repo.js';
 import type { Config } from './config/load-config.js';
 import { resolveGit } from './hosting/git/git-path.js';
+import { createProjectsRepo } from './hosting/projects-repo.js';
+import { setUpProjects } from './hosting/set-up-projects.js';
 import { handleExpectContinue } from './http/expect-continue.js';
 import { createLogger, type Logger } from './http/logger.js';
 import { JobRunner, type JobHandler } from './queue/job-runner.js';
@@ -92,9 +94,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       timeoutS: config.sourceTimeoutS,
     });
     if (sourcesSetup.ytdlp) log.info(`yt-dlp ${sourcesSetup.ytdlp.version} found: used for the sites it supports`);
-    const handlers = new Map([[sourceJobType, sourcesSetup.handler], ...(options.jobHandlers ?? [])]);
+    const gitPath = git?.path ?? config.gitPath;
+    const projectsSetup = setUpProjects({ repo: createProjectsRepo(store), identity, dataDir: config.dataDir, gitPath, allowPrivate: config.fetchAllowPrivate });
+    const handlers = new Map([[sourceJobType, sourcesSetup.handler], ...projectsSetup.handlers, ...(options.jobHandlers ?? [])]);
     const jobs = new JobRunner(jobsRepo, handlers, webhooks, log, config.jobConcurrency);
     const sources = sourcesSetup.connect(jobs);
+    const { projects, actions: projectActions } = projectsSetup.connect(jobs);
 
     const pool = createAnalysisPool();
     const analysis = new AnalysisService(pool, new ResultCache(path.join(config.dataDir, 'cache')), ffmpeg ? { kind: 'ffmpeg', path: ffmpeg.path } : { kind: 'js' }, meter);
@@ -103,7 +108,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const version = packageVersion();
     const app = createApp({
       audio: { version, identity, meter, jobs, tools: { ffmpeg, git }, maxJsonKb: config.maxJsonKb, analysis, uploads, sources, accelRedirect: config.accelRedirect, log },
-      hosting: { version, identity, meter, publicUrl: config.publicUrl, maxJsonKb: config.maxJsonKb, log },
+      hosting: { version, identity, meter, publicUrl: config.publicUrl, maxJsonKb: config.maxJsonKb, projects, projectActions, uploads, log },
+      repositories: { projects, gitPath, log },
       rendererDir: options.rendererDir === undefined ? findRendererDir() : options.rendererDir,
     });
 

@@ -3,7 +3,7 @@ import { AppError } from '../http/errors.js';
 import type { Identity, IdentityService } from './identity.js';
 
 /** Where a service accepts tokens from. The audio API takes Bearer only; hosting takes all three. */
-export type TokenSource = 'bearer' | 'private-token-header' | 'private-token-param';
+export type TokenSource = 'bearer' | 'private-token-header' | 'private-token-param' | 'basic';
 
 /** The token presented with a request, if any. */
 export function presentedToken(req: Request, sources: readonly TokenSource[]): string | null {
@@ -12,6 +12,15 @@ export function presentedToken(req: Request, sources: readonly TokenSource[]): s
       const header = req.get('authorization');
       const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
       if (match?.[1]) return match[1];
+    } else if (source === 'basic') {
+      // git over HTTP: any user name, the token as the password (as GitLab takes personal access tokens).
+      const header = req.get('authorization');
+      const match = header ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
+      if (match?.[1]) {
+        const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+        const password = decoded.slice(decoded.indexOf(':') + 1);
+        if (decoded.includes(':') && password !== '') return password;
+      }
     } else if (source === 'private-token-header') {
       const token = req.get('private-token');
       if (token) return token.trim();

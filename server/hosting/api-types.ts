@@ -74,3 +74,104 @@ export interface Version {
   readonly version: string;
   readonly revision: string;
 }
+
+export interface ProjectNamespace {
+  readonly id: number;
+  readonly name: string;
+  readonly path: string;
+  readonly kind: 'user' | 'group';
+  readonly full_path: string;
+  readonly parent_id: number | null;
+  readonly avatar_url: string | null;
+  readonly web_url: string;
+}
+
+/** `simple=true` list items (and GitLab's BasicProjectDetails). */
+export interface ProjectSimple {
+  readonly id: number;
+  readonly description: string | null;
+  readonly name: string;
+  readonly name_with_namespace: string;
+  readonly path: string;
+  readonly path_with_namespace: string;
+  readonly created_at: string;
+  readonly default_branch: string;
+  readonly tag_list: readonly string[];
+  readonly topics: readonly string[];
+  readonly ssh_url_to_repo: string;
+  readonly http_url_to_repo: string;
+  readonly web_url: string;
+  readonly readme_url: string | null;
+  readonly avatar_url: string | null;
+  readonly forks_count: number;
+  readonly star_count: number;
+  readonly last_activity_at: string;
+  readonly namespace: ProjectNamespace;
+}
+
+export type ProjectBasic = ProjectSimple;
+
+export interface ProjectStatistics {
+  readonly commit_count: number;
+  readonly storage_size: number;
+  readonly repository_size: number;
+  readonly wiki_size: number;
+  readonly lfs_objects_size: number;
+  readonly job_artifacts_size: number;
+  readonly packages_size: number;
+  readonly snippets_size: number;
+  readonly uploads_size: number;
+}
+
+interface AccessEntry {
+  readonly access_level: number;
+  readonly notification_level: number;
+}
+
+/** GitLab's Project entity (ProjectWithAccess when `permissions` is present). */
+export interface Project extends ProjectSimple {
+  readonly _links: Readonly<Record<'self' | 'issues' | 'merge_requests' | 'repo_branches' | 'labels' | 'events' | 'members', string>>;
+  readonly empty_repo: boolean;
+  readonly archived: boolean;
+  readonly visibility: 'private' | 'internal' | 'public';
+  readonly owner?: UserBasic & { readonly created_at: string };
+  readonly resolve_outdated_diff_discussions: boolean;
+  readonly container_registry_enabled: boolean;
+  readonly issues_enabled: boolean;
+  readonly merge_requests_enabled: boolean;
+  readonly wiki_enabled: boolean;
+  readonly jobs_enabled: boolean;
+  readonly snippets_enabled: boolean;
+  readonly shared_runners_enabled: boolean;
+  readonly lfs_enabled: boolean;
+  readonly creator_id: number;
+  readonly forked_from_project?: ProjectBasic;
+  readonly import_url: string | null;
+  readonly import_type: string | null;
+  readonly import_status: 'none' | 'scheduled' | 'started' | 'finished' | 'failed';
+  readonly import_error: string | null;
+  readonly open_issues_count: number;
+  readonly ci_config_path: string | null;
+  readonly public_jobs: boolean;
+  readonly shared_with_groups: readonly { readonly group_id: number; readonly group_name: string; readonly group_full_path: string; readonly group_access_level: number; readonly expires_at: string | null }[];
+  readonly only_allow_merge_if_pipeline_succeeds: boolean;
+  readonly only_allow_merge_if_all_discussions_are_resolved: boolean;
+  readonly request_access_enabled: boolean;
+  readonly printing_merge_request_link_enabled: boolean;
+  readonly printing_merge_requests_link_enabled: boolean;
+  readonly merge_method: 'merge' | 'rebase_merge' | 'ff';
+  readonly updated_at: string;
+  readonly runners_token?: string;
+  readonly permissions?: { readonly project_access: AccessEntry | null; readonly group_access: AccessEntry | null };
+  readonly statistics?: ProjectStatistics;
+  readonly custom_attributes?: readonly { readonly key: string; readonly value: string }[];
+}
+
+export interface ProjectUser {
+  readonly id: number;
+  readonly username: string;
+  readonly name: string;
+  readonly state: 'active' | 'blocked';
+  readonly avatar_url: string | null;
+  readonly web_url: string;
+}

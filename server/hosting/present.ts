@@ -99,7 +99,7 @@ export function presentHostingError(error: AppError | null): { status: number; b
     case 'not-found':
       return { status: 404, body: { message: `404 ${error.message}` } };
     case 'conflict':
-      return { status: 409, body: { message: error.message } };
+      return { status: 409, body: { message: o.fields ?? error.message } };
     case 'too-large':
       return { status: 413, body: { message: '413 Request Entity Too Large' } };
     case 'unsupported-media':

@@ -8,6 +8,9 @@ import type { Logger } from '../http/logger.js';
 import { paginate } from '../http/pagination.js';
 import type { UserRecord, Visibility } from '../store/schema.js';
 import { Params } from './params.js';
+import type { ProjectActions } from './project-actions.js';
+import { mountProjectRoutes } from './project-routes.js';
+import type { ProjectService } from './projects.js';
 import { presentGroup, presentHostingError, presentMember, presentNamespace, presentToken, presentUser, presentUserBasic } from './present.js';
 
 /** What the hosting service needs from the composition root. */
@@ -17,6 +20,10 @@ export interface HostingDeps {
   readonly meter: Meter;
   readonly publicUrl: string | null;
   readonly maxJsonKb: number;
+  readonly projects: ProjectService;
+  readonly projectActions: ProjectActions;
+  /** Where project uploads stream to while they arrive, and how large they may be. */
+  readonly uploads: { readonly tmpDir: string; readonly maxBytes: number };
   readonly log: Logger;
 }
 
@@ -265,6 +272,8 @@ export function createHostingRouter(deps: HostingDeps): Router {
     if (!ns) throw notFound('Namespace');
     res.json(presentNamespace(ns, baseUrl(req)));
   });
+
+  mountProjectRoutes(router, { projects: deps.projects, actions: deps.projectActions, uploads: deps.uploads, userOf, baseUrl, requestUrl, params });
 
   router.use((_req, res) => {
     res.status(404).json({ error: '404 Not Found' });

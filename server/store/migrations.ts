@@ -27,6 +27,13 @@ const migrations: readonly Migration[] = [
       if (!Array.isArray(doc.sources)) doc.sources = [];
     },
   },
+  {
+    from: 2,
+    describe: 'add the project tables (projects, stars, shares, uploads)',
+    up: (doc) => {
+      for (const table of ['projects', 'stars', 'projectShares', 'uploads']) if (!Array.isArray(doc[table])) doc[table] = [];
+    },
+  },
 ];
 
 /** Thrown when db.json was written by a newer Cratehouse than this one. */

@@ -12,6 +12,10 @@ export interface DbSchema {
   jobs: JobRecord[];
   /** Source URLs fetched into artifacts (POST /audio/v1/sources), one row per requested URL. */
   sources: SourceRecord[];
+  projects: ProjectRecord[];
+  stars: StarRecord[];
+  projectShares: ProjectShareRecord[];
+  uploads: UploadRecord[];
   usage: Record<string, TenantUsage>;
 }
 
@@ -81,6 +85,81 @@ export interface TokenRecord {
   lastUsedAt: string | null;
 }
 
+/** Feature switches and merge settings of a project (GitLab's `P` booleans), stored as sent. */
+export interface ProjectSettings {
+  issues_enabled: boolean;
+  merge_requests_enabled: boolean;
+  jobs_enabled: boolean;
+  wiki_enabled: boolean;
+  snippets_enabled: boolean;
+  resolve_outdated_diff_discussions: boolean;
+  container_registry_enabled: boolean;
+  shared_runners_enabled: boolean;
+  public_jobs: boolean;
+  only_allow_merge_if_pipeline_succeeds: boolean;
+  only_allow_merge_if_all_discussions_are_resolved: boolean;
+  lfs_enabled: boolean;
+  request_access_enabled: boolean;
+  printing_merge_request_link_enabled: boolean;
+}
+
+export type ImportStatus = 'none' | 'scheduled' | 'started' | 'finished' | 'failed';
+export type MergeMethod = 'merge' | 'rebase_merge' | 'ff';
+
+export interface ProjectRecord {
+  id: number;
+  name: string;
+  path: string;
+  namespaceId: number;
+  description: string | null;
+  visibility: Visibility;
+  defaultBranch: string;
+  creatorId: number;
+  settings: ProjectSettings;
+  mergeMethod: MergeMethod;
+  tagList: string[];
+  ciConfigPath: string | null;
+  archived: boolean;
+  /** URL the repository was imported from (credentials kept for the import job only). */
+  importUrl: string | null;
+  importStatus: ImportStatus;
+  importError: string | null;
+  forkedFromId: number | null;
+  /** No branch in the repository yet (kept current on push, fork and import, so lists need no git call). */
+  emptyRepo: boolean;
+  runnersToken: string;
+  customAttributes: Record<string, string>;
+  createdAt: string;
+  updatedAt: string;
+  lastActivityAt: string;
+}
+
+export interface StarRecord {
+  projectId: number;
+  userId: number;
+  createdAt: string;
+}
+
+export interface ProjectShareRecord {
+  id: number;
+  projectId: number;
+  groupId: number;
+  groupAccess: number;
+  expiresAt: string | null;
+  createdAt: string;
+}
+
+export interface UploadRecord {
+  id: number;
+  projectId: number;
+  /** 32 hex characters: the folder under uploads/<project_id>/ and part of the URL. */
+  secret: string;
+  filename: string;
+  size: number;
+  uploaderId: number;
+  createdAt: string;
+}
+
 export type JobState = 'pending' | 'running' | 'done' | 'error';
 
 export interface JobRecord {
@@ -129,7 +208,7 @@ export interface TenantUsage {
 }
 
 /** The schema version this code reads and writes. */
-export const currentSchemaVersion = 2;
+export const currentSchemaVersion = 3;
 
 /** A brand-new, empty document. */
 export function emptyDb(): DbSchema {
@@ -144,6 +223,10 @@ export function emptyDb(): DbSchema {
     tokens: [],
     jobs: [],
     sources: [],
+    projects: [],
+    stars: [],
+    projectShares: [],
+    uploads: [],
     usage: {},
   };
 }

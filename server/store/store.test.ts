@@ -107,9 +107,14 @@ describe('store', () => {
     const file = path.join(dir, 'db.json');
     await writeFile(file, JSON.stringify({ users: [], tenants: [{ id: 'old', webhookSecret: 'x', createdAt: 'then' }] }));
     const store = await openStore(new DurableJsonFile<DbSchema>(file));
-    expect(store.migrationsApplied).toEqual(['0→1: add missing tables and the schema version', '1→2: add the sources table (fetched source URLs)']);
+    expect(store.migrationsApplied).toEqual([
+      '0→1: add missing tables and the schema version',
+      '1→2: add the sources table (fetched source URLs)',
+      '2→3: add the project tables (projects, stars, shares, uploads)',
+    ]);
     const onDisk = JSON.parse(await readFile(file, 'utf8')) as DbSchema;
-    expect(onDisk.schemaVersion).toBe(2);
+    expect(onDisk.schemaVersion).toBe(3);
+    expect(onDisk.projects).toEqual([]);
     expect(onDisk.jobs).toEqual([]);
     expect(onDisk.sources).toEqual([]);
     expect(onDisk.tenants.map((t) => t.id)).toEqual(['old']);
@@ -118,7 +123,7 @@ describe('store', () => {
   it('adds the sources table to a version-1 document and keeps its jobs', () => {
     const job = { jobId: 'j1' };
     const { db, applied } = migrate({ schemaVersion: 1, jobs: [job] });
-    expect(applied).toEqual(['1→2: add the sources table (fetched source URLs)']);
+    expect(applied).toEqual(['1→2: add the sources table (fetched source URLs)', '2→3: add the project tables (projects, stars, shares, uploads)']);
     expect(db.sources).toEqual([]);
     expect(db.jobs).toEqual([job]);
   });

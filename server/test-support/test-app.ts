@@ -25,6 +25,9 @@ import { createAnalysisPool, type AnalysisPool } from '../audio/worker-pool.js';
 import { sourceJobType } from '../audio/sources/source-job.js';
 import { createSourcesRepo } from '../audio/sources/sources-repo.js';
 import { setUpSources } from '../audio/sources/set-up-sources.js';
+import { createProjectsRepo } from '../hosting/projects-repo.js';
+import { setUpProjects } from '../hosting/set-up-projects.js';
+import type { ProjectService } from '../hosting/projects.js';
 
 /** A logger that keeps what it is told, for assertions. */
 export function memoryLogger(): Logger & { readonly lines: string[] } {
@@ -39,6 +42,7 @@ export interface TestApp {
   readonly adapter: MemoryAdapter<DbSchema>;
   readonly identity: IdentityService;
   readonly jobs: JobRunner;
+  readonly projects: ProjectService;
   readonly meter: Meter;
   readonly log: ReturnType<typeof memoryLogger>;
   /** The app's data dir (tmp/ and cache/ live here). */
@@ -95,8 +99,10 @@ export async function startTestApp(options: {
     maxBytes: options.sources?.maxBytes ?? 256 * 1024 * 1024,
     timeoutS: options.sources?.timeoutS ?? 60,
   });
-  const handlers = new Map([[sourceJobType, sourcesSetup.handler], ...(options.jobHandlers ?? [])]);
+  const projectsSetup = setUpProjects({ repo: createProjectsRepo(store), identity, dataDir, gitPath: 'git', allowPrivate: options.sources?.allowPrivate ?? true });
+  const handlers = new Map([[sourceJobType, sourcesSetup.handler], ...projectsSetup.handlers, ...(options.jobHandlers ?? [])]);
   const jobs = new JobRunner(jobsRepo, handlers, webhooks, log, options.jobConcurrency ?? 1);
+  const { projects, actions: projectActions } = projectsSetup.connect(jobs);
   const admin = await identity.createUser({ username: 'root', name: 'Administrator', email: 'root@example.com', admin: true });
   await identity.createToken(admin.id, { name: 'test', scopes: ['api'] }, adminToken);
   const pool: AnalysisPool = createAnalysisPool(2);
@@ -105,7 +111,8 @@ export async function startTestApp(options: {
   const audioDeps: AudioDeps = { version: '0.0.0-test', identity, meter, jobs, tools: { ffmpeg: null, git: null }, maxJsonKb: 64, analysis, uploads, sources: sourcesSetup.connect(jobs), accelRedirect: options.accelRedirect ?? null, log };
   const app = createApp({
     audio: audioDeps,
-    hosting: { version: '0.0.0-test', identity, meter, publicUrl: options.publicUrl ?? null, maxJsonKb: 64, log },
+    hosting: { version: '0.0.0-test', identity, meter, publicUrl: options.publicUrl ?? null, maxJsonKb: 64, projects, projectActions, uploads, log },
+    repositories: { projects, gitPath: 'git', log },
     rendererDir: null,
   });
   const server: Server = await new Promise((resolve) => {
@@ -119,6 +126,7 @@ export async function startTestApp(options: {
     adapter,
     identity,
     jobs,
+    projects,
     meter,
     log,
     dataDir,

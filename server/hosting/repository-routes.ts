@@ -1,0 +1,129 @@
+import path from 'node:path';
+import express, { type Request, type Response, type Router } from 'express';
+import { resolveIdentity } from '../auth/authenticate.js';
+import type { Identity } from '../auth/identity.js';
+import { AppError } from '../http/errors.js';
+import type { Logger } from '../http/logger.js';
+import type { ProjectRecord } from '../store/schema.js';
+import { parseGitPath, serveGitHttp, type GitHttpService } from './git/smart-http.js';
+import { sendUploadFile } from './project-routes.js';
+import type { ProjectService } from './projects.js';
+
+/** A push that reached the repository: who, where, and which refs moved. */
+export interface PushEvent {
+  readonly project: Readonly<ProjectRecord>;
+  readonly identity: Identity;
+  readonly refUpdates: readonly { readonly before: string; readonly after: string; readonly ref: string }[];
+}
+
+/** What the repository router needs. */
+export interface RepositoryRouteDeps {
+  readonly projects: ProjectService;
+  readonly gitPath: string;
+  readonly log: Logger;
+  /** Told after every successful push (hooks fire from here); never awaited by the push. */
+  readonly onPush?: (event: PushEvent) => void;
+}
+
+const tokenSources = ['basic', 'bearer', 'private-token-header'] as const;
+
+/**
+ * Routes at the server root that GitLab serves outside /api/v4: git's smart HTTP for every
+ * project (`/<namespace>/<project>.git/info/refs`, `git-upload-pack`, `git-receive-pack`) with a
+ * token as the password, and project uploads (`/<namespace>/<project>/uploads/<secret>/<file>`).
+ */
+export function createRepositoryRouter(deps: RepositoryRouteDeps): Router {
+  const router = express.Router();
+  const { projects } = deps;
+
+  router.use(async (req, res, next) => {
+    const git = parseGitPath(req.path);
+    if (!git) return next();
+    try {
+      await serveGit(req, res, git.fullPath, git.service, git.access);
+    } catch (error) {
+      if (res.headersSent) {
+        deps.log.error(`git ${git.service} for ${git.fullPath} failed mid-stream`, error);
+        res.destroy();
+        return;
+      }
+      answerGitError(res, error);
+    }
+  });
+
+  router.get(/^\/(?:-\/project\/(\d+)|(.+)\/([^/]+))\/uploads\/([0-9a-f]{32})\/([^/]+)$/, (req, res, next) => {
+    const part = (i: number) => (req.params as unknown as Record<string, string | undefined>)[i];
+    const decode = (s: string | undefined) => decodeURIComponent(s ?? '');
+    let caller: Identity | null;
+    try {
+      caller = resolveIdentity(projects.identity, req, ['bearer', 'private-token-header', 'private-token-param']);
+    } catch {
+      caller = null;
+    }
+    const project = projects.policy.find(part(0) ?? `${decode(part(1))}/${decode(part(2))}`);
+    // Unknown and unreadable look the same: the app's 404.
+    if (!project || !projects.policy.viewer(caller?.user ?? null).canRead(project)) return next();
+    const upload = projects.repo.upload(project.id, String(part(3)), decode(part(4)));
+    if (!upload) return next();
+    sendUploadFile(res, path.join(projects.paths.uploads(project.id), upload.secret, upload.filename), upload.filename);
+  });
+
+  async function serveGit(req: Request, res: Response, fullPath: string, service: GitHttpService, access: 'read' | 'write'): Promise<void> {
+    const caller = resolveIdentity(projects.identity, req, tokenSources);
+    const wantsPush = access === 'write';
+    const project = projects.policy.find(fullPath);
+    const viewer = projects.policy.viewer(caller?.user ?? null);
+    const readable = !!project && viewer.canRead(project);
+    // Anonymous: ask for credentials (git prompts, or uses its helper) instead of revealing anything.
+    if (!caller && (!readable || wantsPush)) throw new AppError('unauthorized', 'HTTP Basic: Access denied');
+    if (!project || !readable) throw new AppError('not-found', 'The project you were looking for could not be found or you don\'t have permission to view it.');
+    if (caller && !scopeAllows(caller, wantsPush)) throw new AppError('forbidden', `The token does not allow ${wantsPush ? 'pushing to' : 'reading'} repositories (scopes: ${caller.token.scopes.join(', ')}).`);
+    if (wantsPush && project.archived) throw new AppError('forbidden', 'You are not allowed to push code to this project: it is archived.');
+    if (wantsPush && !viewer.canPush(project)) throw new AppError('forbidden', 'You are not allowed to push code to this project.');
+    if (project.importStatus === 'scheduled' || project.importStatus === 'started') throw new AppError('unavailable', 'The repository is being imported; try again shortly.', { retryAfter: 5 });
+
+    const outcome = await serveGitHttp(req, res, { repoDir: projects.paths.repository(project), gitPath: deps.gitPath, service, remoteUser: caller?.user.username });
+    if (service === 'receive-pack' && outcome.refUpdates.length > 0 && caller) {
+      await afterPush(project, caller, outcome.refUpdates);
+    }
+  }
+
+  /** A push changes the project: activity, emptiness, and the default branch of a first push. */
+  async function afterPush(project: Readonly<ProjectRecord>, identity: Identity, refUpdates: PushEvent['refUpdates']): Promise<void> {
+    const dir = projects.paths.repository(project);
+    const stats = await projects.git.stats(dir, project.defaultBranch);
+    let defaultBranch = project.defaultBranch;
+    // GitLab makes the first pushed branch the default when the configured one does not exist.
+    if (!stats.empty && !stats.branches.includes(defaultBranch) && stats.branches.length > 0) {
+      defaultBranch = stats.branches.includes('main') ? 'main' : stats.branches.includes('master') ? 'master' : stats.branches[0]!;
+      await projects.git.setHead(dir, defaultBranch);
+    }
+    const at = new Date().toISOString();
+    const updated = await projects.repo.update(project.id, { emptyRepo: stats.empty, defaultBranch, lastActivityAt: at });
+    try {
+      deps.onPush?.({ project: updated, identity, refUpdates });
+    } catch (error) {
+      deps.log.error(`push listener failed for project ${project.id}`, error);
+    }
+  }
+
+  return router;
+}
+
+/** git clients show the body of an error answer to the user: plain text, one sentence. */
+function answerGitError(res: Response, error: unknown): void {
+  if (!(error instanceof AppError)) {
+    res.status(500).type('text/plain').send('Internal server error\n');
+    return;
+  }
+  const status = { unauthorized: 401, forbidden: 403, 'not-found': 404, unavailable: 503 }[error.kind as string] ?? 400;
+  if (status === 401) res.set('WWW-Authenticate', 'Basic realm="Cratehouse"');
+  if (error.options.retryAfter !== undefined) res.set('Retry-After', String(error.options.retryAfter));
+  res.status(status).type('text/plain').send(`${error.message}\n`);
+}
+
+function scopeAllows(caller: Identity, push: boolean): boolean {
+  const scopes = caller.token.scopes;
+  if (scopes.includes('api') || scopes.includes('write_repository')) return true;
+  return !push && (scopes.includes('read_api') || scopes.includes('read_repository'));
+}

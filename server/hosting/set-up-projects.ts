@@ -1,0 +1,46 @@
+import type { IdentityService } from '../auth/identity.js';
+import type { JobHandler, JobRunner } from '../queue/job-runner.js';
+import * as repositories from './git/repositories.js';
+import { ProjectActions } from './project-actions.js';
+import { createProjectJobHandlers } from './project-jobs.js';
+import { projectPaths, ProjectService, type RepositoryOps } from './projects.js';
+import type { ProjectsRepo } from './projects-repo.js';
+
+/** The parts of the projects capability, built before the job runner that needs their handlers. */
+export interface ProjectsSetup {
+  readonly handlers: ReadonlyMap<string, JobHandler>;
+  /** The services the routes use, once the runner exists. */
+  connect(jobs: JobRunner): { readonly projects: ProjectService; readonly actions: ProjectActions };
+}
+
+/** Wire projects over system git for one data dir (startServer and the test harness alike). */
+export function setUpProjects(options: { readonly repo: ProjectsRepo; readonly identity: IdentityService; readonly dataDir: string; readonly gitPath: string; readonly allowPrivate: boolean }): ProjectsSetup {
+  const git = gitOps(options.gitPath, options.allowPrivate);
+  let service: ProjectService | null = null;
+  const handlers = createProjectJobHandlers(() => {
+    if (!service) throw new Error('project jobs ran before the project service was connected');
+    return service;
+  });
+  return {
+    handlers,
+    connect: (jobs) => {
+      service = new ProjectService(options.identity, options.repo, git, projectPaths(options.dataDir, options.identity), jobs);
+      return { projects: service, actions: new ProjectActions(service, jobs) };
+    },
+  };
+}
+
+/** RepositoryOps over git/repositories.ts. */
+export function gitOps(gitPath: string, allowPrivate: boolean): RepositoryOps {
+  return {
+    init: (dir, branch) => repositories.initBare(dir, branch, { gitPath }),
+    remove: (dir) => repositories.removeRepository(dir),
+    move: (from, to) => repositories.moveRepository(from, to),
+    stats: (dir, branch) => repositories.repositoryStats(dir, branch, { gitPath }),
+    setHead: (dir, branch) => repositories.setHead(dir, branch, { gitPath }),
+    housekeeping: (dir) => repositories.housekeeping(dir, { gitPath }),
+    snapshot: (dir) => repositories.snapshotTar(dir),
+    fork: (from, to, signal) => repositories.forkRepository(from, to, { gitPath, signal }),
+    importFrom: (url, to, signal) => repositories.importRepository(url, to, { gitPath, allowPrivate, signal, timeoutMs: 30 * 60_000 }),
+  };
+}
