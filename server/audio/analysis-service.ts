@@ -3,14 +3,54 @@ import type { ReceivedUpload } from '../http/multipart.js';
 import type { AnalysisPool } from './worker-pool.js';
 import { cacheKey, type ResultCache } from './cache.js';
 import type { DecoderChoice } from './decode/pcm-source.js';
+import { FeedWriter } from './decode/upload-feed.js';
 import { engines } from './engines.js';
-import type { SourceInfo } from './analysis-worker.js';
+import type { AnalysisOutput, SourceInfo } from './analysis-worker.js';
 
 /** One analysis answer and whether it came from the cache. */
 export interface AnalysisAnswer {
   readonly source: SourceInfo;
   readonly result: unknown;
   readonly cache: 'hit' | 'miss';
+}
+
+/** How an analysis runs: the clip-tier head, and a signal that cancels it (the client went away). */
+export interface AnalysisOptions {
+  readonly headSeconds?: number;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * An analysis started while its upload is still arriving: the worker reads the temp file as it grows
+ * (a PCM WAV from its first bytes; other formats once complete), so decoding and analysis overlap the
+ * upload instead of following it. Its answer is used only on a cache miss; otherwise it is cancelled.
+ */
+export class EarlyAnalysis {
+  private readonly feed = new FeedWriter();
+  private started: { readonly path: string; readonly result: Promise<AnalysisOutput> } | null = null;
+
+  constructor(private readonly begin: (path: string, control: SharedArrayBuffer) => Promise<AnalysisOutput>) {}
+
+  /** receiveUpload's `onFileProgress`: starts the analysis when the file opens, then reports progress. */
+  readonly onFileProgress = (path: string, bytesOnDisk: number, complete: boolean): void => {
+    if (!this.started) {
+      const result = this.begin(path, this.feed.shared);
+      result.catch(() => undefined); // awaited only on a cache miss
+      this.started = { path, result };
+    }
+    this.feed.written(bytesOnDisk, complete);
+  };
+
+  /** The upload failed or was refused, or the answer came from elsewhere: stop. */
+  cancel(): void {
+    this.feed.fail();
+    this.feed.cancel();
+  }
+
+  /** The running analysis of the upload at `path`, or null when none was started for it. */
+  resultFor(path: string): Promise<AnalysisOutput> | null {
+    return this.started?.path === path ? this.started.result : null;
+  }
 }
 
 /** Upload → cache lookup → worker pool (decode + engine) → cache write, metered per tenant. */
@@ -33,16 +73,31 @@ export class AnalysisService {
     return cached ? { ...cached, cache: 'hit' } : null;
   }
 
-  /** Analyse an upload with one engine; the temp file is always removed afterwards. */
-  async analyse(tenant: string, upload: ReceivedUpload, route: string, engineId: string, params: Readonly<Record<string, unknown>>, options: { readonly headSeconds?: number; readonly signal?: AbortSignal } = {}): Promise<AnalysisAnswer> {
+  /** Start analysing an upload as it arrives; hand the result to `analyse` with the finished upload. */
+  begin(engineId: string, params: Readonly<Record<string, unknown>>, options: AnalysisOptions = {}): EarlyAnalysis {
+    return new EarlyAnalysis((file, control) =>
+      this.pool.run({ engineId, params, file, decoder: this.decoder, control, growing: true, ...(options.headSeconds ? { headSeconds: options.headSeconds } : {}) }, options.signal),
+    );
+  }
+
+  /**
+   * Analyse an upload with one engine (reusing the analysis `early` started while it arrived); the
+   * temp file is always removed afterwards.
+   */
+  async analyse(tenant: string, upload: ReceivedUpload, route: string, engineId: string, params: Readonly<Record<string, unknown>>, options: AnalysisOptions & { readonly early?: EarlyAnalysis } = {}): Promise<AnalysisAnswer> {
     try {
       const engine = engines[engineId];
       if (!engine) throw new Error(`unknown engine ${engineId}`);
       const key = cacheKey({ sha256: upload.sha256, route, params: { ...params, head: options.headSeconds ?? null }, engineVersion: engine.version });
       await this.cache.markSeen(tenant, upload.sha256);
       const cached = (await this.cache.get(key)) as { source: SourceInfo; result: unknown } | undefined;
-      if (cached) return { ...cached, cache: 'hit' };
-      const out = await this.pool.run({ engineId, params, file: upload.path, decoder: this.decoder, ...(options.headSeconds ? { headSeconds: options.headSeconds } : {}) }, options.signal);
+      if (cached) {
+        options.early?.cancel();
+        return { ...cached, cache: 'hit' };
+      }
+      const running = options.early?.resultFor(upload.path) ?? null;
+      if (!running) options.early?.cancel();
+      const out = await (running ?? this.pool.run({ engineId, params, file: upload.path, decoder: this.decoder, ...(options.headSeconds ? { headSeconds: options.headSeconds } : {}) }, options.signal));
       this.meter.analysed(tenant, out.analysedSeconds);
       const entry = { source: out.source, result: out.result };
       await this.cache.set(key, entry);

@@ -1,5 +1,6 @@
 import { AppError } from '../http/errors.js';
-import { openPcmSource, type DecoderChoice } from './decode/pcm-source.js';
+import { openPcmSource, type DecoderChoice, type PcmSource } from './decode/pcm-source.js';
+import { FeedReader, FeedStopped } from './decode/upload-feed.js';
 import { engines } from './engines.js';
 
 /** One analysis to run in a worker thread: decode `file` and stream it through the engine. */
@@ -10,6 +11,10 @@ export interface AnalysisTask {
   readonly decoder: DecoderChoice;
   /** Clip tier: decode only this many seconds from the start. */
   readonly headSeconds?: number;
+  /** A FeedWriter's shared buffer: the cancel flag, and the upload's progress when `growing`. */
+  readonly control?: SharedArrayBuffer;
+  /** `file` is an upload still being written: read it as it arrives (see decode/upload-feed.ts). */
+  readonly growing?: boolean;
 }
 
 /** The `source` block every analysis answer carries. */
@@ -42,6 +47,7 @@ export async function analyse(task: AnalysisTask): Promise<AnalysisOutput | Anal
   try {
     return await run(task);
   } catch (error) {
+    if (error instanceof FeedStopped) return { failure: { kind: 'unavailable', message: `The analysis stopped: ${error.message}`, code: 'cancelled' } };
     if (error instanceof AppError) return { failure: { kind: error.kind, message: error.message, ...(error.options.code ? { code: error.options.code } : {}) } };
     throw error;
   }
@@ -50,33 +56,69 @@ export async function analyse(task: AnalysisTask): Promise<AnalysisOutput | Anal
 async function run(task: AnalysisTask): Promise<AnalysisOutput> {
   const engine = engines[task.engineId];
   if (!engine) throw new Error(`unknown engine ${task.engineId}`);
-  const source = await openPcmSource(task.file, task.decoder);
+  const control = task.control ? new FeedReader(task.control) : null;
+  if (control && task.growing) {
+    // Started while the upload arrives: the answer stands if the complete file confirms the length
+    // its header promised; otherwise (a truncated upload) analyse the complete file again.
+    const source = await openPcmSource(task.file, task.decoder, { feed: control, skipProbe: !task.headSeconds });
+    const out = await runOn(source, task, control);
+    if (await source.confirm()) return out;
+  }
+  return runOn(await openPcmSource(task.file, task.decoder, { skipProbe: !task.headSeconds }), task, control);
+}
+
+async function runOn(source: PcmSource, task: AnalysisTask, control: FeedReader | null): Promise<AnalysisOutput> {
+  const engine = engines[task.engineId]!;
   let format = source.format;
+  if (engine.needsTotalFrames && format.totalFrames === null && engine.createEstimated && source.lengthEstimate && !task.headSeconds) {
+    // The container only suggests the length (lossy formats): one pass with the estimate, which
+    // stands when the decoded length confirms it.
+    const run = engine.createEstimated(format, task.params as never, source.lengthEstimate);
+    const frames = await pushAll(source.chunks(), run.push.bind(run), Infinity);
+    const result = run.finish();
+    if (result !== null) return output(result, frames, frames / format.sampleRate);
+    // Off the estimate: the pass counted the exact length, so one more decode does it.
+    format = { ...format, totalFrames: frames };
+  }
   if (engine.needsTotalFrames && format.totalFrames === null) {
     // The container does not state an exact length (lossy formats): count it with a first pass.
     let frames = 0;
-    for await (const chunk of source.chunks()) frames += chunk.length / format.channels;
+    for await (const chunk of source.chunks()) {
+      control?.check();
+      frames += chunk.length / format.channels;
+    }
     format = { ...format, totalFrames: frames };
   }
   const run = engine.create(format, task.params as never);
   // Clip tier: exactly round(head · rate) frames, whatever the decoder's own cut (ffmpeg's -t is
   // asked for a little more), so a clip route and the composite /analyze see identical samples.
   const limit = task.headSeconds ? Math.round(task.headSeconds * format.sampleRate) : Infinity;
-  let frames = 0;
-  for await (const chunk of source.chunks(task.headSeconds ? { headSeconds: task.headSeconds + 1 } : {})) {
-    const take = Math.min(chunk.length / format.channels, limit - frames);
-    if (take <= 0) break;
-    run.push(take * format.channels === chunk.length ? chunk : chunk.subarray(0, take * format.channels));
-    frames += take;
-  }
-  const result = run.finish();
+  const decodeOptions = task.headSeconds ? { headSeconds: task.headSeconds + 1 } : {};
+  const frames = run.pushPcm16 && source.pcm16 ? await pushAll(source.pcm16(decodeOptions), run.pushPcm16.bind(run), limit) : await pushAll(source.chunks(decodeOptions), run.push.bind(run), limit);
   const decodedSeconds = frames / format.sampleRate;
-  const whole = task.headSeconds ? (source.durationS ?? decodedSeconds) : decodedSeconds;
-  return {
-    result,
-    source: { duration_s: Math.round(whole * 1000) / 1000, sample_rate: format.sampleRate, channels: format.channels, format: source.container },
-    analysedSeconds: decodedSeconds,
-  };
+  return output(run.finish(), frames, task.headSeconds ? (source.durationS ?? decodedSeconds) : decodedSeconds);
+
+  function output(result: unknown, frames: number, wholeSeconds: number): AnalysisOutput {
+    return {
+      result,
+      source: { duration_s: Math.round(wholeSeconds * 1000) / 1000, sample_rate: format.sampleRate, channels: format.channels, format: source.container },
+      analysedSeconds: frames / format.sampleRate,
+    };
+  }
+
+  /** Push chunks up to `limit` frames; the frames pushed. */
+  async function pushAll<T extends Float32Array | Int16Array>(chunks: AsyncIterable<T>, push: (chunk: T) => void, limit: number): Promise<number> {
+    const channels = format.channels;
+    let pushed = 0;
+    for await (const chunk of chunks) {
+      control?.check();
+      const take = Math.min(chunk.length / channels, limit - pushed);
+      if (take <= 0) break;
+      push(take * channels === chunk.length ? chunk : (chunk.subarray(0, take * channels) as T));
+      pushed += take;
+    }
+    return pushed;
+  }
 }
 
 /**

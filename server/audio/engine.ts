@@ -12,6 +12,12 @@ export interface StreamFormat {
 export interface StreamEngine<R> {
   /** Interleaved samples; chunk.length is a multiple of the channel count. Chunks may be any size. */
   push(chunk: Float32Array): void;
+  /**
+   * Optional fast path for 16-bit PCM sources: the stored integers, interleaved, where x stands for the
+   * sample x/2^15. Must give exactly the result `push` gives for the converted samples. The array is only
+   * valid during the call.
+   */
+  pushPcm16?(chunk: Int16Array): void;
   finish(): R;
 }
 
@@ -23,6 +29,19 @@ export interface EngineSpec<P, R> {
   /** True when the engine needs StreamFormat.totalFrames (exact bin or frame positions). */
   readonly needsTotalFrames: boolean;
   create(format: StreamFormat, params: P): StreamEngine<R>;
+  /**
+   * Optional, for engines that need totalFrames: run over a stream whose length is only estimated. The
+   * result must equal `create`'s with the true length whenever that length (the frames pushed) lies
+   * within the estimate's tolerance; otherwise `finish` returns null and the caller runs again with the
+   * exact count (a second decode).
+   */
+  createEstimated?(format: StreamFormat, params: P, estimate: LengthEstimate): StreamEngine<R | null>;
+}
+
+/** A stream length known only approximately: the true length is expected within ±tolerance of frames. */
+export interface LengthEstimate {
+  readonly frames: number;
+  readonly tolerance: number;
 }
 
 /**

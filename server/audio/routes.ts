@@ -114,23 +114,30 @@ export function createAudioRouter(deps: AudioDeps): Router {
         }
         if (expectsContinue(req)) res.writeContinue();
       }
-      const upload = await receiveUpload(req, {
-        tmpDir: deps.uploads.tmpDir,
-        maxBytes: deps.uploads.maxBytes,
-        field: 'file',
-        missingIssue: { loc: ['body', 'file'], msg: 'Field required', type: 'missing' },
-      });
-      deps.meter.uploaded(who.tenant, upload.bytes);
-      if (claimed !== undefined && claimed.toLowerCase() !== upload.sha256) {
-        await upload.discard();
-        throw invalidParams([{ loc: ['header', contentHashHeader], msg: 'Does not match the sha256 of the uploaded file', type: 'value_error', input: claimed }]);
-      }
       // A client that goes away cancels its analysis.
       const abort = new AbortController();
       res.on('close', () => {
         if (!res.writableFinished) abort.abort();
       });
-      const answer = await deps.analysis.analyse(who.tenant, upload, spec.path, engineId, params, { ...options, signal: abort.signal });
+      // The analysis starts while the upload arrives; used only if the cache has no answer.
+      const early = deps.analysis.begin(engineId, params, { ...options, signal: abort.signal });
+      const upload = await receiveUpload(req, {
+        tmpDir: deps.uploads.tmpDir,
+        maxBytes: deps.uploads.maxBytes,
+        field: 'file',
+        missingIssue: { loc: ['body', 'file'], msg: 'Field required', type: 'missing' },
+        onFileProgress: early.onFileProgress,
+      }).catch((error: unknown) => {
+        early.cancel();
+        throw error;
+      });
+      deps.meter.uploaded(who.tenant, upload.bytes);
+      if (claimed !== undefined && claimed.toLowerCase() !== upload.sha256) {
+        early.cancel();
+        await upload.discard();
+        throw invalidParams([{ loc: ['header', contentHashHeader], msg: 'Does not match the sha256 of the uploaded file', type: 'value_error', input: claimed }]);
+      }
+      const answer = await deps.analysis.analyse(who.tenant, upload, spec.path, engineId, params, { ...options, signal: abort.signal, early });
       res.set('X-Cache', answer.cache);
       return presentAnalysis(answer.source, answer.result);
     });

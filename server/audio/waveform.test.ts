@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { interleave, seededNoise } from '../test-support/signals.js';
-import { waveformEngine } from './waveform.js';
+import { createEstimatedWaveform, reduceFloat, reducePcm16, waveformEngine, WINDOW_BUDGET_SAMPLES } from './waveform.js';
 
 /** Direct computation over the whole signal at once: the definition the engine must match exactly. */
 function directWaveform(channels: readonly Float32Array[], bins: number) {
@@ -65,5 +65,74 @@ describe('waveform engine', () => {
   it('reports a full-scale square wave as RMS 1', () => {
     const square = Float32Array.from({ length: 1000 }, (_, i) => (i % 2 ? 1 : -1));
     expect(run([square], 10, [100]).rms).toEqual(Array(10).fill(1));
+  });
+
+  it('gives bit-identical results from 16-bit integers (pushPcm16) and from their float conversion (push)', () => {
+    const n = 100_003;
+    const ints = Int16Array.from({ length: n * 2 }, (_, i) => Math.round(Math.sin(i / 7) * 32767 * (i % 3 === 0 ? 1 : 0.3)) | (i === 5 ? -32768 : 0));
+    const floats = Float32Array.from(ints, (x) => x / 32768);
+    for (const bins of [1, 7, 800]) {
+      const a = waveformEngine.create({ sampleRate: 44100, channels: 2, channelLayout: null, totalFrames: n }, { bins });
+      const b = waveformEngine.create({ sampleRate: 44100, channels: 2, channelLayout: null, totalFrames: n }, { bins });
+      for (let f = 0; f < n; f += 4097) {
+        const end = Math.min(n, f + 4097) * 2;
+        a.push(floats.subarray(f * 2, end));
+        b.pushPcm16!(ints.subarray(f * 2, end));
+      }
+      expect(b.finish()).toEqual(a.finish());
+    }
+    // The reductions themselves, on odd ranges: Σx² exactly the same double.
+    const outF = new Float64Array(3);
+    const outI = new Float64Array(3);
+    for (const [from, to] of [[0, 1], [3, 10], [1, 200_001], [17, 17]] as const) {
+      reduceFloat(floats, from, to, outF);
+      reducePcm16(ints, from, to, outI);
+      expect(Array.from(outI)).toEqual(Array.from(outF));
+    }
+  });
+});
+
+describe('waveform with an estimated length', () => {
+  const noise = seededNoise(11);
+  const n = 50_000;
+  const channels = [Float32Array.from({ length: n }, () => noise() * 0.9), Float32Array.from({ length: n }, (_, i) => Math.sin(i / 13) * 0.4)];
+  const all = interleave(channels);
+
+  function estimated(bins: number, guess: number, tolerance: number, chunk = 1234) {
+    const engine = createEstimatedWaveform({ sampleRate: 44100, channels: 2, channelLayout: null, totalFrames: null }, { bins }, { frames: guess, tolerance });
+    for (let f = 0; f < n; f += chunk) engine.push(all.subarray(f * 2, Math.min(n, f + chunk) * 2));
+    return engine.finish();
+  }
+
+  it.each([
+    [800, n, 0],
+    [800, n + 37, 40],
+    [800, n - 500, 500],
+    [333, n + 2000, 2500],
+    [1, n - 3, 3],
+    [4000, n + 1, 1],
+    [60_000, n - 10, 10],
+  ])('equals the exact reduction (%i bins, guess %i ± %i)', (bins, guess, tolerance) => {
+    const exact = run(channels, bins, [1234]);
+    const result = estimated(bins, guess, tolerance);
+    expect(result).not.toBeNull();
+    expect(result!.frames).toBe(n);
+    expect(result!.min_max).toEqual(exact.min_max);
+    result!.rms.forEach((r, i) => expect(r).toBeCloseTo(exact.rms[i]!, 6));
+    const direct = directWaveform(channels, bins);
+    expect(result!.min_max).toEqual(direct.minMax);
+  });
+
+  it('gives up (null) when the length falls outside the estimate', () => {
+    expect(estimated(100, n + 101, 100)).toBeNull();
+    expect(estimated(100, n - 101, 100)).toBeNull();
+  });
+
+  it('narrows the tolerance to its memory budget', () => {
+    const bins = 4000;
+    const wide = WINDOW_BUDGET_SAMPLES; // far more than the budget allows at 4000 bins
+    // A guess off by more than the budget's tolerance (budget / channels / bins frames) fails cleanly.
+    expect(estimated(bins, n + Math.floor(WINDOW_BUDGET_SAMPLES / 2 / bins) + 5, wide)).toBeNull();
+    expect(estimated(bins, n + Math.floor(WINDOW_BUDGET_SAMPLES / 2 / bins) - 5, wide)).not.toBeNull();
   });
 });

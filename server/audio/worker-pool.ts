@@ -1,13 +1,25 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { AppError } from '../http/errors.js';
+import { FeedWriter } from './decode/upload-feed.js';
 import type { AnalysisFailure, AnalysisOutput, AnalysisTask } from './analysis-worker.js';
 
 /** The DSP worker pool: analyses never run on the event loop that serves HTTP. */
 export interface AnalysisPool {
+  /**
+   * Run one analysis. Cancellation is cooperative: the signal (or the task's own `control` feed) sets a
+   * flag the worker checks between chunks, so threads are never terminated mid-task.
+   */
   run(task: AnalysisTask, signal?: AbortSignal): Promise<AnalysisOutput>;
   destroy(): Promise<void>;
 }
+
+/**
+ * Tasks one thread may hold at once. A task that waits for an upload still arriving (analysis started
+ * early, see analysis-service.ts) holds its place without using the CPU, so a slow client must not
+ * keep other analyses from a thread; tasks on one thread take turns chunk by chunk.
+ */
+const TASKS_PER_THREAD = 4;
 
 /** Start a pool with one thread per core (at least one). */
 export function createAnalysisPool(threads = availableParallelism()): AnalysisPool {
@@ -16,13 +28,21 @@ export function createAnalysisPool(threads = availableParallelism()): AnalysisPo
     filename: new URL(fromSource ? './analysis-worker-dev.mjs' : './analysis-worker.js', import.meta.url).href,
     minThreads: Math.max(1, threads),
     maxThreads: Math.max(1, threads),
+    concurrentTasksPerWorker: TASKS_PER_THREAD,
     idleTimeout: Infinity,
   });
   // Warm every thread's JIT in the background (one task per thread); requests queue behind it.
   for (let i = 0; i < Math.max(1, threads); i++) void pool.run(null, { name: 'warmUp' }).catch(() => undefined);
   return {
     async run(task, signal) {
-      const out = (await pool.run(task, { name: 'analyse', ...(signal ? { signal } : {}) })) as AnalysisOutput | AnalysisFailure;
+      let control = task.control;
+      if (signal) {
+        const writer = new FeedWriter(control);
+        control = writer.shared;
+        if (signal.aborted) writer.cancel();
+        else signal.addEventListener('abort', () => writer.cancel(), { once: true });
+      }
+      const out = (await pool.run({ ...task, ...(control ? { control } : {}) }, { name: 'analyse' })) as AnalysisOutput | AnalysisFailure;
       if ('failure' in out) throw new AppError(out.failure.kind, out.failure.message, out.failure.code ? { code: out.failure.code } : {});
       return out;
     },

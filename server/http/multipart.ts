@@ -25,6 +25,12 @@ export interface UploadOptions {
   readonly field: string;
   /** How a missing file is reported: as a 422-style issue (audio) or a Grape message (hosting). */
   readonly missingIssue: { readonly loc: readonly (string | number)[]; readonly msg: string; readonly type: string };
+  /**
+   * Follow the file part to disk, so a consumer can read the temp file while it grows: called once the
+   * file is open (0 bytes), after each write with the bytes on disk so far, and with `complete` once the
+   * whole part is there (the upload may still be refused afterwards: empty, or a bad multipart ending).
+   */
+  readonly onFileProgress?: (path: string, bytesOnDisk: number, complete: boolean) => void;
 }
 
 /**
@@ -71,17 +77,28 @@ export function receiveUpload(req: IncomingMessage, options: UploadOptions): Pro
       }
       file = new Promise((done, error) => {
         const hash = createHash('sha256');
+        const report = options.onFileProgress;
         let bytes = 0;
-        const out = createWriteStream(target, { mode: 0o600 });
+        let onDisk = 0;
+        const out = createWriteStream(target, { mode: 0o600, highWaterMark: 1 << 20 });
+        if (report) out.once('ready', () => report(target, 0, false));
+        // Hash and write each chunk as it arrives (with backpressure, as pipe() would).
         stream.on('data', (chunk: Buffer) => {
           hash.update(chunk);
           bytes += chunk.length;
+          const length = chunk.length;
+          const more = out.write(chunk, report ? () => report(target, (onDisk += length), false) : undefined);
+          if (!more) stream.pause();
         });
+        out.on('drain', () => stream.resume());
+        stream.on('end', () => out.end());
         stream.on('limit', () => fail(new AppError('too-large', `Upload is larger than the limit of ${formatBytes(options.maxBytes)}`)));
         stream.on('error', error);
         out.on('error', error);
-        out.on('finish', () => done({ sha256: hash.digest('hex'), bytes, filename: info.filename ?? 'upload', mimeType: info.mimeType }));
-        stream.pipe(out);
+        out.on('finish', () => {
+          report?.(target, bytes, true);
+          done({ sha256: hash.digest('hex'), bytes, filename: info.filename ?? 'upload', mimeType: info.mimeType });
+        });
       });
       file.catch(() => undefined);
     });

@@ -4,9 +4,9 @@ import { open } from 'node:fs/promises';
 import audioType from 'audio-type';
 import { decodeChunked } from 'audio-decode';
 import { AppError } from '../../http/errors.js';
-import type { StreamFormat } from '../engine.js';
-import { exactFramesFromHeader, probeWithFfmpeg } from './probe.js';
-import { readWavChunks, readWavInfo } from './wav-reader.js';
+import type { LengthEstimate, StreamFormat } from '../engine.js';
+import { exactFramesFromHeader, probeWithFfmpeg, readMp3Info, type ProbeInfo } from './probe.js';
+import { readWavChunks, readWavInfo, readWavPcm16, type ByteFeed } from './wav-reader.js';
 
 /** Decoded audio as interleaved float32 chunks, with its format known before the first chunk. */
 export interface PcmSource {
@@ -15,8 +15,34 @@ export interface PcmSource {
   readonly container: string;
   /** Duration of the whole file from the container, when it says (for clip-tier answers). */
   readonly durationS: number | null;
+  /** When format.totalFrames is unknown: the decoded length expected, from the container's tags. */
+  readonly lengthEstimate: LengthEstimate | null;
   /** Interleaved chunks in order; each call starts a fresh decode from the beginning. */
   chunks(options?: { readonly headSeconds?: number; readonly signal?: AbortSignal }): AsyncIterable<Float32Array>;
+  /**
+   * 16-bit PCM sources only (null otherwise): the stored integers, interleaved (x stands for x/2^15),
+   * each array valid until the next is requested. The same samples as `chunks`, without converting.
+   */
+  readonly pcm16: ((options?: { readonly headSeconds?: number; readonly signal?: AbortSignal }) => AsyncIterable<Int16Array>) | null;
+  /**
+   * Whether `format` and `durationS` hold for the complete file. Always true unless the source was
+   * opened while its file was still arriving (then the header's declared length was assumed, and this
+   * waits for the whole file to check it).
+   */
+  confirm(): Promise<boolean>;
+}
+
+/** How to open a source: its cancellation, and a feed when the file is still being written. */
+export interface OpenOptions {
+  readonly signal?: AbortSignal;
+  readonly feed?: ByteFeed;
+  /**
+   * A tagged MP3 may skip ffmpeg's probe (one process start, ~50 ms): its format and length come from
+   * its first frame and gapless tags. `durationS` is then that gapless length, not the container
+   * duration ffmpeg reports (which includes the padding), so only callers that take the length from the
+   * decode itself (full-track analyses) ask for this.
+   */
+  readonly skipProbe?: boolean;
 }
 
 /** Which decoder to use: ffmpeg (streaming child process) or the built-in JS decoders. */
@@ -24,29 +50,68 @@ export type DecoderChoice = { readonly kind: 'ffmpeg'; readonly path: string } |
 
 /**
  * Open a file for decoding. PCM WAV is read directly (exact, and no decoder process); anything else
- * goes to the chosen decoder. Undecodable input is a 415 `unsupported-media`.
+ * goes to the chosen decoder. Undecodable input is a 415 `unsupported-media`. With a `feed`, a WAV is
+ * read while it arrives; other formats wait for the whole file first.
  */
-export async function openPcmSource(file: string, decoder: DecoderChoice, signal?: AbortSignal): Promise<PcmSource> {
-  const wav = await readWavInfo(file);
+export async function openPcmSource(file: string, decoder: DecoderChoice, options: OpenOptions = {}): Promise<PcmSource> {
+  const { signal, feed, skipProbe = false } = options;
+  const wav = await readWavInfo(file, feed);
   if (wav) {
+    const pcm16 = wav.bitsPerSample === 16 && !wav.float;
     return {
       format: { sampleRate: wav.sampleRate, channels: wav.channels, channelLayout: wav.channelLayout, totalFrames: wav.frames },
       container: 'wav',
       durationS: wav.frames / wav.sampleRate,
-      chunks: (o = {}) => readWavChunks(file, wav, { ...o, signal: o.signal ?? signal }),
+      lengthEstimate: null,
+      chunks: (o = {}) => readWavChunks(file, wav, { ...o, signal: o.signal ?? signal, ...(feed ? { feed } : {}) }),
+      pcm16: pcm16 ? (o = {}) => readWavPcm16(file, wav, { ...o, signal: o.signal ?? signal, ...(feed ? { feed } : {}) }) : null,
+      async confirm() {
+        if (!feed) return true;
+        await feed.waitFor(Infinity);
+        const whole = await readWavInfo(file);
+        return whole !== null && whole.frames === wav.frames && whole.dataOffset === wav.dataOffset;
+      },
     };
   }
+  if (feed) await feed.waitFor(Infinity);
+  const always = async () => true;
   if (decoder.kind === 'ffmpeg') {
+    const mp3 = skipProbe ? await readMp3Info(file) : null;
+    if (mp3) {
+      // A tagged MP3 states its format and (to be confirmed by the decode) its length: no probe needed.
+      const format: StreamFormat = { sampleRate: mp3.sampleRate, channels: mp3.channels, channelLayout: mp3.channels === 1 ? 'mono' : 'stereo', totalFrames: null };
+      return {
+        format,
+        container: 'mp3',
+        durationS: mp3.frames / mp3.sampleRate,
+        lengthEstimate: { frames: mp3.frames, tolerance: 1152 },
+        chunks: (o = {}) => decodeWithFfmpeg(decoder.path, file, format, o.headSeconds, o.signal ?? signal),
+        pcm16: null,
+        confirm: always,
+      };
+    }
     const info = await probeWithFfmpeg(decoder.path, file, signal);
     const format: StreamFormat = { sampleRate: info.sampleRate, channels: info.channels, channelLayout: info.channelLayout, totalFrames: info.exactFrames };
+    const container = containerName(info.container, info.codec);
     return {
       format,
-      container: containerName(info.container, info.codec),
+      container,
       durationS: info.exactFrames !== null ? info.exactFrames / info.sampleRate : info.durationS,
+      lengthEstimate: info.exactFrames !== null ? null : estimateLength(info),
       chunks: (o = {}) => decodeWithFfmpeg(decoder.path, file, format, o.headSeconds, o.signal ?? signal),
+      pcm16: null,
+      confirm: always,
     };
   }
-  return openWithJs(file, signal);
+  return { ...(await openWithJs(file, signal)), lengthEstimate: null, pcm16: null, confirm: always };
+}
+
+/**
+ * The decoded length of a lossy file, approximately: the container's duration (printed to 10 ms; MP3
+ * durations include the encoder's padding), within 0.2 s.
+ */
+function estimateLength(info: ProbeInfo): LengthEstimate | null {
+  return info.durationS !== null ? { frames: Math.round(info.durationS * info.sampleRate), tolerance: Math.ceil(0.2 * info.sampleRate) } : null;
 }
 
 /** A short, stable name for `source.format`. */
@@ -106,7 +171,7 @@ type JsFormat = Parameters<typeof decodeChunked>[1];
 const jsFormats: readonly string[] = ['mp3', 'flac', 'opus', 'oga', 'm4a', 'wav', 'qoa', 'aac', 'aiff', 'caf', 'webm', 'amr', 'wma'];
 
 /** The pure-JS fallback (audio-decode's WASM/JS codecs), streaming chunk by chunk. */
-async function openWithJs(file: string, signal?: AbortSignal): Promise<PcmSource> {
+async function openWithJs(file: string, signal?: AbortSignal): Promise<Omit<PcmSource, 'pcm16' | 'confirm' | 'lengthEstimate'>> {
   const fh = await open(file, 'r');
   const head = Buffer.alloc(4096);
   try {

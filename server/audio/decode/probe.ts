@@ -86,3 +86,60 @@ export async function exactFramesFromHeader(file: string, sampleRate: number): P
     await fh.close();
   }
 }
+
+/** What an MP3's first frame and gapless tags say: enough to decode it without probing with ffmpeg. */
+export interface Mp3Info {
+  readonly sampleRate: number;
+  readonly channels: 1 | 2;
+  /** The length ffmpeg will decode: frames × samples per frame − encoder delay − end padding. */
+  readonly frames: number;
+}
+
+const mp3Rates = [44_100, 48_000, 32_000] as const;
+
+/**
+ * Read an MP3's first frame header and its Xing/Info frame count with a LAME (or Lavf/Lavc) gapless
+ * tag, from which libavformat's mp3 demuxer trims the encoder delay and end padding. Null for anything
+ * else (no tags, another layer, junk before the first frame). The length is an estimate to check, not
+ * a promise: the decode has the last word.
+ */
+export async function readMp3Info(file: string): Promise<Mp3Info | null> {
+  const fh = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(10);
+    if ((await fh.read(head, 0, 10, 0)).bytesRead < 10) return null;
+    let start = 0;
+    if (head.toString('ascii', 0, 3) === 'ID3') {
+      const size = ((head[6]! & 0x7f) << 21) | ((head[7]! & 0x7f) << 14) | ((head[8]! & 0x7f) << 7) | (head[9]! & 0x7f);
+      start = 10 + size + (head[5]! & 0x10 ? 10 : 0);
+    }
+    const frame = Buffer.alloc(512);
+    const { bytesRead } = await fh.read(frame, 0, frame.length, start);
+    if (bytesRead < 200 || frame[0] !== 0xff || (frame[1]! & 0xe0) !== 0xe0) return null;
+    const version = (frame[1]! >> 3) & 3; // 3 MPEG-1, 2 MPEG-2, 0 MPEG-2.5
+    const layer = (frame[1]! >> 1) & 3; // 1 Layer III
+    const rateIndex = (frame[2]! >> 2) & 3;
+    if (layer !== 1 || version === 1 || rateIndex === 3) return null;
+    const sampleRate = mp3Rates[rateIndex]! / (version === 3 ? 1 : version === 2 ? 2 : 4);
+    const mono = frame[3]! >> 6 === 3;
+    const sideInfo = version === 3 ? (mono ? 17 : 32) : mono ? 9 : 17;
+    const perFrame = version === 3 ? 1152 : 576;
+    let p = 4 + sideInfo;
+    const tag = frame.toString('ascii', p, p + 4);
+    if (tag !== 'Xing' && tag !== 'Info') return null;
+    const flags = frame.readUInt32BE(p + 4);
+    p += 8;
+    if (!(flags & 1)) return null;
+    const frames = frame.readUInt32BE(p);
+    p += 4;
+    if (flags & 2) p += 4;
+    if (flags & 4) p += 100;
+    if (flags & 8) p += 4;
+    if (p + 24 > bytesRead || !/^(LAME|Lavf|Lavc)/.test(frame.toString('ascii', p, p + 4))) return null;
+    const delays = frame.readUIntBE(p + 21, 3);
+    const total = frames * perFrame - (delays >> 12) - (delays & 0xfff);
+    return total > 0 ? { sampleRate, channels: mono ? 1 : 2, frames: total } : null;
+  } finally {
+    await fh.close();
+  }
+}
