@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from './errors.js';
-import { isPrivateAddress, outboundRequest, type OutboundPolicy } from './outbound.js';
+import { isPrivateAddress, outboundRequest, resolvePublicAddress, type OutboundPolicy } from './outbound.js';
 
 describe('isPrivateAddress', () => {
   it.each([
@@ -106,5 +106,29 @@ describe('outboundRequest', () => {
     }
     const e = await refusal(outboundRequest(`${pub}/hang`, {}, { allowPrivate: true, timeoutMs: 200 }));
     expect(e.options.code).toBe('timeout');
+  });
+});
+
+describe('resolvePublicAddress', () => {
+  it('returns the checked address and port without connecting, under the same rules', async () => {
+    const before = publicHits;
+    const resolve = async () => [{ address: '127.0.0.1', family: 4 }];
+    const d = await resolvePublicAddress('https://git.example.test/group/project.git', { ...testPolicy, resolve });
+    expect(d).toMatchObject({ host: 'git.example.test', port: 443, address: '127.0.0.1', family: 4 });
+    expect((await resolvePublicAddress('http://[::1]:8080/x.git', { allowPrivate: true })).host).toBe('::1');
+    expect((await refusal(resolvePublicAddress(`${pub}/`, { allowPrivate: false }))).options.code).toBe('private_address');
+    expect(publicHits).toBe(before);
+  });
+
+  it('allows credentials only when asked, and never repeats a URL that may carry them', async () => {
+    const resolve = async () => [{ address: '127.0.0.1', family: 4 }];
+    expect((await refusal(resolvePublicAddress('https://user:token@git.example.test/x.git', { ...testPolicy, resolve }))).kind).toBe('invalid');
+    const d = await resolvePublicAddress('https://user:token@git.example.test/x.git', { ...testPolicy, resolve, allowCredentials: true });
+    expect(d.url.password).toBe('token');
+    const bad = await refusal(resolvePublicAddress('https://user:token@', { ...testPolicy, allowCredentials: true }));
+    expect(bad.message).not.toContain('token');
+    for (const url of ['ext::sh -c id', 'file:///etc/passwd', 'ssh://host/x.git']) {
+      expect((await refusal(resolvePublicAddress(url, { allowPrivate: true, allowCredentials: true }))).kind).toBe('invalid');
+    }
   });
 });

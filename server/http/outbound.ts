@@ -104,15 +104,42 @@ export async function outboundRequest(url: string, request: OutboundRequest, pol
   }
 }
 
-function parseTarget(raw: string): URL {
+/** A URL's destination after the outbound checks: where to connect, without connecting. */
+export interface CheckedDestination {
+  /** The parsed URL, credentials included when they were allowed. */
+  readonly url: URL;
+  /** The host name as the URL carries it (brackets removed from IPv6 literals). */
+  readonly host: string;
+  /** The port to connect to (the scheme's default when the URL names none). */
+  readonly port: number;
+  /** The checked address every connection must be pinned to. */
+  readonly address: string;
+  readonly family: number;
+}
+
+/**
+ * Check a URL under the outbound rules and return the one address to connect to, for callers whose
+ * connection is made by another program (git's curl) that they pin to this address themselves.
+ * Unlike outboundRequest, credentials in the URL may be allowed: git imports accept
+ * https://user:token@host/… as GitLab does. Messages never echo a URL that may carry credentials.
+ */
+export async function resolvePublicAddress(url: string, policy: OutboundPolicy & { readonly allowCredentials?: boolean }): Promise<CheckedDestination> {
+  const target = parseTarget(url, policy.allowCredentials ?? false);
+  const address = await checkedAddress(target.hostname, policy);
+  const port = target.port ? Number(target.port) : target.protocol === 'https:' ? 443 : 80;
+  return { url: target, host: target.hostname.replace(/^\[|\]$/g, ''), port, address: address.address, family: address.family };
+}
+
+function parseTarget(raw: string, allowCredentials = false): URL {
   let target: URL;
   try {
     target = new URL(raw);
   } catch {
-    throw new AppError('invalid', `Not a valid URL: ${raw}`, { code: 'invalid_url' });
+    // A string that may carry credentials is not repeated back.
+    throw new AppError('invalid', allowCredentials ? 'Not a valid URL' : `Not a valid URL: ${raw}`, { code: 'invalid_url' });
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new AppError('invalid', `Only http and https URLs are allowed, not ${target.protocol.replace(':', '')}`, { code: 'invalid_url' });
-  if (target.username || target.password) throw new AppError('invalid', 'URLs with credentials are not allowed', { code: 'invalid_url' });
+  if (!allowCredentials && (target.username || target.password)) throw new AppError('invalid', 'URLs with credentials are not allowed', { code: 'invalid_url' });
   return target;
 }
 
