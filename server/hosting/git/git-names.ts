@@ -17,10 +17,11 @@ export function isZeroId(value: string): boolean {
  * True when `name` is a valid branch name under git-check-ref-format's rules (checked here rather
  * than by spawning git, because names reach git as arguments and must never be read as options):
  * no leading '-', no empty, '.'-led or '.lock'-ended component, no '..', '@{', '//', control
- * characters, space or any of ~^:?*[\, not '@', and no leading/trailing '/' or trailing '.'.
+ * characters, space or any of ~^:?*[\, and no leading/trailing '/' or trailing '.'. Stricter than
+ * git in refusing `@` and `HEAD`, which name HEAD itself wherever a revision is read.
  */
 export function isValidBranchName(name: string): boolean {
-  if (name === '' || name === '@' || name.startsWith('-') || name.startsWith('/') || name.endsWith('/') || name.endsWith('.')) return false;
+  if (name === '' || name === '@' || name === 'HEAD' || name.startsWith('-') || name.startsWith('/') || name.endsWith('/') || name.endsWith('.')) return false;
   if (name.includes('..') || name.includes('@{') || name.includes('//')) return false;
   // eslint-disable-next-line no-control-regex -- control characters are exactly what git forbids
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false;

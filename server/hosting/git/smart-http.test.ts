@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -175,6 +176,35 @@ describe('serveGitHttp with the git CLI', () => {
     expect(server.errors).toEqual([]);
   });
 
+  it('stops git when a client leaves in the middle of a fetch', async () => {
+    // A pack far larger than the socket and pipe buffers, so git is still writing when the client goes.
+    const huge = path.join(root, 'band/huge.git');
+    await initBare(huge, 'main');
+    const hugeWork = path.join(tmp.dir, 'huge-work');
+    await cli(home, ['init', '-q', '-b', 'main', hugeWork]);
+    const tip = await commitFile(hugeWork, 'stems.raw', randomBytes(24 * 1024 * 1024), 'Huge stems');
+    await cli(home, ['push', '-q', huge, 'main'], hugeWork);
+    await server.idle();
+    const errorsBefore = server.errors.length;
+    const resultsBefore = server.results.length;
+
+    const body = Buffer.concat([pktLine(`want ${tip}\n`), FLUSH, pktLine('done\n')]);
+    await new Promise<void>((resolve, reject) => {
+      const req = http.request(`${server.url}/band/huge.git/git-upload-pack`, { method: 'POST', headers: { 'Content-Type': 'application/x-git-upload-pack-request' } }, (res) => {
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on('error', (e) => (e.message.includes('socket hang up') || e.message.includes('aborted') ? undefined : reject(e)));
+      req.end(body);
+    });
+    // Without the kill, pack-objects would block on a full pipe and the request would never settle.
+    await Promise.race([server.idle(), new Promise((_, reject) => setTimeout(() => reject(new Error('serveGitHttp did not settle after the client left')), 10_000))]);
+    expect(server.errors.length).toBe(errorsBefore);
+    expect(server.results.slice(resultsBefore)).toEqual([{ service: 'upload-pack', result: { refUpdates: [] } }]);
+  });
+
   it('answers 404 for a directory that is not a repository', async () => {
     const r = await fetch(`${server.url}/band/nothing-here.git/info/refs?service=git-upload-pack`);
     expect(r.status).toBe(404);
@@ -232,6 +262,25 @@ describe('hand-made receive-pack requests', () => {
     expect(report).toMatch(/ng refs\/heads\/main/);
     expect(await pushesSince(since)).toEqual([{ ref: 'refs/heads/plain', before: ZERO_SHA, after: next }]);
     expect(await revParse(repoDir(), 'refs/heads/main')).toBe(base);
+  });
+
+  it('applies and reports a push whose upload completed even if the client leaves before the answer', async () => {
+    const next = await commitFile(work, 'five.txt', '5\n', 'five');
+    const body = Buffer.concat([pktLine(`${ZERO_SHA} ${next} refs/heads/left\0report-status side-band-64k agent=test\n`), FLUSH, await packBetween(base, next)]);
+    const since = await mark();
+    const seen = server.requests.length;
+    await new Promise<void>((resolve) => {
+      const req = http.request(`${server.url}/band/hand.git/git-receive-pack`, { method: 'POST', headers: { 'Content-Type': 'application/x-git-receive-pack-request', 'Content-Length': String(body.length) } });
+      req.on('error', () => undefined);
+      req.end(body, () => {
+        req.destroy(); // sent everything, reads nothing
+        resolve();
+      });
+    });
+    // The client is done before the server saw the request: wait until it did, then until it settled.
+    for (let i = 0; i < 200 && server.requests.length === seen; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await pushesSince(since)).toEqual([{ ref: 'refs/heads/left', before: ZERO_SHA, after: next }]);
+    expect(await revParse(repoDir(), 'refs/heads/left')).toBe(next);
   });
 
   it('reports nothing for a push whose pack is broken', async () => {

@@ -100,8 +100,9 @@ const MAX_REPORT_BYTES = 4 * 1024 * 1024;
  * Serve one smart-HTTP request for a repository with `git http-backend`. The request body streams
  * into git and git's output streams to the client, never buffered whole. For a push, the command
  * list is read from the request as it passes and the outcome from receive-pack's report, so the
- * result lists exactly the ref updates that git applied. Rejects with an AppError when git fails;
- * if the response had already begun, it has been destroyed and the caller must not answer.
+ * result lists exactly the ref updates that git applied. Resolves with no updates when a client
+ * left before a fetch ended. Rejects with an AppError when git fails; if the response had already
+ * begun, it has been destroyed and the caller must not answer.
  */
 export async function serveGitHttp(req: IncomingMessage, res: ServerResponse, options: ServeGitHttpOptions): Promise<GitHttpResult> {
   const repo = path.resolve(options.repoDir);
@@ -109,9 +110,16 @@ export async function serveGitHttp(req: IncomingMessage, res: ServerResponse, op
   const tracked = startTracked(options.gitPath ?? 'git', ['http-backend'], { signal: options.signal, timeoutMs: options.timeoutMs }, env, null);
   const { child } = tracked;
 
-  // The client going away stops git and everything it started.
+  // The client going away stops git and everything it started (a blocked pack-objects would
+  // otherwise wait forever), except a push whose upload is complete: receive-pack is then applying
+  // it, and stopping it halfway would leave some refs updated and none reported.
+  let clientGone = false;
   const onGone = () => {
-    if (!res.writableFinished) tracked.kill();
+    if (res.writableFinished) return;
+    clientGone = true;
+    if (!(options.service === 'receive-pack' && req.complete)) tracked.kill();
+    // The pipe to the response is gone (and may have paused git's output): read on, so git never blocks.
+    else setImmediate(() => child.stdout.resume());
   };
   res.on('close', onGone);
 
@@ -146,13 +154,12 @@ export async function serveGitHttp(req: IncomingMessage, res: ServerResponse, op
     child.stdout.off('data', onHeaderData);
     const headers = parseCgiHeaders(text.slice(0, end.index));
     status = headers.status;
-    if (!res.headersSent && !res.destroyed) res.writeHead(status, headers.fields);
     const rest = headerBytes.subarray(end.index + end[0].length);
-    if (rest.length > 0) {
-      keepReport(rest);
-      res.write(rest);
-    }
+    keepReport(rest);
     child.stdout.on('data', keepReport);
+    if (res.destroyed) return;
+    res.writeHead(status, headers.fields);
+    if (rest.length > 0) res.write(rest);
     child.stdout.pipe(res);
   };
   child.stdout.on('data', onHeaderData);
@@ -168,6 +175,7 @@ export async function serveGitHttp(req: IncomingMessage, res: ServerResponse, op
     req.unpipe(child.stdin);
     if (!req.complete) req.resume();
   }
+  if (clientGone && options.service !== 'receive-pack') return { refUpdates: [] }; // nobody left to answer
   if (code !== 0 || status === 0) {
     if (res.headersSent) res.destroy();
     const reason = lastLine(stderr).split(repo).join(path.basename(repo));
