@@ -75,9 +75,38 @@ export class AnalysisService {
 
   /** Start analysing an upload as it arrives; hand the result to `analyse` with the finished upload. */
   begin(engineId: string, params: Readonly<Record<string, unknown>>, options: AnalysisOptions = {}): EarlyAnalysis {
-    return new EarlyAnalysis((file, control) =>
-      this.pool.run({ engineId, params, file, decoder: this.decoder, control, growing: true, ...(options.headSeconds ? { headSeconds: options.headSeconds } : {}) }, options.signal),
-    );
+    return new EarlyAnalysis((file, control) => this.run(engineId, params, file, options, control));
+  }
+
+  /**
+   * Run an engine in the pool. An engine with `split` parts runs them as separate tasks at once (one
+   * per thread when threads are free), each reading the file itself, and combines their results; a
+   * failing part stops the others. With `control`, the file may still be arriving (see EarlyAnalysis).
+   */
+  private async run(engineId: string, params: Readonly<Record<string, unknown>>, file: string, options: AnalysisOptions, control?: SharedArrayBuffer): Promise<AnalysisOutput> {
+    const engine = engines[engineId];
+    if (!engine) throw new Error(`unknown engine ${engineId}`);
+    const task = (id: string, shared?: SharedArrayBuffer) => ({
+      engineId: id,
+      params,
+      file,
+      decoder: this.decoder,
+      ...(options.headSeconds ? { headSeconds: options.headSeconds } : {}),
+      ...(shared ? { control: shared, growing: control !== undefined } : {}),
+    });
+    if (!engine.split) return this.pool.run(task(engineId, control), options.signal);
+    const feed = new FeedWriter(control);
+    const runs = engine.split.parts.map((id) => this.pool.run(task(id, feed.shared), options.signal));
+    let outs: AnalysisOutput[];
+    try {
+      outs = await Promise.all(runs);
+    } catch (error) {
+      feed.cancel();
+      await Promise.allSettled(runs);
+      throw error;
+    }
+    const seconds = Math.max(...outs.map((o) => o.analysedSeconds));
+    return { result: engine.split.combine(outs.map((o) => o.result), seconds), source: outs[0]!.source, analysedSeconds: seconds };
   }
 
   /**
@@ -97,7 +126,7 @@ export class AnalysisService {
       }
       const running = options.early?.resultFor(upload.path) ?? null;
       if (!running) options.early?.cancel();
-      const out = await (running ?? this.pool.run({ engineId, params, file: upload.path, decoder: this.decoder, ...(options.headSeconds ? { headSeconds: options.headSeconds } : {}) }, options.signal));
+      const out = await (running ?? this.run(engineId, params, upload.path, options));
       this.meter.analysed(tenant, out.analysedSeconds);
       const entry = { source: out.source, result: out.result };
       await this.cache.set(key, entry);

@@ -36,6 +36,12 @@ export interface EngineSpec<P, R> {
    * exact count (a second decode).
    */
   createEstimated?(format: StreamFormat, params: P, estimate: LengthEstimate): StreamEngine<R | null>;
+  /**
+   * Optional: the same analysis as independent parts (engine ids, run with the same params and head),
+   * which the service runs on separate worker threads, each decoding the stream itself, and whose
+   * results `combine` (cheap, no DSP) turns into exactly what `create` gives, with the seconds analysed.
+   */
+  readonly split?: { readonly parts: readonly string[]; combine(results: readonly unknown[], seconds: number): R };
 }
 
 /** A stream length known only approximately: the true length is expected within ±tolerance of frames. */

@@ -1,4 +1,4 @@
-import { analyzeEngine } from './analyze.js';
+import { analyzeEngine, analyzeFeaturesPart, analyzeSamplePart } from './analyze.js';
 import type { EngineSpec } from './engine.js';
 import { emotionEngine } from './emotion.js';
 import { featuresEngine } from './features.js';
@@ -20,6 +20,8 @@ export const engines: Readonly<Record<string, EngineSpec<never, unknown>>> = {
   [featuresEngine.id]: featuresEngine as EngineSpec<never, unknown>,
   [emotionEngine.id]: emotionEngine as EngineSpec<never, unknown>,
   [analyzeEngine.id]: analyzeEngine as EngineSpec<never, unknown>,
+  [analyzeFeaturesPart.id]: analyzeFeaturesPart as EngineSpec<never, unknown>,
+  [analyzeSamplePart.id]: analyzeSamplePart as EngineSpec<never, unknown>,
   [onsetsEngine.id]: onsetsEngine as EngineSpec<never, unknown>,
   [summaryEngine.id]: summaryEngine as EngineSpec<never, unknown>,
   [waveformEngine.id]: waveformEngine as EngineSpec<never, unknown>,

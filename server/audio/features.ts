@@ -197,6 +197,11 @@ export interface FeaturesStreamOptions {
   readonly round?: boolean;
   /** Override of FEATURES_HEAD_S. */
   readonly headSeconds?: number;
+  /**
+   * With `rhythm`: the onsets result of the head, from a caller that runs the onsets engine over the
+   * same stream anyway (called once, at finish) instead of a second onsets engine of our own.
+   */
+  readonly rhythmOnsets?: () => OnsetsResult;
 }
 
 const roundTo = (digits: number) => {
@@ -232,7 +237,9 @@ class FeaturesAnalysis {
   private readonly channels: number;
   private readonly round: boolean;
   private readonly headFrames: number;
-  private readonly rhythm: StreamEngine<OnsetsResult> | null;
+  private readonly rhythm: boolean;
+  private readonly onsets: StreamEngine<OnsetsResult> | null;
+  private readonly rhythmOnsets: (() => OnsetsResult) | null;
 
   private readonly fft: RealFft;
   private readonly window: Float64Array;
@@ -281,7 +288,9 @@ class FeaturesAnalysis {
     this.channels = format.channels;
     this.round = options.round ?? true;
     this.headFrames = Math.round((options.headSeconds ?? FEATURES_HEAD_S) * sr);
-    this.rhythm = params.rhythm ? onsetsEngine.create(format, {}) : null;
+    this.rhythm = params.rhythm;
+    this.rhythmOnsets = params.rhythm ? (options.rhythmOnsets ?? null) : null;
+    this.onsets = params.rhythm && !this.rhythmOnsets ? onsetsEngine.create(format, {}) : null;
     const n = STFT_SIZE;
     const bins = n / 2 + 1;
     this.fft = createRealFft(n);
@@ -333,7 +342,7 @@ class FeaturesAnalysis {
       frames = room;
     }
     this.seen += frames;
-    this.rhythm?.push(chunk);
+    this.onsets?.push(chunk);
 
     // Mix to mono into the STFT buffer; sample peak and Σx² over every channel on the way.
     const buf = this.buf;
@@ -579,7 +588,7 @@ class FeaturesAnalysis {
   }
 
   private rhythmGroup(T: number, floor: number, r2: (x: number) => number, r3: (x: number) => number): RhythmGroup {
-    const onsets = this.rhythm!.finish();
+    const onsets = this.rhythmOnsets ? this.rhythmOnsets() : this.onsets!.finish();
     const env = new Float64Array(T);
     melFluxEnvelope(this.melDb, T, MEL_BANDS, floor, env);
     const smoothed = smoothEnvelope(env);

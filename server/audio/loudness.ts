@@ -80,7 +80,11 @@ class LoudnessMeter implements StreamEngine<LoudnessResult> {
   private frames = 0;
   private finished = false;
 
-  constructor(format: StreamFormat) {
+  /** `integratedOnly`: only the hop energies for I (then end with finishIntegrated). */
+  constructor(
+    format: StreamFormat,
+    private readonly integratedOnly = false,
+  ) {
     const { sampleRate, channels } = format;
     this.channels = channels;
     this.weights = channelWeights(channels, format.channelLayout);
@@ -98,6 +102,11 @@ class LoudnessMeter implements StreamEngine<LoudnessResult> {
     if (chunk.length % this.channels !== 0) throw new RangeError(`chunk length ${chunk.length} is not a multiple of ${this.channels} channels`);
     const frames = chunk.length / this.channels;
     if (frames === 0) return;
+    if (this.integratedOnly) {
+      this.frames += frames;
+      this.filter(chunk, frames, false);
+      return;
+    }
     this.truePeak.push(chunk);
     let s = 0;
     for (let i = 0; i < chunk.length; i++) {
@@ -166,7 +175,15 @@ class LoudnessMeter implements StreamEngine<LoudnessResult> {
     }
   }
 
+  /** The end of an `integratedOnly` meter: I, rounded as `integrated_lufs`. */
+  finishIntegrated(): number | null {
+    if (this.finished) throw new Error('loudness: finish called twice');
+    this.finished = true;
+    return finiteOrNull(integratedLoudness(this.hops, this.hopCount, this.hopFrames));
+  }
+
   finish(): LoudnessResult {
+    if (this.integratedOnly) throw new Error('loudness: an integrated-only meter ends with finishIntegrated');
     if (this.finished) throw new Error('loudness: finish called twice');
     this.finished = true;
     const hop = this.hopFrames;
@@ -209,3 +226,13 @@ export const loudnessEngine: EngineSpec<Record<string, never>, LoudnessResult> =
     return new LoudnessMeter(format);
   },
 };
+
+/**
+ * Integrated loudness alone (LUFS, rounded as `integrated_lufs`; null for −∞): the meter's K-weighting
+ * and 100 ms hop energies, the same arithmetic in the same order, so the same value as
+ * `loudnessEngine`'s `integrated_lufs`, without true peak, momentary/short-term maxima or LRA.
+ */
+export function createIntegratedLoudness(format: StreamFormat): StreamEngine<number | null> {
+  const meter = new LoudnessMeter(format, true);
+  return { push: (chunk) => meter.push(chunk), finish: () => meter.finishIntegrated() };
+}

@@ -12,7 +12,7 @@
  * strong as the snare in the envelope).
  */
 import type { EngineSpec, StreamEngine, StreamFormat } from './engine.js';
-import { createOnsetStrength, pickOnsets } from './dsp/onset-detection.js';
+import { createOnsetStrength, pickOnsets, type OnsetStrengthStream } from './dsp/onset-detection.js';
 import { estimateTempo } from './dsp/tempo.js';
 
 export interface OnsetsResult {
@@ -36,35 +36,48 @@ const round = (x: number, digits: number) => {
   return Math.round(x * f) / f;
 };
 
+/** A running onsets analysis that can also be copied as it stands (see `fork`). */
+export interface OnsetsStream extends StreamEngine<OnsetsResult> {
+  /** An independent copy: finishing it gives the result for the audio pushed so far; this one goes on. */
+  fork(): OnsetsStream;
+}
+
+/** Start an onsets analysis (the engine's `create`, with `fork`). */
+export function createOnsetsStream(format: StreamFormat): OnsetsStream {
+  return onsetsStream(format, createOnsetStrength(format.sampleRate), 0);
+}
+
+function onsetsStream(format: StreamFormat, odf: OnsetStrengthStream, framesSoFar: number): OnsetsStream {
+  const channels = format.channels;
+  let frames = framesSoFar;
+  return {
+    push(chunk) {
+      odf.push(chunk, channels);
+      frames += chunk.length / channels;
+    },
+    fork: () => onsetsStream(format, odf.fork(), frames),
+    finish() {
+      const env = odf.finish();
+      const duration = frames / format.sampleRate;
+      const onsets = pickOnsets(env, odf.frameRate)
+        .filter((t) => t <= duration)
+        .map((t) => round(t, 3));
+      const tempo = onsets.length >= MIN_ONSETS_FOR_TEMPO ? estimateTempo(env, odf.frameRate, {}, odf.accents()) : null;
+      return {
+        onsets,
+        onset_count: onsets.length,
+        onset_rate: duration > 0 ? round(onsets.length / duration, 3) : 0,
+        tempo_bpm: tempo ? round(tempo.bpm, 2) : null,
+        full_track: true,
+        duration_s: round(duration, 3),
+      };
+    },
+  };
+}
+
 export const onsetsEngine: EngineSpec<Record<string, never>, OnsetsResult> = {
   id: 'onsets',
   version: '2',
   needsTotalFrames: false,
-  create(format: StreamFormat): StreamEngine<OnsetsResult> {
-    const channels = format.channels;
-    const odf = createOnsetStrength(format.sampleRate);
-    let frames = 0;
-    return {
-      push(chunk) {
-        odf.push(chunk, channels);
-        frames += chunk.length / channels;
-      },
-      finish() {
-        const env = odf.finish();
-        const duration = frames / format.sampleRate;
-        const onsets = pickOnsets(env, odf.frameRate)
-          .filter((t) => t <= duration)
-          .map((t) => round(t, 3));
-        const tempo = onsets.length >= MIN_ONSETS_FOR_TEMPO ? estimateTempo(env, odf.frameRate, {}, odf.accents()) : null;
-        return {
-          onsets,
-          onset_count: onsets.length,
-          onset_rate: duration > 0 ? round(onsets.length / duration, 3) : 0,
-          tempo_bpm: tempo ? round(tempo.bpm, 2) : null,
-          full_track: true,
-          duration_s: round(duration, 3),
-        };
-      },
-    };
-  },
+  create: (format) => createOnsetsStream(format),
 };

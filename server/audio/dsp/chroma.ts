@@ -76,7 +76,13 @@ const HARMONIC_SEMITONES = HARMONICS.map((h) => 12 * Math.log2(h));
 /** η of the log compression log(1 + η·a/max) of peak amplitudes. */
 export const COMPRESSION = 10;
 
-const FINE = 12 * RESOLUTION;
+// Hot loops read module-private copies of exported numeric constants: V8 (Node 20) loads an exported
+// binding from its module cell as a boxed number, and a `x > C ? x : C` on it then boxes x too (a heap
+// allocation per sample); a private `const` is folded into the code.
+const RES = RESOLUTION;
+const TOLERANCE = HARMONIC_TOLERANCE;
+const COMPRESS = COMPRESSION;
+const FINE = 12 * RES;
 
 /** Streaming peak chroma: feed magnitude frames with `addFrame`, then `finish`. */
 export class PeakChroma {
@@ -147,9 +153,9 @@ export class PeakChroma {
       for (let hi = 0; hi < HARMONICS.length && !harmonic; hi++) {
         const target = pj - HARMONIC_SEMITONES[hi]!;
         let i = ptr[hi]!;
-        while (i < j && pitch[i]! < target - HARMONIC_TOLERANCE) i++;
+        while (i < j && pitch[i]! < target - TOLERANCE) i++;
         ptr[hi] = i;
-        for (; i < j && pitch[i]! <= target + HARMONIC_TOLERANCE; i++) {
+        for (; i < j && pitch[i]! <= target + TOLERANCE; i++) {
           if (amp[i]! >= a) {
             harmonic = true;
             break;
@@ -157,9 +163,9 @@ export class PeakChroma {
         }
       }
       if (harmonic) continue;
-      const w = Math.log(1 + (COMPRESSION * a) / max);
+      const w = Math.log(1 + (COMPRESS * a) / max);
       // Position in the fine histogram: semitones above C, times RESOLUTION, mod 120.
-      let x = (pitch[j]! % 12) * RESOLUTION;
+      let x = (pitch[j]! % 12) * RES;
       if (x < 0) x += FINE;
       const i0 = Math.floor(x);
       const frac = x - i0;
@@ -187,14 +193,14 @@ export class PeakChroma {
     let re = 0;
     let im = 0;
     for (let b = 0; b < FINE; b++) {
-      const phi = (2 * Math.PI * b) / RESOLUTION;
+      const phi = (2 * Math.PI * b) / RES;
       re += h[b]! * Math.cos(phi);
       im += h[b]! * Math.sin(phi);
     }
     const delta = re === 0 && im === 0 ? 0 : Math.atan2(im, re) / (2 * Math.PI);
     for (let b = 0; b < FINE; b++) {
       // Distance in semitones from the tuned grid, folded to the nearest class.
-      const s = b / RESOLUTION - delta;
+      const s = b / RES - delta;
       const p = Math.round(s);
       const d = s - p;
       if (Math.abs(d) >= 0.5) continue;

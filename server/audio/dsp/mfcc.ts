@@ -81,12 +81,16 @@ export function applySparseFilterbank(fb: SparseFilterbank, power: Float64Array,
 
 /** librosa `power_to_db` amin. */
 export const POWER_DB_AMIN = 1e-10;
+// Hot loops read module-private copies of exported numeric constants: V8 (Node 20) loads an exported
+// binding from its module cell as a boxed number, and a `x > C ? x : C` on it then boxes x too (a heap
+// allocation per sample); a private `const` is folded into the code.
+const AMIN = POWER_DB_AMIN;
 /** librosa `power_to_db` top_db. */
 export const TOP_DB = 80;
 
 /** 10·log10(max(p, 1e-10)), without the top_db clip. */
 export function powerToDb(p: number): number {
-  return 10 * Math.log10(p > POWER_DB_AMIN ? p : POWER_DB_AMIN);
+  return 10 * Math.log10(p > AMIN ? p : AMIN);
 }
 
 /** Orthonormal DCT-II basis, nOut rows of nIn values: row k is s_k·cos(πk(2n + 1)/(2·nIn)). */

@@ -73,6 +73,11 @@ export interface OnsetStrengthStream {
   finish(): Float32Array;
   /** After `finish`: the two accent channels of the same frames (see `AccentEnvelopes`). */
   accents(): AccentEnvelopes;
+  /**
+   * An independent copy of the stream as it is now (before `finish`): finishing the copy gives exactly
+   * what this stream would give if it ended here, while this one goes on.
+   */
+  fork(): OnsetStrengthStream;
 }
 
 /**
@@ -248,7 +253,10 @@ class SuperFlux implements OnsetStrengthStream {
   private frames = 0;
   private finished = false;
 
-  constructor(sampleRate: number, options: OnsetStrengthOptions) {
+  constructor(
+    sampleRate: number,
+    private readonly options: OnsetStrengthOptions,
+  ) {
     const n = options.frameSize ?? defaultFrameSize(sampleRate);
     const hop = options.hopSize ?? n / 2;
     if (!(hop >= 1 && hop <= n && Number.isInteger(hop))) throw new RangeError('hop must be an integer between 1 and the frame size');
@@ -291,6 +299,20 @@ class SuperFlux implements OnsetStrengthStream {
   accents(): AccentEnvelopes {
     if (!this.finished) throw new Error('accents() needs finish() first');
     return { linear: this.linear.slice(0, this.frames), bass: this.bass.slice(0, this.frames) };
+  }
+
+  fork(): OnsetStrengthStream {
+    if (this.finished) throw new Error('cannot fork a finished onset strength');
+    const copy = new SuperFlux(this.sampleRate, this.options);
+    copy.buf.set(this.buf);
+    copy.history.set(this.history);
+    copy.historyRow = this.historyRow;
+    copy.fill = this.fill;
+    copy.env = this.env.slice();
+    copy.linear = this.linear.slice();
+    copy.bass = this.bass.slice();
+    copy.frames = this.frames;
+    return copy;
   }
 
   /** Append `count` mono samples mixed from `src` (interleaved with `channels`). */

@@ -71,6 +71,10 @@ export function spectralShape(mag: Float64Array, freqs: Float64Array, sum: numbe
 
 /** librosa `spectral_flatness` amin. */
 export const FLATNESS_AMIN = 1e-10;
+// Hot loops read module-private copies of exported numeric constants: V8 (Node 20) loads an exported
+// binding from its module cell as a boxed number, and a `x > C ? x : C` on it then boxes x too (a heap
+// allocation per sample); a private `const` is folded into the code.
+const AMIN = FLATNESS_AMIN;
 
 /**
  * exp(mean ln P) / mean P over P = max(power, 1e-10). The logarithm is taken of products of 8 values at a
@@ -85,14 +89,14 @@ export function spectralFlatness(power: Float64Array): number {
   for (; k + 8 <= n; k += 8) {
     let prod = 1;
     for (let j = k; j < k + 8; j++) {
-      const p = power[j]! > FLATNESS_AMIN ? power[j]! : FLATNESS_AMIN;
+      const p = power[j]! > AMIN ? power[j]! : AMIN;
       prod *= p;
       sum += p;
     }
     logSum += Math.log(prod);
   }
   for (; k < n; k++) {
-    const p = power[k]! > FLATNESS_AMIN ? power[k]! : FLATNESS_AMIN;
+    const p = power[k]! > AMIN ? power[k]! : AMIN;
     logSum += Math.log(p);
     sum += p;
   }
@@ -290,10 +294,10 @@ export function spectrumPass(re: Float64Array, im: Float64Array, freqs: Float64A
       const xd = md * fd;
       m1 += xa + xb + (xc + xd);
       m2 += xa * fa + xb * fb + (xc * fc + xd * fd);
-      const ta = a > FLATNESS_AMIN ? a : FLATNESS_AMIN;
-      const tb = b > FLATNESS_AMIN ? b : FLATNESS_AMIN;
-      const tc = c > FLATNESS_AMIN ? c : FLATNESS_AMIN;
-      const td = d > FLATNESS_AMIN ? d : FLATNESS_AMIN;
+      const ta = a > AMIN ? a : AMIN;
+      const tb = b > AMIN ? b : AMIN;
+      const tc = c > AMIN ? c : AMIN;
+      const td = d > AMIN ? d : AMIN;
       psum += ta + tb + (tc + td);
       p0 *= ta;
       p1 *= tb;
@@ -311,7 +315,7 @@ export function spectrumPass(re: Float64Array, im: Float64Array, freqs: Float64A
     sum += m;
     m1 += m * f;
     m2 += m * f * f;
-    const t = a > FLATNESS_AMIN ? a : FLATNESS_AMIN;
+    const t = a > AMIN ? a : AMIN;
     psum += t;
     logSum += Math.log(t);
   }
