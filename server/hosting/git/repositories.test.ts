@@ -83,6 +83,16 @@ describe('initBare, setHead, headCommit, stats', () => {
     expect((await appError(initBare(path.join(repos, 'ns/bad.git'), '-x'))).kind).toBe('invalid');
   });
 
+  it('says when git is missing, and honours an aborted signal, leaving nothing behind', async () => {
+    const dir = path.join(repos, 'ns/no-git.git');
+    const missing = await appError(initBare(dir, 'main', { gitPath: path.join(tmp.dir, 'no-such-git') }));
+    expect(missing).toMatchObject({ kind: 'unavailable', options: { code: 'tool_missing' } });
+    expect(missing.message).toContain('CRATEHOUSE_GIT');
+    const cancelled = await appError(initBare(dir, 'main', { signal: AbortSignal.abort() }));
+    expect(cancelled.options.code).toBe('cancelled');
+    await expect(readdir(dir)).rejects.toThrow();
+  });
+
   it('reports an empty repository', async () => {
     const dir = path.join(repos, 'ns/empty.git');
     await initBare(dir, 'main');

@@ -133,7 +133,7 @@ export interface CommitSummary {
   readonly removed: readonly string[];
 }
 
-/** The newest `limit` commits reachable from `ref`, oldest first. */
+/** The newest `limit` commits reachable from `ref` (best a full ref name or SHA: a bare name may match a tag first), oldest first. */
 export async function recentCommits(dir: string, ref: string, limit: number, run: GitRunOptions = {}): Promise<CommitSummary[]> {
   assertRevision(ref);
   return logCommits(path.resolve(dir), [ref], limit, run);

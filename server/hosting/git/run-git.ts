@@ -92,7 +92,8 @@ export function startTracked(command: string, args: readonly string[], run: GitR
   const exited = new Promise<number | null>((resolve, reject) => {
     child.once('error', (e: NodeJS.ErrnoException) => {
       cleanup();
-      reject(e.code === 'ENOENT' ? new AppError('unavailable', `${command} is not installed or could not be started (set CRATEHOUSE_GIT to git's path)`, { code: 'tool_missing', cause: e }) : e);
+      const hint = /git(\.exe)?$/.test(command) ? " (set CRATEHOUSE_GIT to git's path)" : '';
+      reject(e.code === 'ENOENT' ? new AppError('unavailable', `${command} is not installed or could not be started${hint}`, { code: 'tool_missing', cause: e }) : e);
     });
     child.once('close', (code) => {
       cleanup();
