@@ -6,3 +6,4 @@ register();
 const worker = await import('./analysis-worker.ts');
 export const analyse = worker.analyse;
 export const warmUp = worker.warmUp;
+export const hashFile = worker.hashFile;

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { open } from 'node:fs/promises';
 import { AppError } from '../http/errors.js';
 import { openPcmSource, type DecoderChoice, type PcmSource } from './decode/pcm-source.js';
 import { FeedReader, FeedStopped } from './decode/upload-feed.js';
@@ -118,6 +120,42 @@ async function runOn(source: PcmSource, task: AnalysisTask, control: FeedReader 
       pushed += take;
     }
     return pushed;
+  }
+}
+
+/** A file to hash in a worker thread, read as it arrives when `control` is an upload's feed. */
+export interface HashTask {
+  readonly file: string;
+  readonly control: SharedArrayBuffer;
+}
+
+/**
+ * Worker entry (export name `hashFile`): the sha256 of an upload, read from its temp file while the
+ * HTTP thread is still writing it, so hashing a large upload does not hold up the event loop that
+ * receives it. Null when the upload failed or was cancelled.
+ */
+export async function hashFile(task: HashTask): Promise<string | null> {
+  const feed = new FeedReader(task.control);
+  const hash = createHash('sha256');
+  const buf = Buffer.allocUnsafe(1 << 20);
+  try {
+    const fh = await open(task.file, 'r');
+    try {
+      for (let at = 0; ; ) {
+        const state = await feed.waitFor(at + buf.length);
+        const want = Math.min(buf.length, state.available - at);
+        if (want <= 0 && state.complete) return hash.digest('hex');
+        const { bytesRead } = await fh.read(buf, 0, want, at);
+        if (bytesRead === 0) throw new Error(`${task.file} is shorter than the bytes reported written`);
+        hash.update(buf.subarray(0, bytesRead));
+        at += bytesRead;
+      }
+    } finally {
+      await fh.close();
+    }
+  } catch (error) {
+    if (error instanceof FeedStopped) return null;
+    throw error;
   }
 }
 

@@ -121,16 +121,16 @@ export function createAudioRouter(deps: AudioDeps): Router {
       });
       // The analysis starts while the upload arrives; used only if the cache has no answer.
       const early = deps.analysis.begin(engineId, params, { ...options, signal: abort.signal });
-      const upload = await receiveUpload(req, {
-        tmpDir: deps.uploads.tmpDir,
-        maxBytes: deps.uploads.maxBytes,
-        field: 'file',
-        missingIssue: { loc: ['body', 'file'], msg: 'Field required', type: 'missing' },
-        onFileProgress: early.onFileProgress,
-      }).catch((error: unknown) => {
-        early.cancel();
-        throw error;
-      });
+      const upload = await early.received(
+        receiveUpload(req, {
+          tmpDir: deps.uploads.tmpDir,
+          maxBytes: deps.uploads.maxBytes,
+          field: 'file',
+          missingIssue: { loc: ['body', 'file'], msg: 'Field required', type: 'missing' },
+          onFileProgress: early.onFileProgress,
+          hash: false,
+        }),
+      );
       deps.meter.uploaded(who.tenant, upload.bytes);
       if (claimed !== undefined && claimed.toLowerCase() !== upload.sha256) {
         early.cancel();

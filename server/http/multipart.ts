@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
 import { AppError } from './errors.js';
 
-/** An upload that reached disk whole: where it is, its sha256 and size. */
+/** An upload that reached disk whole: where it is, its sha256 (empty when hashed elsewhere) and size. */
 export interface ReceivedUpload {
   readonly path: string;
   readonly sha256: string;
@@ -31,6 +31,11 @@ export interface UploadOptions {
    * whole part is there (the upload may still be refused afterwards: empty, or a bad multipart ending).
    */
   readonly onFileProgress?: (path: string, bytesOnDisk: number, complete: boolean) => void;
+  /**
+   * Hash the file here (default). False leaves `sha256` empty for a caller that hashes the temp file
+   * elsewhere (off this thread, while it grows: see onFileProgress).
+   */
+  readonly hash?: boolean;
 }
 
 /**
@@ -76,7 +81,7 @@ export function receiveUpload(req: IncomingMessage, options: UploadOptions): Pro
         return;
       }
       file = new Promise((done, error) => {
-        const hash = createHash('sha256');
+        const hash = options.hash === false ? null : createHash('sha256');
         const report = options.onFileProgress;
         let bytes = 0;
         let onDisk = 0;
@@ -84,7 +89,7 @@ export function receiveUpload(req: IncomingMessage, options: UploadOptions): Pro
         if (report) out.once('ready', () => report(target, 0, false));
         // Hash and write each chunk as it arrives (with backpressure, as pipe() would).
         stream.on('data', (chunk: Buffer) => {
-          hash.update(chunk);
+          hash?.update(chunk);
           bytes += chunk.length;
           const length = chunk.length;
           const more = out.write(chunk, report ? () => report(target, (onDisk += length), false) : undefined);
@@ -97,7 +102,7 @@ export function receiveUpload(req: IncomingMessage, options: UploadOptions): Pro
         out.on('error', error);
         out.on('finish', () => {
           report?.(target, bytes, true);
-          done({ sha256: hash.digest('hex'), bytes, filename: info.filename ?? 'upload', mimeType: info.mimeType });
+          done({ sha256: hash ? hash.digest('hex') : '', bytes, filename: info.filename ?? 'upload', mimeType: info.mimeType });
         });
       });
       file.catch(() => undefined);
