@@ -39,7 +39,7 @@ module.exports = {
       name: 'only-routes-import-express',
       comment: 'In a service, only the HTTP layer (routes.ts, <family>-routes.ts) imports express.',
       severity: 'error',
-      from: { path: '^server/(audio|hosting)/', pathNot: '(^|/)([a-z]+-)*routes\\.ts$|\\.test\\.ts$' },
+      from: { path: '^server/(audio|hosting)/', pathNot: '(^|/)[a-z-]*routes\\.ts$|\\.test\\.ts$' },
       to: { path: '(^|/)node_modules/(@types/)?express/' },
     },
     {

@@ -66,7 +66,6 @@ export function presentProjectBasic(p: Readonly<ProjectRecord>, ctx: ProjectCont
 
 /** GitLab's Project entity, with `permissions` when `ctx.access` is given (ProjectWithAccess). */
 export function presentProject(p: Readonly<ProjectRecord>, ctx: ProjectContext): Project {
-  const full = `${ctx.namespace.fullPath}/${p.path}`;
   const api = `${ctx.base}/api/v4/projects/${p.id}`;
   const s = p.settings;
   return {

@@ -62,8 +62,3 @@ export const defaultSettings: Readonly<ProjectSettings> = {
 
 /** The boolean `P` attributes, by their API names. */
 export const settingKeys = Object.keys(defaultSettings) as readonly (keyof ProjectSettings)[];
-
-/** A branch name git accepts (git check-ref-format, the common subset). */
-export function isValidBranchName(name: string): boolean {
-  return name.length > 0 && name.length <= 255 && !/(^[./-])|(\.\.)|[\s~^:?*[\\\x00-\x1f\x7f]|@\{|\/\/|(\.lock|\/|\.)$/.test(name);
-}

@@ -34,7 +34,7 @@ beforeAll(async () => {
   const band = await json(await api('alice', '/groups', { method: 'POST', body: { name: 'Band', path: 'band', visibility: 'private' } }));
   ids.band = band.id as number;
   expect((await api('alice', `/groups/${ids.band}/members`, { method: 'POST', body: { user_id: ids.bob, access_level: 30 } })).status).toBe(201);
-  const friends = await json(await api('carol', '/groups', { method: 'POST', body: { name: 'Friends', path: 'friends', visibility: 'private' } }));
+  const friends = await json(await api('carol', '/groups', { method: 'POST', body: { name: 'Friends', path: 'friends', visibility: 'internal' } }));
   ids.friends = friends.id as number;
 
   ids.secret = (await create('alice', { name: 'Secret Beats' })).id;
@@ -76,7 +76,8 @@ describe('POST /projects', () => {
   it('derives name from path and keeps a name that already is a path', async () => {
     expect(await create('dave', { path: 'only-path' })).toMatchObject({ name: 'only-path', path: 'only-path' });
     expect(await create('dave', { name: 'MyProj' })).toMatchObject({ name: 'MyProj', path: 'MyProj' });
-    expect(await create('dave', { name: 'Déjà Vu  Mix!' })).toMatchObject({ name: 'Déjà Vu  Mix!', path: 'deja-vu-mix' });
+    expect(await create('dave', { name: 'Déjà Vu  Mix' })).toMatchObject({ name: 'Déjà Vu  Mix', path: 'deja-vu-mix' });
+    expect(await json(await api('dave', '/projects', { method: 'POST', body: { name: 'Hits!' } }))).toEqual({ message: { name: [expect.stringContaining("can contain only letters, digits, emoji, '_', '.', '+', dashes, or spaces")] } });
   });
 
   it('answers GitLab errors: missing, invalid values, taken, namespace, visibility in a group, anonymous', async () => {
@@ -85,7 +86,7 @@ describe('POST /projects', () => {
       ['dave', { name: 'x', visibility: 'secret' }, 400, { error: 'visibility does not have a valid value' }],
       ['dave', { name: 'x', merge_method: 'squash' }, 400, { error: 'merge_method does not have a valid value' }],
       ['dave', { name: 'x', issues_enabled: 'maybe' }, 400, { error: 'issues_enabled is invalid' }],
-      ['dave', { path: '-bad-' }, 400, { message: { path: [expect.stringContaining("can only include non-accented letters")] } }],
+      ['dave', { name: 'bad', path: '-bad-' }, 400, { message: { path: [expect.stringContaining("can only include non-accented letters")] } }],
       ['dave', { name: 'tree', path: 'tree' }, 400, { message: { path: ['tree is a reserved name'] } }],
       ['alice', { name: 'Secret Beats' }, 400, { message: { name: ['has already been taken'], path: ['has already been taken'] } }],
       ['alice', { name: 'Other', path: 'SECRET-BEATS' }, 400, { message: { path: ['has already been taken'] } }],
@@ -103,7 +104,7 @@ describe('POST /projects', () => {
   it('admins create for another user; others may not', async () => {
     const res = await api('admin', `/projects/user/${ids.carol}`, { method: 'POST', body: { name: 'Gift' } });
     expect(res.status).toBe(201);
-    expect(await res.json()).toMatchObject({ path_with_namespace: 'carol/gift', owner: { username: 'carol' }, creator_id: 1 });
+    expect(await res.json()).toMatchObject({ path_with_namespace: 'carol/Gift', owner: { username: 'carol' }, creator_id: 1 });
     expect((await api('alice', `/projects/user/${ids.carol}`, { method: 'POST', body: { name: 'Nope' } })).status).toBe(403);
     expect((await api('admin', '/projects/user/9999', { method: 'POST', body: { name: 'Nope' } })).status).toBe(404);
   });
@@ -117,6 +118,7 @@ describe('GET /projects/:id: visibility and roles', () => {
     expect((await json(await get('alice', 'ALICE%2FSecret-Beats'))).id).toBe(ids.secret);
     expect((await get('alice', 'secret-beats')).status).toBe(404);
     expect((await get('alice', 'band%2Falbum')).status).toBe(200);
+    expect((await get('alice', 'band%2FAlbum')).status).toBe(200);
   });
 
   it('a private project: 404 for anonymous and non-members, 200 with permissions for members, owners and admins', async () => {
@@ -167,10 +169,10 @@ describe('GET /projects: lists, filters, pagination', () => {
     expect(pathsOf((await list('anonymous')).items)).toEqual(['alice/open-loops']);
     const carol = pathsOf((await list('carol', '?per_page=100')).items);
     expect(carol).toContain('bob/stems');
-    expect(carol).toContain('carol/gift');
+    expect(carol).toContain('carol/Gift');
     expect(carol).not.toContain('alice/secret-beats');
-    expect(carol).not.toContain('band/album');
-    expect(pathsOf((await list('admin', '?per_page=100')).items)).toEqual(expect.arrayContaining(['alice/secret-beats', 'band/album', 'bob/stems']));
+    expect(carol).not.toContain('band/Album');
+    expect(pathsOf((await list('admin', '?per_page=100')).items)).toEqual(expect.arrayContaining(['alice/secret-beats', 'band/Album', 'bob/stems']));
   });
 
   it('defaults to created_at desc, with permissions on authenticated items and none on anonymous ones', async () => {
@@ -184,7 +186,7 @@ describe('GET /projects: lists, filters, pagination', () => {
   it('paginates with X-Total, X-Next-Page and Link over more than one page', async () => {
     const { res, items } = await list('admin', '?per_page=2&order_by=id&sort=asc');
     const total = Number(res.headers.get('x-total'));
-    expect(total).toBeGreaterThanOrEqual(8);
+    expect(total).toBeGreaterThan(4);
     expect(items).toHaveLength(2);
     expect(res.headers.get('x-page')).toBe('1');
     expect(res.headers.get('x-per-page')).toBe('2');
@@ -207,7 +209,7 @@ describe('GET /projects: lists, filters, pagination', () => {
     expect(pathsOf((await list('carol', '?search=LOOPS')).items)).toEqual(['alice/open-loops']);
     expect(pathsOf((await list('carol', '?search=free')).items)).toEqual(['alice/open-loops']);
     expect(pathsOf((await list('bob', '?owned=true')).items)).toEqual(['bob/stems']);
-    expect(pathsOf((await list('bob', '?membership=true&order_by=name&sort=asc')).items)).toEqual(['band/album', 'bob/stems']);
+    expect(pathsOf((await list('bob', '?membership=true&order_by=name&sort=asc')).items)).toEqual(['band/Album', 'bob/stems']);
     const simple = (await list('carol', '?simple=true&search=loops')).items[0]!;
     expect(Object.keys(simple).sort()).toEqual(
       ['id', 'description', 'name', 'name_with_namespace', 'path', 'path_with_namespace', 'created_at', 'default_branch', 'tag_list', 'topics', 'ssh_url_to_repo', 'http_url_to_repo', 'web_url', 'readme_url', 'avatar_url', 'forks_count', 'star_count', 'last_activity_at', 'namespace'].sort(),
@@ -279,7 +281,7 @@ describe('star, archive, share', () => {
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ archived: true });
     }
-    expect(pathsOf(await json<Project[]>(await api('bob', '/projects?archived=true')))).toEqual(['band/album']);
+    expect(pathsOf(await json<Project[]>(await api('bob', '/projects?archived=true')))).toEqual(['band/Album']);
     const un = await api('admin', `/projects/${ids.album}/unarchive`, { method: 'POST' });
     expect(await un.json()).toMatchObject({ archived: false });
     expect((await api('alice', `/projects/${ids.album}/unarchive`, { method: 'POST' })).status).toBe(200);
@@ -390,7 +392,7 @@ describe('housekeeping, snapshot, delete', () => {
     await api('carol', `/projects/${p.id}/star`, { method: 'POST' });
     expect((await api('carol', `/projects/${p.id}`, { method: 'DELETE' })).status).toBe(403);
     const res = await api('alice', `/projects/${p.id}`, { method: 'DELETE' });
-    expect(res.status).toBe(202);
+    expect(res.status, await res.clone().text()).toBe(202);
     expect(await res.json()).toEqual({ message: '202 Accepted' });
     expect((await api('alice', `/projects/${p.id}`)).status).toBe(404);
     expect(existsSync(path.join(app.dataDir, 'repositories', 'alice', 'doomed.git'))).toBe(false);

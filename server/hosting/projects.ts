@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { accessLevels, type IdentityService } from '../auth/identity.js';
@@ -6,7 +7,8 @@ import { AppError, notFound } from '../http/errors.js';
 import type { JobRunner } from '../queue/job-runner.js';
 import type { MergeMethod, NamespaceRecord, ProjectRecord, ProjectSettings, UserRecord, Visibility } from '../store/schema.js';
 import { ProjectPolicy, type Viewer } from './project-access.js';
-import { checkNameAndPath, defaultSettings, isValidBranchName, pathFromName, settingKeys, visibilityOrder } from './project-rules.js';
+import { isValidBranchName } from './git/git-names.js';
+import { checkNameAndPath, defaultSettings, pathFromName, settingKeys, visibilityOrder } from './project-rules.js';
 import type { ProjectsRepo } from './projects-repo.js';
 
 /** What a repository holds, for `default_branch`, `empty_repo` and `statistics`. */
@@ -201,7 +203,7 @@ export class ProjectService {
     await this.repo.remove(project.id);
     await extraCleanup(project.id);
     await this.git.remove(dir);
-    await this.git.remove(this.paths.uploads(project.id));
+    await rm(this.paths.uploads(project.id), { recursive: true, force: true });
   }
 
   /** Record activity (a push, a change) so `last_activity_at` and its ordering follow it. */

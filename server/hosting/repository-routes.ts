@@ -37,7 +37,7 @@ export function createRepositoryRouter(deps: RepositoryRouteDeps): Router {
   const { projects } = deps;
 
   router.use(async (req, res, next) => {
-    const git = parseGitPath(req.path);
+    const git = parseGitPath(req.url);
     if (!git) return next();
     try {
       await serveGit(req, res, git.fullPath, git.service, git.access);
