@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { interleave, seededNoise } from '../test-support/signals.js';
-import { createEstimatedWaveform, reduceFloat, reducePcm16, waveformEngine, WINDOW_BUDGET_SAMPLES } from './waveform.js';
+import { pcm16Stats } from './dsp/pcm16-stats.js';
+import { createEstimatedWaveform, reduceFloat, waveformEngine, WINDOW_BUDGET_SAMPLES } from './waveform.js';
 
 /** Direct computation over the whole signal at once: the definition the engine must match exactly. */
 function directWaveform(channels: readonly Float32Array[], bins: number) {
@@ -86,7 +87,7 @@ describe('waveform engine', () => {
     const outI = new Float64Array(3);
     for (const [from, to] of [[0, 1], [3, 10], [1, 200_001], [17, 17]] as const) {
       reduceFloat(floats, from, to, outF);
-      reducePcm16(ints, from, to, outI);
+      pcm16Stats(ints, from, to, outI);
       expect(Array.from(outI)).toEqual(Array.from(outF));
     }
   });

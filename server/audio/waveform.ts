@@ -1,3 +1,4 @@
+import { pcm16Stats } from './dsp/pcm16-stats.js';
 import type { EngineSpec, LengthEstimate, StreamEngine, StreamFormat } from './engine.js';
 
 /** Query parameters of /waveform. */
@@ -27,7 +28,7 @@ export const WINDOW_BUDGET_SAMPLES = 4 << 20;
  * exact frame count known before streaming. Memory is O(bins) whatever the length.
  *
  * 16-bit PCM can be pushed as stored (`pushPcm16`): min and max of the integers, and Σx² summed exactly
- * in integers, then scaled by 2^-15 and 2^-30. For pushes of fewer than 2^23 samples (the readers push
+ * in integers (dsp/pcm16-stats.ts, WebAssembly SIMD), then scaled by 2^-15 and 2^-30. For pushes of fewer than 2^23 samples (the readers push
  * 2^19 at most) every partial sum is exact both ways (Σx² < 2^53; Σv² a multiple of 2^-30 below 2^23),
  * so the result is bit for bit that of `push` over the converted samples.
  *
@@ -68,7 +69,7 @@ export const waveformEngine: EngineSpec<WaveformParams, WaveformResult> = {
         walk(chunk.length / channels, (from, to) => reduceFloat(chunk, from, to, range));
       },
       pushPcm16(chunk) {
-        walk(chunk.length / channels, (from, to) => reducePcm16(chunk, from, to, range));
+        walk(chunk.length / channels, (from, to) => pcm16Stats(chunk, from, to, range));
       },
       finish: () => stats.result(total),
     };
@@ -218,36 +219,4 @@ export function reduceFloat(chunk: Float32Array, from: number, to: number, out: 
   out[0] = lo;
   out[1] = hi;
   out[2] = s;
-}
-
-/**
- * The same for 16-bit integers standing for x/2^15: min and max over the integers, Σx² exactly (four
- * samples per step, two exact integer accumulators), then scaled. Exact while Σx² < 2^53.
- */
-export function reducePcm16(chunk: Int16Array, from: number, to: number, out: Float64Array): void {
-  let lo = 32767;
-  let hi = -32768;
-  let s0 = 0;
-  let s1 = 0;
-  let k = from;
-  for (const end = to - 3; k < end; k += 4) {
-    const a = chunk[k]!;
-    const b = chunk[k + 1]!;
-    const c = chunk[k + 2]!;
-    const d = chunk[k + 3]!;
-    lo = Math.min(lo, a, b, c, d);
-    hi = Math.max(hi, a, b, c, d);
-    s0 += a * a + c * c;
-    s1 += b * b + d * d;
-  }
-  for (; k < to; k++) {
-    const a = chunk[k]!;
-    if (a < lo) lo = a;
-    if (a > hi) hi = a;
-    s0 += a * a;
-  }
-  const empty = to <= from;
-  out[0] = empty ? Infinity : lo / 32768;
-  out[1] = empty ? -Infinity : hi / 32768;
-  out[2] = (s0 + s1) / 1073741824;
 }
