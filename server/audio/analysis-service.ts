@@ -113,8 +113,9 @@ export class AnalysisService {
   private async run(engineId: string, params: Readonly<Record<string, unknown>>, file: string, options: AnalysisOptions, control?: SharedArrayBuffer): Promise<AnalysisOutput> {
     const engine = engines[engineId];
     if (!engine) throw new Error(`unknown engine ${engineId}`);
-    const task = (id: string, shared?: SharedArrayBuffer) => ({
+    const task = (id: string, shared?: SharedArrayBuffer, part?: number) => ({
       engineId: id,
+      ...(part !== undefined ? { split: { whole: engineId, part } } : {}),
       params,
       file,
       decoder: this.decoder,
@@ -123,7 +124,7 @@ export class AnalysisService {
     });
     if (!engine.split) return this.pool.run(task(engineId, control), options.signal);
     const feed = new FeedWriter(control);
-    const runs = engine.split.parts.map((id) => this.pool.run(task(id, feed.shared), options.signal));
+    const runs = engine.split.parts.map((id, part) => this.pool.run(task(id, feed.shared, part), options.signal));
     let outs: AnalysisOutput[];
     try {
       outs = await Promise.all(runs);
@@ -132,6 +133,9 @@ export class AnalysisService {
       await Promise.allSettled(runs);
       throw error;
     }
+    // A source that needs a decoder was analysed whole by part 0 (one decode); see AnalysisTask.split.
+    const whole = outs.find((o) => o.split === 'whole');
+    if (whole) return { result: whole.result, source: whole.source, analysedSeconds: whole.analysedSeconds };
     const seconds = Math.max(...outs.map((o) => o.analysedSeconds));
     return { result: engine.split.combine(outs.map((o) => o.result), seconds), source: outs[0]!.source, analysedSeconds: seconds };
   }

@@ -17,6 +17,12 @@ export interface AnalysisTask {
   readonly control?: SharedArrayBuffer;
   /** `file` is an upload still being written: read it as it arrives (see decode/upload-feed.ts). */
   readonly growing?: boolean;
+  /**
+   * This task is part `part` of the split engine `whole` (engineId is the part's engine). Splitting
+   * pays only when each part can read the audio itself cheaply (a WAV read directly); for a source
+   * that needs a decoder, part 0 runs `whole` on its own (one decode) and the other parts skip.
+   */
+  readonly split?: { readonly whole: string; readonly part: number };
 }
 
 /** The `source` block every analysis answer carries. */
@@ -33,6 +39,8 @@ export interface AnalysisOutput {
   readonly source: SourceInfo;
   /** Seconds of audio that went through the engine (metered). */
   readonly analysedSeconds: number;
+  /** For a split task: `whole` when it ran the whole engine instead of its part, `skipped` when it left that to part 0. */
+  readonly split?: 'whole' | 'skipped';
 }
 
 /** An AppError crossing the thread boundary as plain data (structured clone drops Error subclasses' fields). */
@@ -70,6 +78,10 @@ async function run(task: AnalysisTask): Promise<AnalysisOutput> {
 }
 
 async function runOn(source: PcmSource, task: AnalysisTask, control: FeedReader | null): Promise<AnalysisOutput> {
+  if (task.split && !source.direct) {
+    if (task.split.part > 0) return { result: null, source: { duration_s: 0, sample_rate: source.format.sampleRate, channels: source.format.channels, format: source.container }, analysedSeconds: 0, split: 'skipped' };
+    return { ...(await runOn(source, { ...task, engineId: task.split.whole, split: undefined }, control)), split: 'whole' };
+  }
   const engine = engines[task.engineId]!;
   let format = source.format;
   if (engine.needsTotalFrames && format.totalFrames === null && engine.createEstimated && source.lengthEstimate && !task.headSeconds) {

@@ -15,6 +15,8 @@ export interface PcmSource {
   readonly container: string;
   /** Duration of the whole file from the container, when it says (for clip-tier answers). */
   readonly durationS: number | null;
+  /** Read directly (a PCM WAV): cheap to read again, no decoder process. */
+  readonly direct: boolean;
   /** When format.totalFrames is unknown: the decoded length expected, from the container's tags. */
   readonly lengthEstimate: LengthEstimate | null;
   /** Interleaved chunks in order; each call starts a fresh decode from the beginning. */
@@ -61,6 +63,7 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
     return {
       format: { sampleRate: wav.sampleRate, channels: wav.channels, channelLayout: wav.channelLayout, totalFrames: wav.frames },
       container: 'wav',
+      direct: true,
       durationS: wav.frames / wav.sampleRate,
       lengthEstimate: null,
       chunks: (o = {}) => readWavChunks(file, wav, { ...o, signal: o.signal ?? signal, ...(feed ? { feed } : {}) }),
@@ -83,6 +86,7 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
       return {
         format,
         container: 'mp3',
+        direct: false,
         durationS: mp3.frames / mp3.sampleRate,
         lengthEstimate: { frames: mp3.frames, tolerance: 1152 },
         chunks: (o = {}) => decodeWithFfmpeg(decoder.path, file, format, o.headSeconds, o.signal ?? signal),
@@ -96,6 +100,7 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
     return {
       format,
       container,
+      direct: false,
       durationS: info.exactFrames !== null ? info.exactFrames / info.sampleRate : info.durationS,
       lengthEstimate: info.exactFrames !== null ? null : estimateLength(info),
       chunks: (o = {}) => decodeWithFfmpeg(decoder.path, file, format, o.headSeconds, o.signal ?? signal),
@@ -103,7 +108,7 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
       confirm: always,
     };
   }
-  return { ...(await openWithJs(file, signal)), lengthEstimate: null, pcm16: null, confirm: always };
+  return { ...(await openWithJs(file, signal)), direct: false, lengthEstimate: null, pcm16: null, confirm: always };
 }
 
 /**
@@ -171,7 +176,7 @@ type JsFormat = Parameters<typeof decodeChunked>[1];
 const jsFormats: readonly string[] = ['mp3', 'flac', 'opus', 'oga', 'm4a', 'wav', 'qoa', 'aac', 'aiff', 'caf', 'webm', 'amr', 'wma'];
 
 /** The pure-JS fallback (audio-decode's WASM/JS codecs), streaming chunk by chunk. */
-async function openWithJs(file: string, signal?: AbortSignal): Promise<Omit<PcmSource, 'pcm16' | 'confirm' | 'lengthEstimate'>> {
+async function openWithJs(file: string, signal?: AbortSignal): Promise<Omit<PcmSource, 'direct' | 'pcm16' | 'confirm' | 'lengthEstimate'>> {
   const fh = await open(file, 'r');
   const head = Buffer.alloc(4096);
   try {
