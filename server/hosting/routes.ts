@@ -39,6 +39,13 @@ export function createHostingRouter(deps: HostingDeps): Router {
   // Before the body parsers, so their errors (bad JSON, 413) carry the headers too.
   router.use((_req, res, next) => {
     res.set({ 'X-Frame-Options': 'SAMEORIGIN', 'X-Content-Type-Options': 'nosniff' });
+    // GitLab answers `Content-Type: application/json` with no charset, and python-gitlab 3.x parses a
+    // body only when the header is exactly that; express would append "; charset=utf-8".
+    // (res.type/res.set would add the charset back: set the raw header.)
+    res.json = (body: unknown) => {
+      res.setHeader('Content-Type', 'application/json');
+      return res.send(Buffer.from(JSON.stringify(body) ?? 'null'));
+    };
     next();
   });
   router.use(express.json({ limit: `${deps.maxJsonKb}kb` }));

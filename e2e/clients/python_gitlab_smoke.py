@@ -1,0 +1,122 @@
+"""A new user's session with python-gitlab (Debian's python3-gitlab) against a running Cratehouse.
+
+Usage: python3 python_gitlab_smoke.py <base-url> <admin-token>
+Creates a user and works as them: lists, creates, edits, stars, archives, shares, forks and deletes
+projects through the client's own objects. Any error raised by the client fails the run; each step
+checks what the server answered. Prints one line per step and "OK" at the end.
+"""
+import sys
+import time
+import uuid
+
+import gitlab
+
+url, admin_token = sys.argv[1], sys.argv[2]
+suffix = uuid.uuid4().hex[:6]
+
+
+def step(name):
+    print("-", name, flush=True)
+
+
+admin = gitlab.Gitlab(url, private_token=admin_token)
+admin.auth()
+step("auth as admin: %s" % admin.user.username)
+version = admin.version()
+step("version %s" % (version,))
+
+user = admin.users.create({"email": "py%s@example.com" % suffix, "username": "py%s" % suffix, "name": "Py Producer", "password": "long-enough-password"})
+token = admin.http_post("/users/%d/personal_access_tokens" % user.id, post_data={"name": "smoke", "scopes": ["api"]})["token"]
+gl = gitlab.Gitlab(url, private_token=token)
+gl.auth()
+assert gl.user.username == user.username
+step("signed in as %s" % gl.user.username)
+
+group = gl.groups.create({"name": "Py Band %s" % suffix, "path": "py-band-%s" % suffix})
+step("group %s" % group.full_path)
+
+p = gl.projects.create({"name": "PyGit Demo", "description": "made by python-gitlab", "visibility": "public"})
+assert p.path == "pygit-demo", p.path
+assert p.path_with_namespace == "%s/pygit-demo" % user.username
+assert p.visibility == "public" and p.archived is False and p.star_count == 0
+step("created %s (id %d)" % (p.path_with_namespace, p.id))
+
+same = gl.projects.get(p.path_with_namespace)
+assert same.id == p.id
+step("got it back by path")
+
+p.description = "edited by python-gitlab"
+p.issues_enabled = False
+p.save()
+again = gl.projects.get(p.id)
+assert again.description == "edited by python-gitlab" and again.issues_enabled is False
+step("edited description and issues_enabled")
+
+for i in range(3):
+    gl.projects.create({"name": "Batch %d" % i, "namespace_id": group.id})
+# owned: the personal namespace and the groups the user owns (GitLab's owned_projects).
+mine = gl.projects.list(owned=True, all=True, per_page=2)
+names = sorted(x.name for x in mine)
+assert names == ["Batch 0", "Batch 1", "Batch 2", "PyGit Demo"], names
+personal = gl.users.get(user.id).projects.list(all=True)
+assert [x.name for x in personal] == ["PyGit Demo"], [x.name for x in personal]
+batch = gl.projects.list(search="Batch", all=True, per_page=2)
+assert sorted(x.name for x in batch) == ["Batch 0", "Batch 1", "Batch 2"], [x.name for x in batch]
+group_projects = gl.projects.list(membership=True, all=True, per_page=2, order_by="name", sort="asc")
+assert [x.name for x in group_projects] == ["Batch 0", "Batch 1", "Batch 2", "PyGit Demo"], [x.name for x in group_projects]
+step("listed with owned/search/membership across pages (Link rel=next)")
+
+p.star()
+assert gl.projects.get(p.id).star_count == 1
+try:
+    p.star()
+    raise AssertionError("a second star should be 304")
+except gitlab.exceptions.GitlabCreateError as e:
+    assert e.response_code == 304
+starred = gl.projects.list(starred=True, all=True)
+assert [x.id for x in starred] == [p.id]
+p.unstar()
+assert gl.projects.get(p.id).star_count == 0
+step("starred, 304 on a second star, unstarred")
+
+p.archive()
+assert gl.projects.get(p.id).archived is True
+assert [x.id for x in gl.projects.list(archived=True, owned=True, all=True)] == [p.id]
+assert p.id not in [x.id for x in gl.projects.list(archived=False, owned=True, all=True)]
+p.unarchive()
+assert gl.projects.get(p.id).archived is False
+step("archived and unarchived")
+
+other = gl.groups.create({"name": "Py Friends %s" % suffix, "path": "py-friends-%s" % suffix})
+p.share(other.id, gitlab.const.DEVELOPER_ACCESS)
+shared = gl.projects.get(p.id).shared_with_groups
+assert [(s["group_id"], s["group_access_level"]) for s in shared] == [(other.id, 30)], shared
+p.unshare(other.id)
+assert gl.projects.get(p.id).shared_with_groups == []
+step("shared with a group and unshared")
+
+members = [u.username for u in p.users.list()]
+assert members == [user.username], members
+step("project users: %s" % members)
+
+fork = p.forks.create({"namespace": group.full_path})
+assert fork.forked_from_project["id"] == p.id
+for _ in range(200):
+    status = gl.projects.get(fork.id).import_status
+    if status in ("finished", "failed"):
+        break
+    time.sleep(0.05)
+assert status == "finished", status
+assert [f.id for f in p.forks.list()] == [fork.id]
+step("forked into %s, import_status %s" % (group.full_path, status))
+
+gl.projects.delete(fork.id)
+p.delete()
+for pid in (p.id, fork.id):
+    try:
+        gl.projects.get(pid)
+        raise AssertionError("deleted project %d still readable" % pid)
+    except gitlab.exceptions.GitlabGetError as e:
+        assert e.response_code == 404
+step("deleted the fork and the project")
+print("OK")
