@@ -403,3 +403,29 @@ describe('housekeeping, snapshot, delete', () => {
 function pathsOf(items: readonly Project[]): string[] {
   return items.map((p) => p.path_with_namespace);
 }
+
+describe('role matrix on a private group project (anonymous, non-member, member, owner, admin)', () => {
+  // bob is a developer of band; alice owns it; carol and dave are outsiders; anonymous has no token.
+  const roles: readonly Who[] = ['anonymous', 'carol', 'bob', 'alice', 'admin'];
+  const matrix: readonly { name: string; method: string; route: (id: number) => string; body?: unknown; expected: readonly number[] }[] = [
+    { name: 'read', method: 'GET', route: (id) => `/projects/${id}`, expected: [404, 404, 200, 200, 200] },
+    { name: 'list its users', method: 'GET', route: (id) => `/projects/${id}/users`, expected: [404, 404, 200, 200, 200] },
+    { name: 'edit', method: 'PUT', route: (id) => `/projects/${id}`, body: { description: 'x' }, expected: [401, 404, 403, 200, 200] },
+    { name: 'star', method: 'POST', route: (id) => `/projects/${id}/star`, expected: [401, 404, 200, 200, 200] },
+    { name: 'archive', method: 'POST', route: (id) => `/projects/${id}/archive`, expected: [401, 404, 403, 200, 200] },
+    { name: 'unarchive', method: 'POST', route: (id) => `/projects/${id}/unarchive`, expected: [401, 404, 403, 200, 200] },
+    { name: 'housekeeping', method: 'POST', route: (id) => `/projects/${id}/housekeeping`, expected: [401, 404, 403, 201, 201] },
+    { name: 'snapshot', method: 'GET', route: (id) => `/projects/${id}/snapshot`, expected: [401, 404, 403, 403, 200] },
+    { name: 'list forks', method: 'GET', route: (id) => `/projects/${id}/forks`, expected: [404, 404, 200, 200, 200] },
+    { name: 'delete', method: 'DELETE', route: (id) => `/projects/${id}`, expected: [401, 404, 403, 202, 404] },
+  ];
+
+  it.each(matrix.map((m) => [m.name, m] as const))('%s', async (_name, m) => {
+    const project = await create('alice', { name: `Matrix ${m.name}`, namespace_id: ids.band });
+    for (const [i, who] of roles.entries()) {
+      const res = await api(who, m.route(project.id), { method: m.method, body: m.body });
+      expect(res.status, `${m.name} as ${who}`).toBe(m.expected[i]);
+      await res.arrayBuffer();
+    }
+  });
+});
