@@ -34,6 +34,13 @@ const migrations: readonly Migration[] = [
       for (const table of ['projects', 'stars', 'projectShares', 'uploads']) if (!Array.isArray(doc[table])) doc[table] = [];
     },
   },
+  {
+    from: 3,
+    describe: 'add hooks, group badges, notification settings and project exports',
+    up: (doc) => {
+      for (const table of ['hooks', 'groupBadges', 'notificationSettings', 'projectExports']) if (!Array.isArray(doc[table])) doc[table] = [];
+    },
+  },
 ];
 
 /** Thrown when db.json was written by a newer Cratehouse than this one. */

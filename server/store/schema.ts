@@ -16,6 +16,10 @@ export interface DbSchema {
   stars: StarRecord[];
   projectShares: ProjectShareRecord[];
   uploads: UploadRecord[];
+  hooks: ProjectHookRecord[];
+  groupBadges: GroupBadgeRecord[];
+  notificationSettings: NotificationSettingRecord[];
+  projectExports: ProjectExportRecord[];
   usage: Record<string, TenantUsage>;
 }
 
@@ -160,6 +164,72 @@ export interface UploadRecord {
   createdAt: string;
 }
 
+/** The event switches of a project hook, by their API names. */
+export interface HookEvents {
+  push_events: boolean;
+  issues_events: boolean;
+  confidential_issues_events: boolean;
+  merge_requests_events: boolean;
+  tag_push_events: boolean;
+  note_events: boolean;
+  job_events: boolean;
+  pipeline_events: boolean;
+  wiki_page_events: boolean;
+}
+
+export interface ProjectHookRecord {
+  id: number;
+  projectId: number;
+  url: string;
+  /** Secret sent as X-Gitlab-Token; write-only in the API. */
+  token: string | null;
+  events: HookEvents;
+  pushEventsBranchFilter: string | null;
+  enableSslVerification: boolean;
+  createdAt: string;
+}
+
+export interface GroupBadgeRecord {
+  id: number;
+  groupId: number;
+  name: string | null;
+  linkUrl: string;
+  imageUrl: string;
+  createdAt: string;
+}
+
+export type NotificationLevel = 'disabled' | 'participating' | 'watch' | 'global' | 'mention' | 'custom';
+
+/** One user's notification setting: global (sourceId null), or for a group or a project. */
+export interface NotificationSettingRecord {
+  userId: number;
+  source: 'global' | 'group' | 'project';
+  sourceId: number | null;
+  level: NotificationLevel;
+  /** Global settings only. */
+  notificationEmail: string | null;
+  /** The 13 event booleans, stored even while the level is not custom. */
+  events: Record<string, boolean>;
+}
+
+export type ExportStatus = 'none' | 'started' | 'after_export_action' | 'finished' | 'failed';
+
+/** The latest export of a project (one per project). */
+export interface ProjectExportRecord {
+  projectId: number;
+  status: ExportStatus;
+  /** The archive under exports/, once written. */
+  file: string | null;
+  fileName: string | null;
+  /** Where to send the archive (`upload[url]`, `upload[http_method]`), if asked. */
+  upload: { url: string; method: 'PUT' | 'POST' } | null;
+  description: string | null;
+  error: string | null;
+  requestedBy: number;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
 export type JobState = 'pending' | 'running' | 'done' | 'error';
 
 export interface JobRecord {
@@ -208,7 +278,7 @@ export interface TenantUsage {
 }
 
 /** The schema version this code reads and writes. */
-export const currentSchemaVersion = 3;
+export const currentSchemaVersion = 4;
 
 /** A brand-new, empty document. */
 export function emptyDb(): DbSchema {
@@ -227,6 +297,10 @@ export function emptyDb(): DbSchema {
     stars: [],
     projectShares: [],
     uploads: [],
+    hooks: [],
+    groupBadges: [],
+    notificationSettings: [],
+    projectExports: [],
     usage: {},
   };
 }

@@ -111,9 +111,11 @@ describe('store', () => {
       '0→1: add missing tables and the schema version',
       '1→2: add the sources table (fetched source URLs)',
       '2→3: add the project tables (projects, stars, shares, uploads)',
+      '3→4: add hooks, group badges, notification settings and project exports',
     ]);
     const onDisk = JSON.parse(await readFile(file, 'utf8')) as DbSchema;
-    expect(onDisk.schemaVersion).toBe(3);
+    expect(onDisk.schemaVersion).toBe(4);
+    expect(onDisk.hooks).toEqual([]);
     expect(onDisk.projects).toEqual([]);
     expect(onDisk.jobs).toEqual([]);
     expect(onDisk.sources).toEqual([]);
@@ -123,7 +125,7 @@ describe('store', () => {
   it('adds the sources table to a version-1 document and keeps its jobs', () => {
     const job = { jobId: 'j1' };
     const { db, applied } = migrate({ schemaVersion: 1, jobs: [job] });
-    expect(applied).toEqual(['1→2: add the sources table (fetched source URLs)', '2→3: add the project tables (projects, stars, shares, uploads)']);
+    expect(applied).toEqual(['1→2: add the sources table (fetched source URLs)', '2→3: add the project tables (projects, stars, shares, uploads)', '3→4: add hooks, group badges, notification settings and project exports']);
     expect(db.sources).toEqual([]);
     expect(db.jobs).toEqual([job]);
   });
