@@ -19,6 +19,10 @@ import { Meter } from './auth/metering.js';
 import { createUsageRepo } from './auth/usage-repo.js';
 import type { Config } from './config/load-config.js';
 import { resolveGit } from './hosting/git/git-path.js';
+import { HookService } from './hosting/hooks.js';
+import { createHooksRepo } from './hosting/hooks-repo.js';
+import { createBadgesRepo } from './hosting/badges-repo.js';
+import { createNotificationsRepo } from './hosting/notifications-repo.js';
 import { createProjectsRepo } from './hosting/projects-repo.js';
 import { setUpProjects } from './hosting/set-up-projects.js';
 import { handleExpectContinue } from './http/expect-continue.js';
@@ -100,6 +104,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const jobs = new JobRunner(jobsRepo, handlers, webhooks, log, config.jobConcurrency);
     const sources = sourcesSetup.connect(jobs);
     const { projects, actions: projectActions } = projectsSetup.connect(jobs);
+    // Payload links need the server's URL, known once it listens (or the configured public URL).
+    let listeningUrl = `http://${config.host}:${config.port}`;
+    const hooks = new HookService(createHooksRepo(store), projects, { gitPath, allowPrivate: config.fetchAllowPrivate, version: packageVersion(), baseUrl: () => config.publicUrl ?? listeningUrl, log });
 
     const pool = createAnalysisPool();
     const analysis = new AnalysisService(pool, new ResultCache(path.join(config.dataDir, 'cache')), ffmpeg ? { kind: 'ffmpeg', path: ffmpeg.path } : { kind: 'js' }, meter);
@@ -108,8 +115,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const version = packageVersion();
     const app = createApp({
       audio: { version, identity, meter, jobs, tools: { ffmpeg, git }, maxJsonKb: config.maxJsonKb, analysis, uploads, sources, accelRedirect: config.accelRedirect, log },
-      hosting: { version, identity, meter, publicUrl: config.publicUrl, maxJsonKb: config.maxJsonKb, projects, projectActions, uploads, log },
-      repositories: { projects, gitPath, log },
+      hosting: { version, identity, meter, publicUrl: config.publicUrl, maxJsonKb: config.maxJsonKb, projects, projectActions, badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), hooks, uploads, log },
+      repositories: { projects, gitPath, log, onPush: (push) => hooks.firePush(push.project, push.identity.user, push.refUpdates) },
       rendererDir: options.rendererDir === undefined ? findRendererDir() : options.rendererDir,
     });
 
@@ -117,6 +124,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const port = (server.address() as AddressInfo).port;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     lock.update(url);
+    listeningUrl = url;
     const resumed = await jobs.resume();
     if (resumed > 0) log.info(`resumed ${resumed} unfinished job(s)`);
 
@@ -130,6 +138,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         (stopping ??= (async () => {
           await closeServer(server, 10_000);
           await jobs.stop();
+          await hooks.stop();
           await pool.destroy();
           await meter.stop();
           await store.flush();

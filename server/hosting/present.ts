@@ -88,6 +88,11 @@ export function presentHostingError(error: AppError | null): { status: number; b
   const o = error.options;
   switch (error.kind) {
     case 'invalid':
+      // GitLab's 422s: `unprocessable_entity!(msg)` → {"message"}, Grape's `error!(msg, 422)` → {"error"}.
+      if (o.code === 'unprocessable') return { status: 422, body: { message: error.message } };
+      if (o.code === 'unprocessable_error') return { status: 422, body: { error: error.message } };
+      // `render_api_error!(msg, 400)`: the bare message (the notification level's enum error).
+      if (o.code === 'render_api_error') return { status: 400, body: { message: error.message } };
       if (o.fields) return { status: 400, body: { message: o.fields } };
       if (o.issues) return { status: 400, body: { error: error.message } };
       return { status: 400, body: { message: `400 Bad request - ${error.message}` } };

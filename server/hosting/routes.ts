@@ -7,7 +7,13 @@ import { AppError, notFound } from '../http/errors.js';
 import type { Logger } from '../http/logger.js';
 import { paginate } from '../http/pagination.js';
 import type { UserRecord, Visibility } from '../store/schema.js';
+import { mountBadgeRoutes } from './badge-routes.js';
+import type { BadgesRepo } from './badges-repo.js';
+import { mountNotificationRoutes } from './notification-routes.js';
+import type { NotificationsRepo } from './notifications-repo.js';
 import { Params } from './params.js';
+import { mountHookRoutes } from './hook-routes.js';
+import type { HookService } from './hooks.js';
 import type { ProjectActions } from './project-actions.js';
 import { mountProjectRoutes } from './project-routes.js';
 import type { ProjectService } from './projects.js';
@@ -22,6 +28,9 @@ export interface HostingDeps {
   readonly maxJsonKb: number;
   readonly projects: ProjectService;
   readonly projectActions: ProjectActions;
+  readonly badges: BadgesRepo;
+  readonly notifications: NotificationsRepo;
+  readonly hooks: HookService;
   /** Where project uploads stream to while they arrive, and how large they may be. */
   readonly uploads: { readonly tmpDir: string; readonly maxBytes: number };
   readonly log: Logger;
@@ -281,6 +290,9 @@ export function createHostingRouter(deps: HostingDeps): Router {
   });
 
   mountProjectRoutes(router, { projects: deps.projects, actions: deps.projectActions, uploads: deps.uploads, userOf, baseUrl, requestUrl, params });
+  mountBadgeRoutes(router, { projects: deps.projects, badges: deps.badges, userOf, baseUrl, requestUrl, params });
+  mountNotificationRoutes(router, { projects: deps.projects, notifications: deps.notifications, userOf, params });
+  mountHookRoutes(router, { projects: deps.projects, hooks: deps.hooks, userOf, requestUrl, params });
 
   router.use((_req, res) => {
     res.status(404).json({ error: '404 Not Found' });

@@ -59,6 +59,8 @@ export interface OutboundRequest {
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string | Buffer;
   readonly signal?: AbortSignal;
+  /** Skip TLS certificate verification (a project hook with enable_ssl_verification off). */
+  readonly insecureTls?: boolean;
 }
 
 /** A response whose body has not been read yet; `url` is the final URL after redirects. */
@@ -86,7 +88,7 @@ export async function outboundRequest(url: string, request: OutboundRequest, pol
   for (;;) {
     const target = parseTarget(current);
     const address = await checkedAddress(target.hostname, policy);
-    const res = await send(target, address, method, request.headers ?? {}, body, request.signal, policy.timeoutMs ?? 30_000);
+    const res = await send(target, address, method, request.headers ?? {}, body, request.signal, policy.timeoutMs ?? 30_000, request.insecureTls ?? false);
     const location = res.headers.location;
     if (res.statusCode && res.statusCode >= 300 && res.statusCode < 400 && location) {
       res.resume();
@@ -165,7 +167,7 @@ async function checkedAddress(hostname: string, policy: OutboundPolicy): Promise
   return addresses[0]!;
 }
 
-function send(target: URL, address: { address: string; family: number }, method: string, headers: Readonly<Record<string, string>>, body: string | Buffer | undefined, signal: AbortSignal | undefined, timeoutMs: number): Promise<http.IncomingMessage> {
+function send(target: URL, address: { address: string; family: number }, method: string, headers: Readonly<Record<string, string>>, body: string | Buffer | undefined, signal: AbortSignal | undefined, timeoutMs: number, insecureTls: boolean): Promise<http.IncomingMessage> {
   // Pin the connection to the checked address; TLS still verifies the certificate for the host name.
   const pinned: LookupFunction = (_host, options, callback) => {
     if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [address]);
@@ -173,7 +175,8 @@ function send(target: URL, address: { address: string; family: number }, method:
   };
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const req = client.request(target, { method, headers: { 'User-Agent': 'Cratehouse', ...headers }, lookup: pinned, signal, timeout: timeoutMs }, resolve);
+    const tls = target.protocol === 'https:' && insecureTls ? { rejectUnauthorized: false } : {};
+    const req = client.request(target, { method, headers: { 'User-Agent': 'Cratehouse', ...headers }, lookup: pinned, signal, timeout: timeoutMs, ...tls }, resolve);
     req.on('timeout', () => req.destroy(new AppError('unavailable', `No answer from ${target.host} within ${Math.round(timeoutMs / 1000)} s`, { code: 'timeout' })));
     req.on('error', (e) => reject(e instanceof AppError ? e : new AppError('unavailable', `Could not reach ${target.host}: ${e.message}`, { code: 'unreachable', cause: e })));
     if (body !== undefined) req.end(body);

@@ -25,6 +25,10 @@ import { createAnalysisPool, type AnalysisPool } from '../audio/worker-pool.js';
 import { sourceJobType } from '../audio/sources/source-job.js';
 import { createSourcesRepo } from '../audio/sources/sources-repo.js';
 import { setUpSources } from '../audio/sources/set-up-sources.js';
+import { HookService, type HookDeliveryOptions } from '../hosting/hooks.js';
+import { createHooksRepo } from '../hosting/hooks-repo.js';
+import { createBadgesRepo } from '../hosting/badges-repo.js';
+import { createNotificationsRepo } from '../hosting/notifications-repo.js';
 import { createProjectsRepo } from '../hosting/projects-repo.js';
 import { setUpProjects } from '../hosting/set-up-projects.js';
 import type { ProjectService } from '../hosting/projects.js';
@@ -43,6 +47,7 @@ export interface TestApp {
   readonly identity: IdentityService;
   readonly jobs: JobRunner;
   readonly projects: ProjectService;
+  readonly hooks: HookService;
   readonly meter: Meter;
   readonly log: ReturnType<typeof memoryLogger>;
   /** The app's data dir (tmp/ and cache/ live here). */
@@ -71,6 +76,7 @@ export async function startTestApp(options: {
   /** Source fetching: private (loopback) destinations are allowed unless said otherwise. */
   readonly sources?: { readonly allowPrivate?: boolean; readonly maxBytes?: number; readonly timeoutS?: number; readonly ytdlpPath?: string | null; readonly maxRedirects?: number };
   readonly accelRedirect?: string | null;
+  readonly hookDelivery?: Partial<HookDeliveryOptions>;
 } = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-test-'));
   await mkdir(path.join(dataDir, 'tmp'));
@@ -103,6 +109,8 @@ export async function startTestApp(options: {
   const handlers = new Map([[sourceJobType, sourcesSetup.handler], ...projectsSetup.handlers, ...(options.jobHandlers ?? [])]);
   const jobs = new JobRunner(jobsRepo, handlers, webhooks, log, options.jobConcurrency ?? 1);
   const { projects, actions: projectActions } = projectsSetup.connect(jobs);
+  let appUrl = '';
+  const hooks = new HookService(createHooksRepo(store), projects, { gitPath: 'git', allowPrivate: options.sources?.allowPrivate ?? true, version: '0.0.0-test', baseUrl: () => appUrl, log, delivery: { backoffMs: 20, timeoutMs: 2000, ...options.hookDelivery } });
   const admin = await identity.createUser({ username: 'root', name: 'Administrator', email: 'root@example.com', admin: true });
   await identity.createToken(admin.id, { name: 'test', scopes: ['api'] }, adminToken);
   const pool: AnalysisPool = createAnalysisPool(2);
@@ -111,8 +119,8 @@ export async function startTestApp(options: {
   const audioDeps: AudioDeps = { version: '0.0.0-test', identity, meter, jobs, tools: { ffmpeg: null, git: null }, maxJsonKb: 64, analysis, uploads, sources: sourcesSetup.connect(jobs), accelRedirect: options.accelRedirect ?? null, log };
   const app = createApp({
     audio: audioDeps,
-    hosting: { version: '0.0.0-test', identity, meter, publicUrl: options.publicUrl ?? null, maxJsonKb: 64, projects, projectActions, uploads, log },
-    repositories: { projects, gitPath: 'git', log },
+    hosting: { version: '0.0.0-test', identity, meter, publicUrl: options.publicUrl ?? null, maxJsonKb: 64, projects, projectActions, badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), hooks, uploads, log },
+    repositories: { projects, gitPath: 'git', log, onPush: (push) => hooks.firePush(push.project, push.identity.user, push.refUpdates) },
     rendererDir: null,
   });
   const server: Server = await new Promise((resolve) => {
@@ -120,6 +128,7 @@ export async function startTestApp(options: {
     handleExpectContinue(s, app);
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  appUrl = url;
   return {
     url,
     store,
@@ -127,6 +136,7 @@ export async function startTestApp(options: {
     identity,
     jobs,
     projects,
+    hooks,
     meter,
     log,
     dataDir,
@@ -139,6 +149,7 @@ export async function startTestApp(options: {
     fetch: (path, init) => fetch(url + path, init),
     async close() {
       await jobs.stop();
+      await hooks.stop();
       await pool.destroy();
       await new Promise<void>((r) => {
         server.closeAllConnections();
