@@ -175,3 +175,38 @@ export interface ProjectUser {
   readonly avatar_url: string | null;
   readonly web_url: string;
 }
+
+/** GitLab's Badge entity for a group badge. */
+export interface GroupBadge {
+  readonly id: number;
+  readonly name: string | null;
+  readonly link_url: string;
+  readonly image_url: string;
+  readonly rendered_link_url: string;
+  readonly rendered_image_url: string;
+  readonly kind: 'group';
+}
+
+/** GitLab's BasicBadgeDetails: what GET /groups/:id/badges/render answers. */
+export interface BadgeRender {
+  readonly name: string | null;
+  readonly link_url: string;
+  readonly image_url: string;
+  readonly rendered_link_url: string;
+  readonly rendered_image_url: string;
+}
+
+/** The notification levels, by name. */
+export type NotificationLevelName = 'disabled' | 'participating' | 'watch' | 'global' | 'mention' | 'custom';
+
+/** GitLab's NotificationSetting (group and project): `events` only while the level is custom. */
+export interface NotificationSetting {
+  readonly level: NotificationLevelName;
+  readonly events?: Readonly<Record<string, boolean>>;
+}
+
+/** GitLab's GlobalNotificationSetting. */
+export interface GlobalNotificationSetting {
+  readonly level: NotificationLevelName;
+  readonly notification_email: string;
+}

@@ -28,6 +28,8 @@ export interface RepositoryOps {
   move(from: string, to: string): Promise<void>;
   stats(dir: string, defaultBranch: string): Promise<RepositoryStats>;
   setHead(dir: string, branch: string): Promise<void>;
+  /** The last commit of `branch`, or null when it has none (badges' `%{commit_sha}`). */
+  headCommit(dir: string, branch: string): Promise<string | null>;
   housekeeping(dir: string): Promise<void>;
   snapshot(dir: string): Promise<Readable>;
   fork(sourceDir: string, targetDir: string, signal: AbortSignal): Promise<void>;

@@ -38,6 +38,7 @@ export function gitOps(gitPath: string, allowPrivate: boolean): RepositoryOps {
     move: (from, to) => repositories.moveRepository(from, to),
     stats: (dir, branch) => repositories.repositoryStats(dir, branch, { gitPath }),
     setHead: (dir, branch) => repositories.setHead(dir, branch, { gitPath }),
+    headCommit: (dir, branch) => repositories.headCommit(dir, branch, { gitPath }),
     housekeeping: (dir) => repositories.housekeeping(dir, { gitPath }),
     snapshot: (dir) => repositories.snapshotTar(dir),
     fork: (from, to, signal) => repositories.forkRepository(from, to, { gitPath, signal }),
