@@ -2,8 +2,8 @@
 
 Usage: python3 python_gitlab_smoke.py <base-url> <admin-token>
 Creates a user and works as them: lists, creates, edits, stars, archives, shares, forks and deletes
-projects through the client's own objects. Any error raised by the client fails the run; each step
-checks what the server answered. Prints one line per step and "OK" at the end.
+projects, manages group badges and notification settings, through the client's own objects. Any
+error raised by the client fails the run; each step checks what the server answered. Prints one line per step and "OK" at the end.
 """
 import sys
 import time
@@ -109,6 +109,54 @@ for _ in range(200):
 assert status == "finished", status
 assert [f.id for f in p.forks.list()] == [fork.id]
 step("forked into %s, import_status %s" % (group.full_path, status))
+
+# Group badges: placeholders take the group's first project (Batch 0, an empty repository: no commit sha).
+first = gl.projects.get("%s/batch-0" % group.full_path)
+badge = group.badges.create({"link_url": "https://ci.example.com/%{project_path}", "image_url": "https://ci.example.com/%{project_id}/%{default_branch}.svg", "position": 0})
+assert badge.kind == "group", badge.kind
+assert badge.rendered_link_url == "https://ci.example.com/%s" % first.path_with_namespace, badge.rendered_link_url
+assert badge.rendered_image_url == "https://ci.example.com/%d/main.svg" % first.id, badge.rendered_image_url
+badge.name = "ci"
+badge.image_url = "https://ci.example.com/%{default_branch}.svg"
+badge.save()
+assert badge.rendered_image_url == "https://ci.example.com/main.svg", badge.rendered_image_url
+assert [(b.id, b.name) for b in group.badges.list()] == [(badge.id, "ci")]
+assert group.badges.get(badge.id).link_url == "https://ci.example.com/%{project_path}"
+rendered = group.badges.render("https://x.example/%{project_name}", "https://x.example/%{commit_sha}.svg")
+assert rendered == {"name": None, "link_url": "https://x.example/%{project_name}", "image_url": "https://x.example/%{commit_sha}.svg", "rendered_link_url": "https://x.example/batch-0", "rendered_image_url": "https://x.example/.svg"}, rendered
+try:
+    group.badges.create({"link_url": "ftp://example.com", "image_url": "https://example.com/b.svg"})
+    raise AssertionError("an ftp badge link should be refused")
+except gitlab.exceptions.GitlabCreateError as e:
+    assert e.response_code == 400 and "link_url" in str(e.error_message), e.error_message
+badge.delete()
+assert group.badges.list() == []
+step("group badge created, rendered, edited, previewed and deleted")
+
+settings = gl.notificationsettings.get()
+assert (settings.level, settings.notification_email) == ("participating", user.email), settings.attributes
+settings.level = "watch"
+settings.save()
+assert gl.notificationsettings.get().level == "watch"
+group_settings = group.notificationsettings.get()
+assert group_settings.level == "global"
+group_settings.level = "custom"
+group_settings.new_note = True
+group_settings.save()
+assert group_settings.events["new_note"] is True and len(group_settings.events) == 13, group_settings.attributes
+assert group.notificationsettings.get().events == group_settings.events
+project_settings = p.notificationsettings.get()
+assert project_settings.level == "global"
+project_settings.level = "mention"
+project_settings.save()
+assert p.notificationsettings.get().level == "mention"
+try:
+    project_settings.level = "xyz"
+    project_settings.save()
+    raise AssertionError("an unknown level should be refused")
+except gitlab.exceptions.GitlabUpdateError as e:
+    assert e.response_code == 400 and "is not a valid level" in str(e.error_message), e.error_message
+step("notification settings: global watch, group custom with events, project mention")
 
 gl.projects.delete(fork.id)
 p.delete()
