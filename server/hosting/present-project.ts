@@ -16,12 +16,15 @@ export interface ProjectContext {
   readonly forkedFrom: ProjectBasic | null;
   /** Present for authenticated list and single reads (GitLab's ProjectWithAccess). */
   readonly access?: ProjectAccess | null;
+  /** The caller's notification levels (0 disabled … 5 custom) for the project and for its group. */
+  readonly notificationLevels?: { readonly project: number; readonly group: number };
   readonly statistics?: ProjectStatistics | null;
   readonly customAttributes?: boolean;
   /** Maintainers see secrets (runners token) and import errors. */
   readonly canAdmin: boolean;
 }
 
+/** GitLab's numeric `global` level, the default of every project and group setting. */
 const notificationLevelGlobal = 3;
 
 /** GitLab's `simple=true` shape: id, name, path and URLs. */
@@ -119,8 +122,8 @@ export function presentProject(p: Readonly<ProjectRecord>, ctx: ProjectContext):
     ...(ctx.access !== undefined
       ? {
           permissions: {
-            project_access: ctx.access && ctx.access.project > 0 ? { access_level: ctx.access.project, notification_level: notificationLevelGlobal } : null,
-            group_access: ctx.access && ctx.access.group > 0 ? { access_level: ctx.access.group, notification_level: notificationLevelGlobal } : null,
+            project_access: ctx.access && ctx.access.project > 0 ? { access_level: ctx.access.project, notification_level: ctx.notificationLevels?.project ?? notificationLevelGlobal } : null,
+            group_access: ctx.access && ctx.access.group > 0 ? { access_level: ctx.access.group, notification_level: ctx.notificationLevels?.group ?? notificationLevelGlobal } : null,
           },
         }
       : {}),

@@ -23,6 +23,8 @@ export interface ProjectRouteDeps {
   readonly baseUrl: (req: Request) => string;
   readonly requestUrl: (req: Request) => URL;
   readonly params: (req: Request) => Params;
+  /** The caller's numeric notification levels for a project and for its namespace's group. */
+  readonly notificationLevels?: (userId: number, project: Readonly<ProjectRecord>) => { readonly project: number; readonly group: number };
   /** Cleanup of what other families keep per project (hooks, exports) when one is deleted. */
   readonly onProjectRemoved?: (projectId: number) => Promise<void>;
 }
@@ -83,7 +85,7 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
           return { share, groupName: group?.name ?? '', groupFullPath: group ? identity.fullPath(group) : '' };
         }),
         forkedFrom: parent && viewer.canRead(parent) ? presentProjectBasic(parent, context(parent, false)) : null,
-        ...(withAccess && viewer.user ? { access: viewer.access(p) } : {}),
+        ...(withAccess && viewer.user ? { access: viewer.access(p), notificationLevels: deps.notificationLevels?.(viewer.user.id, p) } : {}),
         statistics,
         customAttributes: customAttributes && viewer.admin,
         canAdmin: viewer.canAdmin(p),

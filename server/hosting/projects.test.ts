@@ -135,6 +135,14 @@ describe('GET /projects/:id: visibility and roles', () => {
     expect(admin.owner).toBeUndefined();
   });
 
+  it('permissions carry the caller\'s notification levels for the project and its group', async () => {
+    expect((await api('alice', `/projects/${ids.secret}/notification_settings?level=watch`, { method: 'PUT' })).status).toBe(200);
+    expect((await api('bob', `/groups/${ids.band}/notification_settings?level=disabled`, { method: 'PUT' })).status).toBe(200);
+    expect((await json<Project>(await get('alice', ids.secret))).permissions?.project_access?.notification_level).toBe(2);
+    expect((await json<Project>(await get('bob', ids.album))).permissions?.group_access?.notification_level).toBe(0);
+    expect((await json<Project>(await get('alice', ids.album))).permissions?.group_access?.notification_level).toBe(3);
+  });
+
   it('internal: signed-in users only; public: everyone, anonymous without permissions or secrets', async () => {
     expect((await get('anonymous', ids.internal)).status).toBe(404);
     expect((await get('carol', ids.internal)).status).toBe(200);
