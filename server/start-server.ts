@@ -23,6 +23,7 @@ import { HookService } from './hosting/hooks.js';
 import { createHooksRepo } from './hosting/hooks-repo.js';
 import { createBadgesRepo } from './hosting/badges-repo.js';
 import { createNotificationsRepo } from './hosting/notifications-repo.js';
+import { createExportsRepo } from './hosting/exports-repo.js';
 import { createProjectsRepo } from './hosting/projects-repo.js';
 import { setUpProjects } from './hosting/set-up-projects.js';
 import { handleExpectContinue } from './http/expect-continue.js';
@@ -99,11 +100,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     });
     if (sourcesSetup.ytdlp) log.info(`yt-dlp ${sourcesSetup.ytdlp.version} found: used for the sites it supports`);
     const gitPath = git?.path ?? config.gitPath;
-    const projectsSetup = setUpProjects({ repo: createProjectsRepo(store), identity, dataDir: config.dataDir, gitPath, allowPrivate: config.fetchAllowPrivate });
+    const projectsSetup = setUpProjects({ repo: createProjectsRepo(store), exportsRepo: createExportsRepo(store), identity, dataDir: config.dataDir, gitPath, allowPrivate: config.fetchAllowPrivate });
     const handlers = new Map([[sourceJobType, sourcesSetup.handler], ...projectsSetup.handlers, ...(options.jobHandlers ?? [])]);
     const jobs = new JobRunner(jobsRepo, handlers, webhooks, log, config.jobConcurrency);
     const sources = sourcesSetup.connect(jobs);
-    const { projects, actions: projectActions } = projectsSetup.connect(jobs);
+    const { projects, actions: projectActions, exports, imports } = projectsSetup.connect(jobs);
     // Payload links need the server's URL, known once it listens (or the configured public URL).
     let listeningUrl = `http://${config.host}:${config.port}`;
     const hooks = new HookService(createHooksRepo(store), projects, { gitPath, allowPrivate: config.fetchAllowPrivate, version: packageVersion(), baseUrl: () => config.publicUrl ?? listeningUrl, log });
@@ -115,7 +116,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const version = packageVersion();
     const app = createApp({
       audio: { version, identity, meter, jobs, tools: { ffmpeg, git }, maxJsonKb: config.maxJsonKb, analysis, uploads, sources, accelRedirect: config.accelRedirect, log },
-      hosting: { version, identity, meter, publicUrl: config.publicUrl, maxJsonKb: config.maxJsonKb, projects, projectActions, badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), hooks, uploads, log },
+      hosting: { version, identity, meter, publicUrl: config.publicUrl, maxJsonKb: config.maxJsonKb, projects, projectActions, badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), hooks, exports, imports, uploads, log },
       repositories: { projects, gitPath, log, onPush: (push) => hooks.firePush(push.project, push.identity.user, push.refUpdates) },
       rendererDir: options.rendererDir === undefined ? findRendererDir() : options.rendererDir,
     });

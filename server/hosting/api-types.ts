@@ -210,3 +210,27 @@ export interface GlobalNotificationSetting {
   readonly level: NotificationLevelName;
   readonly notification_email: string;
 }
+
+/** GitLab's ProjectIdentity: what export and import statuses say about the project. */
+export interface ProjectIdentity {
+  readonly id: number;
+  readonly description: string | null;
+  readonly name: string;
+  readonly name_with_namespace: string;
+  readonly path: string;
+  readonly path_with_namespace: string;
+  readonly created_at: string;
+}
+
+/** GitLab's ProjectExportStatus; `_links` once finished, `export_error` (ours) once failed. */
+export interface ProjectExportStatus extends ProjectIdentity {
+  readonly export_status: 'none' | 'started' | 'after_export_action' | 'finished' | 'failed';
+  readonly export_error?: string;
+  readonly _links?: { readonly api_url: string; readonly web_url: string };
+}
+
+/** GitLab's ProjectImportStatus (the import result); `import_error` only when failed. */
+export interface ProjectImportStatus extends ProjectIdentity {
+  readonly import_status: 'none' | 'scheduled' | 'started' | 'finished' | 'failed';
+  readonly import_error?: string;
+}

@@ -8,13 +8,17 @@ import type { Logger } from '../http/logger.js';
 import { paginate } from '../http/pagination.js';
 import type { UserRecord, Visibility } from '../store/schema.js';
 import { mountBadgeRoutes } from './badge-routes.js';
+import { mountExportRoutes } from './export-routes.js';
 import type { BadgesRepo } from './badges-repo.js';
 import { mountNotificationRoutes } from './notification-routes.js';
+import { groupNotificationLevelOf, notificationLevelOf } from './notification-settings.js';
 import type { NotificationsRepo } from './notifications-repo.js';
 import { Params } from './params.js';
 import { mountHookRoutes } from './hook-routes.js';
 import type { HookService } from './hooks.js';
 import type { ProjectActions } from './project-actions.js';
+import type { ProjectExportService } from './project-export.js';
+import type { ProjectImportService } from './project-import.js';
 import { mountProjectRoutes } from './project-routes.js';
 import type { ProjectService } from './projects.js';
 import { presentGroup, presentHostingError, presentMember, presentNamespace, presentToken, presentUser, presentUserBasic } from './present.js';
@@ -31,6 +35,8 @@ export interface HostingDeps {
   readonly badges: BadgesRepo;
   readonly notifications: NotificationsRepo;
   readonly hooks: HookService;
+  readonly exports: ProjectExportService;
+  readonly imports: ProjectImportService;
   /** Where project uploads stream to while they arrive, and how large they may be. */
   readonly uploads: { readonly tmpDir: string; readonly maxBytes: number };
   readonly log: Logger;
@@ -289,7 +295,9 @@ export function createHostingRouter(deps: HostingDeps): Router {
     res.json(presentNamespace(ns, baseUrl(req)));
   });
 
-  mountProjectRoutes(router, { projects: deps.projects, actions: deps.projectActions, uploads: deps.uploads, userOf, baseUrl, requestUrl, params });
+  // Before the project routes, so `/projects/import` is never read as `/projects/:id`.
+  mountExportRoutes(router, { projects: deps.projects, exports: deps.exports, imports: deps.imports, tmpDir: deps.uploads.tmpDir, userOf, baseUrl, params });
+  mountProjectRoutes(router, { projects: deps.projects, actions: deps.projectActions, uploads: deps.uploads, userOf, baseUrl, requestUrl, params, onProjectRemoved: (projectId) => deps.exports.forget(projectId), notificationLevels: (userId, project) => ({ project: notificationLevelOf(deps.notifications, userId, project), group: groupNotificationLevelOf(deps.notifications, userId, project.namespaceId) }) });
   mountBadgeRoutes(router, { projects: deps.projects, badges: deps.badges, userOf, baseUrl, requestUrl, params });
   mountNotificationRoutes(router, { projects: deps.projects, notifications: deps.notifications, userOf, params });
   mountHookRoutes(router, { projects: deps.projects, hooks: deps.hooks, userOf, requestUrl, params });

@@ -1,7 +1,11 @@
 import type { IdentityService } from '../auth/identity.js';
 import type { JobHandler, JobRunner } from '../queue/job-runner.js';
+import type { ArchiveLimits } from './archive.js';
+import type { ExportsRepo } from './exports-repo.js';
 import * as repositories from './git/repositories.js';
 import { ProjectActions } from './project-actions.js';
+import { createExportJobHandler, exportJobType, ProjectExportService } from './project-export.js';
+import { archiveImportJobType, createImportJobHandler, ProjectImportService } from './project-import.js';
 import { createProjectJobHandlers } from './project-jobs.js';
 import { projectPaths, ProjectService, type RepositoryOps } from './projects.js';
 import type { ProjectsRepo } from './projects-repo.js';
@@ -10,22 +14,51 @@ import type { ProjectsRepo } from './projects-repo.js';
 export interface ProjectsSetup {
   readonly handlers: ReadonlyMap<string, JobHandler>;
   /** The services the routes use, once the runner exists. */
-  connect(jobs: JobRunner): { readonly projects: ProjectService; readonly actions: ProjectActions };
+  connect(jobs: JobRunner): { readonly projects: ProjectService; readonly actions: ProjectActions; readonly exports: ProjectExportService; readonly imports: ProjectImportService };
 }
 
 /** Wire projects over system git for one data dir (startServer and the test harness alike). */
-export function setUpProjects(options: { readonly repo: ProjectsRepo; readonly identity: IdentityService; readonly dataDir: string; readonly gitPath: string; readonly allowPrivate: boolean }): ProjectsSetup {
+export function setUpProjects(options: {
+  readonly repo: ProjectsRepo;
+  readonly exportsRepo: ExportsRepo;
+  readonly identity: IdentityService;
+  readonly dataDir: string;
+  readonly gitPath: string;
+  readonly allowPrivate: boolean;
+  /** Limits of imported archives (default 2 GiB uncompressed, 50,000 entries). */
+  readonly importLimits?: ArchiveLimits;
+}): ProjectsSetup {
   const git = gitOps(options.gitPath, options.allowPrivate);
   let service: ProjectService | null = null;
-  const handlers = createProjectJobHandlers(() => {
-    if (!service) throw new Error('project jobs ran before the project service was connected');
-    return service;
-  });
+  let exportService: ProjectExportService | null = null;
+  let importService: ProjectImportService | null = null;
+  const connected = <T>(value: T | null): T => {
+    if (!value) throw new Error('project jobs ran before the project service was connected');
+    return value;
+  };
+  const handlers = new Map([
+    ...createProjectJobHandlers(() => connected(service)),
+    [exportJobType, createExportJobHandler(() => connected(exportService))],
+    [archiveImportJobType, createImportJobHandler(() => connected(importService))],
+  ]);
+  const { gitPath } = options;
   return {
     handlers,
     connect: (jobs) => {
       service = new ProjectService(options.identity, options.repo, git, projectPaths(options.dataDir, options.identity), jobs);
-      return { projects: service, actions: new ProjectActions(service, jobs) };
+      const exports = new ProjectExportService(service, options.exportsRepo, jobs, {
+        dataDir: options.dataDir,
+        allowPrivate: options.allowPrivate,
+        bundle: (dir, file, signal) => repositories.createBundle(dir, file, { gitPath, signal }),
+      });
+      exportService = exports;
+      importService = new ProjectImportService(service, options.exportsRepo, jobs, {
+        dataDir: options.dataDir,
+        limits: options.importLimits,
+        restoreBundle: (file, dir, signal) => repositories.restoreFromBundle(file, dir, { gitPath, signal }),
+        onProjectRemoved: (projectId) => exports.forget(projectId),
+      });
+      return { projects: service, actions: new ProjectActions(service, jobs), exports, imports: importService };
     },
   };
 }

@@ -29,6 +29,8 @@ import { HookService, type HookDeliveryOptions } from '../hosting/hooks.js';
 import { createHooksRepo } from '../hosting/hooks-repo.js';
 import { createBadgesRepo } from '../hosting/badges-repo.js';
 import { createNotificationsRepo } from '../hosting/notifications-repo.js';
+import type { ArchiveLimits } from '../hosting/archive.js';
+import { createExportsRepo } from '../hosting/exports-repo.js';
 import { createProjectsRepo } from '../hosting/projects-repo.js';
 import { setUpProjects } from '../hosting/set-up-projects.js';
 import type { ProjectService } from '../hosting/projects.js';
@@ -76,6 +78,8 @@ export async function startTestApp(options: {
   /** Source fetching: private (loopback) destinations are allowed unless said otherwise. */
   readonly sources?: { readonly allowPrivate?: boolean; readonly maxBytes?: number; readonly timeoutS?: number; readonly ytdlpPath?: string | null; readonly maxRedirects?: number };
   readonly accelRedirect?: string | null;
+  /** Limits of imported project archives (the server's defaults otherwise). */
+  readonly importLimits?: ArchiveLimits;
   readonly hookDelivery?: Partial<HookDeliveryOptions>;
 } = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-test-'));
@@ -105,10 +109,10 @@ export async function startTestApp(options: {
     maxBytes: options.sources?.maxBytes ?? 256 * 1024 * 1024,
     timeoutS: options.sources?.timeoutS ?? 60,
   });
-  const projectsSetup = setUpProjects({ repo: createProjectsRepo(store), identity, dataDir, gitPath: 'git', allowPrivate: options.sources?.allowPrivate ?? true });
+  const projectsSetup = setUpProjects({ repo: createProjectsRepo(store), exportsRepo: createExportsRepo(store), identity, dataDir, gitPath: 'git', allowPrivate: options.sources?.allowPrivate ?? true, importLimits: options.importLimits });
   const handlers = new Map([[sourceJobType, sourcesSetup.handler], ...projectsSetup.handlers, ...(options.jobHandlers ?? [])]);
   const jobs = new JobRunner(jobsRepo, handlers, webhooks, log, options.jobConcurrency ?? 1);
-  const { projects, actions: projectActions } = projectsSetup.connect(jobs);
+  const { projects, actions: projectActions, exports, imports } = projectsSetup.connect(jobs);
   let appUrl = '';
   const hooks = new HookService(createHooksRepo(store), projects, { gitPath: 'git', allowPrivate: options.sources?.allowPrivate ?? true, version: '0.0.0-test', baseUrl: () => appUrl, log, delivery: { backoffMs: 20, timeoutMs: 2000, ...options.hookDelivery } });
   const admin = await identity.createUser({ username: 'root', name: 'Administrator', email: 'root@example.com', admin: true });
@@ -119,7 +123,7 @@ export async function startTestApp(options: {
   const audioDeps: AudioDeps = { version: '0.0.0-test', identity, meter, jobs, tools: { ffmpeg: null, git: null }, maxJsonKb: 64, analysis, uploads, sources: sourcesSetup.connect(jobs), accelRedirect: options.accelRedirect ?? null, log };
   const app = createApp({
     audio: audioDeps,
-    hosting: { version: '0.0.0-test', identity, meter, publicUrl: options.publicUrl ?? null, maxJsonKb: 64, projects, projectActions, badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), hooks, uploads, log },
+    hosting: { version: '0.0.0-test', identity, meter, publicUrl: options.publicUrl ?? null, maxJsonKb: 64, projects, projectActions, badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), hooks, exports, imports, uploads, log },
     repositories: { projects, gitPath: 'git', log, onPush: (push) => hooks.firePush(push.project, push.identity.user, push.refUpdates) },
     rendererDir: null,
   });

@@ -1,0 +1,455 @@
+/**
+ * Project import from an archive (`POST /projects/import`): the request creates the project with
+ * `import_status: scheduled`; a job reads the untrusted archive into a folder of its own under the
+ * data dir's tmp/, then moves the settings, hooks (without tokens), uploads and repository (from
+ * `project.bundle`) into the new project. Archives of ours and GitLab's own (`tree/project.json` +
+ * `tree/project/*.ndjson`, or the legacy root `project.json`) are read; other relations are ignored.
+ *
+ * A failed import leaves the project record (`import_status: failed`, `import_error` saying why)
+ * with an empty repository, as GitLab keeps a failed import; its uploads and hooks are not written,
+ * the store gets no half of them (they land in one mutation), and the work folder is removed.
+ */
+import { randomBytes } from 'node:crypto';
+import { copyFile, mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { accessLevels } from '../auth/identity.js';
+import { AppError, notFound } from '../http/errors.js';
+import type { JobContext, JobHandler, JobOutcome, JobRunner } from '../queue/job-runner.js';
+import type { HookEvents, MergeMethod, NamespaceRecord, ProjectRecord, ProjectSettings, Visibility } from '../store/schema.js';
+import { ArchiveError, defaultArchiveLimits, extractTarGz, type ArchiveLimits, type ExtractedEntry } from './archive.js';
+import type { ExportsRepo, ImportedContent } from './exports-repo.js';
+import { isValidBranchName } from './git/git-names.js';
+import type { Viewer } from './project-access.js';
+import { safeFileName } from './project-actions.js';
+import { settingKeys, visibilityOrder } from './project-rules.js';
+import type { ProjectService } from './projects.js';
+
+/** Job type of an archive import (`project-import` is the import from a URL). */
+export const archiveImportJobType = 'project-archive-import';
+
+/** Project attributes from `override_params[...]`; they beat the archive's values. */
+export interface ImportOverrides {
+  readonly description?: string | null;
+  readonly visibility?: Visibility;
+  readonly defaultBranch?: string;
+  readonly settings?: Partial<ProjectSettings>;
+  readonly mergeMethod?: MergeMethod;
+  readonly tagList?: readonly string[];
+  readonly ciConfigPath?: string | null;
+}
+
+/** What `POST /projects/import` asks for; the service owns `archive` (a temp file) from then on. */
+export interface ImportRequest {
+  readonly archive: string;
+  readonly path: string;
+  readonly name?: string;
+  /** Namespace id or full path; the caller's own namespace when absent. */
+  readonly namespace?: string;
+  readonly overwrite: boolean;
+  readonly overrides: ImportOverrides;
+}
+
+/** How the import service reaches git and the disk. */
+export interface ImportOptions {
+  /** The data dir: work folders go to tmp/. */
+  readonly dataDir: string;
+  readonly limits?: ArchiveLimits;
+  /** Create a repository from a bundle (git clone, which checks every object). */
+  readonly restoreBundle: (file: string, targetDir: string, signal: AbortSignal) => Promise<void>;
+  /** What else must go when a project replaced by `overwrite` is deleted (its exports). */
+  readonly onProjectRemoved?: (projectId: number) => Promise<void>;
+  readonly now?: () => Date;
+}
+
+interface ImportJobParams {
+  readonly projectId: number;
+  readonly userId: number;
+  readonly archive: string;
+  readonly overrides: ImportOverrides;
+  /** With `overwrite`: the project this import replaces once it succeeded. */
+  readonly replace: { readonly projectId: number; readonly path: string; readonly name: string } | null;
+}
+
+/** Settings read from an archive (unset: not in it, or not of a usable type). */
+interface ArchiveSettings {
+  description?: string | null;
+  visibility?: Visibility;
+  defaultBranch?: string;
+  settings: Partial<ProjectSettings>;
+  mergeMethod?: MergeMethod;
+  tagList?: string[];
+  ciConfigPath?: string | null;
+  archived?: boolean;
+}
+
+/** Everything an archive brought, read and checked before anything is moved into the project. */
+interface ArchiveContents {
+  readonly settings: ArchiveSettings | null;
+  readonly hooks: ImportedContent['hooks'];
+  readonly uploads: readonly { readonly secret: string; readonly filename: string; readonly file: string; readonly size: number }[];
+  readonly bundle: string | null;
+}
+
+const MAX_TREE_BYTES = 16 * 1024 ** 2;
+/** The legacy single project.json holds every relation; beyond this it is not parsed. */
+const MAX_LEGACY_TREE_BYTES = 128 * 1024 ** 2;
+/** GitLab's limit of hooks per project. */
+const MAX_HOOKS = 100;
+const uploadPattern = /^uploads\/([0-9a-f]{32})\/([^/]+)$/;
+const wanted = new Set(['tree/project.json', 'project.json', 'tree/project/project_feature.ndjson', 'tree/project/project_hooks.ndjson', 'project.bundle']);
+const hookEventKeys: readonly (keyof HookEvents)[] = ['push_events', 'issues_events', 'confidential_issues_events', 'merge_requests_events', 'tag_push_events', 'note_events', 'job_events', 'pipeline_events', 'wiki_page_events'];
+
+/** Imports archives into new projects. */
+export class ProjectImportService {
+  private readonly now: () => Date;
+  private readonly tmpDir: string;
+  readonly limits: ArchiveLimits;
+
+  constructor(
+    private readonly projects: ProjectService,
+    private readonly repo: ExportsRepo,
+    private readonly jobs: JobRunner,
+    private readonly options: ImportOptions,
+  ) {
+    this.now = options.now ?? (() => new Date());
+    this.tmpDir = path.join(options.dataDir, 'tmp');
+    this.limits = options.limits ?? defaultArchiveLimits;
+  }
+
+  /**
+   * Create the project and schedule its import. Name and path follow the project rules; an existing
+   * path is an error unless `overwrite`, which imports under a temporary path and replaces the old
+   * project only once the import succeeded (GitLab's overwrite does the same).
+   */
+  async schedule(viewer: Viewer, request: ImportRequest): Promise<Readonly<ProjectRecord>> {
+    const user = viewer.user;
+    if (!user) throw new AppError('unauthorized', 'Unauthorized');
+    let project: Readonly<ProjectRecord>;
+    let replace: ImportJobParams['replace'] = null;
+    try {
+      const ns = this.targetNamespace(viewer, request.namespace);
+      const name = request.name ?? request.path;
+      let createPath = request.path;
+      let createName = name;
+      const existing = this.projects.repo.byPath(ns.id, request.path);
+      if (existing && request.overwrite) {
+        if (!viewer.isOwner(existing)) throw new AppError('forbidden', 'Forbidden');
+        const other = this.projects.repo.byName(ns.id, name);
+        if (other && other.id !== existing.id) throw new AppError('invalid', 'project is invalid', { fields: { name: ['has already been taken'] } });
+        const suffix = randomBytes(4).toString('hex');
+        createPath = `${request.path}-import-${suffix}`;
+        createName = `${name}-import-${suffix}`;
+        replace = { projectId: existing.id, path: request.path, name };
+      }
+      project = await this.projects.create(viewer, { name: createName, path: createPath, namespaceId: ns.id, visibility: request.overrides.visibility, description: request.overrides.description }, user);
+    } catch (error) {
+      await rm(request.archive, { force: true });
+      throw error;
+    }
+    try {
+      const scheduled = await this.projects.repo.update(project.id, { importStatus: 'scheduled', importError: null });
+      const params: ImportJobParams = { projectId: project.id, userId: user.id, archive: request.archive, overrides: request.overrides, replace };
+      await this.jobs.submit({ type: archiveImportJobType, tenant: user.tenant, params });
+      return scheduled;
+    } catch (error) {
+      // No job, no project: the request failed as a whole.
+      await this.projects.repo.remove(project.id);
+      await this.projects.git.remove(this.projects.paths.repository(project));
+      await rm(request.archive, { force: true });
+      throw error;
+    }
+  }
+
+  /** The job: read the archive, fill the project, or record why not. */
+  async run(ctx: JobContext): Promise<JobOutcome> {
+    const params = ctx.params as ImportJobParams;
+    const { projectId } = params;
+    const project = this.projects.repo.byId(projectId);
+    if (!project) {
+      await rm(params.archive, { force: true });
+      return { result: { project_id: projectId, skipped: 'project deleted' } };
+    }
+    const user = this.projects.identity.repo.userById(params.userId);
+    const viewer = this.projects.policy.viewer(user ?? null);
+    const work = path.join(this.tmpDir, `import-${ctx.jobId}`);
+    const uploadsDir = this.projects.paths.uploads(projectId);
+    await this.projects.repo.update(projectId, { importStatus: 'started', importError: null });
+    await rm(work, { recursive: true, force: true });
+    try {
+      if (!user) throw new ArchiveError('The user who started the import no longer exists');
+      ctx.checkpoint(0);
+      if (!(await exists(params.archive))) throw new ArchiveError('The uploaded archive is no longer available (the server restarted before the import ran); import it again');
+      const root = path.join(work, 'archive');
+      const entries = await extractTarGz(params.archive, root, { limits: this.limits, select: (p) => wanted.has(p) || uploadPattern.test(p) });
+      const contents = await readContents(root, entries, this.now());
+      if (!contents.settings && !contents.bundle && contents.uploads.length === 0) {
+        throw new ArchiveError('Nothing could be imported: the archive has no tree/project.json, project.json or project.bundle');
+      }
+      ctx.checkpoint(0.3);
+
+      const target = this.projects.paths.repository(project);
+      const settings = contents.settings ?? { settings: {} };
+      const desiredBranch = params.overrides.defaultBranch ?? settings.defaultBranch ?? project.defaultBranch;
+      await this.projects.git.remove(target);
+      if (contents.bundle) {
+        try {
+          await this.options.restoreBundle(contents.bundle, target, ctx.signal);
+        } catch (error) {
+          throw new ArchiveError(`project.bundle was rejected: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      } else await this.projects.git.init(target, desiredBranch);
+      const stats = await this.projects.git.stats(target, desiredBranch);
+      let defaultBranch = desiredBranch;
+      if (stats.empty || stats.branches.includes(desiredBranch)) await this.projects.git.setHead(target, desiredBranch);
+      else defaultBranch = stats.defaultBranch ?? desiredBranch;
+      ctx.checkpoint(0.7);
+
+      await rm(uploadsDir, { recursive: true, force: true });
+      for (const u of contents.uploads) {
+        await mkdir(path.join(uploadsDir, u.secret), { recursive: true });
+        await moveFile(u.file, path.join(uploadsDir, u.secret, u.filename));
+      }
+
+      const ns = this.projects.namespaceOf(project);
+      const at = this.now().toISOString();
+      const patch: Partial<ProjectRecord> = {
+        description: pick(params.overrides.description, settings.description, project.description),
+        visibility: capVisibility(params.overrides.visibility ?? settings.visibility ?? project.visibility, this.groupVisibility(ns)),
+        defaultBranch,
+        settings: { ...project.settings, ...settings.settings, ...params.overrides.settings },
+        mergeMethod: params.overrides.mergeMethod ?? settings.mergeMethod ?? project.mergeMethod,
+        tagList: [...(params.overrides.tagList ?? settings.tagList ?? project.tagList)],
+        ciConfigPath: pick(params.overrides.ciConfigPath, settings.ciConfigPath, project.ciConfigPath),
+        archived: settings.archived ?? project.archived,
+        emptyRepo: stats.empty,
+        importStatus: 'finished',
+        importError: null,
+        updatedAt: at,
+        lastActivityAt: at,
+      };
+
+      let current = project;
+      if (params.replace) current = await this.replaceOld(viewer, project, params.replace);
+      const landed = await this.repo.finishImport(projectId, { project: patch, hooks: contents.hooks, uploads: contents.uploads.map((u) => ({ secret: u.secret, filename: u.filename, size: u.size, uploaderId: user.id, createdAt: at })) });
+      if (!landed) throw new ArchiveError('The project was deleted during its import');
+      ctx.checkpoint(1);
+      return { result: { project_id: projectId, import_status: 'finished', path: current.path } };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const still = this.projects.repo.byId(projectId);
+      await rm(uploadsDir, { recursive: true, force: true });
+      if (still) {
+        // An empty repository again, so the failed project stays usable (a push can fill it).
+        const dir = this.projects.paths.repository(still);
+        await this.projects.git.remove(dir);
+        await this.projects.git.init(dir, still.defaultBranch);
+        await this.projects.repo.update(projectId, { importStatus: 'failed', importError: message, emptyRepo: true });
+      }
+      throw error instanceof AppError ? error : new AppError('invalid', message, { cause: error });
+    } finally {
+      await rm(work, { recursive: true, force: true });
+      await rm(params.archive, { force: true });
+    }
+  }
+
+  /** Delete the project an overwrite replaces, then give the import its path and name. */
+  private async replaceOld(viewer: Viewer, project: Readonly<ProjectRecord>, replace: NonNullable<ImportJobParams['replace']>): Promise<Readonly<ProjectRecord>> {
+    const old = this.projects.repo.byId(replace.projectId);
+    if (old) {
+      if (!viewer.isOwner(old)) throw new ArchiveError('The project to overwrite may no longer be deleted by the user who started the import');
+      await this.projects.remove(viewer, old, this.options.onProjectRemoved);
+    }
+    return this.projects.update(viewer, this.projects.repo.byId(project.id) ?? project, { path: replace.path, name: replace.name });
+  }
+
+  /** The namespace to import into: 404 when unknown or unreadable, 403 without the right to create there. */
+  private targetNamespace(viewer: Viewer, ref: string | undefined): Readonly<NamespaceRecord> {
+    const user = viewer.user!;
+    const identity = this.projects.identity;
+    const ns = ref === undefined ? identity.repo.namespaceById(user.namespaceId) : /^\d+$/.test(ref) ? identity.repo.namespaceById(Number(ref)) : identity.repo.namespaceByPath(ref);
+    if (!ns) throw notFound('Namespace');
+    if (user.admin) return ns;
+    if (ns.kind === 'group') {
+      const group = identity.repo.groupById(ns.id);
+      if (!group || !identity.canReadGroup(user, group)) throw notFound('Namespace');
+      // GitLab (16.0+) imports into a group for its maintainers and owners.
+      if (viewer.namespaceLevel(ns.id) < accessLevels.maintainer) throw new AppError('forbidden', 'Forbidden');
+      return ns;
+    }
+    if (ns.ownerId !== user.id) throw new AppError('forbidden', 'Forbidden');
+    return ns;
+  }
+
+  private groupVisibility(ns: Readonly<NamespaceRecord>): Visibility | null {
+    return ns.kind === 'group' ? (this.projects.identity.repo.groupById(ns.id)?.visibility ?? 'private') : null;
+  }
+}
+
+/** The job handler, resolving the service once the runner exists (handlers are built before it). */
+export function createImportJobHandler(service: () => ProjectImportService): JobHandler {
+  return (ctx) => service().run(ctx);
+}
+
+/** GitLab's first full message of a failed project validation: `Path has already been taken`. */
+export function firstFullMessage(fields: Readonly<Record<string, readonly string[]>>): string {
+  const order = ['path', 'name', ...Object.keys(fields)];
+  for (const key of order) {
+    const first = fields[key]?.[0];
+    if (first) return `${key.charAt(0).toUpperCase()}${key.slice(1).replace(/_/g, ' ')} ${first}`;
+  }
+  return 'Project is invalid';
+}
+
+/** Read what the archive brought (only checked files were written) into settings, hooks, uploads and a bundle. */
+async function readContents(root: string, entries: readonly ExtractedEntry[], now: Date): Promise<ArchiveContents> {
+  const files = new Map(entries.filter((e) => e.written).map((e) => [e.path, e]));
+  const file = (name: string) => path.join(root, ...name.split('/'));
+  let tree: Record<string, unknown> | null = null;
+  let feature: Record<string, unknown> | null = null;
+  if (files.has('tree/project.json')) {
+    tree = await readJsonObject(file('tree/project.json'), 'tree/project.json', files.get('tree/project.json')!.size, MAX_TREE_BYTES);
+    const featureFile = files.get('tree/project/project_feature.ndjson');
+    if (featureFile) feature = (await readNdjson(file(featureFile.path), featureFile.path, featureFile.size, 1))[0] ?? null;
+  } else if (files.has('project.json')) {
+    tree = await readJsonObject(file('project.json'), 'project.json', files.get('project.json')!.size, MAX_LEGACY_TREE_BYTES);
+    feature = isObject(tree.project_feature) ? tree.project_feature : null;
+  }
+  const hooksFile = files.get('tree/project/project_hooks.ndjson');
+  const hookRows = hooksFile ? await readNdjson(file(hooksFile.path), hooksFile.path, hooksFile.size, MAX_HOOKS + 1) : [];
+  if (hookRows.length > MAX_HOOKS) throw new ArchiveError(`tree/project/project_hooks.ndjson has more than ${MAX_HOOKS} hooks`);
+  const hooks = hookRows.map((row, i) => hookFrom(row, i + 1, now));
+
+  const uploads: { secret: string; filename: string; file: string; size: number }[] = [];
+  const taken = new Set<string>();
+  for (const e of files.values()) {
+    const m = uploadPattern.exec(e.path);
+    if (!m) continue;
+    const secret = m[1]!;
+    const filename = safeFileName(m[2]!);
+    if (taken.has(`${secret}/${filename}`)) continue;
+    taken.add(`${secret}/${filename}`);
+    uploads.push({ secret, filename, file: file(e.path), size: e.size });
+  }
+  return { settings: tree ? settingsFrom(tree, feature) : null, hooks, uploads, bundle: files.has('project.bundle') ? file('project.bundle') : null };
+}
+
+async function readJsonObject(file: string, name: string, size: number, max: number): Promise<Record<string, unknown>> {
+  if (size > max) throw new ArchiveError(`${name} is larger than ${Math.round(max / 1024 ** 2)} MiB`);
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(file, 'utf8'));
+  } catch {
+    throw new ArchiveError(`${name} is not valid JSON`);
+  }
+  if (!isObject(value)) throw new ArchiveError(`${name} does not hold a JSON object`);
+  return value;
+}
+
+/** The first `maxRows` lines of an ndjson file, each a JSON object. */
+async function readNdjson(file: string, name: string, size: number, maxRows: number): Promise<Record<string, unknown>[]> {
+  if (size > MAX_TREE_BYTES) throw new ArchiveError(`${name} is larger than ${Math.round(MAX_TREE_BYTES / 1024 ** 2)} MiB`);
+  const rows: Record<string, unknown>[] = [];
+  const lines = (await readFile(file, 'utf8')).split('\n');
+  for (let i = 0; i < lines.length && rows.length < maxRows; i++) {
+    const line = lines[i]!.trim();
+    if (line === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new ArchiveError(`${name} line ${i + 1} is not valid JSON`);
+    }
+    if (!isObject(value)) throw new ArchiveError(`${name} line ${i + 1} does not hold a JSON object`);
+    rows.push(value);
+  }
+  return rows;
+}
+
+/** A hook row of the archive as a new hook (no token: archives never carry one). */
+function hookFrom(row: Record<string, unknown>, line: number, now: Date): ImportedContent['hooks'][number] {
+  const url = typeof row.url === 'string' ? row.url : '';
+  let ok = false;
+  try {
+    const u = new URL(url);
+    ok = (u.protocol === 'http:' || u.protocol === 'https:') && url.length <= 2048;
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new ArchiveError(`tree/project/project_hooks.ndjson line ${line} has no valid http(s) url`);
+  const events = Object.fromEntries(hookEventKeys.map((k) => [k, typeof row[k] === 'boolean' ? row[k] : k === 'push_events'])) as unknown as HookEvents;
+  const filter = typeof row.push_events_branch_filter === 'string' && row.push_events_branch_filter !== '' ? row.push_events_branch_filter.slice(0, 255) : null;
+  const created = typeof row.created_at === 'string' && !Number.isNaN(Date.parse(row.created_at)) ? new Date(row.created_at).toISOString() : now.toISOString();
+  return { url, token: null, events, pushEventsBranchFilter: filter, enableSslVerification: typeof row.enable_ssl_verification === 'boolean' ? row.enable_ssl_verification : true, createdAt: created };
+}
+
+/** Settings from project.json (ours or GitLab's attribute names) and GitLab's project_feature row. */
+function settingsFrom(tree: Record<string, unknown>, feature: Record<string, unknown> | null): ArchiveSettings {
+  const out: ArchiveSettings = { settings: {} };
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  if (tree.description === null || typeof tree.description === 'string') out.description = tree.description === null ? null : tree.description.slice(0, 2000);
+  const visibility = str(tree.visibility);
+  if (visibility && (visibilityOrder as readonly string[]).includes(visibility)) out.visibility = visibility as Visibility;
+  else if (typeof tree.visibility_level === 'number') out.visibility = tree.visibility_level >= 20 ? 'public' : tree.visibility_level >= 10 ? 'internal' : 'private';
+  const branch = str(tree.default_branch);
+  if (branch && isValidBranchName(branch)) out.defaultBranch = branch;
+  const fromFeature: Partial<Record<keyof ProjectSettings, string>> = {
+    issues_enabled: 'issues_access_level',
+    merge_requests_enabled: 'merge_requests_access_level',
+    jobs_enabled: 'builds_access_level',
+    wiki_enabled: 'wiki_access_level',
+    snippets_enabled: 'snippets_access_level',
+    container_registry_enabled: 'container_registry_access_level',
+  };
+  for (const key of settingKeys) {
+    const level = fromFeature[key];
+    const own = key === 'public_jobs' ? (tree.public_jobs ?? tree.public_builds) : tree[key];
+    if (typeof own === 'boolean') out.settings[key] = own;
+    else if (level && feature && typeof feature[level] === 'number') out.settings[key] = feature[level] > 0;
+  }
+  const method = str(tree.merge_method);
+  if (method === 'merge' || method === 'rebase_merge' || method === 'ff') out.mergeMethod = method;
+  else if (tree.merge_requests_ff_only_enabled === true) out.mergeMethod = 'ff';
+  else if (tree.merge_requests_rebase_enabled === true) out.mergeMethod = 'rebase_merge';
+  else if (tree.merge_requests_ff_only_enabled === false || tree.merge_requests_rebase_enabled === false) out.mergeMethod = 'merge';
+  const tags = tree.tag_list ?? tree.topics;
+  const list = Array.isArray(tags) ? tags : typeof tags === 'string' ? tags.split(',') : null;
+  if (list) out.tagList = [...new Set(list.filter((t): t is string => typeof t === 'string').map((t) => t.trim().slice(0, 255)).filter((t) => t !== ''))].slice(0, 100);
+  if (tree.ci_config_path === null || typeof tree.ci_config_path === 'string') out.ciConfigPath = tree.ci_config_path === null || tree.ci_config_path === '' ? null : tree.ci_config_path.slice(0, 255);
+  if (typeof tree.archived === 'boolean') out.archived = tree.archived;
+  return out;
+}
+
+/** Never more open than the group the project lives in. */
+function capVisibility(visibility: Visibility, groupVisibility: Visibility | null): Visibility {
+  if (!groupVisibility) return visibility;
+  return visibilityOrder[Math.min(visibilityOrder.indexOf(visibility), visibilityOrder.indexOf(groupVisibility))]!;
+}
+
+function pick<T>(override: T | undefined, fromArchive: T | undefined, current: T): T {
+  return override !== undefined ? override : fromArchive !== undefined ? fromArchive : current;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Rename within the data dir; copy when tmp/ is on another file system. */
+async function moveFile(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
+    await copyFile(from, to);
+    await rm(from, { force: true });
+  }
+}
+
