@@ -155,7 +155,12 @@ export async function* decodeWithFfmpeg(
       const usable = bytes.length - (bytes.length % frameBytes);
       carry = usable < bytes.length ? Buffer.from(bytes.subarray(usable)) : null;
       if (usable === 0) continue;
-      // Copy into an aligned Float32Array (pipe buffers need not be 4-byte aligned).
+      if (bytes.byteOffset % 4 === 0) {
+        // Each pipe read is a Buffer of its own, usually 4-byte aligned: read the floats in place.
+        yield new Float32Array(bytes.buffer, bytes.byteOffset, usable / 4);
+        continue;
+      }
+      // Otherwise copy into an aligned Float32Array.
       const out = new Float32Array(usable / 4);
       new Uint8Array(out.buffer).set(bytes.subarray(0, usable));
       yield out;
