@@ -181,14 +181,21 @@ export async function extractTarGz(archive: string, targetDir: string, options: 
   await mkdir(target, { recursive: true, mode: 0o700 });
   if ((await readdir(target)).length > 0) throw new Error('extractTarGz needs an empty target folder');
   const reader = new TarReader(target, options);
+  // The reader's own verdict; pipeline may report the streams' teardown (an AbortError) instead.
+  let verdict: unknown = null;
   try {
     await pipeline(createReadStream(archive), createGunzip(), async (source: AsyncIterable<Buffer>) => {
-      for await (const chunk of source) await reader.push(chunk);
+      try {
+        for await (const chunk of source) await reader.push(chunk);
+      } catch (e) {
+        verdict = e;
+        throw e;
+      }
     });
     reader.end();
   } catch (e) {
     await reader.abort();
-    throw archiveFailure(e);
+    throw archiveFailure(verdict ?? e);
   }
   return reader.entries;
 }

@@ -195,7 +195,8 @@ export class ProjectImportService {
         try {
           await this.options.restoreBundle(contents.bundle, target, ctx.signal);
         } catch (error) {
-          throw new ArchiveError(`project.bundle was rejected: ${error instanceof Error ? error.message : String(error)}`);
+          const said = (error instanceof Error ? error.message : String(error)).replace(/^The repository could not be restored from its bundle: /, '');
+          throw new ArchiveError(`project.bundle is not a valid git bundle (${said === 'The file is not a git bundle' ? 'it has no bundle header' : `git: ${said}`})`);
         }
       } else await this.projects.git.init(target, desiredBranch);
       const stats = await this.projects.git.stats(target, desiredBranch);
