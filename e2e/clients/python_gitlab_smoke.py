@@ -158,6 +158,52 @@ except gitlab.exceptions.GitlabUpdateError as e:
     assert e.response_code == 400 and "is not a valid level" in str(e.error_message), e.error_message
 step("notification settings: global watch, group custom with events, project mention")
 
+def wait_for(read, field, done=("finished", "failed")):
+    """Poll a status object until `field` reaches an end state."""
+    for _ in range(400):
+        value = read()
+        if getattr(value, field) in done:
+            return value
+        time.sleep(0.05)
+    return value
+
+
+export = p.exports.create()
+export = wait_for(lambda: (export.refresh(), export)[1], "export_status")
+assert export.export_status == "finished", export.attributes
+assert export._links["api_url"].endswith("/projects/%d/export/download" % p.id), export._links
+archive = export.download()
+assert archive[:2] == b"\x1f\x8b", archive[:10]
+try:
+    p.exports.create({"upload": {"url": "http://127.0.0.1:9/x", "http_method": "GET"}})
+    raise AssertionError("an upload with GET should be refused")
+except gitlab.exceptions.GitlabCreateError as e:
+    assert e.response_code == 400 and "upload[http_method]" in str(e.error_message), e.error_message
+step("exported %s (%d bytes)" % (p.path_with_namespace, len(archive)))
+
+result = gl.projects.import_project(archive, path="pygit-imported", namespace=user.username, override_params={"description": "imported by python-gitlab"})
+assert result["import_status"] == "scheduled" and result["path_with_namespace"] == "%s/pygit-imported" % user.username, result
+imported = gl.projects.get(result["id"])
+status = wait_for(lambda: imported.imports.get(), "import_status")
+assert status.import_status == "finished", status.attributes
+imported = gl.projects.get(result["id"])
+assert imported.description == "imported by python-gitlab" and imported.issues_enabled is False and imported.visibility == "public", imported.attributes
+try:
+    gl.projects.import_project(archive, path="pygit-imported")
+    raise AssertionError("a taken path should be refused without overwrite")
+except gitlab.exceptions.GitlabImportError as e:
+    assert e.response_code == 400 and e.error_message == "Path has already been taken", e.error_message
+replaced = gl.projects.import_project(archive, path="pygit-imported", overwrite=True)
+status = wait_for(lambda: gl.projects.get(replaced["id"], lazy=True).imports.get(), "import_status")
+assert status.import_status == "finished" and status.path == "pygit-imported", status.attributes
+try:
+    gl.projects.get(imported.id)
+    raise AssertionError("the overwritten project %d is still readable" % imported.id)
+except gitlab.exceptions.GitlabGetError as e:
+    assert e.response_code == 404
+gl.projects.delete(replaced["id"])
+step("imported it as %s, import_status %s; overwrite=True replaced it" % (result["path_with_namespace"], status.import_status))
+
 gl.projects.delete(fork.id)
 p.delete()
 for pid in (p.id, fork.id):
