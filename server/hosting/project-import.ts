@@ -240,10 +240,13 @@ export class ProjectImportService {
       const still = this.projects.repo.byId(projectId);
       await rm(uploadsDir, { recursive: true, force: true });
       if (still) {
-        // An empty repository again, so the failed project stays usable (a push can fill it).
+        // An empty repository again, so the failed project stays usable (a push can fill it); the
+        // failure is recorded even if that does not work out.
         const dir = this.projects.paths.repository(still);
-        await this.projects.git.remove(dir);
-        await this.projects.git.init(dir, still.defaultBranch);
+        await this.projects.git
+          .remove(dir)
+          .then(() => this.projects.git.init(dir, still.defaultBranch))
+          .catch(() => undefined);
         await this.projects.repo.update(projectId, { importStatus: 'failed', importError: message, emptyRepo: true });
       }
       throw error instanceof AppError ? error : new AppError('invalid', message, { cause: error });
