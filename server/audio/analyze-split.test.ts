@@ -7,7 +7,6 @@ import { musicLoop } from '../test-support/drums.js';
 import { encodeWav } from '../test-support/signals.js';
 import { startTestApp, type TestApp } from '../test-support/test-app.js';
 
-const auth = { Authorization: 'Bearer admin-token' };
 const form = (bytes: Buffer, filename: string) => {
   const fd = new FormData();
   fd.append('file', new Blob([new Uint8Array(bytes)]), filename);
