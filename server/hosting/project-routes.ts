@@ -72,8 +72,10 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
       return c;
     };
     const context = (p: Readonly<ProjectRecord>, withAccess: boolean, statistics?: ProjectStatistics | null, customAttributes?: boolean): ProjectContext => {
-      stars ??= projects.repo.starCounts();
-      forks ??= projects.repo.forkCounts();
+      // Counted once per request, for the projects being presented only.
+      counted ??= new Set(p.forkedFromId === null ? [p.id] : [p.id, p.forkedFromId]);
+      stars ??= projects.repo.starCounts(counted);
+      forks ??= projects.repo.forkCounts(counted);
       const parent = p.forkedFromId === null ? undefined : projects.repo.byId(p.forkedFromId);
       return {
         base,
@@ -91,7 +93,13 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
         canAdmin: viewer.canAdmin(p),
       };
     };
+    /** Set by `prepare` to the page's projects (and their parents) before presenting them. */
+    let counted: Set<number> | undefined;
     return {
+      /** Limit the per-request counts to these projects (a page), instead of every project. */
+      prepare: (page: readonly Readonly<ProjectRecord>[]) => {
+        counted = new Set(page.flatMap((p) => (p.forkedFromId === null ? [p.id] : [p.id, p.forkedFromId])));
+      },
       /** The full Project (single reads with access; writes without `permissions`). */
       full: (p: Readonly<ProjectRecord>, options: { readonly withAccess?: boolean; readonly statistics?: ProjectStatistics | null; readonly customAttributes?: boolean } = {}) =>
         presentProject(p, context(p, options.withAccess ?? false, options.statistics, options.customAttributes)),
@@ -157,6 +165,7 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     });
     const page = paginate(found, { url: deps.requestUrl(req) });
     const present = presenter(req, res);
+    present.prepare(page.items);
     const items = await Promise.all(
       page.items.map(async (project) => present.item(project, simple, statistics && viewer.access(project).level >= accessLevels.reporter ? await statisticsOf(project) : statistics && viewer.admin ? await statisticsOf(project) : null, customAttributes)),
     );

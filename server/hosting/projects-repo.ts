@@ -14,16 +14,16 @@ export interface ProjectsRepo {
   remove(id: number): Promise<void>;
 
   starsOf(projectId: number): readonly Readonly<StarRecord>[];
-  /** Star counts of every starred project, in one pass. */
-  starCounts(): ReadonlyMap<number, number>;
+  /** Star counts of every starred project, in one pass (or of the given projects only, without allocating per record). */
+  starCounts(onlyIds?: ReadonlySet<number>): ReadonlyMap<number, number>;
   isStarred(projectId: number, userId: number): boolean;
   /** Ids of the projects a user starred. */
   allStarsOf(userId: number): readonly number[];
   /** Star or unstar; resolves to false when nothing changed. */
   setStar(projectId: number, userId: number, starred: boolean): Promise<boolean>;
 
-  /** Fork counts of every forked project, in one pass. */
-  forkCounts(): ReadonlyMap<number, number>;
+  /** Fork counts of every forked project, in one pass (or of the given projects only: a page needs 20, not 10,000). */
+  forkCounts(onlyIds?: ReadonlySet<number>): ReadonlyMap<number, number>;
 
   allShares(): readonly Readonly<ProjectShareRecord>[];
   sharesOf(projectId: number): readonly Readonly<ProjectShareRecord>[];
@@ -51,9 +51,14 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
     }
     return index;
   };
-  const counts = (ids: Iterable<number>) => {
+  /** Count occurrences of `key(row)` in one tight loop, optionally only for some ids. */
+  const countBy = <T>(rows: readonly T[], key: (row: T) => number | null, onlyIds?: ReadonlySet<number>) => {
     const out = new Map<number, number>();
-    for (const id of ids) out.set(id, (out.get(id) ?? 0) + 1);
+    for (const row of rows) {
+      const id = key(row);
+      if (id === null || (onlyIds && !onlyIds.has(id))) continue;
+      out.set(id, (out.get(id) ?? 0) + 1);
+    }
     return out;
   };
 
@@ -90,7 +95,7 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
       }),
 
     starsOf: (projectId) => db().stars.filter((s) => s.projectId === projectId),
-    starCounts: () => counts(db().stars.map((s) => s.projectId)),
+    starCounts: (onlyIds) => countBy(db().stars, (s) => s.projectId, onlyIds),
     allStarsOf: (userId) => db().stars.filter((s) => s.userId === userId).map((s) => s.projectId),
     isStarred: (projectId, userId) => db().stars.some((s) => s.projectId === projectId && s.userId === userId),
     setStar: (projectId, userId, starred) =>
@@ -102,7 +107,7 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
         return true;
       }),
 
-    forkCounts: () => counts(db().projects.flatMap((p) => (p.forkedFromId === null ? [] : [p.forkedFromId]))),
+    forkCounts: (onlyIds) => countBy(db().projects, (p) => p.forkedFromId, onlyIds),
 
     allShares: () => db().projectShares,
     sharesOf: (projectId) => db().projectShares.filter((s) => s.projectId === projectId),

@@ -57,7 +57,8 @@ export async function convertToWav(options: {
     '-c:a', probe.bitsPerSample === 24 ? 'pcm_s24le' : 'pcm_s16le',
     '-rf64', 'auto', '-f', 'wav', '-progress', 'pipe:1', '-nostats', '-loglevel', 'error', options.output,
   ];
-  const child = spawn(options.ffmpegPath, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: options.signal });
+  // SIGKILL: ffmpeg blocked reading a slow input would let SIGTERM wait for the next byte; the output is discarded anyway.
+  const child = spawn(options.ffmpegPath, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: options.signal, killSignal: 'SIGKILL' });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => {
     if (stderr.length < 8000) stderr += d.toString();
@@ -67,10 +68,11 @@ export async function convertToWav(options: {
     const m = /^out_time_us=(\d+)/.exec(line);
     if (m && probe.durationS) options.onProgress(Math.min(1, Number(m[1]) / 1e6 / probe.durationS));
   });
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', resolve);
-  });
+  // Settle only once ffmpeg has exited, also when aborted: a cancelled job has really stopped.
+  let failure: Error | null = null;
+  child.once('error', (error) => (failure = error));
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  if (failure) throw failure;
   if (code !== 0) {
     const reason = stderr.trim().split('\n').pop() ?? `exit code ${code}`;
     throw new AppError('unsupported-media', `The audio could not be converted to WAV (ffmpeg: ${reason})`, { code: 'conversion_failed' });
