@@ -44,28 +44,38 @@ export class Viewer {
     return { project: own, group, level: Math.max(own, group) };
   }
 
+  /** The caller's effective level in a project (no allocation: lists call this for every record). */
+  level(project: Readonly<ProjectRecord>): number {
+    if (!this.user) return 0;
+    if (project.namespaceId === this.user.namespaceId) return accessLevels.owner;
+    this.compute();
+    const viaNamespace = this.namespaceLevels!.get(project.namespaceId) ?? 0;
+    const viaShare = this.shareLevels!.size === 0 ? 0 : (this.shareLevels!.get(project.id) ?? 0);
+    return viaNamespace > viaShare ? viaNamespace : viaShare;
+  }
+
   /** Public: anyone; internal: any signed-in user; private: members (any level) and admins. */
   canRead(project: Readonly<ProjectRecord>): boolean {
     if (project.visibility === 'public') return true;
     if (!this.user) return false;
     if (this.user.admin || project.visibility === 'internal') return true;
-    return this.access(project).level >= accessLevels.guest;
+    return this.level(project) >= accessLevels.guest;
   }
 
   /** Push to the repository: developers and up; archived projects are read-only. */
   canPush(project: Readonly<ProjectRecord>): boolean {
     if (!this.user || project.archived) return false;
-    return this.user.admin || this.access(project).level >= accessLevels.developer;
+    return this.user.admin || this.level(project) >= accessLevels.developer;
   }
 
   /** Change settings, hooks and shares, run housekeeping: maintainers and up. */
   canAdmin(project: Readonly<ProjectRecord>): boolean {
-    return !!this.user && (this.user.admin || this.access(project).level >= accessLevels.maintainer);
+    return !!this.user && (this.user.admin || this.level(project) >= accessLevels.maintainer);
   }
 
   /** Archive, unarchive, delete: the owner (or an admin). */
   isOwner(project: Readonly<ProjectRecord>): boolean {
-    return !!this.user && (this.user.admin || this.access(project).level >= accessLevels.owner);
+    return !!this.user && (this.user.admin || this.level(project) >= accessLevels.owner);
   }
 
   /** Level in a namespace (group levels inherited from ancestors; own namespace 50). */

@@ -77,8 +77,8 @@ export function listProjects(repo: ProjectsRepo, viewer: Viewer, f: ProjectFilte
       if (!hit) continue;
     }
     if (!viewer.admin && !viewer.canRead(p)) continue;
-    if (f.owned && !(viewer.user && (p.namespaceId === viewer.user.namespaceId || viewer.access(p).level >= accessLevels.owner))) continue;
-    if (minLevel > 0 && viewer.access(p).level < minLevel) continue;
+    if (f.owned && !(viewer.user && viewer.level(p) >= accessLevels.owner)) continue;
+    if (minLevel > 0 && viewer.level(p) < minLevel) continue;
     out.push(p);
   }
   return sortProjects(out, f.orderBy ?? 'created_at', f.sort ?? 'desc', repo);
