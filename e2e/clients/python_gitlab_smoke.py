@@ -110,6 +110,24 @@ assert status == "finished", status
 assert [f.id for f in p.forks.list()] == [fork.id]
 step("forked into %s, import_status %s" % (group.full_path, status))
 
+hook = p.hooks.create({"url": "http://127.0.0.1:9/hook", "push_events": True, "tag_push_events": True, "token": "hook-secret"})
+assert hook.push_events is True and hook.tag_push_events is True and hook.issues_events is False
+assert not hasattr(hook, "token"), "the hook token must never be returned"
+assert [h.id for h in p.hooks.list()] == [hook.id]
+hook.url = "http://127.0.0.1:9/hook2"
+hook.issues_events = True
+hook.save()
+again = p.hooks.get(hook.id)
+assert again.url == "http://127.0.0.1:9/hook2" and again.issues_events is True and again.push_events is True
+try:
+    p.hooks.create({"url": "ftp://example.com/x"})
+    raise AssertionError("an ftp URL should be refused")
+except gitlab.exceptions.GitlabCreateError as e:
+    assert e.response_code == 422
+p.hooks.delete(hook.id)
+assert p.hooks.list() == []
+step("project hook created (token write-only), listed, edited, 422 for a bad URL, deleted")
+
 # Group badges: placeholders take the group's first project (Batch 0, an empty repository: no commit sha).
 first = gl.projects.get("%s/batch-0" % group.full_path)
 badge = group.badges.create({"link_url": "https://ci.example.com/%{project_path}", "image_url": "https://ci.example.com/%{project_id}/%{default_branch}.svg", "position": 0})
