@@ -230,6 +230,39 @@ describe('hooks fire on git push', () => {
   });
 });
 
+describe('enable_ssl_verification', () => {
+  it('a self-signed receiver is refused while verification is on and reached when it is off', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cratehouse-tls-'));
+    await new Promise<void>((resolve, reject) =>
+      execFile('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-days', '1', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], (e) => (e ? reject(e) : resolve())),
+    );
+    const { readFileSync } = await import('node:fs');
+    const https = await import('node:https');
+    const seen: string[] = [];
+    const tls = https.createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) }, (req, res) => {
+      seen.push(req.url ?? '');
+      req.resume();
+      res.writeHead(200).end();
+    });
+    await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+    const base = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
+    try {
+      const verified = ((await (await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: `${base}/verified` } })).json()) as { id: number }).id;
+      const unverified = ((await (await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: `${base}/unverified`, enable_ssl_verification: false } })).json()) as { id: number }).id;
+      const strict = await api(owner, `/projects/${project.id}/hooks/${verified}/test/push_events`, { method: 'POST' });
+      expect(strict.status).toBe(422);
+      expect(((await strict.json()) as { message: string }).message).toMatch(/self[- ]signed|certificate/i);
+      expect((await api(owner, `/projects/${project.id}/hooks/${unverified}/test/push_events`, { method: 'POST' })).status).toBe(201);
+      expect(seen).toEqual(['/unverified']);
+      await api(owner, `/projects/${project.id}/hooks/${verified}`, { method: 'DELETE' });
+      await api(owner, `/projects/${project.id}/hooks/${unverified}`, { method: 'DELETE' });
+    } finally {
+      await new Promise<void>((r) => tls.close(() => r()));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('outbound rules', () => {
   it('a server that refuses private addresses refuses them for hooks too', async () => {
     const strict = await startTestApp({ sources: { allowPrivate: false } });
