@@ -47,8 +47,12 @@ function problemOf(error: unknown, savedToken: boolean): SignInProblem {
 }
 
 async function fetchAccount(token: string, signal?: AbortSignal): Promise<{ me: Me; user: UserDetail }> {
-  const [me, user] = await Promise.all([getMe(token, signal), getCurrentUser(token, signal)]);
-  return { me, user };
+  // Both at once, but a refusal is reported from the audio API first whichever answers first, so the
+  // person always reads the same sentence ("Invalid token.") for the same mistake.
+  const [me, user] = await Promise.allSettled([getMe(token, signal), getCurrentUser(token, signal)]);
+  if (me.status === 'rejected') throw me.reason;
+  if (user.status === 'rejected') throw user.reason;
+  return { me: me.value, user: user.value };
 }
 
 /**
