@@ -75,16 +75,8 @@ export interface Version {
   readonly revision: string;
 }
 
-export interface ProjectNamespace {
-  readonly id: number;
-  readonly name: string;
-  readonly path: string;
-  readonly kind: 'user' | 'group';
-  readonly full_path: string;
-  readonly parent_id: number | null;
-  readonly avatar_url: string | null;
-  readonly web_url: string;
-}
+/** The `namespace` block of a project: GitLab's Namespace. */
+export type ProjectNamespace = Namespace;
 
 /** `simple=true` list items (and GitLab's BasicProjectDetails). */
 export interface ProjectSimple {

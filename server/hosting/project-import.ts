@@ -22,21 +22,13 @@ import { isValidBranchName } from './git/git-names.js';
 import type { Viewer } from './project-access.js';
 import { safeFileName } from './project-actions.js';
 import { settingKeys, visibilityOrder } from './project-rules.js';
-import type { ProjectService } from './projects.js';
+import type { ProjectInput, ProjectService } from './projects.js';
 
 /** Job type of an archive import (`project-import` is the import from a URL). */
 export const archiveImportJobType = 'project-archive-import';
 
 /** Project attributes from `override_params[...]`; they beat the archive's values. */
-export interface ImportOverrides {
-  readonly description?: string | null;
-  readonly visibility?: Visibility;
-  readonly defaultBranch?: string;
-  readonly settings?: Partial<ProjectSettings>;
-  readonly mergeMethod?: MergeMethod;
-  readonly tagList?: readonly string[];
-  readonly ciConfigPath?: string | null;
-}
+export type ImportOverrides = Pick<ProjectInput, 'description' | 'visibility' | 'defaultBranch' | 'settings' | 'mergeMethod' | 'tagList' | 'ciConfigPath'>;
 
 /** What `POST /projects/import` asks for; the service owns `archive` (a temp file) from then on. */
 export interface ImportRequest {

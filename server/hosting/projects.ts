@@ -8,18 +8,9 @@ import type { JobRunner } from '../queue/job-runner.js';
 import type { MergeMethod, NamespaceRecord, ProjectRecord, ProjectSettings, UserRecord, Visibility } from '../store/schema.js';
 import { ProjectPolicy, type Viewer } from './project-access.js';
 import { isValidBranchName } from './git/git-names.js';
+import type { RepositoryStats } from './git/repositories.js';
 import { checkNameAndPath, defaultSettings, pathFromName, settingKeys, visibilityOrder } from './project-rules.js';
 import type { ProjectsRepo } from './projects-repo.js';
-
-/** What a repository holds, for `default_branch`, `empty_repo` and `statistics`. */
-export interface RepositoryStats {
-  readonly empty: boolean;
-  readonly defaultBranch: string | null;
-  readonly commitCount: number;
-  readonly repositorySize: number;
-  readonly headSha: string | null;
-  readonly branches: readonly string[];
-}
 
 /** The repository operations projects need (implemented over system git in git/repositories.ts). */
 export interface RepositoryOps {
