@@ -5,13 +5,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { musicLoop } from '../test-support/drums.js';
 import { encodeWav } from '../test-support/signals.js';
-import { startTestApp, type TestApp } from '../test-support/test-app.js';
+import { fileForm, startTestApp, type TestApp } from '../test-support/test-app.js';
 
-const form = (bytes: Buffer, filename: string) => {
-  const fd = new FormData();
-  fd.append('file', new Blob([new Uint8Array(bytes)]), filename);
-  return fd;
-};
+const form = fileForm;
 
 let app: TestApp;
 beforeAll(async () => {

@@ -3,16 +3,12 @@ import { drumLoop, musicLoop } from '../test-support/drums.js';
 import { featuresSchema } from './features-schema.js';
 import { emotionSchema } from './schemas.js';
 import { encodeWav } from '../test-support/signals.js';
-import { startTestApp, type TestApp } from '../test-support/test-app.js';
+import { fileForm, startTestApp, type TestApp } from '../test-support/test-app.js';
 import { gradeSchema } from './grade-schema.js';
 import { namingSchema, sampleAnalysisSchema } from './sample-schema.js';
 
 const auth = { Authorization: 'Bearer admin-token' };
-const form = (bytes: Buffer, filename = 'loop.wav') => {
-  const fd = new FormData();
-  fd.append('file', new Blob([new Uint8Array(bytes)]), filename);
-  return fd;
-};
+const form = (bytes: Buffer, filename = 'loop.wav') => fileForm(bytes, filename);
 
 let app: TestApp;
 beforeAll(async () => {

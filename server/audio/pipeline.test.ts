@@ -4,18 +4,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeWav, seededNoise, sine } from '../test-support/signals.js';
-import { startTestApp, type TestApp } from '../test-support/test-app.js';
+import { fileForm, startTestApp, type TestApp } from '../test-support/test-app.js';
 import { ResultCache } from './cache.js';
 import { drumLoop, fMeasure } from '../test-support/drums.js';
 import { loudnessSchema, onsetsSchema, spectrumSchema, waveformSchema } from './schemas.js';
 
 const auth = { Authorization: 'Bearer admin-token' };
 
-function form(bytes: Buffer, filename = 'clip.wav', field = 'file'): FormData {
-  const fd = new FormData();
-  fd.append(field, new Blob([new Uint8Array(bytes)]), filename);
-  return fd;
-}
+const form = (bytes: Buffer, filename = 'clip.wav', field = 'file') => fileForm(bytes, filename, field);
 
 /** What ffmpeg reads back from 16-bit PCM: int16 / 32768 (independent of our encoder's float input). */
 function pcm16Values(wav: Buffer, channels: number): Float32Array[] {

@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callHosting, gitClient, readJson, type CallInit } from '../test-support/hosting-client.js';
 import { adminToken, startTestApp, type TestApp } from '../test-support/test-app.js';
 import type { BadgeRender, GroupBadge, Project } from './api-types.js';
 
@@ -12,14 +12,8 @@ const ids = { alice: 0, bob: 0, carol: 0, band: 0, vault: 0, mixed: 0, coverage:
 const work = mkdtempSync(path.join(tmpdir(), 'cratehouse-badges-'));
 
 type Who = keyof typeof tokens | 'admin' | 'anonymous';
-const headers = (who: Who): Record<string, string> => (who === 'anonymous' ? {} : { 'PRIVATE-TOKEN': who === 'admin' ? adminToken : tokens[who] });
-const api = (who: Who, route: string, init: { method?: string; body?: unknown } = {}) =>
-  app.fetch(`/api/v4${route}`, {
-    method: init.method ?? 'GET',
-    headers: { ...headers(who), ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-const json = async <T = Record<string, unknown>>(res: Response) => (await res.json()) as T;
+const api = (who: Who, route: string, init: CallInit = {}) => callHosting(app, who === 'anonymous' ? null : who === 'admin' ? adminToken : tokens[who], route, init);
+const json = readJson;
 const expectReply = async (res: Response, status: number, body: unknown) => {
   expect({ status: res.status, body: res.status === 204 ? null : await res.json() }).toEqual({ status, body });
 };
@@ -35,16 +29,7 @@ const createProject = async (body: Record<string, unknown>) => {
 };
 const renderQuery = (link: string, image: string) => `link_url=${encodeURIComponent(link)}&image_url=${encodeURIComponent(image)}`;
 
-/** git with no user config and no prompts; async, because the server under test runs in this process. */
-const git = (args: readonly string[], cwd = work) =>
-  new Promise<string>((resolve, reject) => {
-    execFile(
-      'git',
-      ['-c', 'credential.helper=', '-c', 'init.defaultBranch=main', '-c', 'user.name=Badge Maker', '-c', 'user.email=badges@example.com', ...args],
-      { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', HOME: work }, encoding: 'utf8' },
-      (error, stdout, stderr) => (error ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout)),
-    );
-  });
+const git = gitClient(work, { name: 'Badge Maker', email: 'badges@example.com' }).ok;
 
 /** Every placeholder, in the path and in the query, plus one GitLab does not know. */
 const allPlaceholders =

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callHosting, gitClient, type CallInit } from '../test-support/hosting-client.js';
 import { startTestApp, type TestApp } from '../test-support/test-app.js';
 import type { Project } from './api-types.js';
 
@@ -25,21 +26,10 @@ let hookBase: string;
 const work = mkdtempSync(path.join(tmpdir(), 'cratehouse-hooks-'));
 const zero = '0'.repeat(40);
 
-const api = (token: string | null, route: string, init: { method?: string; body?: unknown } = {}) =>
-  app.fetch(`/api/v4${route}`, {
-    method: init.method ?? 'GET',
-    headers: { ...(token ? { 'PRIVATE-TOKEN': token } : {}), 'Content-Type': 'application/json' },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
+const api = (token: string | null, route: string, init: CallInit = {}) => callHosting(app, token, route, init);
 
-/** git without user config; async, since the server runs in this process. */
-function git(args: readonly string[], cwd = work): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile('git', ['-c', 'credential.helper=', '-c', 'init.defaultBranch=main', '-c', 'user.name=Hook Tester', '-c', 'user.email=hooks@example.com', ...args], { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', HOME: work } }, (error, stdout, stderr) =>
-      error ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout),
-    );
-  });
-}
+/** git as a client, with the author the payload assertions expect. */
+const git = gitClient(work, { name: 'Hook Tester', email: 'hooks@example.com' }).ok;
 
 async function waitFor<T>(find: () => T | undefined, timeoutMs = 10_000): Promise<T> {
   const until = Date.now() + timeoutMs;

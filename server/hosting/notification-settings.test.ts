@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callHosting, type CallInit } from '../test-support/hosting-client.js';
 import { startTestApp, type TestApp } from '../test-support/test-app.js';
 import type { Project } from './api-types.js';
 import { groupNotificationLevelOf, notificationEvents, notificationLevelOf } from './notification-settings.js';
@@ -9,12 +10,7 @@ const tokens: Record<'alice' | 'bob' | 'carol', string> = { alice: '', bob: '', 
 const ids = { alice: 0, bob: 0, carol: 0, band: 0, album: 0 };
 
 type Who = keyof typeof tokens | 'anonymous';
-const api = (who: Who, route: string, init: { method?: string; body?: unknown } = {}) =>
-  app.fetch(`/api/v4${route}`, {
-    method: init.method ?? 'GET',
-    headers: { ...(who === 'anonymous' ? {} : { 'PRIVATE-TOKEN': tokens[who] }), ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
+const api = (who: Who, route: string, init: CallInit = {}) => callHosting(app, who === 'anonymous' ? null : tokens[who], route, init);
 const put = (who: Who, route: string, body?: unknown) => api(who, route, { method: 'PUT', body });
 const expectReply = async (res: Response, status: number, body: unknown) => {
   expect({ status: res.status, body: await res.json() }).toEqual({ status, body });

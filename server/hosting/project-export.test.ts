@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -6,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callHosting, gitClient, readJson, withToken, type CallInit } from '../test-support/hosting-client.js';
 import type { JobHandler } from '../queue/job-runner.js';
 import { startTestApp, type TestApp } from '../test-support/test-app.js';
 import type { Project, ProjectExportStatus } from './api-types.js';
@@ -23,25 +23,9 @@ const blocker: JobHandler = async () => {
   return { result: null };
 };
 
-/** Async git (the server under test runs in this process), with no user config. */
-function git(args: readonly string[], cwd = work): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'git',
-      ['-c', 'credential.helper=', '-c', 'init.defaultBranch=main', '-c', 'user.name=Test Producer', '-c', 'user.email=producer@example.com', ...args],
-      { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', HOME: work }, encoding: 'utf8', maxBuffer: 1 << 26 },
-      (error, stdout, stderr) => (error ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout)),
-    );
-  });
-}
-const api = (token: string | null, route: string, init: { method?: string; body?: unknown } = {}) =>
-  app.fetch(`/api/v4${route}`, {
-    method: init.method ?? 'GET',
-    headers: { ...(token ? { 'PRIVATE-TOKEN': token } : {}), 'Content-Type': 'application/json' },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-const json = async <T = Record<string, unknown>>(res: Response | Promise<Response>) => (await (await res).json()) as T;
-const withToken = (url: string, token: string) => url.replace('http://', `http://oauth2:${token}@`);
+const git = gitClient(work).ok;
+const api = (token: string | null, route: string, init: CallInit = {}) => callHosting(app, token, route, init);
+const json = readJson;
 
 /** Hold the runner, run `during` while the export is queued, then let it run to the end. */
 async function exportHeld(projectId: number, body: unknown, during: () => Promise<void>): Promise<void> {

@@ -1,8 +1,9 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callHosting, gitClient, withToken, type CallInit } from '../test-support/hosting-client.js';
 import { adminToken, startTestApp, type TestApp } from '../test-support/test-app.js';
 import type { Project } from './api-types.js';
 
@@ -11,28 +12,15 @@ let ownerToken: string;
 let strangerToken: string;
 const work = mkdtempSync(path.join(tmpdir(), 'cratehouse-git-'));
 
-/**
- * git with no user config, no credential helpers and no prompts: only what the URL carries. Async:
- * the server under test runs in this process, so a blocking spawn would deadlock it.
- */
-function git(args: readonly string[], cwd = work): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      ['-c', 'credential.helper=', '-c', 'init.defaultBranch=main', '-c', 'user.name=Test Producer', '-c', 'user.email=producer@example.com', ...args],
-      { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', HOME: work }, encoding: 'utf8', maxBuffer: 1 << 26 },
-      (error, stdout, stderr) => resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const client = gitClient(work);
+const git = client.run;
+/** Run git and expect success, with git's message in the assertion. */
 const ok = async (args: readonly string[], cwd = work) => {
   const r = await git(args, cwd);
   expect(r.status, `git ${args.join(' ')}: ${r.stderr}`).toBe(0);
   return r.stdout;
 };
-const withToken = (url: string, token: string) => url.replace('http://', `http://oauth2:${token}@`);
-const api = async (token: string, route: string, init: { method?: string; body?: unknown } = {}) =>
-  app.fetch(`/api/v4${route}`, { method: init.method ?? 'GET', headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' }, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+const api = (token: string, route: string, init: CallInit = {}) => callHosting(app, token, route, init);
 
 beforeAll(async () => {
   app = await startTestApp();

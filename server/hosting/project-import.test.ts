@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
@@ -6,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callHosting, gitClient, readJson, withToken, type CallInit } from '../test-support/hosting-client.js';
 import { startTestApp, type TestApp } from '../test-support/test-app.js';
 import type { Project, ProjectImportStatus } from './api-types.js';
 import { writeTarGz, type TarInput } from './archive.js';
@@ -16,25 +16,9 @@ let owner: { id: number; token: string };
 let developer: { id: number; token: string };
 let groupId: number;
 
-/** Async git (the server under test runs in this process), with no user config. */
-function git(args: readonly string[], cwd = work): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'git',
-      ['-c', 'credential.helper=', '-c', 'init.defaultBranch=main', '-c', 'user.name=Test Producer', '-c', 'user.email=producer@example.com', ...args],
-      { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', HOME: work }, encoding: 'utf8', maxBuffer: 1 << 26 },
-      (error, stdout, stderr) => (error ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout)),
-    );
-  });
-}
-const api = (token: string | null, route: string, init: { method?: string; body?: unknown } = {}, on = () => app) =>
-  on().fetch(`/api/v4${route}`, {
-    method: init.method ?? 'GET',
-    headers: { ...(token ? { 'PRIVATE-TOKEN': token } : {}), 'Content-Type': 'application/json' },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-const json = async <T = Record<string, unknown>>(res: Response | Promise<Response>) => (await (await res).json()) as T;
-const withToken = (url: string, token: string) => url.replace('http://', `http://oauth2:${token}@`);
+const git = gitClient(work).ok;
+const api = (token: string | null, route: string, init: CallInit = {}, on = () => app) => callHosting(on(), token, route, init);
+const json = readJson;
 
 /** POST /projects/import as python-gitlab sends it: multipart, file part `file.tar.gz`. */
 function postImport(token: string, archive: Buffer, fields: Record<string, string>, on = () => app): Promise<Response> {

@@ -167,7 +167,7 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     const present = presenter(req, res);
     present.prepare(page.items);
     const items = await Promise.all(
-      page.items.map(async (project) => present.item(project, simple, statistics && viewer.access(project).level >= accessLevels.reporter ? await statisticsOf(project) : statistics && viewer.admin ? await statisticsOf(project) : null, customAttributes)),
+      page.items.map(async (project) => present.item(project, simple, statistics && mayReadStatistics(viewer, project) ? await statisticsOf(project) : null, customAttributes)),
     );
     res.set(page.headers).json(items);
   };
@@ -243,7 +243,7 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     p.check();
     const present = presenter(req, res);
     if (!viewer.user) return void res.json(present.item(project, false, null, false));
-    const stats = statistics && (viewer.admin || viewer.access(project).level >= accessLevels.reporter) ? await statisticsOf(project) : null;
+    const stats = statistics && mayReadStatistics(viewer, project) ? await statisticsOf(project) : null;
     res.json(present.full(project, { withAccess: true, statistics: stats, customAttributes }));
   });
 
@@ -411,6 +411,11 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     if (!user.admin) throw new AppError('forbidden', 'Forbidden');
     return projectOf(req, res);
   };
+}
+
+/** GitLab shows statistics to reporters and up (and admins). */
+function mayReadStatistics(viewer: Viewer, project: Readonly<ProjectRecord>): boolean {
+  return viewer.admin || viewer.level(project) >= accessLevels.reporter;
 }
 
 /** Stream a project upload back (read rules of the project apply). */

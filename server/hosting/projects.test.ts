@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callHosting, readJson, type CallInit } from '../test-support/hosting-client.js';
 import { adminToken, startTestApp, type TestApp } from '../test-support/test-app.js';
 import type { Project } from './api-types.js';
 
@@ -10,13 +11,8 @@ const ids: Record<string, number> = {};
 
 type Who = keyof typeof tokens | 'admin' | 'anonymous';
 const headers = (who: Who): Record<string, string> => (who === 'anonymous' ? {} : { 'PRIVATE-TOKEN': who === 'admin' ? adminToken : tokens[who] });
-const api = (who: Who, route: string, init: { method?: string; body?: unknown } = {}) =>
-  app.fetch(`/api/v4${route}`, {
-    method: init.method ?? 'GET',
-    headers: { ...headers(who), ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-const json = async <T = Record<string, unknown>>(res: Response) => (await res.json()) as T;
+const api = (who: Who, route: string, init: CallInit = {}) => callHosting(app, who === 'anonymous' ? null : who === 'admin' ? adminToken : tokens[who], route, init);
+const json = readJson;
 const create = async (who: Who, body: Record<string, unknown>) => {
   const res = await api(who, '/projects', { method: 'POST', body });
   expect(res.status, JSON.stringify(await res.clone().json())).toBe(201);

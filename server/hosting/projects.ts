@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { accessLevels, type IdentityService } from '../auth/identity.js';
-import { AppError, notFound } from '../http/errors.js';
+import { AppError } from '../http/errors.js';
 import type { JobRunner } from '../queue/job-runner.js';
 import type { MergeMethod, NamespaceRecord, ProjectRecord, ProjectSettings, UserRecord, Visibility } from '../store/schema.js';
 import { ProjectPolicy, type Viewer } from './project-access.js';
@@ -221,9 +221,7 @@ export class ProjectService {
 
   /** A user by id or username, as `POST /projects/user/:user_id` and `/users/:id/projects` take it. */
   findUser(idOrUsername: string): Readonly<UserRecord> {
-    const user = this.identity.findUser(idOrUsername);
-    if (!user) throw notFound('User');
-    return user;
+    return this.identity.findUser(idOrUsername);
   }
 }
 

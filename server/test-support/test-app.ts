@@ -163,3 +163,10 @@ export async function startTestApp(options: {
     },
   };
 }
+
+/** A multipart body with one file part (`file` unless said otherwise), as upload routes take it. */
+export function fileForm(bytes: Buffer, filename: string, field = 'file'): FormData {
+  const fd = new FormData();
+  fd.append(field, new Blob([new Uint8Array(bytes)]), filename);
+  return fd;
+}
