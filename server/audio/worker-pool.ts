@@ -32,6 +32,10 @@ export function createAnalysisPool(threads = availableParallelism()): AnalysisPo
     maxThreads: Math.max(1, threads),
     concurrentTasksPerWorker: TASKS_PER_THREAD,
     idleTimeout: Infinity,
+    // piscina loads the worker file with require() first; Node 20's require() of an ES module can
+    // abort the whole process ("IsGraphAsync must be used on an instantiated module") when threads
+    // load it at once. Without require(esm) the require throws and piscina uses import() instead.
+    execArgv: [...process.execArgv, '--no-experimental-require-module'],
   });
   // Warm every thread's JIT in the background (one task per thread); requests queue behind it.
   for (let i = 0; i < Math.max(1, threads); i++) void pool.run(null, { name: 'warmUp' }).catch(() => undefined);
