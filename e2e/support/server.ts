@@ -40,6 +40,8 @@ export async function startTestServer(startTimeoutMs = 30_000): Promise<TestServ
     CRATEHOUSE_DATA_DIR: dataDir,
     CRATEHOUSE_ADMIN_TOKEN: adminToken,
     CRATEHOUSE_LOG_LEVEL: 'error',
+    // The specs serve media from loopback HTTP servers (as the desktop app allows).
+    CRATEHOUSE_FETCH_ALLOW_PRIVATE: 'true',
   });
 
   const child = spawn(process.execPath, [serverEntry], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,5 +1,21 @@
 import type { z } from 'zod';
-import type { healthSchema, jobStatusSchema, meSchema, sourceDescriptorSchema, sourceRequestSchema, validationErrorSchema } from './schemas.js';
+import type { featuresSchema } from './features-schema.js';
+import type { gradeSchema } from './grade-schema.js';
+import type { namingSchema, sampleAnalysisSchema } from './sample-schema.js';
+import type {
+  emotionSchema,
+  healthSchema,
+  jobStatusSchema,
+  loudnessSchema,
+  meSchema,
+  onsetsSchema,
+  sourceDescriptorSchema,
+  sourceRequestSchema,
+  sourceSchema,
+  spectrumSchema,
+  validationErrorSchema,
+  waveformSchema,
+} from './schemas.js';
 
 /** Response bodies of the audio API, for clients (the renderer imports these as types only). */
 export type JobStatus = z.infer<typeof jobStatusSchema>;
@@ -12,4 +28,32 @@ export type SourceRequest = z.input<typeof sourceRequestSchema>;
 export type SourceDescriptor = z.infer<typeof sourceDescriptorSchema>;
 export interface HTTPValidationError {
   readonly detail: readonly ValidationError[];
+}
+
+/** `source` block of every analysis answer. */
+export type SourceInfo = z.infer<typeof sourceSchema>;
+/** POST /loudness. */
+export type LoudnessResult = z.infer<typeof loudnessSchema>;
+/** POST /waveform. */
+export type WaveformResult = z.infer<typeof waveformSchema>;
+/** POST /spectrum. */
+export type SpectrumResult = z.infer<typeof spectrumSchema>;
+/** POST /onsets. */
+export type OnsetsResult = z.infer<typeof onsetsSchema>;
+/** POST /features. */
+export type FeaturesResult = z.infer<typeof featuresSchema>;
+/** POST /analyze/samples. */
+export type SampleAnalysisResult = z.infer<typeof sampleAnalysisSchema>;
+/** POST /grade. */
+export type GradeResult = z.infer<typeof gradeSchema>;
+/** POST /naming. */
+export type NamingResult = z.infer<typeof namingSchema>;
+/** POST /analyze/emotion. */
+export type EmotionResult = z.infer<typeof emotionSchema>;
+/** POST /analyze: emotion, features and sample role from one decode. */
+export interface AnalyzeResult {
+  readonly source: SourceInfo;
+  readonly emotion: Omit<EmotionResult, 'source'>;
+  readonly features: Omit<FeaturesResult, 'source'>;
+  readonly sample: Omit<SampleAnalysisResult, 'source'>;
 }

@@ -1,0 +1,6 @@
+import { EmptyState } from '../ui/panel';
+
+/** Work in progress on this branch: replaced by the screen itself. */
+export function SourcesScreen() {
+  return <EmptyState title="SourcesScreen" />;
+}

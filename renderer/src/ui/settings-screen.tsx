@@ -1,0 +1,143 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { getMe } from '../api/client';
+import { desktopBridge } from '../lib/desktop-bridge';
+import { formatAudioSeconds, formatCount } from '../lib/format';
+import { useSessionContext, useSignedIn } from '../lib/session-context';
+import { CopyButton } from './copy-button';
+import { Fact } from './fact';
+import { Panel } from './panel';
+import { Busy, Pill, Problem } from './status';
+
+function TokenField({ token }: { readonly token: string }) {
+  const [shown, setShown] = useState(false);
+  return (
+    <div className="token-row">
+      <input className="input mono" readOnly aria-label="Personal access token" type={shown ? 'text' : 'password'} value={token} />
+      <button type="button" className="button button-secondary" onClick={() => setShown((value) => !value)} aria-pressed={shown}>
+        {shown ? 'Hide' : 'Show'}
+      </button>
+      <CopyButton text={token} />
+    </div>
+  );
+}
+
+function LocalApiPanel({ url }: { readonly url: string }) {
+  const bridge = desktopBridge();
+  const localApi = useQuery({
+    queryKey: ['local-api'],
+    queryFn: async () => (bridge?.localApi ? bridge.localApi() : null),
+    enabled: Boolean(bridge?.localApi),
+  });
+  const details = localApi.data ?? null;
+  const apiUrl = details?.url ?? url;
+  const example = `curl -H "Authorization: Bearer $CRATEHOUSE_TOKEN" -F file=@loop.wav ${apiUrl}/audio/v1/analyze`;
+  return (
+    <Panel title="Local API for plugins">
+      <p className="muted">
+        Plugins and scripts call the same HTTP API as this window: <code>/audio/v1</code> for analysis and <code>/api/v4</code> for projects, with a token.{' '}
+        {bridge
+          ? 'The desktop app writes the URL and token to local-api.json in its data folder (readable only by you) while it runs, and removes it on quit.'
+          : 'In the desktop app the URL and token are written to local-api.json in its data folder while it runs; against this server, use its URL and a token from your account.'}
+      </p>
+      {localApi.isLoading ? <Busy>Reading the local API details…</Busy> : null}
+      {localApi.error ? (
+        <Problem title="The local API details could not be read.">
+          <p>{localApi.error.message}</p>
+        </Problem>
+      ) : null}
+      <dl className="facts">
+        <Fact term="API URL">
+          <span className="mono">{apiUrl}</span>
+        </Fact>
+        {details ? (
+          <>
+            <Fact term="Discovery file">
+              <span className="mono truncate">{details.file}</span>
+            </Fact>
+            <Fact term="Server process">
+              <span className="mono">pid {details.pid}</span> · <span className="mono">v{details.version}</span>
+            </Fact>
+          </>
+        ) : null}
+      </dl>
+      <p className="label">Example: analyse a file from a script</p>
+      <pre className="code-block">
+        <code>{example}</code>
+      </pre>
+      <div className="actions">
+        <CopyButton text={example} label="Copy example" />
+      </div>
+    </Panel>
+  );
+}
+
+/** Settings and account: the connection, usage from /me, and the local API details for plugins. */
+export function SettingsScreen() {
+  const session = useSessionContext();
+  const { token, user } = useSignedIn();
+  const bridge = desktopBridge();
+  const url = window.location.origin;
+  const me = useQuery({ queryKey: ['me', token], queryFn: ({ signal }) => getMe(token, signal) });
+
+  return (
+    <>
+      <div className="intro">
+        <p className="eyebrow">Settings</p>
+        <p className="lead">Where this window connects, who you are signed in as, and how plugins reach the same server.</p>
+      </div>
+      <div className="grid">
+        <Panel title="Connection" actions={bridge ? <Pill tone="ok">Desktop app</Pill> : <Pill tone="neutral">Browser</Pill>}>
+          <dl className="facts">
+            <Fact term="Server URL">
+              <span className="mono">{url}</span>
+            </Fact>
+            <Fact term="Signed in as">
+              {user.name} <span className="muted mono">@{user.username}</span>
+            </Fact>
+          </dl>
+          <p className="label">Token</p>
+          <TokenField token={token} />
+          <p className="help">{bridge ? 'The desktop app signed you in with its own token.' : 'Kept in this browser until you sign out.'}</p>
+          <div className="actions">
+            <button type="button" className="button button-ghost" onClick={session.signOut}>
+              Sign out
+            </button>
+          </div>
+        </Panel>
+
+        <Panel
+          title="Usage"
+          busy={me.isFetching}
+          actions={
+            <button type="button" className="button button-secondary" onClick={() => void me.refetch()} aria-disabled={me.isFetching}>
+              {me.isFetching ? 'Refreshing…' : 'Refresh'}
+            </button>
+          }
+        >
+          {me.isPending ? <Busy>Reading your usage…</Busy> : null}
+          {me.error ? (
+            <Problem title="Usage could not be read.">
+              <p>{me.error.message}</p>
+            </Problem>
+          ) : null}
+          {me.data ? (
+            <dl className="stats">
+              <Fact term="Tenant">
+                <span className="mono">{me.data.tenant.id}</span>
+              </Fact>
+              <Fact term="Requests">
+                <span className="stat-value">{formatCount(me.data.usage.requests_total)}</span>
+              </Fact>
+              <Fact term="Audio analysed">
+                <span className="stat-value">{formatAudioSeconds(me.data.usage.audio_seconds)}</span>
+              </Fact>
+            </dl>
+          ) : null}
+        </Panel>
+
+        <LocalApiPanel url={url} />
+      </div>
+    </>
+  );
+}
