@@ -5,6 +5,7 @@ import { createAudioRouter, type AudioDeps } from './audio/routes.js';
 import { createRepositoryRouter, type RepositoryRouteDeps } from './hosting/repository-routes.js';
 import { createHostingRouter, type HostingDeps } from './hosting/routes.js';
 import { continueUnlessHashFirst } from './http/expect-continue.js';
+import { createHostCheck } from './http/host-check.js';
 
 /** Everything createApp wires together; built by startServer, or by tests with a memory store. */
 export interface AppDeps {
@@ -14,6 +15,8 @@ export interface AppDeps {
   readonly repositories: RepositoryRouteDeps;
   /** The built renderer bundle to serve at `/`, or null when it has not been built. */
   readonly rendererDir: string | null;
+  /** Host names the server answers to (the local API's DNS-rebinding defence); absent or null: any. */
+  readonly allowedHosts?: readonly string[] | null;
 }
 
 /** Build the Express app: /audio/v1, /api/v4 and the renderer bundle. No I/O happens here. */
@@ -22,6 +25,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
   app.set('etag', false);
+  if (deps.allowedHosts) app.use(createHostCheck(deps.allowedHosts, deps.hosting.publicUrl));
   app.use(continueUnlessHashFirst);
 
   app.use('/audio/v1', createAudioRouter(deps.audio));

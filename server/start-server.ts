@@ -119,6 +119,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       hosting: { version, identity, meter, publicUrl: config.publicUrl, maxJsonKb: config.maxJsonKb, projects, projectActions, badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), hooks, exports, imports, uploads, log },
       repositories: { projects, gitPath, log, onPush: (push) => hooks.firePush(push.project, push.identity.user, push.refUpdates) },
       rendererDir: options.rendererDir === undefined ? findRendererDir() : options.rendererDir,
+      allowedHosts: config.allowedHosts,
     });
 
     const server = await listen(app, config.host, config.port);

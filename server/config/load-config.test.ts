@@ -39,6 +39,13 @@ describe('loadConfig', () => {
     expect(c).toMatchObject({ host: '::1', port: 0, adminToken: 't0ken', ffmpegPath: '/opt/ffmpeg', fetchAllowPrivate: true, publicUrl: 'https://crates.example.com', jobConcurrency: 4 });
   });
 
+  it('reads the allowed host names as a list, with * meaning any', () => {
+    expect(loadConfig({ CRATEHOUSE_ALLOWED_HOSTS: 'loopback, Studio.lan' }).allowedHosts).toEqual(['loopback', 'studio.lan']);
+    expect(loadConfig({ CRATEHOUSE_ALLOWED_HOSTS: '*' }).allowedHosts).toBeNull();
+    expect(loadConfig({}).allowedHosts).toBeNull();
+    expect(() => loadConfig({ CRATEHOUSE_ALLOWED_HOSTS: 'loopback,evil/path' })).toThrow('CRATEHOUSE_ALLOWED_HOSTS must list host names');
+  });
+
   it('ignores empty variables and names the culprit of a bad value', () => {
     expect(loadConfig({ CRATEHOUSE_PORT: '' }).port).toBe(defaultConfig.port);
     expect(() => loadConfig({ CRATEHOUSE_PORT: 'eighty' })).toThrow(new ConfigError('CRATEHOUSE_PORT must be a number, got "eighty"'));

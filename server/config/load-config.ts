@@ -29,6 +29,11 @@ export interface Config {
   /** Internal prefix for `X-Accel-Redirect` (a front server streams artifacts); null sends the bytes. */
   readonly accelRedirect: string | null;
   readonly logLevel: 'silent' | 'error' | 'info' | 'debug';
+  /**
+   * Host names the server answers to (DNS-rebinding defence for the local API); null answers any.
+   * `loopback` in the list stands for localhost, 127.0.0.1 and ::1.
+   */
+  readonly allowedHosts: readonly string[] | null;
 }
 
 /** Values every deployment starts from; the data dir is relative to the working directory. */
@@ -49,6 +54,7 @@ export const defaultConfig: Config = {
   ytdlpPath: null,
   accelRedirect: null,
   logLevel: 'info',
+  allowedHosts: null,
 };
 
 /** The config file in the data dir: the same keys as Config, all optional. */
@@ -73,6 +79,7 @@ const envKeys: Readonly<Record<keyof Config, string>> = {
   ytdlpPath: 'CRATEHOUSE_YTDLP',
   accelRedirect: 'CRATEHOUSE_ACCEL_REDIRECT',
   logLevel: 'CRATEHOUSE_LOG_LEVEL',
+  allowedHosts: 'CRATEHOUSE_ALLOWED_HOSTS',
 };
 
 /** Thrown for a value that cannot be used; the message names the setting and where it came from. */
@@ -124,6 +131,7 @@ function parseSource(raw: Record<string, unknown>, source: string): Overrides {
     const where = source === 'environment' ? envKeys[k] : `${source}: ${key}`;
     if (numberKeys.has(k)) out[k] = parseNumber(value, where);
     else if (booleanKeys.has(k)) out[k] = parseBoolean(value, where);
+    else if (k === 'allowedHosts') out[k] = parseHostList(value, where);
     else out[k] = value === null ? null : String(value);
   }
   return out as Overrides;
@@ -133,6 +141,17 @@ function parseNumber(value: unknown, where: string): number {
   const n = typeof value === 'number' ? value : Number(String(value).trim());
   if (!Number.isFinite(n) || String(value).trim() === '') throw new ConfigError(`${where} must be a number, got ${JSON.stringify(value)}`);
   return n;
+}
+
+/** `loopback, studio.local` or a JSON array → lowercased host names; empty or `*` → null (any host). */
+function parseHostList(value: unknown, where: string): readonly string[] | null {
+  if (value === null) return null;
+  const items = Array.isArray(value) ? value.map(String) : String(value).split(',');
+  const hosts = items.map((h) => h.trim().toLowerCase()).filter((h) => h !== '');
+  if (hosts.length === 0 || hosts.includes('*')) return null;
+  const bad = hosts.find((h) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+|[0-9a-f:]+)$/.test(h));
+  if (bad !== undefined) throw new ConfigError(`${where} must list host names (or loopback), got ${JSON.stringify(bad)}`);
+  return hosts;
 }
 
 function parseBoolean(value: unknown, where: string): boolean {
