@@ -102,6 +102,9 @@ function shutdown(): Promise<void> {
   })());
 }
 
+// Tests and portable setups may put the app's whole state elsewhere (before anything reads userData).
+if (process.env.CRATEHOUSE_DESKTOP_USER_DATA) app.setPath('userData', path.resolve(process.env.CRATEHOUSE_DESKTOP_USER_DATA));
+
 if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {

@@ -16,6 +16,8 @@ export interface DesktopBridge {
   readonly localApi?: () => Promise<{ readonly url: string; readonly token: string; readonly pid: number; readonly version: string; readonly file: string } | null>;
   /** The path of a File the person dropped or picked, or null when it has none. */
   readonly pathOf?: (file: File) => string | null;
+  /** Ask for audio files; their paths (empty when the person cancelled). */
+  readonly pickFiles?: () => Promise<readonly string[]>;
   /** Ask for a folder; null when the person cancelled. */
   readonly pickFolder?: () => Promise<string | null>;
   /** Copy (or move) files into a folder under new names; answers the paths written. */

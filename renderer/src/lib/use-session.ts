@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, getCurrentUser, getMe, type Me, type UserDetail } from '../api/client';
+import { desktopBridge } from './desktop-bridge';
 import { forgetToken, loadToken, saveToken } from './token-storage';
 
 /** A problem to show next to the sign-in form: the server's sentence and, maybe, what to do about it. */
@@ -60,7 +61,12 @@ async function fetchAccount(token: string, signal?: AbortSignal): Promise<{ me: 
  * and remembered in localStorage only once both accepted it.
  */
 export function useSession(): Session {
-  const [storedToken] = useState(loadToken);
+  // In the desktop app the embedded server's token comes from the bridge; a browser remembers its own.
+  const [storedToken] = useState<string | Promise<string> | null>(() => {
+    const bridge = desktopBridge();
+    if (bridge?.connection) return bridge.connection().then((c) => c.token);
+    return loadToken();
+  });
   const [state, setState] = useState<SessionState>(() =>
     storedToken ? { status: 'restoring' } : { status: 'signed-out', problem: null, draft: '', focusForm: false },
   );
@@ -71,18 +77,24 @@ export function useSession(): Session {
     if (!storedToken) return;
     const controller = new AbortController();
     const mine = ++generation.current;
-    fetchAccount(storedToken, controller.signal).then(
-      ({ me, user }) => {
-        if (mine !== generation.current) return;
-        setState({ status: 'signed-in', token: storedToken, me, user, via: 'restore', refreshing: false, refreshProblem: null });
-      },
-      (error: unknown) => {
-        if (controller.signal.aborted || mine !== generation.current) return;
-        if (error instanceof ApiError && error.unauthorized) forgetToken();
-        // Keep an unverified token in the form so a person can retry once the server is back.
-        setState({ status: 'signed-out', problem: problemOf(error, true), draft: error instanceof ApiError && error.unauthorized ? '' : storedToken, focusForm: false });
-      },
-    );
+    let token = '';
+    Promise.resolve(storedToken)
+      .then((value) => {
+        token = value;
+        return fetchAccount(value, controller.signal);
+      })
+      .then(
+        ({ me, user }) => {
+          if (mine !== generation.current) return;
+          setState({ status: 'signed-in', token, me, user, via: 'restore', refreshing: false, refreshProblem: null });
+        },
+        (error: unknown) => {
+          if (controller.signal.aborted || mine !== generation.current) return;
+          if (error instanceof ApiError && error.unauthorized) forgetToken();
+          // Keep an unverified token in the form so a person can retry once the server is back.
+          setState({ status: 'signed-out', problem: problemOf(error, true), draft: error instanceof ApiError && error.unauthorized ? '' : token, focusForm: false });
+        },
+      );
     return () => controller.abort();
   }, [storedToken]);
 
