@@ -22,7 +22,7 @@ function BadgeImage({ name, link, image }: { readonly name: string | null; reado
   );
 }
 
-function BadgePreview({ group, link, image }: { readonly group: Group; readonly link: string; readonly image: string }) {
+function BadgePreview({ group, name, link, image }: { readonly group: Group; readonly name: string; readonly link: string; readonly image: string }) {
   const { token } = useSignedIn();
   const [asked, setAsked] = useState({ link, image });
   // Ask the server to render once typing pauses.
@@ -44,7 +44,7 @@ function BadgePreview({ group, link, image }: { readonly group: Group; readonly 
       {ready && render.isError ? <InlineProblem>{render.error.message}</InlineProblem> : null}
       {ready && render.data ? (
         <>
-          <BadgeImage key={render.data.rendered_image_url} name={render.data.name} link={render.data.rendered_link_url} image={render.data.rendered_image_url} />
+          <BadgeImage key={render.data.rendered_image_url} name={render.data.name ?? (name.trim() || null)} link={render.data.rendered_link_url} image={render.data.rendered_image_url} />
           <dl className="prj-rendered">
             <dt>Rendered link</dt>
             <dd className="mono">{render.data.rendered_link_url}</dd>
@@ -105,7 +105,7 @@ function BadgeForm({ group, editing, onDone }: { readonly group: Group; readonly
           ))}
         </span>
       </p>
-      <BadgePreview group={group} link={form.link_url} image={form.image_url} />
+      <BadgePreview group={group} name={form.name ?? ''} link={form.link_url} image={form.image_url} />
       <InlineProblem>{errors.general}</InlineProblem>
       <div className="actions">
         <button type="submit" className="button button-primary" aria-disabled={save.isPending}>
@@ -200,7 +200,7 @@ export function BadgesPage() {
   const chosen = groups.data?.find((g) => String(g.id) === params.get('group')) ?? groups.data?.[0] ?? null;
   return (
     <div className="stack">
-      <Panel title="Group">
+      <Panel title="Choose a group">
         {groups.isPending ? <Busy>Loading groups…</Busy> : null}
         {groups.isError ? <InlineProblem>{groups.error.message}</InlineProblem> : null}
         {groups.data && groups.data.length === 0 ? (

@@ -122,7 +122,7 @@ export function ImportPage() {
             <Field label="Project path" error={errors.fields.path} help={suggested ? `Left empty: ${suggested}.` : 'The path of the new project.'}>
               {(props) => <input {...props} className="input mono" value={path} placeholder={suggested} onChange={(e) => setPath(e.currentTarget.value)} autoComplete="off" spellCheck={false} />}
             </Field>
-            <Field label="Project name (optional)" error={errors.fields.name} help="Left empty: the name in the archive.">
+            <Field label="Project name (optional)" error={errors.fields.name} help="Left empty: the same as the path, as GitLab does.">
               {(props) => <input {...props} className="input" value={name} onChange={(e) => setName(e.currentTarget.value)} autoComplete="off" />}
             </Field>
           </div>

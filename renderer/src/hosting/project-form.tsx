@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { Namespace, Project, ProjectPayload } from '../api/hosting';
 import { fieldErrorsOf } from './field-errors';
 import { checkProjectForm, featureSwitches, projectToForm, formToPayload, mergeMethods, mergeSwitches, pathFromName, visibilities, type ProjectFormState, type SwitchKey } from './project-form-model';
@@ -64,16 +64,19 @@ export function ProjectForm({
       setUnchanged(true);
       return;
     }
-    save.mutate(payload, {
-      // A field GitLab refused gets the focus, with its sentence read out by its description.
-      onError: () => requestAnimationFrame(() => formElement.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus()),
-    });
+    save.mutate(payload);
   };
+
+  // A field GitLab refused gets the focus once it is marked, with its sentence as its description.
+  const formRef = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (save.error) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [save.error]);
 
   const namespace = namespaces?.find((n) => String(n.id) === form.namespaceId);
 
   return (
-    <form className="prj-form" onSubmit={submit} noValidate aria-busy={save.isPending}>
+    <form ref={formRef} className="prj-form" onSubmit={submit} noValidate aria-busy={save.isPending}>
       <fieldset className="prj-fieldset">
         <legend>Project</legend>
         <div className="prj-grid-2">
