@@ -33,7 +33,7 @@ function ImportProgress({ result }: { readonly result: ProjectImportStatus }) {
   return (
     <div className="prj-result" aria-live="polite">
       <p className="prj-subtitle">
-        Importing <span className="mono">{status.data.path_with_namespace}</span>
+        {importRunning(current) ? 'Importing' : 'Imported as'} <span className="mono">{status.data.path_with_namespace}</span>
       </p>
       {importRunning(current) ? <ProgressBar label={current === 'scheduled' ? 'Waiting to start' : 'Unpacking the archive'} value={null} detail={`import_status: ${current}`} /> : null}
       {current === 'finished' ? (

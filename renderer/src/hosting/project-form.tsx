@@ -86,7 +86,11 @@ export function ProjectForm({
           <Field
             label="Project path"
             error={errorOf('path')}
-            help={mode === 'create' ? `Part of the clone URL. Left empty: ${pathFromName(form.name) || 'made from the name'}.` : 'Changing the path moves the repository: clones must update their remote.'}
+            help={
+              mode === 'create'
+                ? `${namespace?.kind === 'group' ? `In the group ${namespace.full_path}. ` : ''}Part of the clone URL. Left empty: ${pathFromName(form.name) || 'made from the name'}.`
+                : 'Changing the path moves the repository: clones must update their remote.'
+            }
           >
             {(props) => (
               <div className="prj-path">
@@ -111,7 +115,6 @@ export function ProjectForm({
           </Field>
         </div>
         {errorOf('namespace_id') ? <p className="prj-field-error">{errorOf('namespace_id')}</p> : null}
-        {mode === 'create' && namespace ? <p className="prj-help">{namespace.kind === 'group' ? `In the group ${namespace.full_path}.` : 'In your personal namespace.'}</p> : null}
         <Field label="Description" error={errorOf('description')}>
           {(props) => <textarea {...props} className="input prj-textarea" rows={3} value={form.description} onChange={(e) => set('description', e.currentTarget.value)} />}
         </Field>

@@ -95,7 +95,9 @@ export function ShareTab({ project }: { readonly project: Project }) {
       <Panel title="Share with a group">
         {groups.isPending ? <Busy>Loading groups…</Busy> : null}
         {groups.isError ? <InlineProblem>{groups.error.message}</InlineProblem> : null}
-        {groups.data && available.length === 0 ? <p className="prj-help">There is no other group to share with. Groups you belong to appear here.</p> : null}
+        {groups.data && available.length === 0 ? (
+          <p className="prj-help">{groups.data.length > 1 || sharedIds.size > 0 ? 'Every group you can see has access already.' : 'There is no group to share with yet: groups you belong to appear here.'}</p>
+        ) : null}
         {groups.data && available.length > 0 ? (
           <form className="prj-form" onSubmit={submit} noValidate>
             <Field label="Group" error={groupProblem ?? errors.fields.group_id}>
