@@ -608,6 +608,11 @@ test('reads well in light and dark at 1280×800 and 1920×1080', async ({ page, 
         await expect(view.ready).toBeVisible();
         await expectNoHorizontalOverflow(page);
         await saveScreenshot(page, `projects-${view.name}-${scheme}-${size.width}x${size.height}`);
+        if (view.name === 'settings') {
+          // The lower half of the form: switches and merge request rules.
+          await page.getByLabel('Merge method').scrollIntoViewIfNeeded();
+          await saveScreenshot(page, `projects-settings-lower-${scheme}-${size.width}x${size.height}`);
+        }
       }
     }
   }
