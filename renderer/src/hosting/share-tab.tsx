@@ -1,0 +1,158 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { listGroups, shareProject, unshareProject, type Project } from '../api/hosting';
+import { useSignedIn } from '../lib/session-context';
+import { EmptyState, Panel } from '../ui/panel';
+import { Busy } from '../ui/status';
+import { ConfirmDialog } from './confirm-dialog';
+import { fieldErrorsOf } from './field-errors';
+import { accessLevelName, accessLevels, Field, hostingKeys, InlineProblem } from './widgets';
+
+/** Today as YYYY-MM-DD in local time (the earliest expiry a date input offers). */
+function today(): string {
+  const d = new Date();
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+/** Sharing: the groups the project is shared with, a share form (group, access, expiry), unshare. */
+export function ShareTab({ project }: { readonly project: Project }) {
+  const { token } = useSignedIn();
+  const queryClient = useQueryClient();
+  const groups = useQuery({ queryKey: hostingKeys.groups, queryFn: ({ signal }) => listGroups(token, {}, signal) });
+  const [groupId, setGroupId] = useState('');
+  const [access, setAccess] = useState('30');
+  const [expires, setExpires] = useState('');
+  const [unsharing, setUnsharing] = useState<{ id: number; path: string } | null>(null);
+  const refresh = () => Promise.all([queryClient.invalidateQueries({ queryKey: hostingKeys.project(project.id) }), queryClient.invalidateQueries({ queryKey: hostingKeys.projects })]);
+  const share = useMutation({
+    mutationFn: () => shareProject(token, project.id, { group_id: Number(groupId), group_access: Number(access), ...(expires ? { expires_at: expires } : {}) }),
+    onSuccess: async () => {
+      setGroupId('');
+      setExpires('');
+      await refresh();
+    },
+  });
+  const unshare = useMutation({
+    mutationFn: (id: number) => unshareProject(token, project.id, id),
+    onSuccess: async () => {
+      setUnsharing(null);
+      await refresh();
+    },
+  });
+  const errors = fieldErrorsOf(share.error, ['group_id', 'group_access', 'expires_at']);
+  const sharedIds = new Set(project.shared_with_groups.map((g) => g.group_id));
+  const available = (groups.data ?? []).filter((g) => !sharedIds.has(g.id) && g.id !== project.namespace.id);
+  const [groupProblem, setGroupProblem] = useState<string | null>(null);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (share.isPending) return;
+    if (!groupId) {
+      setGroupProblem('Choose a group to share with.');
+      return;
+    }
+    setGroupProblem(null);
+    share.mutate();
+  };
+
+  return (
+    <div className="prj-two">
+      <Panel title="Shared with">
+        {project.shared_with_groups.length === 0 ? (
+          <EmptyState title="Not shared with any group.">
+            <p>Share the project with a group to give its members access at the level you choose.</p>
+          </EmptyState>
+        ) : (
+          <div className="prj-table-wrap">
+            <table className="data">
+              <thead>
+                <tr>
+                  <th scope="col">Group</th>
+                  <th scope="col">Access</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">
+                    <span className="prj-visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {project.shared_with_groups.map((g) => (
+                  <tr key={g.group_id}>
+                    <td className="mono">{g.group_full_path}</td>
+                    <td>{accessLevelName(g.group_access_level)}</td>
+                    <td>{g.expires_at ?? <span className="muted">Never</span>}</td>
+                    <td className="num">
+                      <button type="button" className="button button-ghost prj-small-button" onClick={() => setUnsharing({ id: g.group_id, path: g.group_full_path })}>
+                        Unshare<span className="prj-visually-hidden"> {g.group_full_path}</span>
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Panel>
+      <Panel title="Share with a group">
+        {groups.isPending ? <Busy>Loading groups…</Busy> : null}
+        {groups.isError ? <InlineProblem>{groups.error.message}</InlineProblem> : null}
+        {groups.data && available.length === 0 ? (
+          <p className="prj-help">{groups.data.length > 1 || sharedIds.size > 0 ? 'Every group you can see has access already.' : 'There is no group to share with yet: groups you belong to appear here.'}</p>
+        ) : null}
+        {groups.data && available.length > 0 ? (
+          <form className="prj-form" onSubmit={submit} noValidate>
+            <Field label="Group" error={groupProblem ?? errors.fields.group_id}>
+              {(props) => (
+                <select {...props} className="input" value={groupId} onChange={(e) => setGroupId(e.currentTarget.value)}>
+                  <option value="">Choose a group…</option>
+                  {available.map((g) => (
+                    <option key={g.id} value={g.id}>
+                      {g.full_path}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <div className="prj-grid-2">
+              <Field label="Access level" error={errors.fields.group_access} help="The most a member gets; their own lower level still applies.">
+                {(props) => (
+                  <select {...props} className="input" value={access} onChange={(e) => setAccess(e.currentTarget.value)}>
+                    {accessLevels.map((a) => (
+                      <option key={a.value} value={a.value}>
+                        {a.label}
+                      </option>
+                    ))}
+                  </select>
+                )}
+              </Field>
+              <Field label="Expires (optional)" error={errors.fields.expires_at} help="Left empty: never.">
+                {(props) => <input {...props} className="input" type="date" min={today()} value={expires} onChange={(e) => setExpires(e.currentTarget.value)} />}
+              </Field>
+            </div>
+            <InlineProblem>{errors.general}</InlineProblem>
+            <div className="actions">
+              <button type="submit" className="button button-primary" aria-disabled={share.isPending}>
+                {share.isPending ? 'Sharing…' : 'Share'}
+              </button>
+            </div>
+          </form>
+        ) : null}
+      </Panel>
+      <ConfirmDialog
+        open={unsharing !== null}
+        title="Stop sharing with this group?"
+        confirmLabel="Unshare"
+        busy={unshare.isPending}
+        error={unshare.error?.message}
+        onConfirm={() => unsharing && unshare.mutate(unsharing.id)}
+        onClose={() => {
+          setUnsharing(null);
+          unshare.reset();
+        }}
+      >
+        <p>
+          Members of <strong>{unsharing?.path}</strong> lose the access this share gave them to {project.path_with_namespace}.
+        </p>
+      </ConfirmDialog>
+    </div>
+  );
+}
