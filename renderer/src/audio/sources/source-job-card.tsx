@@ -150,7 +150,7 @@ export function SourceJobCard({ token, job: remembered, onForget }: { readonly t
   };
 
   return (
-    <article className="sources-job" aria-labelledby={headingId} data-status={job?.status ?? 'unknown'} aria-busy={active(job) || undefined}>
+    <article className="sources-job" aria-labelledby={headingId} data-status={job ? (job.error === 'cancelled' ? 'cancelled' : job.status) : 'unknown'} aria-busy={active(job) || undefined}>
       <header className="sources-job-header">
         <div className="sources-job-title">
           <h3 id={headingId} className="sources-job-url mono" title={remembered.url}>
@@ -170,7 +170,8 @@ export function SourceJobCard({ token, job: remembered, onForget }: { readonly t
 
       {job && active(job) ? (
         <div className="sources-progress">
-          <ProgressBar label={phaseOf(job)} value={job.status === 'pending' ? null : job.progress} />
+          {/* Without a Content-Length the server may report no progress for a while: show work, not 0 %. */}
+          <ProgressBar label={phaseOf(job)} value={job.status === 'pending' || job.progress === 0 ? null : job.progress} />
         </div>
       ) : null}
 
