@@ -86,8 +86,8 @@ async function submit(page: Page, url: string): Promise<void> {
   await page.getByRole('button', { name: 'Fetch audio' }).click();
 }
 
-async function rememberedJobId(page: Page, url: string): Promise<string> {
-  const stored = await page.evaluate(() => localStorage.getItem('cratehouse.sources.jobs.root'));
+async function rememberedJobId(page: Page, tenant: string, url: string): Promise<string> {
+  const stored = await page.evaluate((key) => localStorage.getItem(key), `cratehouse.sources.jobs.${tenant}`);
   const jobs = JSON.parse(stored ?? '[]') as { id: string; url: string }[];
   const job = jobs.find((entry) => entry.url === url);
   if (!job) throw new Error(`no remembered job for ${url} in ${stored}`);
@@ -98,6 +98,27 @@ async function getJob(baseURL: string, token: string, id: string): Promise<{ sta
   const response = await fetch(`${baseURL}/audio/v1/jobs/${id}`, { headers: { Authorization: `Bearer ${token}` } });
   expect(response.status).toBe(200);
   return (await response.json()) as { status: string; error?: string | null; result?: Record<string, unknown> | null };
+}
+
+/**
+ * A producer of their own (a user with a personal access token, so a tenant of their own): the
+ * analyses here do not count against root's tenant, whose usage foundation.spec.ts expects at 0 s.
+ */
+async function createProducer(baseURL: string, adminToken: string, username: string): Promise<{ readonly token: string; readonly tenant: string }> {
+  const call = async <T>(path: string, token: string, json?: unknown): Promise<T> => {
+    const response = await fetch(`${baseURL}${path}`, {
+      method: json === undefined ? 'GET' : 'POST',
+      headers: { Authorization: `Bearer ${token}`, ...(json === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
+    const body = (await response.json()) as T;
+    if (!response.ok) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
+    return body;
+  };
+  const user = await call<{ id: number }>('/api/v4/users', adminToken, { email: `${username}@example.test`, username, name: username, force_random_password: true });
+  const { token } = await call<{ token: string }>(`/api/v4/users/${user.id}/personal_access_tokens`, adminToken, { name: 'e2e', scopes: ['api'] });
+  const me = await call<{ tenant: { id: string } }>('/audio/v1/me', token);
+  return { token, tenant: me.tenant.id };
 }
 
 async function expectNoHorizontalOverflow(page: Page): Promise<void> {
@@ -118,7 +139,8 @@ test('sources: fetch a WAV, download it, cancel a slow stream, and see refusals'
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   await page.emulateMedia({ colorScheme: 'dark' });
-  await signInBeforeLoad(page, server.adminToken);
+  const producer = await createProducer(server.url, server.adminToken, 'sources-producer');
+  await signInBeforeLoad(page, producer.token);
   await page.goto('/sources');
 
   await test.step('the empty state says what to do', async () => {
@@ -157,7 +179,7 @@ test('sources: fetch a WAV, download it, cancel a slow stream, and see refusals'
     await expect(fact(card, 'Channels')).toHaveText('Stereo');
     await expect(fact(card, 'Bits')).toHaveText('16-bit PCM');
     // The size the API reports, in kB.
-    const job = await getJob(server.url, server.adminToken, await rememberedJobId(page, toneUrl));
+    const job = await getJob(server.url, producer.token, await rememberedJobId(page, producer.tenant, toneUrl));
     expect(job.status).toBe('done');
     toneBytes = Number(job.result?.bytes);
     // The PCM and ffmpeg's header chunks.
@@ -204,7 +226,7 @@ test('sources: fetch a WAV, download it, cancel a slow stream, and see refusals'
     await submit(page, missingUrl);
     const card = jobCard(page, missingUrl);
     await expect(card.getByText('Failed', { exact: true })).toBeVisible({ timeout: 60_000 });
-    const job = await getJob(server.url, server.adminToken, await rememberedJobId(page, missingUrl));
+    const job = await getJob(server.url, producer.token, await rememberedJobId(page, producer.tenant, missingUrl));
     expect(job.status).toBe('error');
     await expect(card.getByRole('alert')).toContainText('Fetching failed.');
     await expect(card.getByRole('alert')).toContainText(job.error ?? '');
@@ -217,12 +239,13 @@ test('sources: fetch a WAV, download it, cancel a slow stream, and see refusals'
     const card = jobCard(page, slowUrl);
     await expect(card.getByText('Fetching', { exact: true })).toBeVisible({ timeout: 30_000 });
     await expect(card.getByRole('progressbar', { name: 'Downloading' })).toBeVisible();
-    expect(media.slowStarted()).toBe(true);
+    // Running starts before the connection does: wait until the stream is really being read.
+    await expect.poll(() => media.slowStarted(), { timeout: 30_000 }).toBe(true);
     await saveScreenshot(page, 'sources-running-dark');
     await card.getByRole('button', { name: 'Cancel' }).click();
     await expect(card.getByText('Cancelled', { exact: true })).toBeVisible({ timeout: 30_000 });
     await expect(card.getByRole('button', { name: 'Cancel' })).toHaveCount(0);
-    const job = await getJob(server.url, server.adminToken, await rememberedJobId(page, slowUrl));
+    const job = await getJob(server.url, producer.token, await rememberedJobId(page, producer.tenant, slowUrl));
     expect(job).toMatchObject({ status: 'error', error: 'cancelled' });
     // The server stopped downloading: it closed the connection.
     await expect(media.slowClosed).resolves.toBeUndefined();
