@@ -139,7 +139,7 @@ export function BatchScreen() {
       {items.length === 0 ? (
         <div className="batch-empty">
           <EmptyState title="No files in the batch yet">
-            <p>Drop files or a whole sample folder above, or use Choose files… or Choose a folder…. Results appear here as each file finishes, and stay while you visit other screens.</p>
+            <p>Drop files or a whole sample folder above, or use the two buttons to choose them. Results appear here as each file finishes and stay while you visit other screens.</p>
           </EmptyState>
         </div>
       ) : (
