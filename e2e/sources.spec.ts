@@ -1,0 +1,282 @@
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Locator, Page } from '@playwright/test';
+import { encodeWav, sine } from './support/audio-fixtures.js';
+import { expect, saveScreenshot, test } from './support/fixtures.js';
+import { signInBeforeLoad } from './support/session.js';
+
+// The Sources screen, black box: a local HTTP server in the test serves a WAV, a 404 and an
+// endless slow stream; the real server fetches them (CRATEHOUSE_FETCH_ALLOW_PRIVATE lets it reach
+// loopback) and the screen shows the jobs.
+
+declare const document: { readonly documentElement: { readonly scrollWidth: number; readonly clientWidth: number } };
+declare const localStorage: { getItem(key: string): string | null };
+
+// 2 s of stereo at 48 kHz: the server resamples it to 44.1 kHz, so the WAV has exactly 88 200 frames.
+const toneSeconds = 2;
+const tone = encodeWav([sine(48_000, toneSeconds, 440, 0.5), sine(48_000, toneSeconds, 660, 0.5)], 48_000);
+
+interface MediaServer {
+  readonly url: string;
+  /** Resolves when the server has closed the connection of the slow stream. */
+  readonly slowClosed: Promise<void>;
+  /** Whether the slow stream has been requested. */
+  slowStarted(): boolean;
+  close(): Promise<void>;
+}
+
+async function startMediaServer(): Promise<MediaServer> {
+  let started = false;
+  let markClosed = () => {};
+  const slowClosed = new Promise<void>((resolve) => (markClosed = resolve));
+  const timers = new Set<NodeJS.Timeout>();
+  const streams = new Set<ServerResponse>();
+
+  const server: Server = createServer((request, response) => {
+    if (request.url === '/tone.wav') {
+      response.writeHead(200, { 'Content-Type': 'audio/wav', 'Content-Length': String(tone.length) });
+      response.end(tone);
+      return;
+    }
+    if (request.url === '/slow.wav') {
+      // A WAV header, then a trickle of silence for ever: the job downloads until it is cancelled.
+      started = true;
+      streams.add(response);
+      response.writeHead(200, { 'Content-Type': 'audio/wav' });
+      response.write(tone.subarray(0, 44));
+      const timer = setInterval(() => response.write(Buffer.alloc(4096)), 200);
+      timers.add(timer);
+      response.on('close', () => {
+        clearInterval(timer);
+        streams.delete(response);
+        markClosed();
+      });
+      return;
+    }
+    response.writeHead(404, { 'Content-Type': 'text/plain' });
+    response.end('not here');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    slowClosed,
+    slowStarted: () => started,
+    close: async () => {
+      for (const timer of timers) clearInterval(timer);
+      for (const stream of streams) stream.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^$()|[\]{}\\]/g, '\\$&');
+/** The value (<dd>) that follows the term (<dt>) with exactly this text. */
+const fact = (scope: Locator, term: string) =>
+  scope
+    .getByRole('term')
+    .filter({ hasText: new RegExp(`^${escapeRegExp(term)}$`) })
+    .locator('xpath=following-sibling::dd[1]');
+const jobCard = (page: Page, url: string) => page.getByRole('article', { name: url, exact: true });
+const urlField = (page: Page) => page.getByLabel('Page or media URL');
+
+async function submit(page: Page, url: string): Promise<void> {
+  await urlField(page).fill(url);
+  await page.getByRole('button', { name: 'Fetch audio' }).click();
+}
+
+async function rememberedJobId(page: Page, tenant: string, url: string): Promise<string> {
+  const stored = await page.evaluate((key) => localStorage.getItem(key), `cratehouse.sources.jobs.${tenant}`);
+  const jobs = JSON.parse(stored ?? '[]') as { id: string; url: string }[];
+  const job = jobs.find((entry) => entry.url === url);
+  if (!job) throw new Error(`no remembered job for ${url} in ${stored}`);
+  return job.id;
+}
+
+async function getJob(baseURL: string, token: string, id: string): Promise<{ status: string; error?: string | null; result?: Record<string, unknown> | null }> {
+  const response = await fetch(`${baseURL}/audio/v1/jobs/${id}`, { headers: { Authorization: `Bearer ${token}` } });
+  expect(response.status).toBe(200);
+  return (await response.json()) as { status: string; error?: string | null; result?: Record<string, unknown> | null };
+}
+
+/**
+ * A producer of their own (a user with a personal access token, so a tenant of their own): the
+ * analyses here do not count against root's tenant, whose usage foundation.spec.ts expects at 0 s.
+ */
+async function createProducer(baseURL: string, adminToken: string, username: string): Promise<{ readonly token: string; readonly tenant: string }> {
+  const call = async <T>(path: string, token: string, json?: unknown): Promise<T> => {
+    const response = await fetch(`${baseURL}${path}`, {
+      method: json === undefined ? 'GET' : 'POST',
+      headers: { Authorization: `Bearer ${token}`, ...(json === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
+    const body = (await response.json()) as T;
+    if (!response.ok) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
+    return body;
+  };
+  const user = await call<{ id: number }>('/api/v4/users', adminToken, { email: `${username}@example.test`, username, name: username, force_random_password: true });
+  const { token } = await call<{ token: string }>(`/api/v4/users/${user.id}/personal_access_tokens`, adminToken, { name: 'e2e', scopes: ['api'] });
+  const me = await call<{ tenant: { id: string } }>('/audio/v1/me', token);
+  return { token, tenant: me.tenant.id };
+}
+
+async function expectNoHorizontalOverflow(page: Page): Promise<void> {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow, 'the page scrolls sideways').toBeLessThanOrEqual(0);
+}
+
+let media: MediaServer;
+test.beforeAll(async () => {
+  media = await startMediaServer();
+});
+test.afterAll(async () => {
+  await media.close();
+});
+
+test('sources: fetch a WAV, download it, cancel a slow stream, and see refusals', async ({ page, server }) => {
+  test.setTimeout(180_000);
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const producer = await createProducer(server.url, server.adminToken, 'sources-producer');
+  await signInBeforeLoad(page, producer.token);
+  await page.goto('/sources');
+
+  await test.step('the empty state says what to do', async () => {
+    await expect(page.getByText('No sources fetched yet')).toBeVisible();
+    await expectNoHorizontalOverflow(page);
+    await saveScreenshot(page, 'sources-empty-dark');
+  });
+
+  await test.step('an empty field and an invalid URL are refused next to the form', async () => {
+    await page.getByRole('button', { name: 'Fetch audio' }).click();
+    await expect(page.getByRole('alert')).toContainText('Paste the address of a page or a media file first.');
+    await submit(page, 'not a url');
+    const alert = page.getByRole('alert');
+    await expect(alert).toContainText('This URL cannot be fetched.');
+    // The server's 422 for the url field, as a sentence.
+    await expect(alert).toContainText('URL should be an absolute http or https URL.');
+    await expect(urlField(page)).toHaveAttribute('aria-invalid', 'true');
+    await expect(urlField(page)).toBeFocused();
+    const describedBy = (await urlField(page).getAttribute('aria-describedby')) ?? '';
+    expect(describedBy.split(' ')).toContain(await alert.getAttribute('id'));
+    await saveScreenshot(page, 'sources-invalid-dark');
+  });
+
+  const toneUrl = `${media.url}/tone.wav`;
+  let toneBytes = 0;
+  await test.step('a WAV is fetched and described', async () => {
+    await submit(page, toneUrl);
+    await expect(urlField(page)).toHaveValue('');
+    await expect(page.getByRole('alert')).toHaveCount(0);
+    const card = jobCard(page, toneUrl);
+    await expect(card.getByText('Done', { exact: true })).toBeVisible({ timeout: 60_000 });
+    await expect(fact(card, 'Found via')).toHaveText('Direct link to the media');
+    await expect(fact(card, 'Source codec')).toContainText('48,000 Hz');
+    await expect(fact(card, 'Duration')).toHaveText('2 s');
+    await expect(fact(card, 'Sample rate')).toHaveText('44,100 Hz');
+    await expect(fact(card, 'Channels')).toHaveText('Stereo');
+    await expect(fact(card, 'Bits')).toHaveText('16-bit PCM');
+    // The size the API reports, in kB.
+    const job = await getJob(server.url, producer.token, await rememberedJobId(page, producer.tenant, toneUrl));
+    expect(job.status).toBe('done');
+    toneBytes = Number(job.result?.bytes);
+    // The PCM and ffmpeg's header chunks.
+    expect(toneBytes).toBeGreaterThanOrEqual(44 + 88_200 * 4);
+    expect(toneBytes).toBeLessThan(44 + 88_200 * 4 + 1024);
+    await expect(fact(card, 'Size')).toHaveText(`${(toneBytes / 1000).toFixed(1)} kB`);
+    await card.scrollIntoViewIfNeeded();
+    await saveScreenshot(page, 'sources-done-dark');
+  });
+
+  await test.step('Download WAV saves the 44.1 kHz WAV', async () => {
+    const card = jobCard(page, toneUrl);
+    const [download] = await Promise.all([page.waitForEvent('download'), card.getByRole('button', { name: 'Download WAV' }).click()]);
+    const wav = await readFile(await download.path());
+    expect(wav.length).toBe(toneBytes);
+    expect(wav.toString('ascii', 0, 4)).toBe('RIFF');
+    expect(wav.toString('ascii', 8, 12)).toBe('WAVE');
+    // Walk the chunks: fmt gives rate, channels and bits; data gives the length.
+    let offset = 12;
+    let format: { rate: number; channels: number; bits: number } | null = null;
+    let dataBytes = -1;
+    while (offset + 8 <= wav.length) {
+      const id = wav.toString('ascii', offset, offset + 4);
+      const size = wav.readUInt32LE(offset + 4);
+      if (id === 'fmt ') format = { channels: wav.readUInt16LE(offset + 10), rate: wav.readUInt32LE(offset + 12), bits: wav.readUInt16LE(offset + 22) };
+      if (id === 'data') dataBytes = size;
+      offset += 8 + size + (size % 2);
+    }
+    expect(format).toEqual({ rate: 44_100, channels: 2, bits: 16 });
+    const frames = dataBytes / 4;
+    expect(frames).toBe(88_200);
+    expect(frames / 44_100).toBe(toneSeconds);
+    expect(download.suggestedFilename()).toMatch(/\.wav$/);
+  });
+
+  await test.step('the job list survives a reload', async () => {
+    await page.reload();
+    await expect(jobCard(page, toneUrl).getByText('Done', { exact: true })).toBeVisible();
+    await expect(fact(jobCard(page, toneUrl), 'Duration')).toHaveText('2 s');
+  });
+
+  const missingUrl = `${media.url}/missing.wav`;
+  await test.step('a job that fails shows the server sentence on its card', async () => {
+    await submit(page, missingUrl);
+    const card = jobCard(page, missingUrl);
+    await expect(card.getByText('Failed', { exact: true })).toBeVisible({ timeout: 60_000 });
+    const job = await getJob(server.url, producer.token, await rememberedJobId(page, producer.tenant, missingUrl));
+    expect(job.status).toBe('error');
+    await expect(card.getByRole('alert')).toContainText('Fetching failed.');
+    await expect(card.getByRole('alert')).toContainText(job.error ?? '');
+    await expect(card.getByRole('alert')).toContainText('404');
+  });
+
+  const slowUrl = `${media.url}/slow.wav`;
+  await test.step('a slow endless stream can be cancelled', async () => {
+    await submit(page, slowUrl);
+    const card = jobCard(page, slowUrl);
+    await expect(card.getByText('Fetching', { exact: true })).toBeVisible({ timeout: 30_000 });
+    await expect(card.getByRole('progressbar', { name: 'Downloading' })).toBeVisible();
+    // Running starts before the connection does: wait until the stream is really being read.
+    await expect.poll(() => media.slowStarted(), { timeout: 30_000 }).toBe(true);
+    await saveScreenshot(page, 'sources-running-dark');
+    await card.getByRole('button', { name: 'Cancel' }).click();
+    await expect(card.getByText('Cancelled', { exact: true })).toBeVisible({ timeout: 30_000 });
+    await expect(card.getByRole('button', { name: 'Cancel' })).toHaveCount(0);
+    const job = await getJob(server.url, producer.token, await rememberedJobId(page, producer.tenant, slowUrl));
+    expect(job).toMatchObject({ status: 'error', error: 'cancelled' });
+    // The server stopped downloading: it closed the connection.
+    await expect(media.slowClosed).resolves.toBeUndefined();
+  });
+
+  await test.step('screenshots in both themes and two sizes', async () => {
+    await expectNoHorizontalOverflow(page);
+    await saveScreenshot(page, 'sources-jobs-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await saveScreenshot(page, 'sources-jobs-light');
+    await page.setViewportSize({ width: 1920, height: 1080 });
+    await expectNoHorizontalOverflow(page);
+    await saveScreenshot(page, 'sources-jobs-light-1920');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await saveScreenshot(page, 'sources-jobs-dark-1920');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  await test.step('Remove from list forgets a finished job', async () => {
+    await jobCard(page, missingUrl).getByRole('button', { name: `Remove ${missingUrl} from the list` }).click();
+    await expect(jobCard(page, missingUrl)).toHaveCount(0);
+    await page.reload();
+    await expect(jobCard(page, toneUrl)).toBeVisible();
+    await expect(jobCard(page, missingUrl)).toHaveCount(0);
+  });
+
+  await test.step('Analyse hands the WAV to the Analyse screen', async () => {
+    await jobCard(page, toneUrl).getByRole('button', { name: 'Analyse' }).click();
+    await expect(page).toHaveURL(/\/analyse$/);
+    await expect(page.getByRole('link', { name: 'Analyse' })).toHaveClass(/active/);
+  });
+
+  expect(errors).toEqual([]);
+});

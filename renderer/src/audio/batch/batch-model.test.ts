@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { batchCsv, batchJson, csvHeader, filterItems, sortItems, type BatchItem, type BatchResult } from './batch-model';
+
+function result(overrides: Partial<BatchResult>): BatchResult {
+  return {
+    durationS: 4,
+    role: 'percs',
+    roleConfidence: 0.8,
+    tier: 'A',
+    score: 0.85,
+    flags: [],
+    integratedLufs: -12,
+    truePeakDbtp: -1,
+    tempoBpm: 120,
+    key: 'C',
+    mode: 'major',
+    keyConfidence: 0.5,
+    suggestedName: '01_percs_punchy',
+    ...overrides,
+  };
+}
+
+let nextId = 0;
+function item(name: string, overrides: Partial<BatchResult> | null, status: BatchItem['status'] = 'done'): BatchItem {
+  nextId += 1;
+  return {
+    id: `i${nextId}`,
+    file: new File([], name),
+    name,
+    path: null,
+    index: nextId,
+    status,
+    stage: null,
+    progress: status === 'done' ? 1 : 0,
+    error: null,
+    result: overrides ? result(overrides) : null,
+  };
+}
+
+const names = (items: readonly BatchItem[]) => items.map((i) => i.name);
+
+describe('sortItems', () => {
+  const items = [
+    item('kick 10.wav', { tempoBpm: 128, integratedLufs: -9, score: 0.7, key: 'A', mode: 'minor' }),
+    item('kick 2.wav', { tempoBpm: 90, integratedLufs: null, score: 0.95, key: 'C', mode: 'major' }),
+    item('queued.wav', null, 'queued'),
+    item('pad.wav', { tempoBpm: null, integratedLufs: -30, score: 0.5, key: 'A', mode: 'major' }),
+  ];
+
+  it('sorts names naturally (2 before 10)', () => {
+    expect(names(sortItems(items, { key: 'name', direction: 'ascending' }))).toEqual(['kick 2.wav', 'kick 10.wav', 'pad.wav', 'queued.wav']);
+    expect(names(sortItems(items, { key: 'name', direction: 'descending' }))).toEqual(['queued.wav', 'pad.wav', 'kick 10.wav', 'kick 2.wav']);
+  });
+
+  it('sorts numbers by value and puts missing values last in both directions', () => {
+    expect(names(sortItems(items, { key: 'tempo', direction: 'ascending' }))).toEqual(['kick 2.wav', 'kick 10.wav', 'queued.wav', 'pad.wav']);
+    expect(names(sortItems(items, { key: 'tempo', direction: 'descending' }))).toEqual(['kick 10.wav', 'kick 2.wav', 'queued.wav', 'pad.wav']);
+    expect(names(sortItems(items, { key: 'lufs', direction: 'descending' }))).toEqual(['kick 10.wav', 'pad.wav', 'kick 2.wav', 'queued.wav']);
+  });
+
+  it('sorts tiers by score and keys by pitch class, major before minor', () => {
+    expect(names(sortItems(items, { key: 'tier', direction: 'descending' }))).toEqual(['kick 2.wav', 'kick 10.wav', 'pad.wav', 'queued.wav']);
+    expect(names(sortItems(items, { key: 'key', direction: 'ascending' }))).toEqual(['kick 2.wav', 'pad.wav', 'kick 10.wav', 'queued.wav']);
+  });
+
+  it('does not change the list it is given', () => {
+    const before = names(items);
+    sortItems(items, { key: 'tempo', direction: 'descending' });
+    expect(names(items)).toEqual(before);
+  });
+});
+
+describe('filterItems', () => {
+  const items = [
+    item('Sub Bass.wav', { role: 'bass', tier: 'B', suggestedName: '01_bass_dark-sub', key: 'F', mode: 'minor' }),
+    item('Loop 120.wav', { role: 'percs', tier: 'A', suggestedName: '02_percs_punchy' }),
+    item('broken.wav', null, 'failed'),
+  ];
+
+  it('lets everything through without a filter', () => {
+    expect(filterItems(items, { text: '  ', role: 'all', tier: 'all' })).toHaveLength(3);
+  });
+
+  it('matches every word against the name, suggested name, role and key, ignoring case', () => {
+    expect(names(filterItems(items, { text: 'SUB', role: 'all', tier: 'all' }))).toEqual(['Sub Bass.wav']);
+    expect(names(filterItems(items, { text: 'punchy loop', role: 'all', tier: 'all' }))).toEqual(['Loop 120.wav']);
+    expect(names(filterItems(items, { text: 'f minor', role: 'all', tier: 'all' }))).toEqual(['Sub Bass.wav']);
+    expect(names(filterItems(items, { text: 'broken', role: 'all', tier: 'all' }))).toEqual(['broken.wav']);
+    expect(filterItems(items, { text: 'sub punchy', role: 'all', tier: 'all' })).toEqual([]);
+  });
+
+  it('filters by role and tier, leaving out files without results', () => {
+    expect(names(filterItems(items, { text: '', role: 'percs', tier: 'all' }))).toEqual(['Loop 120.wav']);
+    expect(names(filterItems(items, { text: '', role: 'all', tier: 'B' }))).toEqual(['Sub Bass.wav']);
+    expect(filterItems(items, { text: '', role: 'bass', tier: 'A' })).toEqual([]);
+  });
+});
+
+describe('exports', () => {
+  const items = [
+    item('a, "quoted".wav', { suggestedName: '01_percs_punchy', flags: [{ code: 'seam_click', message: 'A click.' }] }),
+    item('waiting.wav', null, 'queued'),
+    item('b.wav', { suggestedName: '02_bass_dark', key: null, mode: null, tempoBpm: null }),
+  ];
+
+  it('writes a CSV row per analysed file, in order, with empty fields for missing values', () => {
+    const lines = batchCsv(items).split('\r\n');
+    expect(lines[0]).toBe(csvHeader.join(','));
+    expect(lines).toHaveLength(4); // header, two rows, and the empty string after the last CRLF
+    expect(lines[1]).toBe('"a, ""quoted"".wav",percs,0.8,A,0.85,-12,-1,120,C,major,0.5,4,01_percs_punchy,seam_click');
+    expect(lines[2]).toBe('b.wav,percs,0.8,A,0.85,-12,-1,,,,0.5,4,02_bass_dark,');
+  });
+
+  it('writes the same fields as JSON with the flags spelled out', () => {
+    const parsed = JSON.parse(batchJson(items)) as { files: Record<string, unknown>[] };
+    expect(parsed.files).toHaveLength(2);
+    expect(Object.keys(parsed.files[0] ?? {})).toEqual([...csvHeader]);
+    expect(parsed.files[0]).toMatchObject({ file: 'a, "quoted".wav', suggested_name: '01_percs_punchy', flags: [{ code: 'seam_click', message: 'A click.' }] });
+    expect(parsed.files[1]).toMatchObject({ file: 'b.wav', key: null, tempo_bpm: null });
+  });
+});

@@ -1,0 +1,42 @@
+// How the batch table writes its figures (the person's locale; exports keep the raw numbers).
+import type { BatchResult, Stage } from './batch-model';
+
+const oneDecimal = new Intl.NumberFormat(undefined, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const twoDecimals = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** A dB-like figure with one decimal, or null for −∞ (the API's null). */
+export function formatDecibels(value: number | null): string | null {
+  return value === null ? null : oneDecimal.format(value);
+}
+
+/** A tempo with one decimal. */
+export function formatTempo(value: number | null): string | null {
+  return value === null ? null : oneDecimal.format(value);
+}
+
+/** A 0..1 score with two decimals. */
+export function formatScore(value: number): string {
+  return twoDecimals.format(value);
+}
+
+/** What each request of a file does, for the row's progress. */
+export const stageLabels: Readonly<Record<Stage, string>> = {
+  loudness: 'Measuring loudness',
+  analyze: 'Finding role, tempo and key',
+  grade: 'Grading',
+  naming: 'Naming',
+};
+
+/** Why a figure is missing, for a title on the dash. */
+export function missingReason(column: 'lufs' | 'truePeak' | 'tempo' | 'key', result: BatchResult): string {
+  switch (column) {
+    case 'lufs':
+      return 'Silent, or shorter than the 0.4 s loudness needs';
+    case 'truePeak':
+      return 'Silent';
+    case 'tempo':
+      return 'Too few onsets for a tempo';
+    case 'key':
+      return result.mode === null ? 'No tonal content' : 'No key';
+  }
+}
