@@ -10,6 +10,8 @@ describe('describeApiError', () => {
   it('lists validation problems with their location', () => {
     const body = { detail: [{ loc: ['query', 'limit'], msg: 'Input should be a valid integer', type: 'int_parsing' }] };
     expect(describeApiError(422, body)).toBe('Limit: Input should be a valid integer.');
+    const named = { detail: [{ loc: ['body', 'url'], msg: 'URL should be an absolute http or https URL', type: 'value_error' }] };
+    expect(describeApiError(422, named)).toBe('URL should be an absolute http or https URL.');
   });
 
   it('reads GitLab-style bodies', () => {

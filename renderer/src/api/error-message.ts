@@ -24,7 +24,10 @@ function serverWords(body: unknown): string | null {
     const parts = detail.filter(isRecord).map((item) => {
       const loc = Array.isArray(item.loc) ? item.loc.filter((p) => p !== 'body' && p !== 'query').join('.') : '';
       const msg = typeof item.msg === 'string' ? item.msg : 'is invalid';
-      return loc ? `${loc}: ${msg}` : msg;
+      // "URL should be an absolute URL" already names its field: no "url:" in front of it.
+      const last = loc.split('.').pop() ?? '';
+      const named = last !== '' && new RegExp(`\\b${last.replace(/[^a-z0-9_]/gi, '')}\\b`, 'i').test(msg);
+      return loc && !named ? `${loc}: ${msg}` : msg;
     });
     if (parts.length > 0) return parts.join('; ');
   }
