@@ -1,0 +1,95 @@
+// Turning the /spectrum answer into pixels: values are (dB + 100) / 100, frames × bands.
+
+/** The part of 0..1 that the colour map spans: `low` maps to the darkest colour, `high` to the brightest. */
+export interface ValueRange {
+  readonly low: number;
+  readonly high: number;
+}
+
+/**
+ * Span the colours over `spanDb` below the loudest cell, so a quiet file still uses the whole map
+ * (the server's floor is −100 dB, far below what matters to the ear next to the loudest part).
+ */
+export function displayRange(data: readonly (readonly number[])[], spanDb = 80): ValueRange {
+  let high = 0;
+  for (const row of data) for (const value of row) if (value > high) high = value;
+  const span = spanDb / 100;
+  high = Math.max(high, 0.1);
+  return { low: Math.max(0, high - span), high };
+}
+
+/** dB (0 dB = a full-scale sine) of a spectrum value in 0..1 with the server's floor. */
+export function valueToDb(value: number, dbFloor = -100): number {
+  return dbFloor + value * -dbFloor;
+}
+
+/**
+ * RGBA pixels of a frames × bands image (x = frame, y = band with the highest band on row 0), each
+ * value mapped through the LUT over `range`. `out` is reused when it has the right size.
+ */
+export function spectrogramPixels(
+  data: readonly (readonly number[])[],
+  bands: number,
+  lut: Uint8ClampedArray,
+  range: ValueRange,
+  out?: Uint8ClampedArray,
+): Uint8ClampedArray {
+  const frames = data.length;
+  const pixels = out && out.length === frames * bands * 4 ? out : new Uint8ClampedArray(frames * bands * 4);
+  const top = lut.length / 4 - 1;
+  const scale = range.high > range.low ? top / (range.high - range.low) : 0;
+  const rowStride = frames * 4;
+  for (let f = 0; f < frames; f++) {
+    const row = data[f] ?? [];
+    for (let b = 0; b < bands; b++) {
+      const level = ((row[b] ?? 0) - range.low) * scale;
+      const index = (level <= 0 ? 0 : level >= top ? top : Math.round(level)) * 4;
+      const at = (bands - 1 - b) * rowStride + f * 4;
+      pixels[at] = lut[index] ?? 0;
+      pixels[at + 1] = lut[index + 1] ?? 0;
+      pixels[at + 2] = lut[index + 2] ?? 0;
+      pixels[at + 3] = 255;
+    }
+  }
+  return pixels;
+}
+
+/** A labelled frequency on the spectrogram's axis; `fromTop` is 0 at the top edge, 1 at the bottom. */
+export interface FrequencyTick {
+  readonly hz: number;
+  readonly label: string;
+  readonly fromTop: number;
+}
+
+const defaultTickHz = [50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000];
+
+/** "50", "500", "1k", "2.5k", "20k". */
+export function formatHz(hz: number): string {
+  if (hz < 1000) return String(Math.round(hz));
+  const k = hz / 1000;
+  return `${Number.isInteger(k) ? k : k.toFixed(1)}k`;
+}
+
+/**
+ * Where round frequencies fall on a band axis, whatever its scale: band i fills the rows
+ * [i, i + 1) from the bottom with its centre at i + 0.5, and between two centres the position is
+ * interpolated in log frequency (mel and log bands are both close to logarithmic there).
+ */
+export function frequencyTicks(bandHz: readonly number[], candidates: readonly number[] = defaultTickHz): FrequencyTick[] {
+  const bands = bandHz.length;
+  if (bands < 2) return [];
+  const ticks: FrequencyTick[] = [];
+  for (const hz of candidates) {
+    const first = bandHz[0] ?? 0;
+    const last = bandHz[bands - 1] ?? 0;
+    if (hz < first || hz > last) continue;
+    let i = 0;
+    while (i < bands - 2 && (bandHz[i + 1] ?? 0) < hz) i++;
+    const lo = bandHz[i] ?? first;
+    const hi = bandHz[i + 1] ?? last;
+    const f = hi > lo && lo > 0 ? Math.log(hz / lo) / Math.log(hi / lo) : 0;
+    const fromBottom = (i + f + 0.5) / bands;
+    ticks.push({ hz, label: formatHz(hz), fromTop: 1 - fromBottom });
+  }
+  return ticks;
+}
