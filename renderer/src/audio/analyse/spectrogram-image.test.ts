@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildLut } from './colour-map';
-import { displayRange, formatHz, frequencyTicks, spectrogramPixels, valueToDb } from './spectrogram-image';
+import { displayRange, displayRangeFlat, flattenFrames, formatHz, frequencyTicks, packLut, spectrogramPixels, spectrogramPixelsFlat, valueToDb } from './spectrogram-image';
 
 const grey = buildLut(
   [
@@ -77,5 +77,21 @@ describe('frequency axis', () => {
   it('maps values back to dB', () => {
     expect(valueToDb(1)).toBe(0);
     expect(valueToDb(0.2)).toBe(-80);
+  });
+});
+
+describe('flattened frames (the worker path)', () => {
+  it('gives the same pixels and range as the nested arrays', () => {
+    const data = [
+      [0.1, 0.5, 0.9],
+      [0.3, 0.2, 0.7],
+    ];
+    const flat = flattenFrames(data, 3);
+    expect(Array.from(flat)).toEqual(data.flat().map(Math.fround));
+    const range = displayRangeFlat(flat);
+    expect(range.high).toBeCloseTo(0.9, 6);
+    expect(range.low).toBeCloseTo(0.1, 6);
+    const nested = spectrogramPixels(data, 3, grey, { low: 0.1, high: 0.9 });
+    expect(Array.from(spectrogramPixelsFlat(flat, 2, 3, packLut(grey), { low: 0.1, high: 0.9 }))).toEqual(Array.from(nested));
   });
 });

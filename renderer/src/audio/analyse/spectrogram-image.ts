@@ -18,9 +18,37 @@ export function displayRange(data: readonly (readonly number[])[], spanDb = 80):
   return { low: Math.max(0, high - span), high };
 }
 
+/** The rows of the answer in one Float32Array, frame after frame (native copies, one per frame). */
+export function flattenFrames(data: readonly (readonly number[])[], bands: number): Float32Array<ArrayBuffer> {
+  const flat = new Float32Array(data.length * bands);
+  for (let f = 0; f < data.length; f++) {
+    const row = data[f];
+    if (row) flat.set(row.length > bands ? row.slice(0, bands) : row, f * bands);
+  }
+  return flat;
+}
+
+/** displayRange over flattened frames. */
+export function displayRangeFlat(values: Float32Array, spanDb = 80): ValueRange {
+  let high = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i] as number;
+    if (v > high) high = v;
+  }
+  high = Math.max(high, 0.1);
+  return { low: Math.max(0, high - spanDb / 100), high };
+}
+
 /** dB (0 dB = a full-scale sine) of a spectrum value in 0..1 with the server's floor. */
 export function valueToDb(value: number, dbFloor = -100): number {
   return dbFloor + value * -dbFloor;
+}
+
+/** The LUT's RGBA entries packed into 32-bit words in this machine's byte order, one store per pixel. */
+export function packLut(lut: Uint8ClampedArray): Uint32Array {
+  const packed = new Uint32Array(lut.length / 4);
+  new Uint8ClampedArray(packed.buffer).set(lut);
+  return packed;
 }
 
 /**
@@ -30,25 +58,43 @@ export function valueToDb(value: number, dbFloor = -100): number {
 export function spectrogramPixels(
   data: readonly (readonly number[])[],
   bands: number,
-  lut: Uint8ClampedArray,
+  lut: Uint8ClampedArray | Uint32Array,
   range: ValueRange,
-  out?: Uint8ClampedArray,
-): Uint8ClampedArray {
+  out?: Uint8ClampedArray<ArrayBuffer>,
+): Uint8ClampedArray<ArrayBuffer> {
   const frames = data.length;
   const pixels = out && out.length === frames * bands * 4 ? out : new Uint8ClampedArray(frames * bands * 4);
-  const top = lut.length / 4 - 1;
+  const packed = lut instanceof Uint32Array ? lut : packLut(lut);
+  const words = new Uint32Array(pixels.buffer, pixels.byteOffset, frames * bands);
+  const top = packed.length - 1;
   const scale = range.high > range.low ? top / (range.high - range.low) : 0;
-  const rowStride = frames * 4;
+  const low = range.low;
   for (let f = 0; f < frames; f++) {
-    const row = data[f] ?? [];
-    for (let b = 0; b < bands; b++) {
-      const level = ((row[b] ?? 0) - range.low) * scale;
-      const index = (level <= 0 ? 0 : level >= top ? top : Math.round(level)) * 4;
-      const at = (bands - 1 - b) * rowStride + f * 4;
-      pixels[at] = lut[index] ?? 0;
-      pixels[at + 1] = lut[index + 1] ?? 0;
-      pixels[at + 2] = lut[index + 2] ?? 0;
-      pixels[at + 3] = 255;
+    const row = data[f];
+    if (!row) continue;
+    // Row r of the image holds band (bands - 1 - r): the highest band is drawn at the top.
+    let at = (bands - 1) * frames + f;
+    for (let b = 0; b < bands; b++, at -= frames) {
+      const level = ((row[b] as number) - low) * scale;
+      words[at] = packed[level <= 0 ? 0 : level >= top ? top : Math.round(level)] as number;
+    }
+  }
+  return pixels;
+}
+
+/** spectrogramPixels over flattened frames (frame-major, `bands` values per frame). */
+export function spectrogramPixelsFlat(values: Float32Array, frames: number, bands: number, packed: Uint32Array, range: ValueRange): Uint8ClampedArray<ArrayBuffer> {
+  const pixels = new Uint8ClampedArray(frames * bands * 4);
+  const words = new Uint32Array(pixels.buffer);
+  const top = packed.length - 1;
+  const scale = range.high > range.low ? top / (range.high - range.low) : 0;
+  const low = range.low;
+  for (let f = 0; f < frames; f++) {
+    let at = (bands - 1) * frames + f;
+    const base = f * bands;
+    for (let b = 0; b < bands; b++, at -= frames) {
+      const level = ((values[base + b] as number) - low) * scale;
+      words[at] = packed[level <= 0 ? 0 : level >= top ? top : (level + 0.5) | 0] as number;
     }
   }
   return pixels;

@@ -1,0 +1,44 @@
+import { useMemo } from 'react';
+import type { AnalyzeResult } from '../../api/audio';
+import { featureGroups, type FeatureRow } from './feature-rows';
+
+function ChromaBars({ row }: { readonly row: FeatureRow }) {
+  return (
+    <span className="an-chroma" role="img" aria-label={row.value}>
+      {row.chroma?.map((c) => (
+        <span key={c.pitchClass} className="an-chroma-col">
+          <span className="an-chroma-track">
+            <span className="an-chroma-bar" style={{ height: `${Math.max(4, c.value * 100)}%` }} />
+          </span>
+          <span className="an-chroma-pc mono">{c.pitchClass}</span>
+        </span>
+      ))}
+    </span>
+  );
+}
+
+/** The /analyze features as compact tables, one per group, each value with the answer's unit. */
+export function FeaturesPanel({ features }: { readonly features: AnalyzeResult['features'] }) {
+  const groups = useMemo(() => featureGroups(features), [features]);
+  return (
+    <div className="an-features">
+      {groups.map((group) => (
+        <table key={group.key} className="data an-feature-table">
+          <caption>{group.title}</caption>
+          <tbody>
+            {group.rows.map((row) => (
+              <tr key={row.key}>
+                <th scope="row">{row.label}</th>
+                <td className={row.chroma ? 'an-chroma-cell' : 'num mono an-feature-value'}>{row.chroma ? <ChromaBars row={row} /> : row.value}</td>
+                <td className="an-unit muted">{row.unit ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ))}
+      <p className="help an-features-note">
+        From the first {Math.round(features.duration_analysed_s * 10) / 10} s of the file ({features.stft.frames} frames of 2048, hop 512).
+      </p>
+    </div>
+  );
+}
