@@ -1,10 +1,20 @@
 import type { Locator, Page } from '@playwright/test';
 import { drumLoop, encodeWav } from './support/audio-fixtures.js';
-import { expect, saveScreenshot, test } from './support/fixtures.js';
+import { expect, saveScreenshot, test as base } from './support/fixtures.js';
 import { signInBeforeLoad } from './support/session.js';
 
 // The Analyse screen, walked as a producer would: choose a synthesized 124 BPM drum loop, read the
 // results off the page, compare them with the API's own answers, and use the controls.
+
+/**
+ * This file's tests analyse audio as root, which the usage figures of other specs would then count.
+ * A worker fixture of its own gives the file its own worker, hence its own fresh server.
+ */
+const test = base.extend<object, { ownServer: void }>({
+  // Playwright reads the fixtures a function uses from its first parameter, so it must be a pattern.
+  // eslint-disable-next-line no-empty-pattern
+  ownServer: [async ({}, use) => use(), { scope: 'worker', auto: true }],
+});
 
 // tsconfig.json type-checks e2e/ without DOM types; these callbacks run in the page, where they exist.
 declare const document: { readonly documentElement: { readonly scrollWidth: number; readonly clientWidth: number } };

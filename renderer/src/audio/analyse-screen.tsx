@@ -31,6 +31,8 @@ function sourceOf(requests: AnalysisState['requests']) {
 function FileStrip({ state, onFiles }: { readonly state: AnalysisState; readonly onFiles: (files: File[]) => void }) {
   const { file, requests } = state;
   const source = sourceOf(requests);
+  // Without an answer: still coming, or never coming when the server refused the file.
+  const unknown = state.fileProblem ? '—' : '…';
   const onsets = requests.onsets.status === 'done' ? requests.onsets.result : null;
   const chroma = requests.analyze.status === 'done' ? requests.analyze.result.features.chroma : null;
   const rhythmTempo = requests.analyze.status === 'done' ? (requests.analyze.result.features.rhythm?.tempo_bpm ?? null) : null;
@@ -48,23 +50,23 @@ function FileStrip({ state, onFiles }: { readonly state: AnalysisState; readonly
         <dl className="an-facts">
           <div>
             <dt>Duration</dt>
-            <dd className="mono">{source ? formatClock(source.duration_s) : '…'}</dd>
+            <dd className="mono">{source ? formatClock(source.duration_s) : unknown}</dd>
           </div>
           <div>
             <dt>Sample rate</dt>
-            <dd className="mono">{source ? `${sizeFormat.format(source.sample_rate / 1000)} kHz` : '…'}</dd>
+            <dd className="mono">{source ? `${sizeFormat.format(source.sample_rate / 1000)} kHz` : unknown}</dd>
           </div>
           <div>
             <dt>Channels</dt>
-            <dd>{source ? (source.channels === 1 ? 'Mono' : source.channels === 2 ? 'Stereo' : `${source.channels} channels`) : '…'}</dd>
+            <dd>{source ? (source.channels === 1 ? 'Mono' : source.channels === 2 ? 'Stereo' : `${source.channels} channels`) : unknown}</dd>
           </div>
           <div>
             <dt>Format</dt>
-            <dd className="mono">{source ? source.format.toUpperCase() : '…'}</dd>
+            <dd className="mono">{source ? source.format.toUpperCase() : unknown}</dd>
           </div>
           <div>
             <dt>Size</dt>
-            <dd className="mono">{sizeFormat.format(file.size / 1_000_000)} MB</dd>
+            <dd className="mono">{file.size < 1_000_000 ? `${sizeFormat.format(file.size / 1000)} kB` : `${sizeFormat.format(file.size / 1_000_000)} MB`}</dd>
           </div>
         </dl>
       </div>
@@ -74,7 +76,7 @@ function FileStrip({ state, onFiles }: { readonly state: AnalysisState; readonly
           <dd>
             {tempoKnown ? (
               tempo === null ? (
-                <span className="an-huge muted">none</span>
+                <span className="an-placeholder muted">none</span>
               ) : (
                 <>
                   <span className="an-huge mono" data-testid="tempo">
@@ -84,7 +86,7 @@ function FileStrip({ state, onFiles }: { readonly state: AnalysisState; readonly
                 </>
               )
             ) : (
-              <span className="an-huge muted">{pending('onsets')}</span>
+              <span className="an-placeholder muted">{pending('onsets')}</span>
             )}
           </dd>
         </div>
@@ -93,7 +95,7 @@ function FileStrip({ state, onFiles }: { readonly state: AnalysisState; readonly
           <dd>
             {keyKnown && chroma ? (
               chroma.key === null ? (
-                <span className="an-huge muted">none</span>
+                <span className="an-placeholder muted">none</span>
               ) : (
                 <>
                   <span className="an-huge" data-testid="key">
@@ -105,7 +107,7 @@ function FileStrip({ state, onFiles }: { readonly state: AnalysisState; readonly
                 </>
               )
             ) : (
-              <span className="an-huge muted">{pending('analyze')}</span>
+              <span className="an-placeholder muted">{pending('analyze')}</span>
             )}
           </dd>
         </div>

@@ -46,6 +46,11 @@ describe('featureGroups', () => {
 
   it('joins arrays, writes the runner-up key and marks missing values', () => {
     expect(row('spectral.contrast_db')?.value).toBe('19.65 · 8.15');
+    expect(row('spectral.contrast_db')?.values).toEqual([
+      { label: '0–200', value: '19.65' },
+      { label: '200–400', value: '8.15' },
+    ]);
+    expect(row('mfcc.mean')?.values?.[1]).toEqual({ label: 'c1', value: '37.41' });
     expect(row('mfcc.mean')?.value).toBe('\u2212437.7 · 37.41');
     expect(row('chroma.runner_up')?.value).toBe('A minor (r 0.678)');
     expect(row('envelope.decay_s')?.value).toBe('—');

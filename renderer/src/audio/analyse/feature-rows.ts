@@ -11,6 +11,8 @@ export interface FeatureRow {
   readonly label: string;
   readonly value: string;
   readonly unit: string | null;
+  /** Each entry of an array value (MFCC coefficients, contrast bands) with its own label. */
+  readonly values?: readonly { readonly label: string; readonly value: string }[];
   /** The 12 pitch-class means, for the chroma row that draws them as bars. */
   readonly chroma?: readonly { readonly pitchClass: string; readonly value: number }[];
 }
@@ -53,6 +55,13 @@ const labels: Readonly<Record<string, string>> = {
   pulse_clarity: 'Pulse clarity',
 };
 
+/** Labels of the entries of array-valued features. */
+const entryLabels: Readonly<Record<string, (index: number) => string>> = {
+  contrast_db: (i) => ['0–200', '200–400', '400–800', '0.8–1.6k', '1.6–3.2k', '3.2–6.4k', '6.4k+'][i] ?? `band ${i + 1}`,
+  mean: (i) => `c${i}`,
+  std: (i) => `c${i}`,
+};
+
 const titles: Readonly<Record<string, string>> = { spectral: 'Spectral', mfcc: 'MFCC (c0–c12)', chroma: 'Chroma and key', envelope: 'Envelope', rhythm: 'Rhythm' };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -93,7 +102,10 @@ export function featureGroups(features: Features): FeatureGroup[] {
         rows.push({ key: `${group}.${field}`, label: 'Pitch classes', value: chroma.map((c) => `${c.pitchClass} ${formatMeasure(c.value)}`).join(', '), unit, chroma });
         continue;
       }
-      rows.push({ key: `${group}.${field}`, label: labels[field] ?? humanize(field), value: valueText(value), unit });
+      const values = Array.isArray(value)
+        ? value.map((entry, i) => ({ label: (entryLabels[field] ?? ((n: number) => String(n + 1)))(i), value: valueText(entry) }))
+        : undefined;
+      rows.push({ key: `${group}.${field}`, label: labels[field] ?? humanize(field), value: valueText(value), unit, ...(values ? { values } : {}) });
     }
     groups.push({ key: group, title: titles[group] ?? humanize(group), rows });
   }

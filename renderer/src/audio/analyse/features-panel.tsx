@@ -29,8 +29,28 @@ export function FeaturesPanel({ features }: { readonly features: AnalyzeResult['
             {group.rows.map((row) => (
               <tr key={row.key}>
                 <th scope="row">{row.label}</th>
-                <td className={row.chroma ? 'an-chroma-cell' : 'num mono an-feature-value'}>{row.chroma ? <ChromaBars row={row} /> : row.value}</td>
-                <td className="an-unit muted">{row.unit ?? ''}</td>
+                {row.chroma || row.values ? (
+                  // Many values: they get the value and unit columns together, the unit after them.
+                  <td colSpan={2} className={row.chroma ? 'an-chroma-cell' : 'an-feature-list'}>
+                    {row.chroma ? (
+                      <ChromaBars row={row} />
+                    ) : (
+                      <span className="an-entries">
+                        {row.values?.map((entry) => (
+                          <span key={entry.label} className="an-entry">
+                            <span className="an-entry-label">{entry.label}</span> <span className="mono">{entry.value}</span>
+                          </span>
+                        ))}
+                      </span>
+                    )}
+                    {row.unit ? <span className="an-unit-after muted">{row.unit}</span> : null}
+                  </td>
+                ) : (
+                  <>
+                    <td className="num mono an-feature-value">{row.value}</td>
+                    <td className="an-unit muted">{row.unit ?? ''}</td>
+                  </>
+                )}
               </tr>
             ))}
           </tbody>

@@ -7,9 +7,9 @@ const LUFS_MAX = 0;
 const PEAK_MIN = -24;
 const PEAK_MAX = 3;
 
-function Marker({ at, label, tone }: { readonly at: number; readonly label: string; readonly tone?: 'warn' }) {
+function Marker({ at, label, tone, below = false }: { readonly at: number; readonly label: string; readonly tone?: 'warn'; readonly below?: boolean }) {
   return (
-    <span className={`an-meter-marker${tone ? ` an-meter-marker-${tone}` : ''}`} style={{ left: `${at * 100}%` }}>
+    <span className={`an-meter-marker${tone ? ` an-meter-marker-${tone}` : ''}${below ? ' an-meter-marker-below' : ''}`} style={{ left: `${at * 100}%` }}>
       <span className="an-meter-marker-label">{label}</span>
     </span>
   );
@@ -40,7 +40,7 @@ export function LoudnessPanel({ loudness }: { readonly loudness: LoudnessResult 
         </div>
       </dl>
 
-      <div className="an-meter-block">
+      <div className="an-meter-block an-meter-block-labelled">
         <div
           className="an-meter"
           role="meter"
@@ -52,7 +52,7 @@ export function LoudnessPanel({ loudness }: { readonly loudness: LoudnessResult 
         >
           <span className="an-meter-fill" style={{ width: `${meterFraction(lufs, LUFS_MIN, LUFS_MAX) * 100}%` }} />
           <Marker at={meterFraction(loudness.targets.streaming, LUFS_MIN, LUFS_MAX)} label={`${formatFixed(loudness.targets.streaming, 0)} streaming`} />
-          <Marker at={meterFraction(loudness.targets.club, LUFS_MIN, LUFS_MAX)} label={`${formatFixed(loudness.targets.club, 0)} club`} />
+          <Marker at={meterFraction(loudness.targets.club, LUFS_MIN, LUFS_MAX)} label={`${formatFixed(loudness.targets.club, 0)} club`} below />
         </div>
         <div className="an-meter-scale mono" aria-hidden="true">
           <span>{formatFixed(LUFS_MIN, 0)}</span>

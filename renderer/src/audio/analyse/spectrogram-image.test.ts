@@ -74,6 +74,12 @@ describe('frequency axis', () => {
     expect(ticks[2]?.fromTop).toBeCloseTo(1 - 3.5 / 4, 6);
   });
 
+  it('leaves out labels that would crowd the one below', () => {
+    // 100 and 200 Hz sit a quarter apart, 283 Hz only 0.125 above 200 Hz.
+    const ticks = frequencyTicks([100, 200, 400, 800], [100, 200, 283, 400], 0.2);
+    expect(ticks.map((t) => t.label)).toEqual(['100', '200', '400']);
+  });
+
   it('maps values back to dB', () => {
     expect(valueToDb(1)).toBe(0);
     expect(valueToDb(0.2)).toBe(-80);

@@ -117,11 +117,12 @@ export function formatHz(hz: number): string {
 }
 
 /**
- * Where round frequencies fall on a band axis, whatever its scale: band i fills the rows
+ * Where round frequencies fall on a band axis (labels closer than `minGap` of the height to the
+ * previous, lower one are dropped), whatever its scale: band i fills the rows
  * [i, i + 1) from the bottom with its centre at i + 0.5, and between two centres the position is
  * interpolated in log frequency (mel and log bands are both close to logarithmic there).
  */
-export function frequencyTicks(bandHz: readonly number[], candidates: readonly number[] = defaultTickHz): FrequencyTick[] {
+export function frequencyTicks(bandHz: readonly number[], candidates: readonly number[] = defaultTickHz, minGap = 0): FrequencyTick[] {
   const bands = bandHz.length;
   if (bands < 2) return [];
   const ticks: FrequencyTick[] = [];
@@ -135,6 +136,9 @@ export function frequencyTicks(bandHz: readonly number[], candidates: readonly n
     const hi = bandHz[i + 1] ?? last;
     const f = hi > lo && lo > 0 ? Math.log(hz / lo) / Math.log(hi / lo) : 0;
     const fromBottom = (i + f + 0.5) / bands;
+    // Mel bands crowd the low frequencies together: a label too close to the one below it is left out.
+    const below = ticks.at(-1);
+    if (below && below.fromTop - (1 - fromBottom) < minGap) continue;
     ticks.push({ hz, label: formatHz(hz), fromTop: 1 - fromBottom });
   }
   return ticks;

@@ -74,7 +74,8 @@ export function SpectrogramView({ spectrum, duration, playhead }: { readonly spe
   const image = useRef<HTMLCanvasElement | null>(null);
   const [drawn, setDrawn] = useState<{ readonly spectrum: SpectrumResult; readonly range: ValueRange } | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
-  const ticks = useMemo(() => frequencyTicks(spectrum.band_hz), [spectrum]);
+  // At least 14 px between labels on the axis.
+  const ticks = useMemo(() => frequencyTicks(spectrum.band_hz, undefined, 14 / HEIGHT), [spectrum]);
   const seconds = useMemo(() => timeTicks(duration), [duration]);
   const range = drawn?.spectrum === spectrum ? drawn.range : null;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { amplitudeY, columnBins, columnMax, columnMin, formatClock, seekTarget, timeTicks, zoomFactors } from './waveform-math';
+import { amplitudeY, columnBins, columnMax, columnMin, formatClock, movingRms, seekTarget, timeTicks, zoomFactors } from './waveform-math';
 
 describe('columnBins', () => {
   it('splits 4000 bins over 1000 columns four at a time', () => {
@@ -75,5 +75,14 @@ describe('formatClock and timeTicks', () => {
   it('labels the time axis at 1-2-5 steps', () => {
     expect(timeTicks(3.871)).toEqual([0, 1, 2, 3]);
     expect(timeTicks(180)).toEqual([0, 50, 100, 150]);
+  });
+});
+
+describe('movingRms', () => {
+  it('is the RMS of the bins around each bin', () => {
+    const out = movingRms([0, 1, 0, 1], 2);
+    // Windows [0,1], [0,1], [1,2], [2,3]: sqrt((0+1)/2) = 0.707 each.
+    expect(Array.from(out).map((v) => Number(v.toFixed(3)))).toEqual([0.707, 0.707, 0.707, 0.707]);
+    expect(Array.from(movingRms([0.5, 0.5], 1))).toEqual([0.5, 0.5]);
   });
 });

@@ -111,3 +111,22 @@ export function timeTicks(duration: number, count = 6): number[] {
   for (let t = 0; t <= duration + 1e-9; t += step) ticks.push(Math.round(t * 1000) / 1000);
   return ticks;
 }
+
+/**
+ * A moving RMS over `window` bins (centred), from per-bin RMS values: sqrt of the mean of the squares.
+ * Bins of a millisecond follow each cycle of a bass note; an envelope needs ~10 ms to be one.
+ */
+export function movingRms(rms: ArrayLike<number>, window: number): Float32Array {
+  const n = rms.length;
+  const out = new Float32Array(n);
+  const w = Math.max(1, Math.floor(window));
+  const sums = new Float64Array(n + 1);
+  for (let i = 0; i < n; i++) sums[i + 1] = (sums[i] ?? 0) + (rms[i] ?? 0) ** 2;
+  const half = Math.floor(w / 2);
+  for (let i = 0; i < n; i++) {
+    const a = Math.max(0, i - half);
+    const b = Math.min(n, a + w);
+    out[i] = Math.sqrt(((sums[b] ?? 0) - (sums[a] ?? 0)) / (b - a));
+  }
+  return out;
+}

@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import WaveSurfer from 'wavesurfer.js';
 import type { OnsetsResult, WaveformResult } from '../../api/audio';
 import { usePlayheadTime, type Playhead } from './playhead';
-import { amplitudeY, columnBins, columnMax, columnMin, formatClock, seekTarget, zoomFactors } from './waveform-math';
+import { amplitudeY, columnBins, columnMax, columnMin, formatClock, movingRms, seekTarget, zoomFactors } from './waveform-math';
 
 const HEIGHT = 168;
 
@@ -51,7 +51,7 @@ function drawBand(channels: Array<Float32Array | number[]>, ctx: CanvasRendering
  * The RMS envelope and the onset ticks, on a canvas laid over the visible part of wavesurfer's
  * scrolling wrapper: only the viewport is drawn, so zooming in costs no larger canvases.
  */
-function drawOverlay(ws: WaveSurfer, canvas: HTMLCanvasElement, ctx: CanvasRenderingContext2D, rms: readonly number[], onsets: readonly number[], duration: number, colours: Colours): void {
+function drawOverlay(ws: WaveSurfer, canvas: HTMLCanvasElement, ctx: CanvasRenderingContext2D, rms: Float32Array, onsets: readonly number[], duration: number, colours: Colours): void {
   const total = ws.getWrapper().clientWidth;
   const view = ws.getWidth();
   const scroll = ws.getScroll();
@@ -74,7 +74,7 @@ function drawOverlay(ws: WaveSurfer, canvas: HTMLCanvasElement, ctx: CanvasRende
       const y0 = amplitudeY(level[x] ?? 0, height);
       ctx.rect(x, y0, 1, amplitudeY(-(level[x] ?? 0), height) - y0);
     }
-    ctx.globalAlpha = 0.5;
+    ctx.globalAlpha = 0.55;
     ctx.fillStyle = colours.rms;
     ctx.fill();
     ctx.globalAlpha = 1;
@@ -161,11 +161,13 @@ export function WaveformView({
     Object.assign(canvas.style, { position: 'absolute', top: '0', left: '0', height: `${HEIGHT}px`, pointerEvents: 'none', zIndex: '3' });
     // The context is made now, before the data is drawn: creating one is part of setting up, not of drawing.
     const overlayContext = canvas.getContext('2d');
+    // The envelope: RMS over 10 ms windows (the server's bins can be a millisecond, one cycle of a bass note).
+    let envelope: Float32Array = new Float32Array(0);
     let frame = 0;
     const draw = () => {
       cancelAnimationFrame(frame);
       frame = 0;
-      if (canvas.isConnected && overlayContext) drawOverlay(ws, canvas, overlayContext, waveform.rms, onsetTimes.current, duration, colours.current ?? theme);
+      if (canvas.isConnected && overlayContext) drawOverlay(ws, canvas, overlayContext, envelope, onsetTimes.current, duration, colours.current ?? theme);
     };
     // Scrolling, zooming and resizing can fire several events per frame: draw once, before the paint.
     const schedule = () => {
@@ -174,7 +176,10 @@ export function WaveformView({
     redraw.current = draw;
 
     // 'decode' and 'ready' bracket wavesurfer's synchronous render of the peaks.
-    ws.on('decode', () => performance.mark('cratehouse:waveform-draw-start'));
+    ws.on('decode', () => {
+      performance.mark('cratehouse:waveform-draw-start');
+      envelope = movingRms(waveform.rms, Math.ceil((0.01 * waveform.bins) / duration));
+    });
     ws.on('ready', () => {
       ws.getWrapper().appendChild(canvas);
       draw();
