@@ -1,6 +1,233 @@
-import { EmptyState } from '../ui/panel';
+import { useEffect, useId, useMemo, useState } from 'react';
+import { useSignedIn } from '../lib/session-context';
+import { FileDrop } from '../ui/file-drop';
+import { Panel } from '../ui/panel';
+import { Problem } from '../ui/status';
+import './analyse/analyse.css';
+import { EmotionPanel } from './analyse/emotion-panel';
+import { FeaturesPanel } from './analyse/features-panel';
+import { GradePanel } from './analyse/grade-panel';
+import { LoudnessPanel } from './analyse/loudness-panel';
+import { createPlayhead } from './analyse/playhead';
+import { formatFixed } from './analyse/readouts';
+import { Pending, RequestList } from './analyse/request-status';
+import { NamePanel, RolePanel } from './analyse/role-name-panel';
+import { SpectrogramView, spectrogramWorker } from './analyse/spectrogram-view';
+import { useAnalysis, type AnalysisState } from './analyse/use-analysis';
+import { WaveformView } from './analyse/waveform-view';
+import { formatClock } from './analyse/waveform-math';
 
-/** Work in progress on this branch: replaced by the screen itself. */
+type Scale = 'mel' | 'log';
+
+const sizeFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
+
+/** The `source` block of whichever answer came first (every analysis answer carries it). */
+function sourceOf(requests: AnalysisState['requests']) {
+  for (const state of Object.values(requests)) if (state.status === 'done') return state.result.source;
+  return null;
+}
+
+/** File name, duration, sample rate, channels, and the tempo and key large. */
+function FileStrip({ state, onFiles }: { readonly state: AnalysisState; readonly onFiles: (files: File[]) => void }) {
+  const { file, requests } = state;
+  const source = sourceOf(requests);
+  // Without an answer: still coming, or never coming when the server refused the file.
+  const unknown = state.fileProblem ? '—' : '…';
+  const onsets = requests.onsets.status === 'done' ? requests.onsets.result : null;
+  const chroma = requests.analyze.status === 'done' ? requests.analyze.result.features.chroma : null;
+  const rhythmTempo = requests.analyze.status === 'done' ? (requests.analyze.result.features.rhythm?.tempo_bpm ?? null) : null;
+  const tempo = onsets ? onsets.tempo_bpm : rhythmTempo;
+  const tempoKnown = onsets !== null || requests.analyze.status === 'done';
+  const keyKnown = chroma !== null;
+  const pending = (key: 'onsets' | 'analyze') => (requests[key].status === 'failed' || requests[key].status === 'skipped' ? 'not measured' : '…');
+  if (!file) return null;
+  return (
+    <section className="panel an-strip" aria-label="File">
+      <div className="an-strip-file">
+        <h2 className="an-file-name" title={file.name}>
+          {file.name}
+        </h2>
+        <dl className="an-facts">
+          <div>
+            <dt>Duration</dt>
+            <dd className="mono">{source ? formatClock(source.duration_s) : unknown}</dd>
+          </div>
+          <div>
+            <dt>Sample rate</dt>
+            <dd className="mono">{source ? `${sizeFormat.format(source.sample_rate / 1000)} kHz` : unknown}</dd>
+          </div>
+          <div>
+            <dt>Channels</dt>
+            <dd>{source ? (source.channels === 1 ? 'Mono' : source.channels === 2 ? 'Stereo' : `${source.channels} channels`) : unknown}</dd>
+          </div>
+          <div>
+            <dt>Format</dt>
+            <dd className="mono">{source ? source.format.toUpperCase() : unknown}</dd>
+          </div>
+          <div>
+            <dt>Size</dt>
+            <dd className="mono">{file.size < 1_000_000 ? `${sizeFormat.format(file.size / 1000)} kB` : `${sizeFormat.format(file.size / 1_000_000)} MB`}</dd>
+          </div>
+        </dl>
+      </div>
+      <dl className="an-strip-key">
+        <div>
+          <dt>Tempo</dt>
+          <dd>
+            {tempoKnown ? (
+              tempo === null ? (
+                <span className="an-placeholder muted">none</span>
+              ) : (
+                <>
+                  <span className="an-huge mono" data-testid="tempo">
+                    {formatFixed(tempo, 1)}
+                  </span>{' '}
+                  <span className="muted">BPM</span>
+                </>
+              )
+            ) : (
+              <span className="an-placeholder muted">{pending('onsets')}</span>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Key</dt>
+          <dd>
+            {keyKnown && chroma ? (
+              chroma.key === null ? (
+                <span className="an-placeholder muted">none</span>
+              ) : (
+                <>
+                  <span className="an-huge" data-testid="key">
+                    {chroma.key} {chroma.mode}
+                  </span>
+                  <span className={`an-key-confidence small${chroma.key_confidence < 0.1 ? ' an-text-warn' : ' muted'}`}>
+                    {chroma.key_confidence < 0.1 ? 'uncertain, ' : ''}confidence {formatFixed(chroma.key_confidence, 2)}
+                  </span>
+                </>
+              )
+            ) : (
+              <span className="an-placeholder muted">{pending('analyze')}</span>
+            )}
+          </dd>
+        </div>
+      </dl>
+      <div className="an-strip-drop">
+        <FileDrop compact label="Analyse another file" onFiles={onFiles} />
+      </div>
+    </section>
+  );
+}
+
+/** Analyse one file: waveform, spectrogram, loudness, grade, role and name, emotion and features. */
 export function AnalyseScreen() {
-  return <EmptyState title="AnalyseScreen" />;
+  const { token } = useSignedIn();
+  const { state, start, requestSpectrumLog, setNamingIndex } = useAnalysis(token);
+  const [scale, setScale] = useState<Scale>('mel');
+  const [playhead] = useState(createPlayhead);
+  const scaleName = useId();
+  const { file, requests } = state;
+
+  const url = useMemo(() => (file ? URL.createObjectURL(file) : null), [file]);
+  useEffect(() => () => (url ? URL.revokeObjectURL(url) : undefined), [url]);
+
+  // The log spectrum is fetched the first time it is shown for a file.
+  useEffect(() => {
+    if (file && scale === 'log') requestSpectrumLog();
+  }, [file, scale, requestSpectrumLog]);
+
+  const choose = (files: File[]) => {
+    const first = files[0];
+    if (!first) return;
+    // Start the spectrogram's worker while the uploads run, so the first spectrum does not wait for it.
+    spectrogramWorker();
+    start(first);
+  };
+
+  if (!file || !url) {
+    return (
+      <>
+        <div className="intro">
+          <p className="eyebrow">Analyse</p>
+          <p className="lead">See and hear one sample or track: its waveform and spectrogram, loudness, grade, role, a suggested name, emotion and features.</p>
+        </div>
+        <FileDrop
+          label="Drop an audio file here"
+          hint="WAV, AIFF, FLAC, MP3, Ogg, M4A… The file goes to this Cratehouse server for analysis and plays here, in the browser."
+          onFiles={choose}
+        />
+      </>
+    );
+  }
+
+  const waveform = requests.waveform.status === 'done' ? requests.waveform.result : null;
+  const onsets = requests.onsets.status === 'done' ? requests.onsets.result : null;
+  const spectrumState = scale === 'mel' ? requests.spectrumMel : requests.spectrumLog;
+  const analyze = requests.analyze.status === 'done' ? requests.analyze.result : null;
+  const tempo = onsets?.tempo_bpm ?? analyze?.features.rhythm?.tempo_bpm ?? null;
+  const duration = waveform ? waveform.frames / waveform.source.sample_rate : (sourceOf(requests)?.duration_s ?? 0);
+
+  return (
+    <div className="an-screen">
+      <FileStrip state={state} onFiles={choose} />
+      {state.fileProblem ? (
+        <Problem title="This file could not be analysed.">
+          <p className="problem-message" data-testid="file-problem">
+            {state.fileProblem}
+          </p>
+        </Problem>
+      ) : null}
+      <RequestList requests={requests} />
+
+      <Panel title="Waveform" className="an-panel" busy={!waveform}>
+        {waveform ? <WaveformView url={url} waveform={waveform} onsets={onsets} tempoBpm={tempo} playhead={playhead} /> : <Pending state={requests.waveform} what="waveform" />}
+        {requests.onsets.status === 'failed' ? <Pending state={requests.onsets} what="onsets" /> : null}
+      </Panel>
+
+      <Panel
+        title="Spectrogram"
+        className="an-panel"
+        busy={spectrumState.status !== 'done'}
+        actions={
+          <fieldset className="an-segmented">
+            <legend className="an-sr-only">Frequency scale</legend>
+            {(['mel', 'log'] as const).map((option) => (
+              <label key={option} className="an-segment">
+                <input type="radio" name={scaleName} value={option} checked={scale === option} onChange={() => setScale(option)} />
+                <span>{option === 'mel' ? 'Mel' : 'Log'}</span>
+              </label>
+            ))}
+          </fieldset>
+        }
+      >
+        {spectrumState.status === 'done' ? <SpectrogramView spectrum={spectrumState.result} duration={duration} playhead={playhead} /> : <Pending state={spectrumState} what={`${scale} spectrum`} />}
+      </Panel>
+
+      <div className="an-cards">
+        <div className="an-column">
+          <Panel title="Loudness" className="an-panel" busy={requests.loudness.status !== 'done'}>
+            {requests.loudness.status === 'done' ? <LoudnessPanel loudness={requests.loudness.result} /> : <Pending state={requests.loudness} what="loudness" />}
+          </Panel>
+          <Panel title="Emotion" className="an-panel" busy={!analyze}>
+            {analyze ? <EmotionPanel emotion={analyze.emotion} /> : <Pending state={requests.analyze} what="emotion" />}
+          </Panel>
+        </div>
+        <div className="an-column">
+          <Panel title="Grade" className="an-panel" busy={requests.grade.status !== 'done'}>
+            {requests.grade.status === 'done' ? <GradePanel grade={requests.grade.result} /> : <Pending state={requests.grade} what="grade" />}
+          </Panel>
+        </div>
+        <div className="an-column">
+          <Panel title="Role and name" className="an-panel">
+            {analyze ? <RolePanel sample={analyze.sample} /> : <Pending state={requests.analyze} what="role" />}
+            <NamePanel key={file.name + file.size + file.lastModified} naming={requests.naming} index={state.namingIndex} onIndex={setNamingIndex} />
+          </Panel>
+        </div>
+      </div>
+
+      <Panel title="Features" className="an-panel" busy={!analyze}>
+        {analyze ? <FeaturesPanel features={analyze.features} /> : <Pending state={requests.analyze} what="features" />}
+      </Panel>
+    </div>
+  );
 }

@@ -1,0 +1,113 @@
+import type { LoudnessResult } from '../../api/audio';
+import { formatFixed, formatGain, meterFraction } from './readouts';
+
+// The meter spans the loudness a producer meets: from a quiet one-shot to a brick-walled master.
+const LUFS_MIN = -42;
+const LUFS_MAX = 0;
+const PEAK_MIN = -24;
+const PEAK_MAX = 3;
+
+function Marker({ at, label, tone, below = false }: { readonly at: number; readonly label: string; readonly tone?: 'warn'; readonly below?: boolean }) {
+  return (
+    <span className={`an-meter-marker${tone ? ` an-meter-marker-${tone}` : ''}${below ? ' an-meter-marker-below' : ''}`} style={{ left: `${at * 100}%` }}>
+      <span className="an-meter-marker-label">{label}</span>
+    </span>
+  );
+}
+
+/** Integrated LUFS against the streaming (−14) and club (−9) targets, and the true peak against 0 dBTP. */
+export function LoudnessPanel({ loudness }: { readonly loudness: LoudnessResult }) {
+  const lufs = loudness.integrated_lufs;
+  const peak = loudness.true_peak_dbtp;
+  const over = peak !== null && peak > -1;
+  return (
+    <div className="an-loudness">
+      <dl className="an-headline">
+        <div>
+          <dt>Integrated</dt>
+          <dd>
+            <span className="an-big mono" data-testid="integrated-lufs">
+              {formatFixed(lufs, 1)}
+            </span>{' '}
+            <span className="muted">LUFS</span>
+          </dd>
+        </div>
+        <div>
+          <dt>True peak</dt>
+          <dd>
+            <span className={`an-big mono${over ? ' an-text-warn' : ''}`}>{formatFixed(peak, 1)}</span> <span className="muted">dBTP</span>
+          </dd>
+        </div>
+      </dl>
+
+      <div className="an-meter-block an-meter-block-labelled">
+        <div
+          className="an-meter"
+          role="meter"
+          aria-label="Integrated loudness"
+          aria-valuemin={LUFS_MIN}
+          aria-valuemax={LUFS_MAX}
+          aria-valuenow={lufs ?? LUFS_MIN}
+          aria-valuetext={lufs === null ? 'silent' : `${formatFixed(lufs, 1)} LUFS`}
+        >
+          <span className="an-meter-fill" style={{ width: `${meterFraction(lufs, LUFS_MIN, LUFS_MAX) * 100}%` }} />
+          <Marker at={meterFraction(loudness.targets.streaming, LUFS_MIN, LUFS_MAX)} label={`${formatFixed(loudness.targets.streaming, 0)} streaming`} />
+          <Marker at={meterFraction(loudness.targets.club, LUFS_MIN, LUFS_MAX)} label={`${formatFixed(loudness.targets.club, 0)} club`} below />
+        </div>
+        <div className="an-meter-scale mono" aria-hidden="true">
+          <span>{formatFixed(LUFS_MIN, 0)}</span>
+          <span>LUFS</span>
+          <span>0</span>
+        </div>
+      </div>
+
+      <div className="an-meter-block">
+        <div
+          className="an-meter an-meter-thin"
+          role="meter"
+          aria-label="True peak"
+          aria-valuemin={PEAK_MIN}
+          aria-valuemax={PEAK_MAX}
+          aria-valuenow={peak ?? PEAK_MIN}
+          aria-valuetext={peak === null ? 'silent' : `${formatFixed(peak, 1)} dBTP`}
+        >
+          <span className={`an-meter-fill${over ? ' an-meter-fill-warn' : ''}`} style={{ width: `${meterFraction(peak, PEAK_MIN, PEAK_MAX) * 100}%` }} />
+          <Marker at={meterFraction(-1, PEAK_MIN, PEAK_MAX)} label="−1 dBTP" tone="warn" />
+        </div>
+        <div className="an-meter-scale mono" aria-hidden="true">
+          <span>{formatFixed(PEAK_MIN, 0)}</span>
+          <span>dBTP</span>
+          <span>+{PEAK_MAX}</span>
+        </div>
+      </div>
+
+      <dl className="an-pairs">
+        <div>
+          <dt>Gain to −14 LUFS</dt>
+          <dd className="mono">{formatGain(loudness.gain_to_target_db.streaming)}</dd>
+        </div>
+        <div>
+          <dt>Gain to −9 LUFS</dt>
+          <dd className="mono">{formatGain(loudness.gain_to_target_db.club)}</dd>
+        </div>
+        <div>
+          <dt>Loudness range</dt>
+          <dd className="mono">{formatFixed(loudness.loudness_range_lu, 1)} LU</dd>
+        </div>
+        <div>
+          <dt>Crest factor</dt>
+          <dd className="mono">{formatFixed(loudness.crest_factor_db, 1)} dB</dd>
+        </div>
+        <div>
+          <dt>Max short-term</dt>
+          <dd className="mono">{formatFixed(loudness.max_short_term_lufs, 1)} LUFS</dd>
+        </div>
+        <div>
+          <dt>Sample peak</dt>
+          <dd className="mono">{formatFixed(loudness.sample_peak_dbfs, 1)} dBFS</dd>
+        </div>
+      </dl>
+      {over ? <p className="an-note">The true peak is above −1 dBTP: lossy encoding may clip it. Lower the level or use a true-peak limiter.</p> : null}
+    </div>
+  );
+}

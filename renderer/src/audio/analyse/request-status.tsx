@@ -1,0 +1,79 @@
+import type { ReactNode } from 'react';
+import { ProgressBar } from '../../ui/progress-bar';
+import { Busy, Problem } from '../../ui/status';
+import { requestLabels, type RequestKey, type RequestState, type RequestStates } from './use-analysis';
+
+/** A request's state in a few words: "uploading 40 %", "analysing", "done (cached)". */
+export function statusText(state: RequestState<unknown>): string {
+  switch (state.status) {
+    case 'idle':
+      return 'not requested';
+    case 'queued':
+      return 'waiting';
+    case 'uploading':
+      return `uploading ${Math.round(state.fraction * 100)} %`;
+    case 'analysing':
+      return 'analysing';
+    case 'done':
+      return state.cache === 'hit' ? 'done (cached)' : 'done';
+    case 'failed':
+      return 'failed';
+    case 'skipped':
+      return 'not analysed';
+  }
+}
+
+const tones: Readonly<Record<RequestState<unknown>['status'], string>> = {
+  idle: 'idle',
+  queued: 'idle',
+  uploading: 'busy',
+  analysing: 'busy',
+  done: 'ok',
+  failed: 'bad',
+  skipped: 'idle',
+};
+
+/** Every request of the file with its state, in the order they were started. */
+export function RequestList({ requests }: { readonly requests: RequestStates }) {
+  const keys = (Object.keys(requests) as RequestKey[]).filter((key) => requests[key].status !== 'idle');
+  return (
+    <ul className="an-requests" aria-label="Requests">
+      {keys.map((key) => {
+        const state = requests[key];
+        return (
+          <li key={key} className={`an-request an-request-${tones[state.status]}`} data-request={key} data-status={state.status}>
+            <span className="an-request-dot" aria-hidden="true" />
+            <span className="an-request-name">{requestLabels[key]}</span>
+            <span className="an-request-state">{statusText(state)}</span>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+/**
+ * What a panel shows until its answer is there: its place in the queue, the upload's progress, a busy
+ * line while the server analyses, or the server's sentence when it failed.
+ */
+export function Pending({ state, what }: { readonly state: RequestState<unknown>; readonly what: string }): ReactNode {
+  switch (state.status) {
+    case 'idle':
+    case 'queued':
+      return <p className="an-waiting muted">Waiting: two analyses run at a time.</p>;
+    case 'uploading':
+      return <ProgressBar label={`Uploading for the ${what}`} value={state.fraction} />;
+    case 'analysing':
+      return <Busy>Analysing the {what}…</Busy>;
+    case 'failed':
+      return (
+        <Problem title={`The ${what} could not be computed.`}>
+          <p className="problem-message">{state.message}</p>
+        </Problem>
+      );
+    case 'skipped':
+      return <p className="an-waiting muted">Not analysed: the server could not read the file.</p>;
+    case 'done':
+      return null;
+  }
+}

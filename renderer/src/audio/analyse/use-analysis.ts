@@ -1,0 +1,216 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import {
+  analyse,
+  type AnalyseOptions,
+  type Analysis,
+  type AnalyzeResult,
+  type GradeResult,
+  type LoudnessResult,
+  type NamingResult,
+  type OnsetsResult,
+  type SpectrumResult,
+  type WaveformResult,
+} from '../../api/audio';
+import { ApiError, isAbort } from '../../api/http';
+import { createLimiter } from './limiter';
+
+/**
+ * Detail asked of the server. 4000 bins (the route's maximum) keep about one bin per pixel when the
+ * waveform is zoomed ×4 on a 1000 px wide view; 128 bands × 1000 frames give the spectrogram about
+ * one frame per pixel at 1280 px and bands finer than its 220 px height needs, in ~450 kB of JSON.
+ */
+export const WAVEFORM_BINS = 4000;
+export const SPECTRUM_BANDS = 128;
+export const SPECTRUM_FRAMES = 1000;
+/** The server analyses on two cores: more uploads at once would only queue there. */
+export const CONCURRENCY = 2;
+
+/** The answers the screen asks for, by request. */
+export interface AnalysisResults {
+  readonly waveform: WaveformResult;
+  readonly onsets: OnsetsResult;
+  readonly spectrumMel: SpectrumResult;
+  readonly spectrumLog: SpectrumResult;
+  readonly loudness: LoudnessResult;
+  readonly analyze: AnalyzeResult;
+  readonly grade: GradeResult;
+  readonly naming: NamingResult;
+}
+
+export type RequestKey = keyof AnalysisResults;
+
+/** The order requests start in: what the person sees first goes first. The log spectrum runs only on demand. */
+export const startOrder: readonly RequestKey[] = ['waveform', 'onsets', 'spectrumMel', 'loudness', 'analyze', 'grade', 'naming'];
+
+/** What each request is for, as the status list names it. */
+export const requestLabels: Readonly<Record<RequestKey, string>> = {
+  waveform: 'Waveform',
+  onsets: 'Onsets and tempo',
+  spectrumMel: 'Spectrum (mel)',
+  spectrumLog: 'Spectrum (log)',
+  loudness: 'Loudness',
+  analyze: 'Role, emotion, features',
+  grade: 'Grade',
+  naming: 'Name',
+};
+
+/** Where one request is. In-flight states keep the previous answer (a re-requested name) to show meanwhile. */
+export type RequestState<T> =
+  | { readonly status: 'idle' }
+  | { readonly status: 'queued'; readonly previous?: T }
+  | { readonly status: 'uploading'; readonly fraction: number; readonly previous?: T }
+  | { readonly status: 'analysing'; readonly previous?: T }
+  | { readonly status: 'done'; readonly result: T; readonly cache: Analysis<T>['cache'] }
+  | { readonly status: 'failed'; readonly message: string; readonly httpStatus: number }
+  | { readonly status: 'skipped' };
+
+export type RequestStates = { readonly [K in RequestKey]: RequestState<AnalysisResults[K]> };
+
+/** The screen's analysis of one file. */
+export interface AnalysisState {
+  readonly file: File | null;
+  readonly requests: RequestStates;
+  /** A problem with the file itself (not audio, too large): every request would fail the same way. */
+  readonly fileProblem: string | null;
+  readonly namingIndex: number;
+}
+
+type Call<K extends RequestKey> = (file: File, options: AnalyseOptions, namingIndex: number) => Promise<Analysis<AnalysisResults[K]>>;
+
+const calls: { readonly [K in RequestKey]: Call<K> } = {
+  waveform: (file, options) => analyse('waveform', file, file.name, { bins: WAVEFORM_BINS }, options),
+  onsets: (file, options) => analyse('onsets', file, file.name, {}, options),
+  spectrumMel: (file, options) => analyse('spectrum', file, file.name, { bands: SPECTRUM_BANDS, frames: SPECTRUM_FRAMES, mel: true }, options),
+  spectrumLog: (file, options) => analyse('spectrum', file, file.name, { bands: SPECTRUM_BANDS, frames: SPECTRUM_FRAMES, mel: false }, options),
+  loudness: (file, options) => analyse('loudness', file, file.name, {}, options),
+  analyze: (file, options) => analyse('analyze', file, file.name, {}, options),
+  grade: (file, options) => analyse('grade', file, file.name, {}, options),
+  naming: (file, options, index) => analyse('naming', file, file.name, { index }, options),
+};
+
+const idle: RequestStates = {
+  waveform: { status: 'idle' },
+  onsets: { status: 'idle' },
+  spectrumMel: { status: 'idle' },
+  spectrumLog: { status: 'idle' },
+  loudness: { status: 'idle' },
+  analyze: { status: 'idle' },
+  grade: { status: 'idle' },
+  naming: { status: 'idle' },
+};
+
+/** Statuses that say the file itself is the problem, so the other requests need not run. */
+const fileStatuses = new Set([413, 415]);
+
+function previousOf<T>(state: RequestState<T>): T | undefined {
+  if (state.status === 'done') return state.result;
+  if (state.status === 'queued' || state.status === 'uploading' || state.status === 'analysing') return state.previous;
+  return undefined;
+}
+
+/**
+ * Runs the analyses of one file with limited concurrency: `start(file)` cancels everything of the
+ * previous file, `requestSpectrumLog()` and `setNamingIndex(n)` add requests to the running file.
+ */
+export function useAnalysis(token: string) {
+  const [state, setState] = useState<AnalysisState>({ file: null, requests: idle, fileProblem: null, namingIndex: 1 });
+  const limiter = useRef(createLimiter(CONCURRENCY));
+  const run = useRef<{ file: File; controller: AbortController; id: number } | null>(null);
+  const perRequest = useRef(new Map<RequestKey, AbortController>());
+  const namingIndex = useRef(1);
+  const nextId = useRef(0);
+
+  useEffect(
+    () => () => {
+      run.current?.controller.abort(new DOMException('The screen was closed.', 'AbortError'));
+    },
+    [],
+  );
+
+  const launch = useCallback(
+    (key: RequestKey) => {
+      const current = run.current;
+      if (!current) return;
+      const { file, id } = current;
+      const update = (next: (previous: RequestState<never>) => RequestState<unknown>) =>
+        setState((s) => (run.current?.id !== id ? s : { ...s, requests: { ...s.requests, [key]: next(s.requests[key] as RequestState<never>) } }));
+
+      // A new request for the same key (another naming index) replaces the one in flight.
+      perRequest.current.get(key)?.abort(new DOMException('Replaced by a newer request.', 'AbortError'));
+      const controller = new AbortController();
+      perRequest.current.set(key, controller);
+      const onRunAbort = () => controller.abort(current.controller.signal.reason);
+      current.controller.signal.addEventListener('abort', onRunAbort, { once: true });
+
+      update((s) => ({ status: 'queued', previous: previousOf(s) }));
+      const call = calls[key] as Call<RequestKey>;
+      limiter.current
+        .run(() => {
+          update((s) => ({ status: 'uploading', fraction: 0, previous: previousOf(s) }));
+          return call(file, {
+            token,
+            signal: controller.signal,
+            onProgress: ({ loaded, total }) => {
+              const fraction = total > 0 ? loaded / total : 0;
+              // The server analyses while the upload arrives; once it is all sent, what remains is analysis.
+              update((s) => (fraction >= 1 ? { status: 'analysing', previous: previousOf(s) } : { status: 'uploading', fraction, previous: previousOf(s) }));
+            },
+          }, namingIndex.current);
+        }, controller.signal)
+        .then(
+          (answer) => update(() => ({ status: 'done', result: answer.result, cache: answer.cache })),
+          (error: unknown) => {
+            if (controller.signal.aborted || isAbort(error)) return;
+            const message = error instanceof Error ? error.message : 'The analysis failed.';
+            const httpStatus = error instanceof ApiError ? error.status : 0;
+            if (fileStatuses.has(httpStatus) && run.current?.id === id) {
+              // Every route would refuse this file the same way: stop the rest and say it once, at the file.
+              current.controller.abort(new DOMException('The file was refused.', 'AbortError'));
+              setState((s) => {
+                const requests = Object.fromEntries(
+                  Object.entries(s.requests).map(([k, r]) => [k, k === key ? { status: 'failed', message, httpStatus } : r.status === 'done' || r.status === 'idle' ? r : { status: 'skipped' }]),
+                ) as unknown as RequestStates;
+                return { ...s, requests, fileProblem: message };
+              });
+              return;
+            }
+            update(() => ({ status: 'failed', message, httpStatus }));
+          },
+        )
+        .finally(() => {
+          current.controller.signal.removeEventListener('abort', onRunAbort);
+          if (perRequest.current.get(key) === controller) perRequest.current.delete(key);
+        });
+    },
+    [token],
+  );
+
+  const start = useCallback(
+    (file: File) => {
+      run.current?.controller.abort(new DOMException('Another file was chosen.', 'AbortError'));
+      perRequest.current.clear();
+      const id = ++nextId.current;
+      run.current = { file, controller: new AbortController(), id };
+      setState({ file, requests: idle, fileProblem: null, namingIndex: namingIndex.current });
+      for (const key of startOrder) launch(key);
+    },
+    [launch],
+  );
+
+  const requestSpectrumLog = useCallback(() => {
+    const status = state.requests.spectrumLog.status;
+    if (status === 'idle' || status === 'failed') launch('spectrumLog');
+  }, [launch, state.requests.spectrumLog.status]);
+
+  const setNamingIndex = useCallback(
+    (index: number) => {
+      if (index === namingIndex.current) return;
+      namingIndex.current = index;
+      setState((s) => ({ ...s, namingIndex: index }));
+      if (run.current && !run.current.controller.signal.aborted) launch('naming');
+    },
+    [launch],
+  );
+
+  return { state, start, requestSpectrumLog, setNamingIndex };
+}
