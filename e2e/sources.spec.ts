@@ -276,6 +276,25 @@ test('sources: fetch a WAV, download it, cancel a slow stream, and see refusals'
     await jobCard(page, toneUrl).getByRole('button', { name: 'Analyse' }).click();
     await expect(page).toHaveURL(/\/analyse$/);
     await expect(page.getByRole('link', { name: 'Analyse' })).toHaveClass(/active/);
+    // The fetched WAV is analysed at once: its name is on the page and a suggested name arrives.
+    await expect(page.getByText('tone.wav').first()).toBeVisible();
+    await expect(page.getByTestId('suggested-name')).toHaveText(/^01_/, { timeout: 90_000 });
+  });
+
+  await test.step('a file dropped anywhere on the window opens in Analyse', async () => {
+    await page.goto('/');
+    // A real drag from the desktop cannot be scripted; the same DataTransfer with a File can.
+    const bytes = Array.from(tone.subarray(0, 44 + 48_000 * 4));
+    const dataTransfer = await page.evaluateHandle(
+      `(() => { const dt = new DataTransfer(); dt.items.add(new File([new Uint8Array(${JSON.stringify(bytes)})], 'dropped-on-home.wav', { type: 'audio/wav' })); return dt; })()`,
+    );
+    const zone = page.locator('.window-drop');
+    await zone.dispatchEvent('dragover', { dataTransfer });
+    await expect(page.getByText('Drop to analyse')).toBeVisible();
+    await zone.dispatchEvent('drop', { dataTransfer });
+    await expect(page).toHaveURL(/\/analyse$/);
+    await expect(page.getByText('dropped-on-home.wav').first()).toBeVisible();
+    await expect(page.getByText('Drop to analyse')).toHaveCount(0);
   });
 
   expect(errors).toEqual([]);

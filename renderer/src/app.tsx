@@ -13,6 +13,7 @@ import { BrandMark } from './ui/brand-mark';
 import { HomeScreen } from './ui/home-screen';
 import { SettingsScreen } from './ui/settings-screen';
 import { Pill } from './ui/status';
+import { WindowDrop } from './ui/window-drop';
 
 /** Queries retry once on a network or server failure, never on a 4xx (the answer will not change). */
 function createQueryClient(): QueryClient {
@@ -87,15 +88,17 @@ export function App() {
 
             <main id="main" className="content" tabIndex={-1}>
               {signedIn ? (
-                <Routes>
-                  <Route path="/" element={<HomeScreen health={health} session={session} />} />
-                  <Route path="/analyse" element={<AnalyseScreen />} />
-                  <Route path="/batch" element={<BatchScreen />} />
-                  <Route path="/sources" element={<SourcesScreen />} />
-                  <Route path="/projects/*" element={<ProjectsScreen />} />
-                  <Route path="/settings" element={<SettingsScreen />} />
-                  <Route path="*" element={<Navigate to="/" replace />} />
-                </Routes>
+                <WindowDrop>
+                  <Routes>
+                    <Route path="/" element={<HomeScreen health={health} session={session} />} />
+                    <Route path="/analyse" element={<AnalyseScreen />} />
+                    <Route path="/batch" element={<BatchScreen />} />
+                    <Route path="/sources" element={<SourcesScreen />} />
+                    <Route path="/projects/*" element={<ProjectsScreen />} />
+                    <Route path="/settings" element={<SettingsScreen />} />
+                    <Route path="*" element={<Navigate to="/" replace />} />
+                  </Routes>
+                </WindowDrop>
               ) : (
                 <HomeScreen health={health} session={session} />
               )}

@@ -1,4 +1,4 @@
-import { useEffect, useId, useMemo, useState } from 'react';
+import { useCallback, useEffect, useId, useMemo, useState } from 'react';
 import { useSignedIn } from '../lib/session-context';
 import { FileDrop } from '../ui/file-drop';
 import { Panel } from '../ui/panel';
@@ -16,6 +16,7 @@ import { SpectrogramView, spectrogramWorker } from './analyse/spectrogram-view';
 import { useAnalysis, type AnalysisState } from './analyse/use-analysis';
 import { WaveformView } from './analyse/waveform-view';
 import { formatClock } from './analyse/waveform-math';
+import { onPendingAnalysis, takePendingAnalysis } from './sources/handoff';
 
 type Scale = 'mel' | 'log';
 
@@ -136,13 +137,26 @@ export function AnalyseScreen() {
     if (file && scale === 'log') requestSpectrumLog();
   }, [file, scale, requestSpectrumLog]);
 
-  const choose = (files: File[]) => {
-    const first = files[0];
-    if (!first) return;
-    // Start the spectrogram's worker while the uploads run, so the first spectrum does not wait for it.
-    spectrogramWorker();
-    start(first);
-  };
+  const choose = useCallback(
+    (files: File[]) => {
+      const first = files[0];
+      if (!first) return;
+      // Start the spectrogram's worker while the uploads run, so the first spectrum does not wait for it.
+      spectrogramWorker();
+      start(first);
+    },
+    [start],
+  );
+
+  // A file handed over by Sources ("Analyse") or dropped anywhere on the window.
+  useEffect(() => {
+    const takeHandoff = () => {
+      const handed = takePendingAnalysis();
+      if (handed) choose([handed]);
+    };
+    takeHandoff();
+    return onPendingAnalysis(takeHandoff);
+  }, [choose]);
 
   if (!file || !url) {
     return (

@@ -28,13 +28,13 @@ async function readEntry(entry: FileSystemEntry, into: File[]): Promise<void> {
 }
 
 /** The files of a drop, walking into dropped folders. */
-async function filesOfDrop(event: DragEvent): Promise<File[]> {
+async function filesOfDrop(event: DragEvent): Promise<{ files: File[]; fromFolder: boolean }> {
   const items = Array.from(event.dataTransfer.items ?? []);
   const entries = items.map((item) => (item.kind === 'file' ? item.webkitGetAsEntry?.() : null)).filter((entry): entry is FileSystemEntry => Boolean(entry));
-  if (entries.length === 0) return Array.from(event.dataTransfer.files);
+  if (entries.length === 0) return { files: Array.from(event.dataTransfer.files), fromFolder: false };
   const files: File[] = [];
   for (const entry of entries) await readEntry(entry, files);
-  return files;
+  return { files, fromFolder: entries.some((entry) => entry.isDirectory) };
 }
 
 /**
@@ -63,8 +63,11 @@ export function FileDrop({
   const [dragging, setDragging] = useState(false);
   const hintId = useId();
 
-  const deliver = (list: FileList | File[] | null) => {
-    const files = Array.from(list ?? []).filter(looksLikeAudio);
+  // Files a person picked or dropped go to the server as they are (it says in a sentence what it
+  // cannot decode); only a folder's other files (covers, notes) are left out.
+  const deliver = (list: FileList | File[] | null, fromFolder: boolean) => {
+    const all = Array.from(list ?? []);
+    const files = fromFolder ? all.filter(looksLikeAudio) : all;
     if (files.length > 0) onFiles(multiple ? files : files.slice(0, 1));
   };
 
@@ -80,7 +83,7 @@ export function FileDrop({
       onDrop={(event) => {
         event.preventDefault();
         setDragging(false);
-        void filesOfDrop(event).then(deliver);
+        void filesOfDrop(event).then(({ files, fromFolder }) => deliver(files, fromFolder));
       }}
     >
       <p className="file-drop-label">{label}</p>
@@ -108,7 +111,7 @@ export function FileDrop({
         multiple={multiple}
         data-testid="file-input"
         onChange={(event) => {
-          deliver(event.currentTarget.files);
+          deliver(event.currentTarget.files, false);
           event.currentTarget.value = '';
         }}
       />
@@ -122,7 +125,7 @@ export function FileDrop({
           // webkitdirectory is not in React's types; Chromium and Firefox support it.
           {...{ webkitdirectory: '' }}
           onChange={(event) => {
-            deliver(event.currentTarget.files);
+            deliver(event.currentTarget.files, true);
             event.currentTarget.value = '';
           }}
         />

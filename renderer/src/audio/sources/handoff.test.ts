@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { setPendingAnalysis, takePendingAnalysis } from './handoff';
+import { onPendingAnalysis, setPendingAnalysis, takePendingAnalysis } from './handoff';
 
 describe('analysis handoff', () => {
   it('gives the file once', () => {
@@ -15,5 +15,15 @@ describe('analysis handoff', () => {
     const b = new File(['b'], 'b.wav');
     setPendingAnalysis(b);
     expect(takePendingAnalysis()).toBe(b);
+  });
+
+  it('tells an open Analyse screen as soon as a file is left, until it unsubscribes', () => {
+    const taken: string[] = [];
+    const stop = onPendingAnalysis(() => taken.push(takePendingAnalysis()?.name ?? 'none'));
+    setPendingAnalysis(new File(['c'], 'dropped.wav'));
+    stop();
+    setPendingAnalysis(new File(['d'], 'later.wav'));
+    expect(taken).toEqual(['dropped.wav']);
+    expect(takePendingAnalysis()?.name).toBe('later.wav');
   });
 });
