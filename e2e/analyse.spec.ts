@@ -2,6 +2,7 @@ import type { Locator, Page } from '@playwright/test';
 import { drumLoop, encodeWav } from './support/audio-fixtures.js';
 import { expect, saveScreenshot, test as base } from './support/fixtures.js';
 import { signInBeforeLoad } from './support/session.js';
+import { expectNoHorizontalOverflow } from './support/page-checks.js';
 
 // The Analyse screen, walked as a producer would: choose a synthesized 124 BPM drum loop, read the
 // results off the page, compare them with the API's own answers, and use the controls.
@@ -16,8 +17,6 @@ const test = base.extend<object, { ownServer: void }>({
   ownServer: [async ({}, use) => use(), { scope: 'worker', auto: true }],
 });
 
-// tsconfig.json type-checks e2e/ without DOM types; these callbacks run in the page, where they exist.
-declare const document: { readonly documentElement: { readonly scrollWidth: number; readonly clientWidth: number } };
 
 const BPM = 124;
 const loop = encodeWav([drumLoop(44100, BPM, 2)], 44100);
@@ -41,11 +40,6 @@ const secondsOf = (clock: string | null) => {
   const [minutes = '0', seconds = '0'] = (clock ?? '').trim().split(':');
   return Number(minutes) * 60 + Number(seconds);
 };
-
-async function expectNoHorizontalOverflow(page: Page): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow, 'the page scrolls sideways').toBeLessThanOrEqual(0);
-}
 
 async function drawMeasures(page: Page): Promise<{ name: string; duration: number }[]> {
   return page.evaluate(() =>
@@ -72,6 +66,7 @@ async function screenshots(page: Page, scheme: 'dark' | 'light', width: number, 
   await saveScreenshot(page, `analyse-bottom-${scheme}-${width}`);
 }
 
+// e2e/ is type-checked without DOM types; this callback runs in the page, where window exists.
 declare const window: { scrollTo(x: number, y: number): void };
 
 test('analyses a drum loop: tempo, loudness, grade, name, spectrogram, playback and draw timings', async ({ page, server }) => {

@@ -3,12 +3,12 @@ import { unzipSync } from 'fflate';
 import type { Download, Locator, Page } from '@playwright/test';
 import { drumLoop, encodeWav, sine } from './support/audio-fixtures.js';
 import { expect, saveScreenshot, test } from './support/fixtures.js';
-import { signInBeforeLoad } from './support/session.js';
+import { createProducer, signInBeforeLoad } from './support/session.js';
+import { expectNoHorizontalOverflow } from './support/page-checks.js';
 
 // The Batch screen, black box: five synthesized files through the real server, then the table,
 // sorting, filtering, exports and "apply names" (a zip in the browser) checked against the API.
 
-declare const document: { readonly documentElement: { readonly scrollWidth: number; readonly clientWidth: number } };
 
 const rate = 44_100;
 
@@ -60,32 +60,6 @@ async function api<T>(baseURL: string, token: string, route: string, fixture: Fi
 
 async function downloadText(download: Download): Promise<string> {
   return readFile(await download.path(), 'utf8');
-}
-
-/**
- * A producer of their own (a user with a personal access token, so a tenant of their own): the
- * analyses here do not count against root's tenant, whose usage foundation.spec.ts expects at 0 s.
- */
-async function createProducer(baseURL: string, adminToken: string, username: string): Promise<{ readonly token: string; readonly tenant: string }> {
-  const call = async <T>(path: string, token: string, json?: unknown): Promise<T> => {
-    const response = await fetch(`${baseURL}${path}`, {
-      method: json === undefined ? 'GET' : 'POST',
-      headers: { Authorization: `Bearer ${token}`, ...(json === undefined ? {} : { 'Content-Type': 'application/json' }) },
-      body: json === undefined ? undefined : JSON.stringify(json),
-    });
-    const body = (await response.json()) as T;
-    if (!response.ok) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
-    return body;
-  };
-  const user = await call<{ id: number }>('/api/v4/users', adminToken, { email: `${username}@example.test`, username, name: username, force_random_password: true });
-  const { token } = await call<{ token: string }>(`/api/v4/users/${user.id}/personal_access_tokens`, adminToken, { name: 'e2e', scopes: ['api'] });
-  const me = await call<{ tenant: { id: string } }>('/audio/v1/me', token);
-  return { token, tenant: me.tenant.id };
-}
-
-async function expectNoHorizontalOverflow(page: Page): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow, 'the page scrolls sideways').toBeLessThanOrEqual(0);
 }
 
 const oneDecimal = (value: number) => value.toFixed(1);

@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { Locator, Page } from '@playwright/test';
 import { expect, saveScreenshot, test } from './support/fixtures.js';
+import { collectPageErrors, expectNoHorizontalOverflow } from './support/page-checks.js';
 
 // The foundation GUI, black box: the built renderer served by a real headless server.
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
 // tsconfig.json type-checks e2e/ with the server's libs (no DOM), so the few browser globals that
 // page.evaluate callbacks use are declared here; the callbacks run in the page, where they exist.
-declare const document: { readonly body: object; readonly documentElement: { readonly scrollWidth: number; readonly clientWidth: number } };
+declare const document: { readonly body: object };
 declare function getComputedStyle(element: object): { readonly backgroundColor: string };
 
 const account = (page: Page) => page.getByRole('region', { name: 'Account' });
@@ -20,18 +21,6 @@ const fact = (scope: Page | Locator, term: string) =>
     .getByRole('term')
     .filter({ hasText: new RegExp(`^${escapeRegExp(term)}$`) })
     .locator('xpath=following-sibling::dd[1]');
-
-/** Uncaught exceptions in the page fail the test; failed requests (the wrong token's 401) do not. */
-function collectPageErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  return errors;
-}
-
-async function expectNoHorizontalOverflow(page: Page): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow, 'the page scrolls sideways').toBeLessThanOrEqual(0);
-}
 
 async function signIn(page: Page, token: string): Promise<void> {
   await tokenField(page).fill(token);

@@ -9,12 +9,13 @@ import type { Locator, Page } from '@playwright/test';
 import { expect, saveScreenshot, test } from './support/fixtures.js';
 import type { TestServer } from './support/server.js';
 import { signInBeforeLoad } from './support/session.js';
+import { collectPageErrors, expectNoHorizontalOverflow } from './support/page-checks.js';
 
 // The Projects screens walked as a person would, black box: the built renderer against a real
 // headless server. Every result is checked against the hosting API afterwards.
 
 // e2e/ is type-checked without DOM types; these callbacks run in the page, where the globals exist.
-declare const document: { readonly documentElement: { readonly scrollWidth: number; readonly clientWidth: number }; readonly activeElement: unknown };
+declare const document: { readonly activeElement: unknown };
 
 const run = promisify(execFile);
 
@@ -86,17 +87,6 @@ async function ensureGroup(server: TestServer, name: string, groupPath: string):
   const made = await api<{ id: number }>(server, 'POST', '/groups', { name, path: groupPath, visibility: 'private' });
   expect(made.status).toBe(201);
   return made.body.id;
-}
-
-function collectPageErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  return errors;
-}
-
-async function expectNoHorizontalOverflow(page: Page): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow, 'the page scrolls sideways').toBeLessThanOrEqual(0);
 }
 
 /** The error sentence that describes a field (aria-describedby), as a screen reader reads it. */

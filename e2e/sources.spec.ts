@@ -4,13 +4,14 @@ import type { AddressInfo } from 'node:net';
 import type { Locator, Page } from '@playwright/test';
 import { encodeWav, sine } from './support/audio-fixtures.js';
 import { expect, saveScreenshot, test } from './support/fixtures.js';
-import { signInBeforeLoad } from './support/session.js';
+import { createProducer, signInBeforeLoad } from './support/session.js';
+import { expectNoHorizontalOverflow } from './support/page-checks.js';
 
 // The Sources screen, black box: a local HTTP server in the test serves a WAV, a 404 and an
 // endless slow stream; the real server fetches them (CRATEHOUSE_FETCH_ALLOW_PRIVATE lets it reach
 // loopback) and the screen shows the jobs.
 
-declare const document: { readonly documentElement: { readonly scrollWidth: number; readonly clientWidth: number } };
+// e2e/ is type-checked without DOM types; this callback runs in the page, where localStorage exists.
 declare const localStorage: { getItem(key: string): string | null };
 
 // 2 s of stereo at 48 kHz: the server resamples it to 44.1 kHz, so the WAV has exactly 88 200 frames.
@@ -98,32 +99,6 @@ async function getJob(baseURL: string, token: string, id: string): Promise<{ sta
   const response = await fetch(`${baseURL}/audio/v1/jobs/${id}`, { headers: { Authorization: `Bearer ${token}` } });
   expect(response.status).toBe(200);
   return (await response.json()) as { status: string; error?: string | null; result?: Record<string, unknown> | null };
-}
-
-/**
- * A producer of their own (a user with a personal access token, so a tenant of their own): the
- * analyses here do not count against root's tenant, whose usage foundation.spec.ts expects at 0 s.
- */
-async function createProducer(baseURL: string, adminToken: string, username: string): Promise<{ readonly token: string; readonly tenant: string }> {
-  const call = async <T>(path: string, token: string, json?: unknown): Promise<T> => {
-    const response = await fetch(`${baseURL}${path}`, {
-      method: json === undefined ? 'GET' : 'POST',
-      headers: { Authorization: `Bearer ${token}`, ...(json === undefined ? {} : { 'Content-Type': 'application/json' }) },
-      body: json === undefined ? undefined : JSON.stringify(json),
-    });
-    const body = (await response.json()) as T;
-    if (!response.ok) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
-    return body;
-  };
-  const user = await call<{ id: number }>('/api/v4/users', adminToken, { email: `${username}@example.test`, username, name: username, force_random_password: true });
-  const { token } = await call<{ token: string }>(`/api/v4/users/${user.id}/personal_access_tokens`, adminToken, { name: 'e2e', scopes: ['api'] });
-  const me = await call<{ tenant: { id: string } }>('/audio/v1/me', token);
-  return { token, tenant: me.tenant.id };
-}
-
-async function expectNoHorizontalOverflow(page: Page): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow, 'the page scrolls sideways').toBeLessThanOrEqual(0);
 }
 
 let media: MediaServer;

@@ -9,3 +9,25 @@ export async function signInBeforeLoad(page: Page, token: string): Promise<void>
     localStorage.setItem('cratehouse.token', value);
   }, token);
 }
+
+/**
+ * A producer of their own (a user with a personal access token, so a tenant of their own): the
+ * analyses a spec runs then do not count against root's tenant, whose usage foundation.spec.ts
+ * expects at 0 s.
+ */
+export async function createProducer(baseURL: string, adminToken: string, username: string): Promise<{ readonly token: string; readonly tenant: string }> {
+  const call = async <T>(path: string, token: string, json?: unknown): Promise<T> => {
+    const response = await fetch(`${baseURL}${path}`, {
+      method: json === undefined ? 'GET' : 'POST',
+      headers: { Authorization: `Bearer ${token}`, ...(json === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
+    const body = (await response.json()) as T;
+    if (!response.ok) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
+    return body;
+  };
+  const user = await call<{ id: number }>('/api/v4/users', adminToken, { email: `${username}@example.test`, username, name: username, force_random_password: true });
+  const { token } = await call<{ token: string }>(`/api/v4/users/${user.id}/personal_access_tokens`, adminToken, { name: 'e2e', scopes: ['api'] });
+  const me = await call<{ tenant: { id: string } }>('/audio/v1/me', token);
+  return { token, tenant: me.tenant.id };
+}

@@ -1,0 +1,17 @@
+import { expect, type Page } from '@playwright/test';
+
+// e2e/ is type-checked without DOM types; this callback runs in the page, where document exists.
+declare const document: { readonly documentElement: { readonly scrollWidth: number; readonly clientWidth: number } };
+
+/** Uncaught exceptions in the page, collected for a test to assert none happened (failed requests do not count). */
+export function collectPageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  return errors;
+}
+
+/** The page does not scroll sideways at the current viewport. */
+export async function expectNoHorizontalOverflow(page: Page): Promise<void> {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow, 'the page scrolls sideways').toBeLessThanOrEqual(0);
+}
