@@ -1,5 +1,6 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { writeJsonFile } from './write-json-file.js';
 
 /** What the desktop app remembers between launches (in userData, next to the data dir). */
 export interface DesktopSettings {
@@ -21,7 +22,5 @@ export async function readDesktopSettings(userData: string): Promise<DesktopSett
 
 /** Write desktop.json atomically. */
 export async function writeDesktopSettings(userData: string, settings: DesktopSettings): Promise<void> {
-  const file = path.join(userData, fileName);
-  await writeFile(`${file}.tmp`, `${JSON.stringify(settings, null, 2)}\n`);
-  await rename(`${file}.tmp`, file);
+  await writeJsonFile(path.join(userData, fileName), settings);
 }

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { writeJsonFile } from './write-json-file.js';
 
 /** The discovery file plugins read to find the desktop app's local API. */
 export const localApiFileName = 'local-api.json';
@@ -24,9 +24,7 @@ export function localApiFilePath(dataDir: string): string {
 /** Write local-api.json atomically (temp file + rename), readable only by the user (0600). */
 export async function writeLocalApiFile(dataDir: string, info: LocalApiInfo): Promise<string> {
   const file = localApiFilePath(dataDir);
-  const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  await writeFile(tmp, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
-  await rename(tmp, file);
+  await writeJsonFile(file, info, 0o600);
   return file;
 }
 

@@ -204,7 +204,7 @@ export function AnalyseScreen() {
         busy={spectrumState.status !== 'done'}
         actions={
           <fieldset className="an-segmented">
-            <legend className="an-sr-only">Frequency scale</legend>
+            <legend className="visually-hidden">Frequency scale</legend>
             {(['mel', 'log'] as const).map((option) => (
               <label key={option} className="an-segment">
                 <input type="radio" name={scaleName} value={option} checked={scale === option} onChange={() => setScale(option)} />

@@ -157,10 +157,10 @@ function GroupBadges({ group }: { readonly group: Group }) {
                 </div>
                 <div className="prj-row">
                   <button type="button" className="button button-secondary prj-small-button" onClick={() => setEditing(badge)}>
-                    Edit<span className="prj-visually-hidden"> {badge.name || `badge ${badge.id}`}</span>
+                    Edit<span className="visually-hidden"> {badge.name || `badge ${badge.id}`}</span>
                   </button>
                   <button type="button" className="button button-ghost prj-small-button" onClick={() => setDeleting(badge)}>
-                    Delete<span className="prj-visually-hidden"> {badge.name || `badge ${badge.id}`}</span>
+                    Delete<span className="visually-hidden"> {badge.name || `badge ${badge.id}`}</span>
                   </button>
                 </div>
               </li>

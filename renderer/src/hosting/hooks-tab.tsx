@@ -105,13 +105,13 @@ function HookRow({ project, hook, onEdit, onDelete }: { readonly project: Projec
       <div className="prj-row prj-hook-actions">
         <button type="button" className="button button-secondary prj-small-button" aria-disabled={test.isPending} onClick={() => !test.isPending && test.mutate()}>
           {test.isPending ? 'Testing…' : 'Test push'}
-          <span className="prj-visually-hidden"> to {hook.url}</span>
+          <span className="visually-hidden"> to {hook.url}</span>
         </button>
         <button type="button" className="button button-secondary prj-small-button" onClick={onEdit}>
-          Edit<span className="prj-visually-hidden"> {hook.url}</span>
+          Edit<span className="visually-hidden"> {hook.url}</span>
         </button>
         <button type="button" className="button button-ghost prj-small-button" onClick={onDelete}>
-          Delete<span className="prj-visually-hidden"> {hook.url}</span>
+          Delete<span className="visually-hidden"> {hook.url}</span>
         </button>
       </div>
     </li>

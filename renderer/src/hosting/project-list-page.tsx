@@ -158,7 +158,7 @@ export function ProjectListPage() {
       {list.data && list.data.items.length > 0 ? (
         <div className="prj-table-wrap">
           <table className="data prj-table">
-            <caption className="prj-visually-hidden">Projects</caption>
+            <caption className="visually-hidden">Projects</caption>
             <thead>
               <tr>
                 <th scope="col">Project</th>

@@ -70,7 +70,7 @@ export function ShareTab({ project }: { readonly project: Project }) {
                   <th scope="col">Access</th>
                   <th scope="col">Expires</th>
                   <th scope="col">
-                    <span className="prj-visually-hidden">Actions</span>
+                    <span className="visually-hidden">Actions</span>
                   </th>
                 </tr>
               </thead>
@@ -82,7 +82,7 @@ export function ShareTab({ project }: { readonly project: Project }) {
                     <td>{g.expires_at ?? <span className="muted">Never</span>}</td>
                     <td className="num">
                       <button type="button" className="button button-ghost prj-small-button" onClick={() => setUnsharing({ id: g.group_id, path: g.group_full_path })}>
-                        Unshare<span className="prj-visually-hidden"> {g.group_full_path}</span>
+                        Unshare<span className="visually-hidden"> {g.group_full_path}</span>
                       </button>
                     </td>
                   </tr>

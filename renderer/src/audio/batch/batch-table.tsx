@@ -32,7 +32,7 @@ function SortHeader({ column, order, onSort }: { readonly column: Column; readon
     <th scope="col" className={column.numeric ? 'num' : undefined} aria-sort={active ? order.direction : undefined}>
       <button type="button" className="batch-sort" onClick={() => onSort(column.key)} title={column.longLabel}>
         <span aria-hidden={column.longLabel ? true : undefined}>{column.label}</span>
-        {column.longLabel ? <span className="batch-visually-hidden">{column.longLabel}</span> : null}
+        {column.longLabel ? <span className="visually-hidden">{column.longLabel}</span> : null}
         <span className={`batch-sort-icon${active ? ' batch-sort-icon-active' : ''}`} aria-hidden="true">
           {active ? (order.direction === 'ascending' ? '▲' : '▼') : '↕'}
         </span>
@@ -44,7 +44,7 @@ function SortHeader({ column, order, onSort }: { readonly column: Column; readon
 function Missing({ why }: { readonly why: string }) {
   return (
     <span className="batch-missing" title={why}>
-      —<span className="batch-visually-hidden">{why}</span>
+      —<span className="visually-hidden">{why}</span>
     </span>
   );
 }
@@ -169,7 +169,7 @@ export function BatchTable({
               <SortHeader key={column.key} column={column} order={order} onSort={onSort} />
             ))}
             <th scope="col">
-              <span className="batch-visually-hidden">Actions</span>
+              <span className="visually-hidden">Actions</span>
             </th>
           </tr>
         </thead>
