@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { AppError } from '../http/errors.js';
-import { openPcmSource, type DecoderChoice, type PcmSource } from './decode/pcm-source.js';
+import { RangeMismatch } from './decode/mp3-range.js';
+import { openPcmSource, type DecoderChoice, type PcmRanges, type PcmSource } from './decode/pcm-source.js';
+import type { EngineSpec } from './engine.js';
 import { FeedReader, FeedStopped } from './decode/upload-feed.js';
 import { engines } from './engines.js';
 
@@ -77,6 +80,10 @@ async function run(task: AnalysisTask): Promise<AnalysisOutput> {
   return runOn(await openPcmSource(task.file, task.decoder, { skipProbe: !task.headSeconds }), task, control);
 }
 
+/** Parallel decodes of one file: at most this many, and each range at least this long (a process start costs ~20 ms). */
+const maxRanges = 4;
+const minRangeSeconds = 15;
+
 async function runOn(source: PcmSource, task: AnalysisTask, control: FeedReader | null): Promise<AnalysisOutput> {
   if (task.split && !source.direct) {
     if (task.split.part > 0) return { result: null, source: { duration_s: 0, sample_rate: source.format.sampleRate, channels: source.format.channels, format: source.container }, analysedSeconds: 0, split: 'skipped' };
@@ -84,6 +91,11 @@ async function runOn(source: PcmSource, task: AnalysisTask, control: FeedReader 
   }
   const engine = engines[task.engineId]!;
   let format = source.format;
+  if (engine.needsTotalFrames && format.totalFrames === null && engine.createRanges && source.ranges && !task.headSeconds) {
+    // A tagged MP3 states its length: decode parts of it on every core at once.
+    const out = await runRanges(engine.createRanges.bind(engine), source.ranges);
+    if (out) return out;
+  }
   if (engine.needsTotalFrames && format.totalFrames === null && engine.createEstimated && source.lengthEstimate && !task.headSeconds) {
     // The container only suggests the length (lossy formats): one pass with the estimate, which
     // stands when the decoded length confirms it.
@@ -118,6 +130,25 @@ async function runOn(source: PcmSource, task: AnalysisTask, control: FeedReader 
       source: { duration_s: Math.round(wholeSeconds * 1000) / 1000, sample_rate: format.sampleRate, channels: format.channels, format: source.container },
       analysedSeconds: frames / format.sampleRate,
     };
+  }
+
+  /** Null when the file does not match its tags (the single decode below then has the last word). */
+  async function runRanges(createRanges: NonNullable<EngineSpec<unknown, unknown>['createRanges']>, ranges: PcmRanges): Promise<AnalysisOutput | null> {
+    const total = ranges.totalFrames;
+    const count = Math.min(maxRanges, availableParallelism(), Math.floor(total / (minRangeSeconds * format.sampleRate)));
+    if (count < 2) return null;
+    const run = createRanges({ ...format, totalFrames: total }, task.params, Array.from({ length: count - 1 }, (_, i) => Math.round(((i + 1) * total) / count)));
+    if (run.starts.length < 2) return null;
+    const stop = new AbortController();
+    try {
+      await Promise.all(run.parts.map((part, i) => pushAll(ranges.decode(run.starts[i]!, run.starts[i + 1] ?? total, stop.signal), part.push.bind(part), Infinity)));
+    } catch (error) {
+      if (error instanceof RangeMismatch) return null;
+      throw error;
+    } finally {
+      stop.abort(); // the other decoders, when one failed
+    }
+    return output(run.finish(), total, total / format.sampleRate);
   }
 
   /** Push chunks up to `limit` frames; the frames pushed. */

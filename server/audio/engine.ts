@@ -37,11 +37,27 @@ export interface EngineSpec<P, R> {
    */
   createEstimated?(format: StreamFormat, params: P, estimate: LengthEstimate): StreamEngine<R | null>;
   /**
+   * Optional, for engines that need totalFrames: the same reduction over adjacent frame ranges, each fed
+   * by a decode of its own (several cores decoding one file). `near` are the split points wished for;
+   * the engine moves each to a frame where its result cannot depend on the split.
+   */
+  createRanges?(format: StreamFormat, params: P, near: readonly number[]): RangeRun<R>;
+  /**
    * Optional: the same analysis as independent parts (engine ids, run with the same params and head),
    * which the service runs on separate worker threads, each decoding the stream itself, and whose
    * results `combine` (cheap, no DSP) turns into exactly what `create` gives, with the seconds analysed.
    */
   readonly split?: { readonly parts: readonly string[]; combine(results: readonly unknown[], seconds: number): R };
+}
+
+/** An engine split over frame ranges (EngineSpec.createRanges). */
+export interface RangeRun<R> {
+  /** First frame of each range, ascending from 0; a range ends where the next starts, the last at totalFrames. */
+  readonly starts: readonly number[];
+  /** One input per range, fed that range's frames in order; ranges may be fed concurrently. */
+  readonly parts: readonly Pick<StreamEngine<unknown>, 'push'>[];
+  /** Exactly what `create` gives for the whole stream, once every part has had all its frames. */
+  finish(): R;
 }
 
 /** A stream length known only approximately: the true length is expected within ±tolerance of frames. */

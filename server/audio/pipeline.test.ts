@@ -90,6 +90,40 @@ describe('analysis pipeline over HTTP', () => {
     expect(body.frames / sr).toBeCloseTo(body.source.duration_s, 2);
   });
 
+  it('reduces a long tagged MP3 decoded in parallel ranges to the exact bins of ffmpeg’s whole decode, and a truncated one too', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-mp3-'));
+    const n = seededNoise(5);
+    const tone = (f: number) => Float32Array.from({ length: sr * 40 }, (_, i) => 0.4 * Math.sin((2 * Math.PI * f * i) / sr) * (1 + Math.sin(i / sr)) * 0.5 + (i % 22_050 < 900 ? 0.5 * n() : 0));
+    await writeFile(path.join(dir, 'in.wav'), encodeWav([tone(220), tone(330)], sr));
+    execFileSync('ffmpeg', ['-v', 'error', '-i', path.join(dir, 'in.wav'), '-b:a', '192k', path.join(dir, 'long.mp3')]);
+    const mp3 = await readFile(path.join(dir, 'long.mp3'));
+    await writeFile(path.join(dir, 'cut.mp3'), mp3.subarray(0, Math.floor(mp3.length * 0.75)));
+    for (const name of ['long.mp3', 'cut.mp3']) {
+      const decoded = execFileSync('ffmpeg', ['-v', 'error', '-i', path.join(dir, name), '-f', 'f32le', '-'], { maxBuffer: 1 << 28 });
+      const samples = new Float32Array(decoded.buffer, decoded.byteOffset, decoded.length / 4);
+      const frames = samples.length / 2;
+      const bins = 777;
+      const res = await app.fetch(`/audio/v1/waveform?bins=${bins}`, { method: 'POST', headers: auth, body: form(await readFile(path.join(dir, name)), name) });
+      expect(res.status).toBe(200);
+      const body = waveformSchema.parse(await res.json());
+      expect(body.frames).toBe(frames);
+      for (let b = 0; b < bins; b++) {
+        const from = Math.floor((b * frames) / bins) * 2;
+        const to = Math.floor(((b + 1) * frames) / bins) * 2;
+        let lo = Infinity;
+        let hi = -Infinity;
+        let sq = 0;
+        for (let k = from; k < to; k++) {
+          lo = Math.min(lo, samples[k]!);
+          hi = Math.max(hi, samples[k]!);
+          sq += samples[k]! ** 2;
+        }
+        expect(body.min_max[b]).toEqual([lo, hi]);
+        expect(Math.abs(body.rms[b]! - Math.sqrt(sq / (to - from)))).toBeLessThan(2e-6);
+      }
+    }
+  });
+
   it('meters bytes uploaded and seconds analysed for the tenant', async () => {
     const dj = await app.addUser('meter-dj');
     const clip = encodeWav([sine(sr, 2, 300, 0.3)], sr);

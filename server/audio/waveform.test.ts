@@ -57,6 +57,38 @@ describe('waveform engine', () => {
     result.rms.forEach((r, i) => expect(r).toBeCloseTo(expected.rms[i]!, 5));
   });
 
+  it.each([
+    ['two ranges', 777, [22_050]],
+    ['three ranges, wishes not on bin starts', 333, [10_001, 30_002]],
+    ['more bins than frames per range', 4000, [20_000]],
+    ['one bin: no split is possible', 1, [22_050]],
+  ])('gives create’s result from ranges fed concurrently: %s', (_label, bins, near) => {
+    const format = { sampleRate: 44100, channels: 2, channelLayout: null, totalFrames: left.length };
+    const split = waveformEngine.createRanges!(format, { bins }, near);
+    expect(split.starts[0]).toBe(0);
+    // Every range starts where a bin starts.
+    const binStarts = Array.from({ length: bins }, (_, i) => Math.floor((i * left.length) / bins));
+    for (const s of split.starts) expect(binStarts).toContain(s);
+    if (bins === 1) expect(split.starts).toEqual([0]);
+    else expect(split.starts.length).toBe(near.length + 1);
+    const all = interleave([left, right]);
+    // Interleave the ranges' pushes, as parallel decodes would.
+    const cursors = split.starts.map((s) => s);
+    const ends = split.starts.map((_, i) => split.starts[i + 1] ?? left.length);
+    while (cursors.some((c, i) => c < ends[i]!)) {
+      split.parts.forEach((part, i) => {
+        const take = Math.min(1234, ends[i]! - cursors[i]!);
+        if (take > 0) part.push(all.subarray(cursors[i]! * 2, (cursors[i]! + take) * 2));
+        cursors[i] = cursors[i]! + take;
+      });
+    }
+    const result = split.finish();
+    const expected = directWaveform([left, right], bins);
+    expect(result.min_max).toEqual(expected.minMax);
+    result.rms.forEach((r, i) => expect(r).toBeCloseTo(expected.rms[i]!, 5));
+    expect(result).toEqual(run([left, right], bins, [1234]));
+  });
+
   it('leaves bins empty when there are fewer frames than bins', () => {
     const short = Float32Array.from([0.5, -0.25, 1]);
     const result = run([short], 6, [2]);

@@ -40,42 +40,62 @@ export const waveformEngine: EngineSpec<WaveformParams, WaveformResult> = {
   version: '1',
   needsTotalFrames: true,
   create(format, params): StreamEngine<WaveformResult> {
+    const stats = new BinStats(params.bins);
+    const input = reduceFrom(stats, format, params.bins, 0);
+    return { ...input, finish: () => stats.result(format.totalFrames!) };
+  },
+  createRanges(format, params, near) {
     const total = format.totalFrames;
     if (total === null) throw new Error('waveform needs the exact frame count');
     const bins = params.bins;
-    const channels = format.channels;
+    // Split where a bin starts: every bin's samples then come from one range, reduced in frame order as in `create`.
+    const starts = [0];
+    for (const n of near) {
+      const start = Math.floor((Math.round((n * bins) / total) * total) / bins);
+      if (start > starts[starts.length - 1]! && start < total) starts.push(start);
+    }
     const stats = new BinStats(bins);
-    const range = new Float64Array(3);
-    let frame = 0;
-    let bin = 0;
-    // First frame of the next bin; bins may be empty when there are fewer frames than bins.
-    const binStart = (i: number) => Math.floor((i * total) / bins);
-    let nextStart = binStart(1);
-    /** Walk a chunk of `frames` frames bin by bin; `reduce` fills range with [min, max, Σx²] of samples [from, to). */
-    const walk = (frames: number, reduce: (from: number, to: number) => void) => {
-      let offset = 0;
-      while (offset < frames && bin < bins) {
-        while (bin < bins - 1 && frame >= nextStart) nextStart = binStart(++bin + 1);
-        const take = Math.min(frames - offset, (bin === bins - 1 ? Infinity : nextStart) - frame);
-        reduce(offset * channels, (offset + take) * channels);
-        stats.add(bin, range, take * channels);
-        offset += take;
-        frame += take;
-      }
-      frame += frames - offset; // frames beyond N (a file longer than its header said) are ignored
-    };
-    return {
-      push(chunk) {
-        walk(chunk.length / channels, (from, to) => reduceFloat(chunk, from, to, range));
-      },
-      pushPcm16(chunk) {
-        walk(chunk.length / channels, (from, to) => pcm16Stats(chunk, from, to, range));
-      },
-      finish: () => stats.result(total),
-    };
+    return { starts, parts: starts.map((from) => reduceFrom(stats, format, bins, from)), finish: () => stats.result(total) };
   },
   createEstimated: (format, params, estimate) => createEstimatedWaveform(format, params, estimate),
 };
+
+/**
+ * Reduce frames from `start` on into `stats`, bin i covering [floor(i·N/bins), floor((i+1)·N/bins)).
+ * Several reducers may share one BinStats when their frames never share a bin.
+ */
+function reduceFrom(stats: BinStats, format: StreamFormat, bins: number, start: number): Pick<StreamEngine<unknown>, 'push' | 'pushPcm16'> {
+  const total = format.totalFrames;
+  if (total === null) throw new Error('waveform needs the exact frame count');
+  const channels = format.channels;
+  const range = new Float64Array(3);
+  let frame = start;
+  let bin = 0;
+  // First frame of the next bin; bins may be empty when there are fewer frames than bins.
+  const binStart = (i: number) => Math.floor((i * total) / bins);
+  let nextStart = binStart(1);
+  /** Walk a chunk of `frames` frames bin by bin; `reduce` fills range with [min, max, Σx²] of samples [from, to). */
+  const walk = (frames: number, reduce: (from: number, to: number) => void) => {
+    let offset = 0;
+    while (offset < frames && bin < bins) {
+      while (bin < bins - 1 && frame >= nextStart) nextStart = binStart(++bin + 1);
+      const take = Math.min(frames - offset, (bin === bins - 1 ? Infinity : nextStart) - frame);
+      reduce(offset * channels, (offset + take) * channels);
+      stats.add(bin, range, take * channels);
+      offset += take;
+      frame += take;
+    }
+    frame += frames - offset; // frames beyond N (a file longer than its header said) are ignored
+  };
+  return {
+    push(chunk) {
+      walk(chunk.length / channels, (from, to) => reduceFloat(chunk, from, to, range));
+    },
+    pushPcm16(chunk) {
+      walk(chunk.length / channels, (from, to) => pcm16Stats(chunk, from, to, range));
+    },
+  };
+}
 
 /** Per-bin reductions: min and max (float32, like the samples), Σv² and the number of samples. */
 class BinStats {

@@ -1,10 +1,11 @@
-import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import audioType from 'audio-type';
 import { decodeChunked } from 'audio-decode';
 import { AppError } from '../../http/errors.js';
 import type { LengthEstimate, StreamFormat } from '../engine.js';
+import { decodeWithFfmpeg } from './ffmpeg-decode.js';
+import { decodeMp3Range } from './mp3-range.js';
 import { exactFramesFromHeader, probeWithFfmpeg, readMp3Info, type ProbeInfo } from './probe.js';
 import { readWavChunks, readWavInfo, readWavPcm16, type ByteFeed } from './wav-reader.js';
 
@@ -27,11 +28,23 @@ export interface PcmSource {
    */
   readonly pcm16: ((options?: { readonly headSeconds?: number; readonly signal?: AbortSignal }) => AsyncIterable<Int16Array>) | null;
   /**
+   * Tagged MP3s decoded by ffmpeg (null otherwise): the length the tags state, and frames [from, to)
+   * of the stream decoded on their own, so parts of one file can decode on several cores at once. A
+   * range that does not match the tags throws RangeMismatch (decode/mp3-range.ts).
+   */
+  readonly ranges: PcmRanges | null;
+  /**
    * Whether `format` and `durationS` hold for the complete file. Always true unless the source was
    * opened while its file was still arriving (then the header's declared length was assumed, and this
    * waits for the whole file to check it).
    */
   confirm(): Promise<boolean>;
+}
+
+/** Independent decodes of parts of one stream (see PcmSource.ranges). */
+export interface PcmRanges {
+  readonly totalFrames: number;
+  decode(from: number, to: number, signal?: AbortSignal): AsyncIterable<Float32Array>;
 }
 
 /** How to open a source: its cancellation, and a feed when the file is still being written. */
@@ -66,6 +79,7 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
       direct: true,
       durationS: wav.frames / wav.sampleRate,
       lengthEstimate: null,
+      ranges: null,
       chunks: (o = {}) => readWavChunks(file, wav, { ...o, signal: o.signal ?? signal, ...(feed ? { feed } : {}) }),
       pcm16: pcm16 ? (o = {}) => readWavPcm16(file, wav, { ...o, signal: o.signal ?? signal, ...(feed ? { feed } : {}) }) : null,
       async confirm() {
@@ -89,7 +103,8 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
         direct: false,
         durationS: mp3.frames / mp3.sampleRate,
         lengthEstimate: { frames: mp3.frames, tolerance: 1152 },
-        chunks: (o = {}) => decodeWithFfmpeg(decoder.path, file, format, o.headSeconds, o.signal ?? signal),
+        ranges: { totalFrames: mp3.frames, decode: (from, to, s) => decodeMp3Range(decoder.path, file, mp3, from, to, s ?? signal) },
+        chunks: (o = {}) => decodeWithFfmpeg(decoder.path, file, format, { headSeconds: o.headSeconds, signal: o.signal ?? signal }),
         pcm16: null,
         confirm: always,
       };
@@ -103,12 +118,13 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
       direct: false,
       durationS: info.exactFrames !== null ? info.exactFrames / info.sampleRate : info.durationS,
       lengthEstimate: info.exactFrames !== null ? null : estimateLength(info),
-      chunks: (o = {}) => decodeWithFfmpeg(decoder.path, file, format, o.headSeconds, o.signal ?? signal),
+      ranges: null,
+      chunks: (o = {}) => decodeWithFfmpeg(decoder.path, file, format, { headSeconds: o.headSeconds, signal: o.signal ?? signal }),
       pcm16: null,
       confirm: always,
     };
   }
-  return { ...(await openWithJs(file, signal)), direct: false, lengthEstimate: null, pcm16: null, confirm: always };
+  return { ...(await openWithJs(file, signal)), direct: false, lengthEstimate: null, ranges: null, pcm16: null, confirm: always };
 }
 
 /**
@@ -126,62 +142,11 @@ function containerName(container: string, codec: string): string {
   return container.split(',')[0] ?? container;
 }
 
-/**
- * Stream f32le PCM from an ffmpeg child. Sample rate and channel count are forced to the probed
- * values so the byte stream always matches `format`; chunks are re-aligned to whole frames.
- */
-export async function* decodeWithFfmpeg(
-  ffmpegPath: string,
-  file: string,
-  format: Pick<StreamFormat, 'sampleRate' | 'channels'>,
-  headSeconds?: number,
-  signal?: AbortSignal,
-): AsyncGenerator<Float32Array> {
-  const args = ['-v', 'error', '-nostdin', '-i', file, '-map', '0:a:0', ...(headSeconds ? ['-t', String(headSeconds)] : []), '-f', 'f32le', '-acodec', 'pcm_f32le', '-ar', String(format.sampleRate), '-ac', String(format.channels), 'pipe:1'];
-  const child = spawn(ffmpegPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (d: string) => {
-    if (stderr.length < 8192) stderr += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  const onAbort = () => child.kill('SIGKILL');
-  signal?.addEventListener('abort', onAbort, { once: true });
-  const frameBytes = 4 * format.channels;
-  let carry: Buffer | null = null;
-  try {
-    for await (const data of child.stdout as AsyncIterable<Buffer>) {
-      const bytes: Buffer = carry ? Buffer.concat([carry, data]) : data;
-      const usable = bytes.length - (bytes.length % frameBytes);
-      carry = usable < bytes.length ? Buffer.from(bytes.subarray(usable)) : null;
-      if (usable === 0) continue;
-      if (bytes.byteOffset % 4 === 0) {
-        // Each pipe read is a Buffer of its own, usually 4-byte aligned: read the floats in place.
-        yield new Float32Array(bytes.buffer, bytes.byteOffset, usable / 4);
-        continue;
-      }
-      // Otherwise copy into an aligned Float32Array.
-      const out = new Float32Array(usable / 4);
-      new Uint8Array(out.buffer).set(bytes.subarray(0, usable));
-      yield out;
-    }
-    const code = await exited;
-    if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
-    if (code !== 0) {
-      const reason = stderr.trim().split('\n').pop() ?? `ffmpeg exited ${code}`;
-      throw new AppError('unsupported-media', `The audio could not be decoded: ${reason}`, { code: 'undecodable' });
-    }
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-    if (child.exitCode === null) child.kill('SIGKILL');
-  }
-}
-
 type JsFormat = Parameters<typeof decodeChunked>[1];
 const jsFormats: readonly string[] = ['mp3', 'flac', 'opus', 'oga', 'm4a', 'wav', 'qoa', 'aac', 'aiff', 'caf', 'webm', 'amr', 'wma'];
 
 /** The pure-JS fallback (audio-decode's WASM/JS codecs), streaming chunk by chunk. */
-async function openWithJs(file: string, signal?: AbortSignal): Promise<Omit<PcmSource, 'direct' | 'pcm16' | 'confirm' | 'lengthEstimate'>> {
+async function openWithJs(file: string, signal?: AbortSignal): Promise<Omit<PcmSource, 'direct' | 'pcm16' | 'confirm' | 'lengthEstimate' | 'ranges'>> {
   const fh = await open(file, 'r');
   const head = Buffer.alloc(4096);
   try {

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import { AppError } from '../../http/errors.js';
+import { parseMp3FrameHeader } from './mp3-frames.js';
 
 /** What a file holds, as far as decoding needs to know before the first sample. */
 export interface ProbeInfo {
@@ -91,11 +92,20 @@ export async function exactFramesFromHeader(file: string, sampleRate: number): P
 export interface Mp3Info {
   readonly sampleRate: number;
   readonly channels: 1 | 2;
-  /** The length ffmpeg will decode: frames × samples per frame − encoder delay − end padding. */
+  /** The length ffmpeg will decode: frames × samples per frame − encoder delay − end padding (at least the decoder's 529). */
   readonly frames: number;
+  readonly samplesPerFrame: 1152 | 576;
+  /** Audio frames (packets) the tag counts, the tag's own frame excluded. */
+  readonly packets: number;
+  /** Byte offset of the first audio frame, just after the tag's frame. */
+  readonly firstPacketOffset: number;
+  /**
+   * Samples libavformat drops at the start: the encoder delay plus the decoder's own 528 + 1
+   * (libavformat/mp3dec.c). Decoded sample s of the gapless stream is sample s + startSkip of the
+   * packets decoded from the first one.
+   */
+  readonly startSkip: number;
 }
-
-const mp3Rates = [44_100, 48_000, 32_000] as const;
 
 /**
  * Read an MP3's first frame header and its Xing/Info frame count with a LAME (or Lavf/Lavc) gapless
@@ -115,30 +125,38 @@ export async function readMp3Info(file: string): Promise<Mp3Info | null> {
     }
     const frame = Buffer.alloc(512);
     const { bytesRead } = await fh.read(frame, 0, frame.length, start);
-    if (bytesRead < 200 || frame[0] !== 0xff || (frame[1]! & 0xe0) !== 0xe0) return null;
-    const version = (frame[1]! >> 3) & 3; // 3 MPEG-1, 2 MPEG-2, 0 MPEG-2.5
-    const layer = (frame[1]! >> 1) & 3; // 1 Layer III
-    const rateIndex = (frame[2]! >> 2) & 3;
-    if (layer !== 1 || version === 1 || rateIndex === 3) return null;
-    const sampleRate = mp3Rates[rateIndex]! / (version === 3 ? 1 : version === 2 ? 2 : 4);
-    const mono = frame[3]! >> 6 === 3;
-    const sideInfo = version === 3 ? (mono ? 17 : 32) : mono ? 9 : 17;
-    const perFrame = version === 3 ? 1152 : 576;
+    const header = bytesRead >= 200 ? parseMp3FrameHeader(frame, 0) : null;
+    if (!header) return null;
+    const mono = header.channels === 1;
+    const sideInfo = header.samplesPerFrame === 1152 ? (mono ? 17 : 32) : mono ? 9 : 17;
     let p = 4 + sideInfo;
     const tag = frame.toString('ascii', p, p + 4);
     if (tag !== 'Xing' && tag !== 'Info') return null;
     const flags = frame.readUInt32BE(p + 4);
     p += 8;
     if (!(flags & 1)) return null;
-    const frames = frame.readUInt32BE(p);
+    const packets = frame.readUInt32BE(p);
     p += 4;
     if (flags & 2) p += 4;
     if (flags & 4) p += 100;
     if (flags & 8) p += 4;
     if (p + 24 > bytesRead || !/^(LAME|Lavf|Lavc)/.test(frame.toString('ascii', p, p + 4))) return null;
     const delays = frame.readUIntBE(p + 21, 3);
-    const total = frames * perFrame - (delays >> 12) - (delays & 0xfff);
-    return total > 0 ? { sampleRate, channels: mono ? 1 : 2, frames: total } : null;
+    const startPad = delays >> 12;
+    const endPad = delays & 0xfff;
+    // libavformat drops samples [frames·spf − endPad + 529, frames·spf) of the decoder's output, so an
+    // end padding under 529 drops nothing.
+    const total = packets * header.samplesPerFrame - startPad - Math.max(endPad, 528 + 1);
+    if (total <= 0) return null;
+    return {
+      sampleRate: header.sampleRate,
+      channels: header.channels,
+      frames: total,
+      samplesPerFrame: header.samplesPerFrame,
+      packets,
+      firstPacketOffset: start + header.bytes,
+      startSkip: startPad + 528 + 1,
+    };
   } finally {
     await fh.close();
   }
