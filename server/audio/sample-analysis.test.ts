@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { drumLoop } from '../test-support/drums.js';
+import { drumLoop, STRAIGHT_PATTERNS } from '../test-support/drums.js';
 import { labelledSampleSet, type LabelledSample } from '../test-support/sample-set.js';
 import { interleave, seededNoise, sine } from '../test-support/signals.js';
 import { SAMPLE_ROLES, nameSuggestsDrumLoop, sampleAnalysisEngine, type SampleAnalysisResult, type SampleRole } from './sample-analysis.js';
@@ -92,6 +92,41 @@ describe('sample analysis: measurements', () => {
     expect(r.duration_s).toBeCloseTo(4, 3);
     const kick = analyse([harmonicTone(44_100, 0.5, 55).map((v, i) => v * Math.exp(-i / 44_100 / 0.1))], 44_100);
     expect(kick.loop.is_loop).toBe(false);
+  });
+
+  it.each(STRAIGHT_PATTERNS)('reads seamless %s loops from 70 to 174 BPM at the beat or half of it, never 2:3, and calls them loops', (pattern) => {
+    for (const bpm of [70, 90, 124, 140, 174]) {
+      for (const bars of [2, 4]) {
+        const loop = drumLoop({ bpm, bars, sampleRate: 44_100, pattern, leadIn: 0, tail: 0 });
+        const r = analyse(loop.channels, 44_100);
+        const ratio = r.loop.tempo_bpm === null ? null : r.loop.tempo_bpm / bpm;
+        // Kick on 1 and 3, snare on 2 and 4: above ~130 BPM the bar's half is the stronger period (documented).
+        const level = ratio !== null && Math.abs(ratio - 1) <= 0.02 ? 'beat' : ratio !== null && Math.abs(ratio - 0.5) <= 0.01 && bpm > 130 ? 'half' : ratio;
+        expect({ bpm, bars, level }).toEqual({ bpm, bars, level: expect.stringMatching(/^(beat|half)$/) });
+        if (bpm < 130) expect(level).toBe('beat');
+        expect(r.loop.whole_beats).toBe(true);
+        expect(r.loop.is_loop).toBe(true);
+      }
+    }
+  });
+
+  it('reads a kick on every beat with hats between at the beat (70–174 BPM), not at 2:3 or the hats’ rate', () => {
+    for (const bpm of [70, 90, 124, 140, 174]) {
+      const sr = 44_100;
+      const beat = (60 / bpm) * sr;
+      const total = Math.round(beat * 8);
+      const x = new Float32Array(total);
+      const rand = seededNoise(3);
+      for (let b = 0; b < 8; b++) {
+        const start = Math.round(b * beat);
+        for (let i = 0; i < Math.round(beat * 0.45); i++) x[start + i] = x[start + i]! + 0.7 * Math.min(1, i / 44) * Math.exp((-i / sr) * 18) * Math.sin((2 * Math.PI * 55 * i) / sr);
+        const hat = Math.round(start + beat / 2);
+        for (let i = 0; i < 0.03 * sr && hat + i < total; i++) x[hat + i] = x[hat + i]! + 0.25 * Math.exp((-i / sr) * 120) * rand();
+      }
+      const r = analyse([x, x], sr);
+      expect({ bpm, tempo: r.loop.tempo_bpm !== null && Math.abs(r.loop.tempo_bpm / bpm - 1) <= 0.01 }).toEqual({ bpm, tempo: true });
+      expect(r.loop.beats).toBeCloseTo(8, 1);
+    }
   });
 
   it('measures a slow attack', () => {

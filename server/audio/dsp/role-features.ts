@@ -383,6 +383,15 @@ export function beatPeriod(curve: Float64Array, rate: number, minBpm = 70, maxBp
     }
   }
   if (best < 0) return null;
+  // A periodic pattern correlates as well at two beats as at one, so the prior alone would halve a
+  // fast tempo (174 → 87): take the half lag when it is nearly as strong. Off-beats weaker than the
+  // beats (a kick on the beat, a hat between) keep it well below.
+  const half = Math.round(best / 2);
+  if (half - 1 >= lagMin) {
+    let peak = half - 1;
+    for (let lag = half; lag <= half + 1; lag++) if (values[lag]! > values[peak]!) peak = lag;
+    if (values[peak]! >= 0.8 * values[best]! && values[peak]! >= values[peak - 1]! && values[peak]! >= values[peak + 1]!) best = peak;
+  }
   const strength = values[best]!;
   let period = best + parabolicShift(values[best - 1]!, values[best]!, values[best + 1]!);
   for (const mult of [2, 4]) {
