@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { AppError } from '../http/errors.js';
-import { RangeMismatch } from './decode/mp3-range.js';
 import { openPcmSource, type DecoderChoice, type PcmRanges, type PcmSource } from './decode/pcm-source.js';
 import type { EngineSpec } from './engine.js';
 import { FeedReader, FeedStopped } from './decode/upload-feed.js';
@@ -132,7 +131,7 @@ async function runOn(source: PcmSource, task: AnalysisTask, control: FeedReader 
     };
   }
 
-  /** Null when the file does not match its tags (the single decode below then has the last word). */
+  /** Null when the ranges cannot answer (a file that does not match its tags): the single decode below then has the last word. */
   async function runRanges(createRanges: NonNullable<EngineSpec<unknown, unknown>['createRanges']>, ranges: PcmRanges): Promise<AnalysisOutput | null> {
     const total = ranges.totalFrames;
     const count = Math.min(maxRanges, availableParallelism(), Math.floor(total / (minRangeSeconds * format.sampleRate)));
@@ -143,8 +142,10 @@ async function runOn(source: PcmSource, task: AnalysisTask, control: FeedReader 
     try {
       await Promise.all(run.parts.map((part, i) => pushAll(ranges.decode(run.starts[i]!, run.starts[i + 1] ?? total, stop.signal), part.push.bind(part), Infinity)));
     } catch (error) {
-      if (error instanceof RangeMismatch) return null;
-      throw error;
+      // A file that does not match its tags, or a decoder that cannot start mid-file: the single decode
+      // below answers (and reports what is really wrong with a broken file). Cancellation stands.
+      if (error instanceof FeedStopped) throw error;
+      return null;
     } finally {
       stop.abort(); // the other decoders, when one failed
     }
