@@ -7,11 +7,11 @@
  *
  *   npx tsx bench/analyze-cpu.ts [--runs 15] [--parts] [--json out.json]
  *
- * `--parts` also times the engines inside each task alone; `--json` writes both parts' results, to
- * compare the output of two versions of the code.
+ * `--parts` also times the engines inside each task alone; `--json` writes the combined /analyze answer,
+ * to compare the output of two versions of the code.
  */
 import { writeFileSync } from 'node:fs';
-import { analyzeFeaturesPart, analyzeSamplePart } from '../server/audio/analyze.js';
+import { analyzeEngine, analyzeFeaturesPart, analyzeSamplePart } from '../server/audio/analyze.js';
 import type { StreamEngine, StreamFormat } from '../server/audio/engine.js';
 import { createFeaturesStream } from '../server/audio/features.js';
 import { createIntegratedLoudness } from '../server/audio/loudness.js';
@@ -92,5 +92,12 @@ if (flag('--parts')) {
   time('  sample (30 s)', () => head30(sampleAnalysisEngine.create(format, { name: '' })));
   time('  integrated loudness (60 s)', () => createIntegratedLoudness(format));
 }
+const combined = (() => {
+  const c0 = process.cpuUsage();
+  const result = analyzeEngine.split!.combine([features, sample], seconds);
+  const c = process.cpuUsage(c0);
+  console.log(`${'combine (main thread)'.padEnd(28)} cpu ${((c.user + c.system) / 1000).toFixed(1).padStart(6)} ms (one run)`);
+  return result;
+})();
 const out = option('--json');
-if (out) writeFileSync(out, JSON.stringify({ features, sample }, null, 1));
+if (out) writeFileSync(out, JSON.stringify(combined, null, 1));
