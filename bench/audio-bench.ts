@@ -1,7 +1,8 @@
 /**
  * Audio benchmark (npm run bench): the routes end to end against a running server, side by side
  * in one run with the reference tools on the same files, printing ratios. Not a test: it measures.
- * Needs ffmpeg and aubio-tools (apt-get install ffmpeg aubio-tools).
+ * Needs ffmpeg and aubio-tools (apt-get install ffmpeg aubio-tools). Flags: --write (append to
+ * RESULTS.md), --skip-60 (no 60-minute file), --only-analyze (the 5-minute WAV's /analyze rows alone).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -121,7 +122,9 @@ async function main(): Promise<void> {
   for (const tool of ['ffmpeg', 'aubioonset', 'curl']) if (!have(tool)) throw new Error(`${tool} not found: apt-get install ffmpeg aubio-tools`);
   execFileSync('npm', ['run', 'build:server'], { cwd: root, stdio: 'inherit' });
   const work = await mkdtemp(path.join(tmpdir(), 'cratehouse-bench-'));
-  const only60 = process.argv.includes('--skip-60') ? [] : [60];
+  // --only-analyze: the 5-minute WAV's /analyze rows alone (a quick check of that target).
+  const onlyAnalyze = process.argv.includes('--only-analyze');
+  const only60 = process.argv.includes('--skip-60') || onlyAnalyze ? [] : [60];
   say(`# Audio benchmark — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
   say(`ffmpeg: ${execFileSync('ffmpeg', ['-version']).toString().split('\n')[0]}; aubio: ${spawnSync('aubioonset', ['--help']).stderr?.toString().match(/aubio[^\n]*\d\.\d[^\n]*/)?.[0] ?? 'aubioonset'}`);
   say('');
@@ -129,9 +132,11 @@ async function main(): Promise<void> {
   const tracks: { label: string; track: SynthTrack; file: string; name: string }[] = [];
   const t5 = await writeSynthTrack(path.join(work, 'music5.wav'), 300);
   tracks.push({ label: '5-min WAV', track: t5, file: t5.file, name: 'music5.wav' });
-  const mp3 = path.join(work, 'music5.mp3');
-  execFileSync('ffmpeg', ['-v', 'error', '-i', t5.file, '-b:a', '256k', mp3]);
-  tracks.push({ label: '5-min MP3', track: t5, file: mp3, name: 'music5.mp3' });
+  if (!onlyAnalyze) {
+    const mp3 = path.join(work, 'music5.mp3');
+    execFileSync('ffmpeg', ['-v', 'error', '-i', t5.file, '-b:a', '256k', mp3]);
+    tracks.push({ label: '5-min MP3', track: t5, file: mp3, name: 'music5.mp3' });
+  }
   for (const minutes of only60) {
     const t60 = await writeSynthTrack(path.join(work, `music${minutes}.wav`), minutes * 60);
     tracks.push({ label: `${minutes}-min WAV`, track: t60, file: t60.file, name: `music${minutes}.wav` });
@@ -167,15 +172,17 @@ async function main(): Promise<void> {
           healthLatencies.push(performance.now() - t0);
         });
       }, 100);
-      ours.loudness!.push((await post(server.url, '/loudness', t.file)).seconds);
-      ours.waveform!.push((await post(server.url, '/waveform?bins=800', t.file)).seconds);
-      const ons = await post(server.url, '/onsets', t.file);
-      ours.onsets!.push(ons.seconds);
-      onsetsBody = ons.body;
-      const hit = await post(server.url, '/loudness', t.file, { hashFirst: true });
-      if (hit.cache !== 'hit') throw new Error('expected a cache hit');
-      ours.hit!.push(hit.seconds);
-      ours.known!.push((await post(server.url, '/loudness', t.file, { knownHash })).seconds);
+      if (!onlyAnalyze) {
+        ours.loudness!.push((await post(server.url, '/loudness', t.file)).seconds);
+        ours.waveform!.push((await post(server.url, '/waveform?bins=800', t.file)).seconds);
+        const ons = await post(server.url, '/onsets', t.file);
+        ours.onsets!.push(ons.seconds);
+        onsetsBody = ons.body;
+        const hit = await post(server.url, '/loudness', t.file, { hashFirst: true });
+        if (hit.cache !== 'hit') throw new Error('expected a cache hit');
+        ours.hit!.push(hit.seconds);
+        ours.known!.push((await post(server.url, '/loudness', t.file, { knownHash })).seconds);
+      }
       if (t.label === '5-min WAV') {
         ours.analyze!.push((await post(server.url, '/analyze', t.file)).seconds);
         ours.analyzeHit!.push((await post(server.url, '/analyze', t.file, { hashFirst: true })).seconds);
@@ -185,16 +192,18 @@ async function main(): Promise<void> {
       if (is60) peakAbove = Math.max(peakAbove, peak - idle);
       await server.stop();
     }
-    const ffLoud = timeCommand('ffmpeg', ['-nostats', '-v', 'error', '-i', t.file, '-af', 'ebur128=peak=true', '-f', 'null', '-'], runs);
-    const ffDecode = timeCommand('ffmpeg', ['-v', 'error', '-i', t.file, '-f', 'f32le', '-'], runs);
-    const aubio = timeCommand('aubioonset', ['-i', t.file], runs);
-    const aubioOut = execFileSync('aubioonset', ['-i', t.file], { maxBuffer: 1 << 28 }).toString().trim().split(/\s+/).map(Number).filter(Number.isFinite);
-    const fOurs = fMeasure(t.track.onsets, (onsetsBody.onsets as number[]) ?? []);
-    const fAubio = fMeasure(t.track.onsets, aubioOut);
     const [l, w, o, h] = [median(ours.loudness!), median(ours.waveform!), median(ours.onsets!), median(ours.hit!)];
-    say(`| ${t.label} | /loudness | ${l.toFixed(2)} | ffmpeg ebur128=peak=true | ${ffLoud.toFixed(2)} | ${(l / ffLoud).toFixed(2)}× | ≤ 0.5× |`);
-    say(`| ${t.label} | /waveform | ${w.toFixed(2)} | ffmpeg decode -f f32le | ${ffDecode.toFixed(2)} | ${(w / ffDecode).toFixed(2)}× | ≤ 1.5× |`);
-    say(`| ${t.label} | /onsets | ${o.toFixed(2)} | aubioonset | ${aubio.toFixed(2)} | ${(o / aubio).toFixed(2)}× | ≤ 1.0× (F ours ${fOurs.toFixed(3)}, aubio ${fAubio.toFixed(3)}; tempo ${String(onsetsBody.tempo_bpm)}, true 124) |`);
+    if (!onlyAnalyze) {
+      const ffLoud = timeCommand('ffmpeg', ['-nostats', '-v', 'error', '-i', t.file, '-af', 'ebur128=peak=true', '-f', 'null', '-'], runs);
+      const ffDecode = timeCommand('ffmpeg', ['-v', 'error', '-i', t.file, '-f', 'f32le', '-'], runs);
+      const aubio = timeCommand('aubioonset', ['-i', t.file], runs);
+      const aubioOut = execFileSync('aubioonset', ['-i', t.file], { maxBuffer: 1 << 28 }).toString().trim().split(/\s+/).map(Number).filter(Number.isFinite);
+      const fOurs = fMeasure(t.track.onsets, (onsetsBody.onsets as number[]) ?? []);
+      const fAubio = fMeasure(t.track.onsets, aubioOut);
+      say(`| ${t.label} | /loudness | ${l.toFixed(2)} | ffmpeg ebur128=peak=true | ${ffLoud.toFixed(2)} | ${(l / ffLoud).toFixed(2)}× | ≤ 0.5× |`);
+      say(`| ${t.label} | /waveform | ${w.toFixed(2)} | ffmpeg decode -f f32le | ${ffDecode.toFixed(2)} | ${(w / ffDecode).toFixed(2)}× | ≤ 1.5× |`);
+      say(`| ${t.label} | /onsets | ${o.toFixed(2)} | aubioonset | ${aubio.toFixed(2)} | ${(o / aubio).toFixed(2)}× | ≤ 1.0× (F ours ${fOurs.toFixed(3)}, aubio ${fAubio.toFixed(3)}; tempo ${String(onsetsBody.tempo_bpm)}, true 124) |`);
+    }
     if (ours.analyze!.length > 0) {
       // aubiomfcc on the same track's first 60 seconds, cut with ffmpeg beforehand.
       const head = path.join(work, 'head60.wav');
@@ -204,6 +213,7 @@ async function main(): Promise<void> {
       say(`| ${t.label} | /analyze | ${a.toFixed(2)} | aubiomfcc on the first 60 s | ${mfcc.toFixed(2)} | ${(a / mfcc).toFixed(2)}× | ≤ 1.0× |`);
       say(`| ${t.label} | /analyze repeat (cache hit) | ${ah.toFixed(3)} | first call | ${a.toFixed(2)} | ${(a / ah).toFixed(1)}× faster | ≥ 20× |`);
     }
+    if (onlyAnalyze) continue;
     say(`| ${t.label} | /loudness repeat, client hashes the file first | ${h.toFixed(3)} | first call | ${l.toFixed(2)} | ${(l / h).toFixed(1)}× faster | ≥ 20× |`);
     const k = median(ours.known!);
     say(`| ${t.label} | /loudness repeat, client already knows the hash | ${k.toFixed(3)} | first call | ${l.toFixed(2)} | ${(l / k).toFixed(1)}× faster | ≥ 20× |`);

@@ -116,9 +116,11 @@ async function runOn(source: PcmSource, task: AnalysisTask, control: FeedReader 
   }
   const run = engine.create(format, task.params as never);
   // Clip tier: exactly round(head · rate) frames, whatever the decoder's own cut (ffmpeg's -t is
-  // asked for a little more), so a clip route and the composite /analyze see identical samples.
-  const limit = task.headSeconds ? Math.round(task.headSeconds * format.sampleRate) : Infinity;
-  const decodeOptions = task.headSeconds ? { headSeconds: task.headSeconds + 1 } : {};
+  // asked for a little more), so a clip route and the composite /analyze see identical samples. An
+  // engine that ignores the stream after `maxSeconds` is not fed (nor the file read) past that.
+  const headSeconds = task.headSeconds && engine.maxSeconds ? Math.min(task.headSeconds, engine.maxSeconds) : task.headSeconds;
+  const limit = headSeconds ? Math.round(headSeconds * format.sampleRate) : Infinity;
+  const decodeOptions = headSeconds ? { headSeconds: headSeconds + 1 } : {};
   const frames = run.pushPcm16 && source.pcm16 ? await pushAll(source.pcm16(decodeOptions), run.pushPcm16.bind(run), limit) : await pushAll(source.chunks(decodeOptions), run.push.bind(run), limit);
   const decodedSeconds = frames / format.sampleRate;
   return output(run.finish(), frames, task.headSeconds ? (source.durationS ?? decodedSeconds) : decodedSeconds);

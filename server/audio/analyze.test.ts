@@ -8,6 +8,7 @@ import { transparentEmotionModel } from './emotion-model.js';
 import { featuresEngine, type FeaturesResult } from './features.js';
 import { createIntegratedLoudness, loudnessEngine, type LoudnessResult } from './loudness.js';
 import { createOnsetsStream, onsetsEngine, type OnsetsResult } from './onsets.js';
+import { createOnsetStrength, createOnsetStrengthFrom } from './dsp/onset-detection.js';
 import { sampleAnalysisEngine } from './sample-analysis.js';
 
 const sampleRate = 22_050;
@@ -24,8 +25,8 @@ function run<P, R>(spec: EngineSpec<P, R>, params: P, all: Float32Array, format:
 }
 
 describe('the /analyze composite', () => {
-  // 70 s (longer than both heads) and 12 s (shorter than both).
-  it.each([[36], [5]])('equals its dedicated engines on their heads, split in two parts or on one thread (%i bars)', (bars) => {
+  // 70 s (longer than both heads), 33 s (between them) and 12 s (shorter than both).
+  it.each([[36], [16], [5]])('equals its dedicated engines on their heads, split in two parts or on one thread (%i bars)', (bars) => {
     const loop = musicLoop({ bpm: 124, bars, sampleRate });
     const all = interleave([Float32Array.from(loop.channels[0]), Float32Array.from(loop.channels[1])]);
     const format: StreamFormat = { sampleRate, channels: 2, channelLayout: null, totalFrames: null };
@@ -59,6 +60,26 @@ describe('the /analyze composite', () => {
     fork.push(new Float32Array(0));
     expect(fork.finish()).toEqual(run(onsetsEngine, {}, all, format, cut / sampleRate, 5000));
     expect(stream.finish()).toEqual(run(onsetsEngine, {}, all, format, Infinity, 5000));
+  });
+
+  it('joins onset strength computed in two pieces into exactly that of one stream', () => {
+    const loop = musicLoop({ bpm: 124, bars: 8, sampleRate });
+    const all = interleave([Float32Array.from(loop.channels[0]), Float32Array.from(loop.channels[1])]);
+    const whole = createOnsetStrength(sampleRate);
+    for (let f = 0; f < all.length; f += 2 * 3001) whole.push(all.subarray(f, Math.min(all.length, f + 2 * 3001)), 2);
+    const env = whole.finish();
+    const accents = whole.accents();
+    for (const first of [2, 3, 377, 1000]) {
+      const tail = createOnsetStrengthFrom(sampleRate, first);
+      expect(tail.firstFrame).toBe(first);
+      const rest = all.subarray(2 * tail.startSample);
+      for (let f = 0; f < rest.length; f += 2 * 4999) tail.push(rest.subarray(f, Math.min(rest.length, f + 2 * 4999)), 2);
+      expect(tail.finish()).toEqual(env.slice(first));
+      expect(tail.accents()).toEqual({ linear: accents.linear.slice(first), bass: accents.bass.slice(first) });
+    }
+    // Frame 1 would need samples before the first.
+    expect(() => createOnsetStrengthFrom(sampleRate, 1)).toThrow(RangeError);
+    expect(() => createOnsetStrengthFrom(sampleRate, 2.5)).toThrow(RangeError);
   });
 
   it('measures integrated loudness alone exactly as the full meter does', () => {

@@ -4,7 +4,8 @@ import { emotionEngine, predictEmotion, type EmotionResult } from './emotion.js'
 import { transparentEmotionModel } from './emotion-model.js';
 import { createFeaturesStream, featuresEngine, type FeaturesResult } from './features.js';
 import { createIntegratedLoudness, loudnessEngine } from './loudness.js';
-import { createOnsetsStream, onsetsEngine, type OnsetsResult, type OnsetsStream } from './onsets.js';
+import { onsetsEngine, onsetsOfEnvelope, type OnsetsResult } from './onsets.js';
+import { completeFrames, createOnsetStrength, createOnsetStrengthFrom, onsetFrameGeometry } from './dsp/onset-detection.js';
 import { sampleAnalysisEngine, type SampleAnalysisResult } from './sample-analysis.js';
 
 /** Head lengths of the composite's parts, the same as their dedicated routes. */
@@ -17,16 +18,37 @@ export interface AnalyzeResult {
   readonly sample: SampleAnalysisResult;
 }
 
-/** What the first part measures: features with rhythm (first 30 s) and onsets (first 60 s). */
-export interface AnalyzeFeaturesPart {
-  readonly features: FeaturesResult;
-  readonly onsets: OnsetsResult;
+/** Onset-strength frames of a stretch of the emotion head, with their accent channels (dsp/onset-detection.ts). */
+export interface OnsetFrames {
+  readonly env: Float32Array;
+  readonly linear: Float32Array;
+  readonly bass: Float32Array;
 }
 
-/** What the second part measures: the sample role (first 30 s) and integrated loudness (first 60 s). */
+/**
+ * What the first part measures, over the first 30 s: features with rhythm, and the onsets the rhythm
+ * group reads, with the onset-strength frames the second part does not compute.
+ */
+export interface AnalyzeFeaturesPart {
+  readonly features: FeaturesResult;
+  /** Onsets of the features' head: for a file no longer than that head, also the emotion's onsets. */
+  readonly headOnsets: OnsetsResult;
+  /** Onset-strength frames [0, the second part's first frame), computed before the head's end padding. */
+  readonly headFrames: OnsetFrames;
+}
+
+/**
+ * What the second part measures: the sample role (first 30 s), integrated loudness (first 60 s), and the
+ * onset strength from where the first part's frames end to the end of the 60 s.
+ */
 export interface AnalyzeSamplePart {
   readonly sample: SampleAnalysisResult;
   readonly integrated_lufs: number | null;
+  /** Onset-strength frames from the first part's last on; null for a file no longer than the features' head. */
+  readonly tailFrames: OnsetFrames | null;
+  readonly onsetFrameRate: number;
+  /** Seconds the onsets cover (the emotion head or the whole file). */
+  readonly onsetSeconds: number;
 }
 
 /** The engines behind the answer; a new version of any of them is a new version of /analyze. */
@@ -34,16 +56,17 @@ const partsVersion = `1(${[featuresEngine, sampleAnalysisEngine, loudnessEngine,
 const version = `2+${emotionEngine.version}+${partsVersion}`;
 
 /**
- * Push the first `limit` frames of each chunk to `push` in pieces that end at every frame in `cuts`
- * (ascending), calling `at(cut)` once a cut is reached. Returns the running frame count.
+ * Push the first `limit` frames of each chunk to `push` in pieces that end at every frame in `cuts`,
+ * calling `at(cut)` once a cut is reached. Returns the running frame count.
  */
 function feedUpTo(format: StreamFormat, chunk: Float32Array, frames: number, limit: number, cuts: readonly number[], push: (part: Float32Array, from: number) => void, at: (cut: number) => void): number {
   const ch = format.channels;
   const n = chunk.length / ch;
   let offset = 0;
   while (offset < n && frames < limit) {
-    const cut = cuts.find((c) => c > frames) ?? limit;
-    const take = Math.min(n - offset, Math.min(cut, limit) - frames);
+    let cut = limit;
+    for (const c of cuts) if (c > frames && c < cut) cut = c;
+    const take = Math.min(n - offset, cut - frames);
     push(take === n ? chunk : chunk.subarray(offset * ch, (offset + take) * ch), frames);
     frames += take;
     offset += take;
@@ -53,21 +76,30 @@ function feedUpTo(format: StreamFormat, chunk: Float32Array, frames: number, lim
 }
 
 /**
- * /analyze, first part: features with rhythm over the first 30 s and onsets over the first 60 s. One
- * onsets analysis serves both: at 30 s it is forked, and the fork, finished, is exactly the onsets
- * analysis of the first 30 s that the features' rhythm group reads (what /features computes itself).
+ * The first onset-strength frame of the second part: the frames a stream fed the features' head has
+ * complete before its end padding are the first part's.
+ */
+function onsetsSplitFrame(format: StreamFormat): number {
+  const { frameSize, hopSize } = onsetFrameGeometry(format.sampleRate);
+  return completeFrames(Math.round(analyzeHeads.features * format.sampleRate), frameSize, hopSize);
+}
+
+/**
+ * /analyze, first part: features with rhythm over the first 30 s, and the onset strength of those 30 s.
+ * Finished, that onset strength is exactly the onsets analysis of the first 30 s that the features'
+ * rhythm group reads (what /features computes itself); its frames before the end padding are the first
+ * part of the emotion's 60 s of onsets (`combine` joins them with the second part's).
  */
 export const analyzeFeaturesPart: EngineSpec<Record<string, never>, AnalyzeFeaturesPart> = {
   id: 'analyze-features',
   version,
   needsTotalFrames: false,
+  maxSeconds: analyzeHeads.features,
   create(format): StreamEngine<AnalyzeFeaturesPart> {
-    const featuresHead = Math.round(analyzeHeads.features * format.sampleRate);
-    const onsetsHead = Math.round(analyzeHeads.emotion * format.sampleRate);
-    const onsets = createOnsetsStream(format);
-    let atFeaturesHead: OnsetsStream | null = null;
-    // A file shorter than the features' head: the onsets of all of it, forked at the end.
-    const features = createFeaturesStream(format, { rhythm: true }, { rhythmOnsets: () => (atFeaturesHead ?? onsets.fork()).finish() });
+    const head = Math.round(analyzeHeads.features * format.sampleRate);
+    const odf = createOnsetStrength(format.sampleRate);
+    let headOnsets: OnsetsResult | null = null;
+    const features = createFeaturesStream(format, { rhythm: true }, { rhythmOnsets: () => headOnsets! });
     let frames = 0;
     return {
       push(chunk) {
@@ -75,30 +107,46 @@ export const analyzeFeaturesPart: EngineSpec<Record<string, never>, AnalyzeFeatu
           format,
           chunk,
           frames,
-          onsetsHead,
-          [featuresHead],
-          (part, from) => {
-            if (from < featuresHead) features.push(part);
-            onsets.push(part);
+          head,
+          [],
+          (part) => {
+            features.push(part);
+            odf.push(part, format.channels);
           },
-          () => (atFeaturesHead = onsets.fork()),
+          () => undefined,
         );
       },
-      finish: () => ({ features: features.finish(), onsets: onsets.finish() }),
+      finish() {
+        const env = odf.finish();
+        const accents = odf.accents();
+        headOnsets = onsetsOfEnvelope(env, accents, odf.frameRate, frames / format.sampleRate);
+        const split = onsetsSplitFrame(format);
+        return {
+          features: features.finish(),
+          headOnsets,
+          headFrames: { env: env.slice(0, split), linear: accents.linear.slice(0, split), bass: accents.bass.slice(0, split) },
+        };
+      },
     };
   },
 };
 
-/** /analyze, second part: the sample analysis over the first 30 s and integrated loudness over the first 60 s. */
+/**
+ * /analyze, second part: the sample analysis over the first 30 s, integrated loudness over the first
+ * 60 s, and the onset strength of the 60 s from the first part's last frame on (a stream started there,
+ * whose frames equal those of one run from the start).
+ */
 export const analyzeSamplePart: EngineSpec<Record<string, never>, AnalyzeSamplePart> = {
   id: 'analyze-sample',
   version,
   needsTotalFrames: false,
   create(format): StreamEngine<AnalyzeSamplePart> {
     const sampleHead = Math.round(analyzeHeads.sample * format.sampleRate);
+    const featuresHead = Math.round(analyzeHeads.features * format.sampleRate);
     const loudnessHead = Math.round(analyzeHeads.emotion * format.sampleRate);
     const sample = sampleAnalysisEngine.create(format, { name: '' });
     const loudness = createIntegratedLoudness(format);
+    const tail = createOnsetStrengthFrom(format.sampleRate, onsetsSplitFrame(format));
     let frames = 0;
     return {
       push(chunk) {
@@ -107,23 +155,50 @@ export const analyzeSamplePart: EngineSpec<Record<string, never>, AnalyzeSampleP
           chunk,
           frames,
           loudnessHead,
-          [sampleHead],
+          [sampleHead, tail.startSample],
           (part, from) => {
             if (from < sampleHead) sample.push(part);
             loudness.push(part);
+            if (from >= tail.startSample) tail.push(part, format.channels);
           },
           () => undefined,
         );
       },
-      finish: () => ({ sample: sample.finish(), integrated_lufs: loudness.finish() }),
+      finish() {
+        const env = tail.finish();
+        const accents = tail.accents();
+        return {
+          sample: sample.finish(),
+          integrated_lufs: loudness.finish(),
+          tailFrames: frames > featuresHead ? { env, linear: accents.linear, bass: accents.bass } : null,
+          onsetFrameRate: tail.frameRate,
+          onsetSeconds: frames / format.sampleRate,
+        };
+      },
     };
   },
 };
 
+/** a followed by b. */
+function concat(a: Float32Array, b: Float32Array): Float32Array {
+  const out = new Float32Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** The emotion's onsets (first 60 s): the first part's for a short file, else both parts' frames joined. */
+function emotionOnsets(a: AnalyzeFeaturesPart, b: AnalyzeSamplePart): OnsetsResult {
+  const tail = b.tailFrames;
+  if (!tail) return a.headOnsets;
+  const head = a.headFrames;
+  return onsetsOfEnvelope(concat(head.env, tail.env), { linear: concat(head.linear, tail.linear), bass: concat(head.bass, tail.bass) }, b.onsetFrameRate, b.onsetSeconds);
+}
+
 /** The answer from the two parts and the seconds analysed (at most the emotion head). */
 function combine(a: AnalyzeFeaturesPart, b: AnalyzeSamplePart, seconds: number): AnalyzeResult {
   return {
-    emotion: predictEmotion(transparentEmotionModel, a.features, { integrated_lufs: b.integrated_lufs }, a.onsets, seconds),
+    emotion: predictEmotion(transparentEmotionModel, a.features, { integrated_lufs: b.integrated_lufs }, emotionOnsets(a, b), seconds),
     features: a.features,
     sample: b.sample,
   };

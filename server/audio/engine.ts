@@ -28,6 +28,8 @@ export interface EngineSpec<P, R> {
   readonly version: string;
   /** True when the engine needs StreamFormat.totalFrames (exact bin or frame positions). */
   readonly needsTotalFrames: boolean;
+  /** The engine ignores the stream after this many seconds, so a reader may stop there. */
+  readonly maxSeconds?: number;
   create(format: StreamFormat, params: P): StreamEngine<R>;
   /**
    * Optional, for engines that need totalFrames: run over a stream whose length is only estimated. The

@@ -37,7 +37,7 @@ import { headSeconds, type EngineSpec, type StreamEngine, type StreamFormat } fr
 import { onsetsEngine, type OnsetsResult } from './onsets.js';
 import { createRealFft, type RealFft } from './dsp/fft.js';
 import { hannWindow } from './dsp/window.js';
-import { applySparseFilterbank, dctIIOrtho, mfccFrame, powerToDb, slaneyMelFilterbank, TOP_DB, type SparseFilterbank } from './dsp/mfcc.js';
+import { applySparseFilterbank, dctIIOrtho, mfccFrame, powersToDb, powerToDb, slaneyMelFilterbank, TOP_DB, type SparseFilterbank } from './dsp/mfcc.js';
 import {
   binFrequencies,
   CONTRAST_BANDS,
@@ -440,14 +440,8 @@ class FeaturesAnalysis {
     this.flux[t] = t === 0 ? 0 : stats[1]!;
     contrastPeakValley(mag, this.contrast, this.peak, this.valley, t * this.contrast.bands, this.contrastScratch);
     applySparseFilterbank(this.melBank, power, this.melOut);
-    const base = t * MEL_BANDS;
-    let max = this.melDbMax;
-    for (let b = 0; b < MEL_BANDS; b++) {
-      const db = powerToDb(this.melOut[b]!);
-      this.melDb[base + b] = db;
-      if (db > max) max = db;
-    }
-    this.melDbMax = max;
+    const max = powersToDb(this.melOut, this.melDb, t * MEL_BANDS, MEL_BANDS);
+    if (max > this.melDbMax) this.melDbMax = max;
     if (active) this.chroma.addFrame(mag);
     // The current magnitudes become the previous ones.
     this.mag = this.prevMag;

@@ -12,7 +12,7 @@
  * strong as the snare in the envelope).
  */
 import type { EngineSpec, StreamEngine, StreamFormat } from './engine.js';
-import { createOnsetStrength, pickOnsets, type OnsetStrengthStream } from './dsp/onset-detection.js';
+import { createOnsetStrength, pickOnsets, type AccentEnvelopes, type OnsetStrengthStream } from './dsp/onset-detection.js';
 import { estimateTempo } from './dsp/tempo.js';
 
 export interface OnsetsResult {
@@ -58,20 +58,24 @@ function onsetsStream(format: StreamFormat, odf: OnsetStrengthStream, framesSoFa
     fork: () => onsetsStream(format, odf.fork(), frames),
     finish() {
       const env = odf.finish();
-      const duration = frames / format.sampleRate;
-      const onsets = pickOnsets(env, odf.frameRate)
-        .filter((t) => t <= duration)
-        .map((t) => round(t, 3));
-      const tempo = onsets.length >= MIN_ONSETS_FOR_TEMPO ? estimateTempo(env, odf.frameRate, {}, odf.accents()) : null;
-      return {
-        onsets,
-        onset_count: onsets.length,
-        onset_rate: duration > 0 ? round(onsets.length / duration, 3) : 0,
-        tempo_bpm: tempo ? round(tempo.bpm, 2) : null,
-        full_track: true,
-        duration_s: round(duration, 3),
-      };
+      return onsetsOfEnvelope(env, odf.accents(), odf.frameRate, frames / format.sampleRate);
     },
+  };
+}
+
+/** The onsets answer from a finished onset-strength envelope and its accents, for `duration` seconds of audio. */
+export function onsetsOfEnvelope(env: Float32Array, accents: AccentEnvelopes, frameRate: number, duration: number): OnsetsResult {
+  const onsets = pickOnsets(env, frameRate)
+    .filter((t) => t <= duration)
+    .map((t) => round(t, 3));
+  const tempo = onsets.length >= MIN_ONSETS_FOR_TEMPO ? estimateTempo(env, frameRate, {}, accents) : null;
+  return {
+    onsets,
+    onset_count: onsets.length,
+    onset_rate: duration > 0 ? round(onsets.length / duration, 3) : 0,
+    tempo_bpm: tempo ? round(tempo.bpm, 2) : null,
+    full_track: true,
+    duration_s: round(duration, 3),
   };
 }
 

@@ -343,6 +343,7 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
   private readonly shape: SpectralShape;
   private readonly binHz: number;
   private readonly bandOf: Uint8Array;
+  private readonly slotStart: Int32Array;
   private readonly frameBands = new Float64Array(6);
   private readonly bandSum = new Float64Array(5);
   private above4k = 0;
@@ -416,6 +417,13 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
     this.bandOf = new Uint8Array(half + 1);
     const edges = [BAND_EDGES_HZ.sub, BAND_EDGES_HZ.low, BAND_EDGES_HZ.low_mid, 4000, BAND_EDGES_HZ.high_mid];
     for (let k = 0; k <= half; k++) this.bandOf[k] = edges.filter((hz) => k * this.binHz >= hz).length;
+    // First bin (from 1) of each slot, and half + 1 after the last.
+    this.slotStart = new Int32Array(this.frameBands.length + 1);
+    for (let slot = 0; slot <= this.frameBands.length; slot++) {
+      let k = 1;
+      while (k <= half && this.bandOf[k]! < slot) k++;
+      this.slotStart[slot] = slot === this.frameBands.length ? half + 1 : k;
+    }
     this.lo100 = bin(100);
     this.lo50 = bin(50);
     this.hi16k = Math.max(this.lo100 + 8, Math.min(half - 1, bin(16_000)));
@@ -474,22 +482,41 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
       const base = i * ch;
       let m = 0;
       let sq = 0;
-      for (let c = 0; c < ch; c++) {
-        const v = chunk[base + c]!;
-        m += v;
-        sq += v * v;
-        const a = v < 0 ? -v : v;
-        if (a > peak) peak = a;
+      if (ch === 2) {
+        // The loop below for two channels, with the stereo sums (the same operations in the same order).
+        const l = chunk[base]!;
+        const r = chunk[base + 1]!;
+        m += l;
+        m += r;
+        const ll = l * l;
+        const rr = r * r;
+        sq += ll;
+        sq += rr;
+        const al = l < 0 ? -l : l;
+        if (al > peak) peak = al;
+        const ar = r < 0 ? -r : r;
+        if (ar > peak) peak = ar;
+        sLL += ll;
+        sRR += rr;
+        sLR += l * r;
+      } else {
+        for (let c = 0; c < ch; c++) {
+          const v = chunk[base + c]!;
+          m += v;
+          sq += v * v;
+          const a = v < 0 ? -v : v;
+          if (a > peak) peak = a;
+        }
+        if (stereo) {
+          const l = chunk[base]!;
+          const r = chunk[base + 1]!;
+          sLL += l * l;
+          sRR += r * r;
+          sLR += l * r;
+        }
       }
       m *= inv;
       sumSquares += sq;
-      if (stereo) {
-        const l = chunk[base]!;
-        const r = chunk[base + 1]!;
-        sLL += l * l;
-        sRR += r * r;
-        sLR += l * r;
-      }
       // Envelope block.
       blockSum += sq * inv;
       if (++blockFill === blockSize) {
@@ -582,15 +609,20 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
     let total = 0;
     let centroid = 0;
     const binHz = this.binHz;
-    const bandOf = this.bandOf;
     const acc = this.frameBands;
-    acc.fill(0);
-    for (let k = 1; k <= half; k++) {
-      const p = re[k]! * re[k]! + im[k]! * im[k]!;
-      power[k] = p;
-      total += p;
-      centroid += k * p;
-      acc[bandOf[k]!] = acc[bandOf[k]!]! + p;
+    // Slot s holds the bins [slotStart[s], slotStart[s + 1]) (the slots follow frequency): one running sum
+    // per slot in a local, rather than a store and reload of acc[slot] per bin.
+    const slotStart = this.slotStart;
+    for (let s = 0, k = 1; s < acc.length; s++) {
+      let sum = 0;
+      for (const end = slotStart[s + 1]!; k < end; k++) {
+        const p = re[k]! * re[k]! + im[k]! * im[k]!;
+        power[k] = p;
+        total += p;
+        centroid += k * p;
+        sum += p;
+      }
+      acc[s] = sum;
     }
     power[0] = re[0]! * re[0]!;
     const bands = this.bandSum;

@@ -93,6 +93,21 @@ export function powerToDb(p: number): number {
   return 10 * Math.log10(p > AMIN ? p : AMIN);
 }
 
+/**
+ * dst[at + i] = powerToDb(src[i]) for i < count, returning the largest of them (−∞ for none). One call per
+ * frame instead of one per band: a call that V8 does not inline boxes its double argument on the heap.
+ */
+export function powersToDb(src: Float64Array, dst: Float64Array, at: number, count: number): number {
+  let max = -Infinity;
+  for (let i = 0; i < count; i++) {
+    const p = src[i]!;
+    const db = 10 * Math.log10(p > AMIN ? p : AMIN);
+    dst[at + i] = db;
+    if (db > max) max = db;
+  }
+  return max;
+}
+
 /** Orthonormal DCT-II basis, nOut rows of nIn values: row k is s_k·cos(πk(2n + 1)/(2·nIn)). */
 export function dctIIOrtho(nIn: number, nOut: number): Float64Array {
   const m = new Float64Array(nOut * nIn);

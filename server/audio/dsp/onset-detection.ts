@@ -188,7 +188,37 @@ function sharedFft(n: number): RealFft {
 
 /** Create a streaming SuperFlux onset-strength function for mono (or interleaved, mixed) input. */
 export function createOnsetStrength(sampleRate: number, options: OnsetStrengthOptions = {}): OnsetStrengthStream {
-  return new SuperFlux(sampleRate, options);
+  return new SuperFlux(sampleRate, options, 0);
+}
+
+/** Frame and hop size of a stream with these options. */
+export function onsetFrameGeometry(sampleRate: number, options: OnsetStrengthOptions = {}): { readonly frameSize: number; readonly hopSize: number } {
+  const frameSize = options.frameSize ?? defaultFrameSize(sampleRate);
+  return { frameSize, hopSize: options.hopSize ?? frameSize / 2 };
+}
+
+/** Frames a stream has computed, before `finish`, once it has been fed `samples` samples from the start. */
+export function completeFrames(samples: number, frameSize: number, hopSize: number): number {
+  return samples + frameSize / 2 < frameSize ? 0 : Math.floor((samples - frameSize / 2) / hopSize) + 1;
+}
+
+/** An onset-strength stream that starts at a later frame (see `createOnsetStrengthFrom`). */
+export interface OnsetStrengthTail extends OnsetStrengthStream {
+  /** The first frame whose values it gives. */
+  readonly firstFrame: number;
+  /** The sample (of the whole stream) to feed it from. */
+  readonly startSample: number;
+}
+
+/**
+ * An onset-strength stream for the part of a signal from frame `first` on, so that two threads can share
+ * one envelope: fed the samples from its `startSample` on, it computes the μ frames before `first` only
+ * for their maximum filter (the next frame's reference) and then gives, for frames first, first + 1, …,
+ * exactly the values (envelope and accents) a stream fed from sample 0 gives, since a frame depends on
+ * nothing but its own samples and the μ frames before it. Index 0 of its envelope is frame `first`.
+ */
+export function createOnsetStrengthFrom(sampleRate: number, first: number, options: OnsetStrengthOptions = {}): OnsetStrengthTail {
+  return new SuperFlux(sampleRate, options, first);
 }
 
 /**
@@ -223,7 +253,9 @@ export function hannMagnitudes(re: Float64Array, im: Float64Array, from: number,
  * multiplied by `hannWindow(N)` (to rounding; the tests compare the two), for a few operations per used bin
  * instead of N multiplies per frame, and the frame buffer goes to the FFT as it is.
  */
-class SuperFlux implements OnsetStrengthStream {
+class SuperFlux implements OnsetStrengthTail {
+  readonly firstFrame: number;
+  readonly startSample: number;
   readonly sampleRate: number;
   readonly frameSize: number;
   readonly hopSize: number;
@@ -251,14 +283,16 @@ class SuperFlux implements OnsetStrengthStream {
   private linear = new Float32Array(1024);
   private bass = new Float32Array(1024);
   private frames = 0;
+  /** Frames still to compute for the history alone (a stream that starts at a later frame). */
+  private warmUp: number;
   private finished = false;
 
   constructor(
     sampleRate: number,
     private readonly options: OnsetStrengthOptions,
+    first: number,
   ) {
-    const n = options.frameSize ?? defaultFrameSize(sampleRate);
-    const hop = options.hopSize ?? n / 2;
+    const { frameSize: n, hopSize: hop } = onsetFrameGeometry(sampleRate, options);
     if (!(hop >= 1 && hop <= n && Number.isInteger(hop))) throw new RangeError('hop must be an integer between 1 and the frame size');
     this.sampleRate = sampleRate;
     this.frameSize = n;
@@ -276,8 +310,13 @@ class SuperFlux implements OnsetStrengthStream {
     this.mag = new Float64Array(n / 2 + 1);
     this.lin = new Float64Array(this.bands);
     this.history = new Float64Array(this.lag * this.bands).fill(1);
-    // Centred frames: frame 0 has N/2 zeros before the first sample.
-    this.fill = n / 2;
+    // Centred frames: frame 0 has N/2 zeros before the first sample. A later start begins μ frames
+    // early with a full window of samples.
+    this.firstFrame = first;
+    this.warmUp = first > 0 ? this.lag : 0;
+    this.startSample = first > 0 ? (first - this.lag) * hop - n / 2 : 0;
+    if (first < 0 || !Number.isInteger(first) || this.startSample < 0) throw new RangeError(`cannot start at frame ${first}`);
+    this.fill = first > 0 ? 0 : n / 2;
     this.zeros = new Float32Array(n / 2);
   }
 
@@ -303,7 +342,8 @@ class SuperFlux implements OnsetStrengthStream {
 
   fork(): OnsetStrengthStream {
     if (this.finished) throw new Error('cannot fork a finished onset strength');
-    const copy = new SuperFlux(this.sampleRate, this.options);
+    const copy = new SuperFlux(this.sampleRate, this.options, this.firstFrame);
+    copy.warmUp = this.warmUp;
     copy.buf.set(this.buf);
     copy.history.set(this.history);
     copy.historyRow = this.historyRow;
@@ -397,6 +437,10 @@ class SuperFlux implements OnsetStrengthStream {
       cur = next;
     }
     this.historyRow = this.historyRow + 1 === this.lag ? 0 : this.historyRow + 1;
+    if (this.warmUp > 0) {
+      this.warmUp--;
+      return;
+    }
     if (this.frames === this.env.length) {
       this.env = grow(this.env);
       this.linear = grow(this.linear);
