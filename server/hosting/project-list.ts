@@ -39,54 +39,112 @@ function lowerText(p: Readonly<ProjectRecord>): string {
   return text;
 }
 
+/** One page of a list and how many projects match in all (for X-Total and the Link headers). */
+export interface ProjectPage {
+  readonly items: readonly Readonly<ProjectRecord>[];
+  readonly total: number;
+}
+
 /**
- * The projects a viewer may see that match the filters, in the requested order. One pass over the
- * projects with map lookups only; the default order (created_at desc) is the reverse of insertion,
- * so the common case needs no sort.
+ * The page `[offset, offset + limit)` of the projects a viewer may see that match the filters, in the
+ * requested order, with the count of all matches. The id and created_at orders (the default is
+ * created_at desc) follow the records' own order, so the walk keeps only the page and just counts the
+ * rest; other orders sort the matches first.
  */
-export function listProjects(repo: ProjectsRepo, viewer: Viewer, f: ProjectFilters, namespaceFullPath: (namespaceId: number) => string): Readonly<ProjectRecord>[] {
-  if ((f.owned || f.membership || f.starred) && !viewer.user) return [];
+export function listProjectPage(
+  repo: ProjectsRepo,
+  viewer: Viewer,
+  f: ProjectFilters,
+  namespaceFullPath: (namespaceId: number) => string,
+  window: { readonly offset: number; readonly limit: number },
+): ProjectPage {
+  if ((f.owned || f.membership || f.starred) && !viewer.user) return { items: [], total: 0 };
+  const all = repo.projects;
+  const orderBy = f.orderBy ?? 'created_at';
+  const sort = f.sort ?? 'desc';
+  const end = window.offset + window.limit;
+  const matches = matcher(repo, viewer, f, namespaceFullPath);
+  if (orderBy !== 'id' && orderBy !== 'created_at') {
+    const found = all.filter(matches);
+    return { items: sortProjects(found, orderBy, sort, repo).slice(window.offset, end), total: found.length };
+  }
+  // Records are kept in id (= creation) order: id and created_at orders are a walk forwards or backwards.
+  const items: Readonly<ProjectRecord>[] = [];
+  if (matches === everything) {
+    const total = all.length;
+    for (let k = window.offset; k < Math.min(end, total); k++) items.push(all[sort === 'asc' ? k : total - 1 - k]!);
+    return { items, total };
+  }
+  let total = 0;
+  const n = all.length;
+  for (let k = 0; k < n; k++) {
+    const p = all[sort === 'asc' ? k : n - 1 - k]!;
+    if (!matches(p)) continue;
+    if (total >= window.offset && total < end) items.push(p);
+    total++;
+  }
+  return { items, total };
+}
+
+/** The matcher of an unfiltered list for a caller who reads everything. */
+const everything = (): boolean => true;
+
+/** One predicate for the filters and the caller's read access; `everything` when nothing restricts. */
+function matcher(repo: ProjectsRepo, viewer: Viewer, f: ProjectFilters, namespaceFullPath: (namespaceId: number) => string): (p: Readonly<ProjectRecord>) => boolean {
   const search = f.search?.toLowerCase();
   const starredIds = f.starred && viewer.user ? new Set(repo.allStarsOf(viewer.user.id)) : null;
   const customAttributes = viewer.admin && f.customAttributes ? Object.entries(f.customAttributes) : [];
   const memberLevel = f.membership ? accessLevels.guest : 0;
   const minLevel = Math.max(memberLevel, f.minAccessLevel ?? 0);
+  const restricted =
+    !viewer.admin ||
+    f.namespaceId !== undefined ||
+    f.forkedFromId !== undefined ||
+    f.archived !== undefined ||
+    f.visibility !== undefined ||
+    f.idAfter !== undefined ||
+    f.idBefore !== undefined ||
+    !!f.withIssuesEnabled ||
+    !!f.withMergeRequestsEnabled ||
+    !!f.lastActivityAfter ||
+    !!f.lastActivityBefore ||
+    starredIds !== null ||
+    customAttributes.length > 0 ||
+    !!search ||
+    !!f.owned ||
+    minLevel > 0;
+  if (!restricted) return everything;
   const nsPathCache = new Map<number, string>();
   const nsPath = (id: number) => {
     let v = nsPathCache.get(id);
     if (v === undefined) nsPathCache.set(id, (v = namespaceFullPath(id).toLowerCase()));
     return v;
   };
-
-  const out: Readonly<ProjectRecord>[] = [];
-  for (const p of repo.projects) {
-    if (f.namespaceId !== undefined && p.namespaceId !== f.namespaceId) continue;
-    if (f.forkedFromId !== undefined && p.forkedFromId !== f.forkedFromId) continue;
-    if (f.archived !== undefined && p.archived !== f.archived) continue;
-    if (f.visibility !== undefined && p.visibility !== f.visibility) continue;
-    if (f.idAfter !== undefined && p.id <= f.idAfter) continue;
-    if (f.idBefore !== undefined && p.id >= f.idBefore) continue;
-    if (f.withIssuesEnabled && !p.settings.issues_enabled) continue;
-    if (f.withMergeRequestsEnabled && !p.settings.merge_requests_enabled) continue;
-    if (f.lastActivityAfter && p.lastActivityAt <= f.lastActivityAfter) continue;
-    if (f.lastActivityBefore && p.lastActivityAt >= f.lastActivityBefore) continue;
-    if (starredIds && !starredIds.has(p.id)) continue;
-    if (customAttributes.some(([k, v]) => p.customAttributes[k] !== v)) continue;
+  return (p) => {
+    if (f.namespaceId !== undefined && p.namespaceId !== f.namespaceId) return false;
+    if (f.forkedFromId !== undefined && p.forkedFromId !== f.forkedFromId) return false;
+    if (f.archived !== undefined && p.archived !== f.archived) return false;
+    if (f.visibility !== undefined && p.visibility !== f.visibility) return false;
+    if (f.idAfter !== undefined && p.id <= f.idAfter) return false;
+    if (f.idBefore !== undefined && p.id >= f.idBefore) return false;
+    if (f.withIssuesEnabled && !p.settings.issues_enabled) return false;
+    if (f.withMergeRequestsEnabled && !p.settings.merge_requests_enabled) return false;
+    if (f.lastActivityAfter && p.lastActivityAt <= f.lastActivityAfter) return false;
+    if (f.lastActivityBefore && p.lastActivityAt >= f.lastActivityBefore) return false;
+    if (starredIds && !starredIds.has(p.id)) return false;
+    if (customAttributes.length > 0 && customAttributes.some(([k, v]) => p.customAttributes[k] !== v)) return false;
     if (search) {
       const hit = lowerText(p).includes(search) || (f.searchNamespaces === true && `${nsPath(p.namespaceId)}/${p.path.toLowerCase()}`.includes(search));
-      if (!hit) continue;
+      if (!hit) return false;
     }
-    if (!viewer.admin && !viewer.canRead(p)) continue;
-    if (f.owned && !(viewer.user && viewer.level(p) >= accessLevels.owner)) continue;
-    if (minLevel > 0 && viewer.level(p) < minLevel) continue;
-    out.push(p);
-  }
-  return sortProjects(out, f.orderBy ?? 'created_at', f.sort ?? 'desc', repo);
+    if (!viewer.admin && !viewer.canRead(p)) return false;
+    if (f.owned && !(viewer.user && viewer.level(p) >= accessLevels.owner)) return false;
+    if (minLevel > 0 && viewer.level(p) < minLevel) return false;
+    return true;
+  };
 }
 
-function sortProjects(items: Readonly<ProjectRecord>[], orderBy: NonNullable<ProjectFilters['orderBy']>, sort: 'asc' | 'desc', repo: ProjectsRepo): Readonly<ProjectRecord>[] {
-  // Records are kept in id (= creation) order: id and created_at orders are a reversal at most.
-  if (orderBy === 'id' || orderBy === 'created_at') return sort === 'asc' ? items : items.reverse();
+function sortProjects(items: Readonly<ProjectRecord>[], orderBy: Exclude<NonNullable<ProjectFilters['orderBy']>, 'id' | 'created_at'>, sort: 'asc' | 'desc', repo: ProjectsRepo): Readonly<ProjectRecord>[] {
   const stars = orderBy === 'star_count' ? repo.starCounts() : null;
   const key = (p: Readonly<ProjectRecord>): string | number => {
     switch (orderBy) {

@@ -3,12 +3,13 @@ import type { Request, Response, Router } from 'express';
 import { accessLevels } from '../auth/identity.js';
 import { AppError, notFound } from '../http/errors.js';
 import { receiveUpload } from '../http/multipart.js';
-import { paginate } from '../http/pagination.js';
+import { pageHeaders, pageParams, paginate } from '../http/pagination.js';
 import type { MergeMethod, ProjectRecord, UserRecord, Visibility } from '../store/schema.js';
 import type { ProjectStatistics } from './api-types.js';
 import type { ProjectActions } from './project-actions.js';
 import type { Viewer } from './project-access.js';
-import { listProjects, type ProjectFilters } from './project-list.js';
+import { ProjectJsonCache, joinJsonArray } from './project-json-cache.js';
+import { listProjectPage, type ProjectFilters } from './project-list.js';
 import { settingKeys } from './project-rules.js';
 import { pickSettings, type ProjectInput, type ProjectService } from './projects.js';
 import { Params } from './params.js';
@@ -45,6 +46,7 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     return user;
   };
   const projectOf = (req: Request, res: Response) => projects.policy.readable(viewerOf(res), String(req.params.id));
+  const jsonCache = new ProjectJsonCache(() => projects.repo.revision);
 
   /** Per-request presenter: namespace names, counts and shares are looked up once per request. */
   const presenter = (req: Request, res: Response) => {
@@ -109,6 +111,17 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
         if (!viewer.user) return presentProjectBasic(p, context(p, false));
         return presentProject(p, context(p, true, statistics, customAttributes));
       },
+      /** `item` without statistics or custom attributes, serialised, from the cache when nothing it depends on changed. */
+      itemJson: (p: Readonly<ProjectRecord>, simple: boolean): Buffer => {
+        // The simple and basic shapes are the same and depend on nothing about the caller.
+        if (simple || !viewer.user) return jsonCache.json(p.id, `s ${base}`, () => presentProjectSimple(p, context(p, false)));
+        const access = viewer.access(p);
+        const levels = deps.notificationLevels?.(viewer.user.id, p);
+        const parent = p.forkedFromId === null ? undefined : projects.repo.byId(p.forkedFromId);
+        const parentReadable = parent !== undefined && viewer.canRead(parent);
+        const variant = `f ${base} ${viewer.canAdmin(p) ? 1 : 0} ${parentReadable ? 1 : 0} ${access.project} ${access.group} ${levels?.project ?? '-'} ${levels?.group ?? '-'}`;
+        return jsonCache.json(p.id, variant, () => presentProject(p, context(p, true, null, false)));
+      },
     };
   };
 
@@ -153,23 +166,32 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     return { filters, simple: p.bool('simple') ?? false, statistics: p.bool('statistics') ?? false, customAttributes: p.bool('with_custom_attributes') ?? false };
   };
 
-  /** Filter, paginate, then present only the page (statistics need git: only for the page). */
+  /** Filter and count, then present only the page (statistics need git: only for the page). */
   const sendList = async (req: Request, res: Response, extra: Partial<ProjectFilters> = {}) => {
     const p = deps.params(req);
     const { filters, simple, statistics, customAttributes } = filtersOf(p, req);
     p.check();
+    const url = deps.requestUrl(req);
+    const { page, perPage } = pageParams(url);
     const viewer = viewerOf(res);
-    const found = listProjects(projects.repo, viewer, { ...filters, ...extra }, (id) => {
-      const ns = projects.identity.repo.namespaceById(id);
-      return ns ? projects.namespaceFullPath(ns) : '';
-    });
-    const page = paginate(found, { url: deps.requestUrl(req) });
-    const present = presenter(req, res);
-    present.prepare(page.items);
-    const items = await Promise.all(
-      page.items.map(async (project) => present.item(project, simple, statistics && mayReadStatistics(viewer, project) ? await statisticsOf(project) : null, customAttributes)),
+    const found = listProjectPage(
+      projects.repo,
+      viewer,
+      { ...filters, ...extra },
+      (id) => {
+        const ns = projects.identity.repo.namespaceById(id);
+        return ns ? projects.namespaceFullPath(ns) : '';
+      },
+      { offset: (page - 1) * perPage, limit: perPage },
     );
-    res.set(page.headers).json(items);
+    const present = presenter(req, res);
+    present.prepare(found.items);
+    res.set(pageHeaders(url, page, perPage, found.total));
+    if (!statistics && !customAttributes) return sendJsonBody(res, joinJsonArray(found.items.map((project) => present.itemJson(project, simple))));
+    const items = await Promise.all(
+      found.items.map(async (project) => present.item(project, simple, statistics && mayReadStatistics(viewer, project) ? await statisticsOf(project) : null, customAttributes)),
+    );
+    res.json(items);
   };
 
   /** The `P` attributes of a create or edit request. */
@@ -411,6 +433,12 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     if (!user.admin) throw new AppError('forbidden', 'Forbidden');
     return projectOf(req, res);
   };
+}
+
+/** Send JSON serialised already, with the Content-Type the hosting router's res.json sets (no charset, as GitLab). */
+function sendJsonBody(res: Response, body: Buffer): void {
+  res.setHeader('Content-Type', 'application/json');
+  res.send(body);
 }
 
 /** GitLab shows statistics to reporters and up (and admins). */

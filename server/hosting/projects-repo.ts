@@ -4,6 +4,8 @@ import type { Store } from '../store/store.js';
 /** Store access for projects and what hangs off them (stars, shares, uploads). */
 export interface ProjectsRepo {
   readonly projects: readonly Readonly<ProjectRecord>[];
+  /** The store's revision: changes whenever any stored data may have changed (a project's JSON also depends on users, groups, stars…). */
+  readonly revision: number;
   byId(id: number): Readonly<ProjectRecord> | undefined;
   /** By namespace and path, case-insensitively (paths are unique per namespace ignoring case). */
   byPath(namespaceId: number, path: string): Readonly<ProjectRecord> | undefined;
@@ -65,6 +67,9 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
   return {
     get projects() {
       return db().projects;
+    },
+    get revision() {
+      return store.revision;
     },
     byId: (id) => byIdIndex().get(id),
     byPath: (namespaceId, path) => db().projects.find((p) => p.namespaceId === namespaceId && lower(p.path) === lower(path)),

@@ -23,6 +23,11 @@ export interface Store {
   flush(): Promise<void>;
   /** Migration steps applied when the store was opened. */
   readonly migrationsApplied: readonly string[];
+  /**
+   * Changes whenever the document may have changed (every mutate, touch and rollback), so readers
+   * can cache what they derive from it and know when to drop it.
+   */
+  readonly revision: number;
 }
 
 interface Waiter {
@@ -47,6 +52,7 @@ class GroupCommitStore implements Store {
   private dirty = false;
   private writer: Promise<void> | null = null;
   readonly migrationsApplied: readonly string[];
+  revision = 0;
 
   constructor(low: Low<DbSchema>, applied: readonly string[]) {
     this.low = low;
@@ -59,6 +65,8 @@ class GroupCommitStore implements Store {
 
   mutate<R>(change: (db: DbSchema) => R): Promise<R> {
     let result: R;
+    // Bumped even when change throws: it may have edited before it threw.
+    this.revision++;
     try {
       result = change(this.low.data);
     } catch (error) {
@@ -72,6 +80,7 @@ class GroupCommitStore implements Store {
   }
 
   touch(change: (db: DbSchema) => void): void {
+    this.revision++;
     change(this.low.data);
     this.dirty = true;
     this.startWriter();
@@ -117,6 +126,7 @@ class GroupCommitStore implements Store {
     try {
       const raw = await this.low.adapter.read();
       if (raw !== null) this.low.data = migrate(raw as unknown as Record<string, unknown>).db;
+      this.revision++;
     } catch {
       // Keep the in-memory state if even reading fails; the next write will try again.
     }
