@@ -39,6 +39,60 @@ function lowerText(p: Readonly<ProjectRecord>): string {
   return text;
 }
 
+/**
+ * The lower-cased search text of every project (as `lowerText`) in one string, rebuilt when the store
+ * changes: a search is then a few indexOf calls that skip to the next record after each hit, instead
+ * of an includes on each of 10,000 strings.
+ */
+export class ProjectSearchIndex {
+  private revision = -1;
+  private records: readonly Readonly<ProjectRecord>[] | null = null;
+  private text = '';
+  /** Where record k's text starts in `text`; one more entry marks the end (records are joined by one separator). */
+  private starts = new Int32Array(1);
+
+  constructor(private readonly repo: ProjectsRepo) {}
+
+  /** Indices into `repo.projects` of the records whose text contains `term` (already lower-cased), ascending. */
+  matching(term: string): number[] {
+    this.refresh();
+    const { text, starts } = this;
+    const n = starts.length - 1;
+    const out: number[] = [];
+    let r = 0;
+    let at = text.indexOf(term);
+    while (at >= 0) {
+      while (r < n && starts[r + 1]! <= at) r++;
+      if (r >= n) break;
+      // A hit counts when it lies inside one record's text (not across the separator after it).
+      if (at + term.length < starts[r + 1]!) {
+        out.push(r);
+        r++;
+        if (r >= n) break;
+        at = text.indexOf(term, starts[r]);
+      } else at = text.indexOf(term, at + 1);
+    }
+    return out;
+  }
+
+  private refresh(): void {
+    const records = this.repo.projects;
+    if (this.revision === this.repo.revision && this.records === records) return;
+    const texts = records.map(lowerText);
+    const starts = new Int32Array(texts.length + 1);
+    let at = 0;
+    texts.forEach((t, k) => {
+      starts[k] = at;
+      at += t.length + 1;
+    });
+    starts[texts.length] = at;
+    this.text = texts.join('\n');
+    this.starts = starts;
+    this.records = records;
+    this.revision = this.repo.revision;
+  }
+}
+
 /** One page of a list and how many projects match in all (for X-Total and the Link headers). */
 export interface ProjectPage {
   readonly items: readonly Readonly<ProjectRecord>[];
@@ -57,28 +111,33 @@ export function listProjectPage(
   f: ProjectFilters,
   namespaceFullPath: (namespaceId: number) => string,
   window: { readonly offset: number; readonly limit: number },
+  searchIndex?: ProjectSearchIndex,
 ): ProjectPage {
   if ((f.owned || f.membership || f.starred) && !viewer.user) return { items: [], total: 0 };
   const all = repo.projects;
   const orderBy = f.orderBy ?? 'created_at';
   const sort = f.sort ?? 'desc';
   const end = window.offset + window.limit;
-  const matches = matcher(repo, viewer, f, namespaceFullPath);
+  // A plain search (not over namespace paths) narrows the walk to the index's hits.
+  const search = f.search?.toLowerCase();
+  const candidates = search && !f.searchNamespaces && searchIndex ? searchIndex.matching(search) : null;
+  const matches = matcher(repo, viewer, candidates ? { ...f, search: undefined } : f, namespaceFullPath);
   if (orderBy !== 'id' && orderBy !== 'created_at') {
-    const found = all.filter(matches);
+    const found = candidates ? candidates.map((k) => all[k]!).filter(matches) : all.filter(matches);
     return { items: sortProjects(found, orderBy, sort, repo).slice(window.offset, end), total: found.length };
   }
   // Records are kept in id (= creation) order: id and created_at orders are a walk forwards or backwards.
   const items: Readonly<ProjectRecord>[] = [];
-  if (matches === everything) {
+  if (matches === everything && !candidates) {
     const total = all.length;
     for (let k = window.offset; k < Math.min(end, total); k++) items.push(all[sort === 'asc' ? k : total - 1 - k]!);
     return { items, total };
   }
   let total = 0;
-  const n = all.length;
+  const n = candidates ? candidates.length : all.length;
   for (let k = 0; k < n; k++) {
-    const p = all[sort === 'asc' ? k : n - 1 - k]!;
+    const at = sort === 'asc' ? k : n - 1 - k;
+    const p = all[candidates ? candidates[at]! : at]!;
     if (!matches(p)) continue;
     if (total >= window.offset && total < end) items.push(p);
     total++;
