@@ -4,10 +4,10 @@ import { callHosting, readJson, type CallInit } from '../test-support/hosting-cl
 import { adminToken, startTestApp, type TestApp } from '../test-support/test-app.js';
 import type { Project } from './api-types.js';
 import { joinJsonArray, ProjectJsonCache } from './project-json-cache.js';
-import { ProjectSearchIndex } from './project-list.js';
+import { ProjectListIndex } from './project-list.js';
 import type { ProjectsRepo } from './projects-repo.js';
 
-describe('ProjectSearchIndex', () => {
+describe('ProjectListIndex', () => {
   const record = (id: number, name: string, path: string, description: string | null) => ({ id, name, path, description }) as Readonly<ProjectRecord>;
   const fakeRepo = (projects: Readonly<ProjectRecord>[]) => ({ projects, revision: 0 }) as { projects: Readonly<ProjectRecord>[]; revision: number };
   const brute = (projects: readonly Readonly<ProjectRecord>[], term: string) =>
@@ -23,14 +23,14 @@ describe('ProjectSearchIndex', () => {
       record(6, 'Ä Umlaut', 'a-umlaut', 'ÄÖÜ'),
     ];
     const repo = fakeRepo(projects);
-    const index = new ProjectSearchIndex(repo as unknown as ProjectsRepo);
+    const index = new ProjectListIndex(repo as unknown as ProjectsRepo);
     const terms = ['synthwave', 'synth', 'wave', 'e', 'tape', 'synth\nwave', 'synth\n', '\nwave', 'h\u0000w', 'nights\u0000synthwave', 'ends in synth\nsynthwave', 'äöü', 'zzz', 'echo\u0000echo\u0000'];
     for (const term of terms) expect(index.matching(term), JSON.stringify(term)).toEqual(brute(projects, term));
   });
 
   it('follows the store: a new revision rebuilds it', () => {
     const repo = fakeRepo([record(1, 'Tape', 'tape', null)]);
-    const index = new ProjectSearchIndex(repo as unknown as ProjectsRepo);
+    const index = new ProjectListIndex(repo as unknown as ProjectsRepo);
     expect(index.matching('loop')).toEqual([]);
     (repo.projects[0] as ProjectRecord).description = 'tape loops';
     repo.revision++;
@@ -197,12 +197,26 @@ describe('GET /projects against single reads, before and after changes', () => {
     await checkAll();
   }, 120_000);
 
+  it('counts what minimal access does not open and a share does', async () => {
+    const vault = (await readJson(ok('alice', '/groups', { method: 'POST', body: { name: 'Vault', path: 'vault', visibility: 'private' } }, 201))).id as number;
+    const locked = await create('alice', { name: 'Locked', namespace_id: vault, visibility: 'private' });
+    await create('alice', { name: 'Locked Too', namespace_id: vault, visibility: 'private' });
+    // Minimal access (5) is below guest: carol reads nothing in the vault…
+    await ok('alice', `/groups/${vault}/members`, { method: 'POST', body: { user_id: ids.carol, access_level: 5 } }, 201);
+    await checkAll();
+    // …until one of its projects is shared with her group at guest.
+    await ok('alice', `/projects/${locked}/share`, { method: 'POST', body: { group_id: ids.crew, group_access: 10 } }, 201);
+    // A project carol reaches both as a label member and through a share counts once.
+    await ok('alice', `/projects/${ids.album}/share`, { method: 'POST', body: { group_id: ids.crew, group_access: 20 } }, 201);
+    await checkAll();
+  }, 120_000);
+
   it('follows fork relations (a parent some callers cannot read) and deletes', async () => {
     await ok('admin', `/projects/${ids.kit}/fork/${ids.album}`, { method: 'POST' }, 201);
     await checkAll();
     await ok('admin', `/projects/${ids.kit}/fork`, { method: 'DELETE' }, 204);
     await ok('alice', `/projects/${ids.single}`, { method: 'DELETE' }, 202);
-    all.splice(all.indexOf(ids.single), 1);
+    all.splice(all.indexOf(ids.single!), 1);
     await checkAll();
   }, 120_000);
 });

@@ -40,23 +40,31 @@ function lowerText(p: Readonly<ProjectRecord>): string {
 }
 
 /**
- * The lower-cased search text of every project (as `lowerText`) in one string, rebuilt when the store
- * changes: a search is then a few indexOf calls that skip to the next record after each hit, instead
- * of an includes on each of 10,000 strings.
+ * What a list needs to know about every project, derived once per store revision (any write starts
+ * over): the lower-cased search text of every project (as `lowerText`) in one string, so a search is a
+ * few indexOf calls that skip to the next record after each hit instead of an includes on each of
+ * 10,000 strings, with the last few terms' hits remembered; and how many projects have each
+ * visibility, with the private ones per namespace, so a list restricted by read access alone is
+ * counted from the caller's memberships instead of by visiting every record.
  */
-export class ProjectSearchIndex {
+export class ProjectListIndex {
   private revision = -1;
   private records: readonly Readonly<ProjectRecord>[] | null = null;
-  private text = '';
-  /** Where record k's text starts in `text`; one more entry marks the end (records are joined by one separator). */
-  private starts = new Int32Array(1);
+  private search: { readonly text: string; readonly starts: Int32Array; readonly hits: Map<string, readonly number[]> } | null = null;
+  private counts: { readonly visibility: Readonly<Record<Visibility, number>>; readonly privateByNamespace: ReadonlyMap<number, number> } | null = null;
 
-  constructor(private readonly repo: ProjectsRepo) {}
+  constructor(
+    private readonly repo: ProjectsRepo,
+    /** Search terms whose hits are kept (per revision). */
+    private readonly termCapacity = 32,
+  ) {}
 
   /** Indices into `repo.projects` of the records whose text contains `term` (already lower-cased), ascending. */
-  matching(term: string): number[] {
-    this.refresh();
-    const { text, starts } = this;
+  matching(term: string): readonly number[] {
+    const search = this.searchText();
+    const known = search.hits.get(term);
+    if (known) return known;
+    const { text, starts } = search;
     const n = starts.length - 1;
     const out: number[] = [];
     let r = 0;
@@ -72,13 +80,46 @@ export class ProjectSearchIndex {
         at = text.indexOf(term, starts[r]);
       } else at = text.indexOf(term, at + 1);
     }
+    if (search.hits.size >= this.termCapacity) search.hits.delete(search.hits.keys().next().value!);
+    search.hits.set(term, out);
     return out;
   }
 
-  private refresh(): void {
+  /** How many projects (of one visibility, if given) the viewer may read: what the access check alone lets through. */
+  countReadable(viewer: Viewer, visibility: Visibility | undefined): number {
+    const counts = this.visibilityCounts();
+    const of = (v: Visibility) => (visibility === undefined || visibility === v ? counts.visibility[v] : 0);
+    if (viewer.admin) return of('public') + of('internal') + of('private');
+    if (!viewer.user) return of('public');
+    if (visibility !== undefined && visibility !== 'private') return of(visibility);
+    // Private projects: those in namespaces where the caller is at least a guest, plus those shared
+    // with the caller's groups at guest or above that their namespace does not already give.
+    let readablePrivate = 0;
+    const reached = new Set<number>();
+    for (const namespaceId of viewer.namespacesAtLeast(accessLevels.guest)) {
+      reached.add(namespaceId);
+      readablePrivate += counts.privateByNamespace.get(namespaceId) ?? 0;
+    }
+    for (const projectId of viewer.projectsSharedAtLeast(accessLevels.guest)) {
+      const p = this.repo.byId(projectId);
+      if (p && p.visibility === 'private' && !reached.has(p.namespaceId)) readablePrivate++;
+    }
+    return of('public') + of('internal') + readablePrivate;
+  }
+
+  private fresh(): void {
     const records = this.repo.projects;
     if (this.revision === this.repo.revision && this.records === records) return;
-    const texts = records.map(lowerText);
+    this.search = null;
+    this.counts = null;
+    this.records = records;
+    this.revision = this.repo.revision;
+  }
+
+  private searchText(): NonNullable<ProjectListIndex['search']> {
+    this.fresh();
+    if (this.search) return this.search;
+    const texts = this.records!.map(lowerText);
     const starts = new Int32Array(texts.length + 1);
     let at = 0;
     texts.forEach((t, k) => {
@@ -86,10 +127,19 @@ export class ProjectSearchIndex {
       at += t.length + 1;
     });
     starts[texts.length] = at;
-    this.text = texts.join('\n');
-    this.starts = starts;
-    this.records = records;
-    this.revision = this.repo.revision;
+    return (this.search = { text: texts.join('\n'), starts, hits: new Map() });
+  }
+
+  private visibilityCounts(): NonNullable<ProjectListIndex['counts']> {
+    this.fresh();
+    if (this.counts) return this.counts;
+    const visibility: Record<Visibility, number> = { private: 0, internal: 0, public: 0 };
+    const privateByNamespace = new Map<number, number>();
+    for (const p of this.records!) {
+      visibility[p.visibility]++;
+      if (p.visibility === 'private') privateByNamespace.set(p.namespaceId, (privateByNamespace.get(p.namespaceId) ?? 0) + 1);
+    }
+    return (this.counts = { visibility, privateByNamespace });
   }
 }
 
@@ -111,7 +161,7 @@ export function listProjectPage(
   f: ProjectFilters,
   namespaceFullPath: (namespaceId: number) => string,
   window: { readonly offset: number; readonly limit: number },
-  searchIndex?: ProjectSearchIndex,
+  index?: ProjectListIndex,
 ): ProjectPage {
   if ((f.owned || f.membership || f.starred) && !viewer.user) return { items: [], total: 0 };
   const all = repo.projects;
@@ -120,7 +170,7 @@ export function listProjectPage(
   const end = window.offset + window.limit;
   // A plain search (not over namespace paths) narrows the walk to the index's hits.
   const search = f.search?.toLowerCase();
-  const candidates = search && !f.searchNamespaces && searchIndex ? searchIndex.matching(search) : null;
+  const candidates = search && !f.searchNamespaces && index ? index.matching(search) : null;
   const matches = matcher(repo, viewer, candidates ? { ...f, search: undefined } : f, namespaceFullPath);
   if (orderBy !== 'id' && orderBy !== 'created_at') {
     const found = candidates ? candidates.map((k) => all[k]!).filter(matches) : all.filter(matches);
@@ -133,16 +183,40 @@ export function listProjectPage(
     for (let k = window.offset; k < Math.min(end, total); k++) items.push(all[sort === 'asc' ? k : total - 1 - k]!);
     return { items, total };
   }
-  let total = 0;
+  // Restricted by read access (and visibility) alone: the index counts, the walk stops at the page's end.
+  const counted = index && !candidates && onlyAccessAndVisibility(f) ? index.countReadable(viewer, f.visibility) : null;
+  let seen = 0;
   const n = candidates ? candidates.length : all.length;
   for (let k = 0; k < n; k++) {
     const at = sort === 'asc' ? k : n - 1 - k;
     const p = all[candidates ? candidates[at]! : at]!;
     if (!matches(p)) continue;
-    if (total >= window.offset && total < end) items.push(p);
-    total++;
+    if (seen >= window.offset && seen < end) items.push(p);
+    seen++;
+    if (counted !== null && seen >= end) break;
   }
-  return { items, total };
+  return { items, total: counted ?? seen };
+}
+
+/** True when no filter but `visibility` applies, so what matches is what the caller may read of that visibility. */
+function onlyAccessAndVisibility(f: ProjectFilters): boolean {
+  return (
+    f.namespaceId === undefined &&
+    f.forkedFromId === undefined &&
+    f.archived === undefined &&
+    f.idAfter === undefined &&
+    f.idBefore === undefined &&
+    !f.withIssuesEnabled &&
+    !f.withMergeRequestsEnabled &&
+    !f.lastActivityAfter &&
+    !f.lastActivityBefore &&
+    !f.starred &&
+    !f.customAttributes &&
+    !f.search &&
+    !f.owned &&
+    !f.membership &&
+    !f.minAccessLevel
+  );
 }
 
 /** The matcher of an unfiltered list for a caller who reads everything. */

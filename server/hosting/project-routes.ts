@@ -9,7 +9,7 @@ import type { ProjectStatistics } from './api-types.js';
 import type { ProjectActions } from './project-actions.js';
 import type { Viewer } from './project-access.js';
 import { ProjectJsonCache, joinJsonArray } from './project-json-cache.js';
-import { listProjectPage, ProjectSearchIndex, type ProjectFilters } from './project-list.js';
+import { listProjectPage, ProjectListIndex, type ProjectFilters } from './project-list.js';
 import { settingKeys } from './project-rules.js';
 import { pickSettings, type ProjectInput, type ProjectService } from './projects.js';
 import { Params } from './params.js';
@@ -47,7 +47,7 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
   };
   const projectOf = (req: Request, res: Response) => projects.policy.readable(viewerOf(res), String(req.params.id));
   const jsonCache = new ProjectJsonCache(() => projects.repo.revision);
-  const searchIndex = new ProjectSearchIndex(projects.repo);
+  const listIndex = new ProjectListIndex(projects.repo);
 
   /** Per-request presenter: namespace names, counts and shares are looked up once per request. */
   const presenter = (req: Request, res: Response) => {
@@ -184,7 +184,7 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
         return ns ? projects.namespaceFullPath(ns) : '';
       },
       { offset: (page - 1) * perPage, limit: perPage },
-      searchIndex,
+      listIndex,
     );
     const present = presenter(req, res);
     present.prepare(found.items);
