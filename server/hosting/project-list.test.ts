@@ -38,6 +38,16 @@ describe('ProjectListIndex', () => {
     repo.projects.push(record(2, 'Loop Kit', 'loop-kit', null));
     repo.revision++;
     expect(index.matching('loop')).toEqual([0, 1]);
+    // A write that changes nothing searchable keeps the answers; a removal shifts them.
+    repo.revision++;
+    expect(index.matching('loop')).toEqual([0, 1]);
+    repo.projects.splice(0, 1);
+    repo.revision++;
+    expect(index.matching('loop')).toEqual([0]);
+    expect(index.matching('tape')).toEqual([]);
+    (repo.projects[0] as ProjectRecord).path = 'tape-kit';
+    repo.revision++;
+    expect(index.matching('tape')).toEqual([0]);
   });
 });
 
@@ -113,6 +123,8 @@ describe('GET /projects against single reads, before and after changes', () => {
     ids.stems = await create('bob', { name: 'Stems', visibility: 'private' });
     ids.drums = await create('bob', { name: 'Drums', visibility: 'public' });
     ids.kit = await create('carol', { name: 'Kit', namespace_id: ids.crew, visibility: 'public' });
+    ids.sub = (await readJson(ok('alice', '/groups', { method: 'POST', body: { name: 'B-Sides', path: 'b-sides', parent_id: ids.label, visibility: 'internal' } }, 201))).id as number;
+    ids.deep = await create('alice', { name: 'Deep Cut', namespace_id: ids.sub, visibility: 'internal' });
   }, 60_000);
 
   afterAll(() => app.close());
@@ -172,6 +184,11 @@ describe('GET /projects against single reads, before and after changes', () => {
   };
 
   it('matches cold and warm', checkAll, 60_000);
+
+  it('names a subgroup project after its whole chain of groups', async () => {
+    const [deep] = await readJson<Project[]>(api('bob', '/projects?search=deep%20cut'));
+    expect(deep).toMatchObject({ name_with_namespace: 'Label / B-Sides / Deep Cut', path_with_namespace: 'label/b-sides/deep-cut', namespace: { name: 'B-Sides', full_path: 'label/b-sides', parent_id: ids.label } });
+  });
 
   it('follows an edit, a rename into a search and a visibility change', async () => {
     await ok('alice', `/projects/${ids.inside}`, { method: 'PUT', body: { name: 'Inside Synthwave', description: 'now searchable' } });

@@ -40,22 +40,23 @@ function lowerText(p: Readonly<ProjectRecord>): string {
 }
 
 /**
- * What a list needs to know about every project, derived once per store revision (any write starts
- * over): the lower-cased search text of every project (as `lowerText`) in one string, so a search is a
- * few indexOf calls that skip to the next record after each hit instead of an includes on each of
- * 10,000 strings, with the last few terms' hits remembered; and how many projects have each
+ * What a list needs to know about every project, checked against the store's revision: the
+ * lower-cased search text of every project (as `lowerText`) in one string, so a search is a few
+ * indexOf calls that skip to the next record after each hit instead of an includes on each of 10,000
+ * strings, with the last few terms' hits (both kept while no name, path or description changes, so
+ * unrelated writes such as stars or usage counters do not rebuild them); and how many projects have each
  * visibility, with the private ones per namespace, so a list restricted by read access alone is
  * counted from the caller's memberships instead of by visiting every record.
  */
 export class ProjectListIndex {
   private revision = -1;
   private records: readonly Readonly<ProjectRecord>[] | null = null;
-  private search: { readonly text: string; readonly starts: Int32Array; readonly hits: Map<string, readonly number[]> } | null = null;
+  private search: SearchText | null = null;
   private counts: { readonly visibility: Readonly<Record<Visibility, number>>; readonly privateByNamespace: ReadonlyMap<number, number> } | null = null;
 
   constructor(
     private readonly repo: ProjectsRepo,
-    /** Search terms whose hits are kept (per revision). */
+    /** Search terms whose hits are kept (while the search text holds). */
     private readonly termCapacity = 32,
   ) {}
 
@@ -110,24 +111,45 @@ export class ProjectListIndex {
   private fresh(): void {
     const records = this.repo.projects;
     if (this.revision === this.repo.revision && this.records === records) return;
-    this.search = null;
     this.counts = null;
     this.records = records;
     this.revision = this.repo.revision;
   }
 
-  private searchText(): NonNullable<ProjectListIndex['search']> {
-    this.fresh();
-    if (this.search) return this.search;
-    const texts = this.records!.map(lowerText);
-    const starts = new Int32Array(texts.length + 1);
+  /** The search text of the current records; kept (with its hits) across revisions while no record's name, path or description changed. */
+  private searchText(): SearchText {
+    const records = this.repo.projects;
+    const revision = this.repo.revision;
+    const last = this.search;
+    if (last && last.revision === revision) return last;
+    const n = records.length;
+    let same = last !== null && last.records.length === n;
+    for (let k = 0; same && k < n; k++) {
+      const p = records[k]!;
+      same = last!.records[k] === p && last!.names[k] === p.name && last!.paths[k] === p.path && last!.descriptions[k] === p.description;
+    }
+    if (same) {
+      last!.revision = revision;
+      return last!;
+    }
+    const texts = records.map(lowerText);
+    const starts = new Int32Array(n + 1);
     let at = 0;
     texts.forEach((t, k) => {
       starts[k] = at;
       at += t.length + 1;
     });
-    starts[texts.length] = at;
-    return (this.search = { text: texts.join('\n'), starts, hits: new Map() });
+    starts[n] = at;
+    return (this.search = {
+      revision,
+      records: [...records],
+      names: records.map((p) => p.name),
+      paths: records.map((p) => p.path),
+      descriptions: records.map((p) => p.description),
+      text: texts.join('\n'),
+      starts,
+      hits: new Map(),
+    });
   }
 
   private visibilityCounts(): NonNullable<ProjectListIndex['counts']> {
@@ -141,6 +163,21 @@ export class ProjectListIndex {
     }
     return (this.counts = { visibility, privateByNamespace });
   }
+}
+
+/** The search text of the records as they were at `revision`, with what it was built from (to tell whether it still holds). */
+interface SearchText {
+  revision: number;
+  readonly records: readonly Readonly<ProjectRecord>[];
+  readonly names: readonly string[];
+  readonly paths: readonly string[];
+  readonly descriptions: readonly (string | null)[];
+  /** Every record's lower-cased text, joined by one separator. */
+  readonly text: string;
+  /** Where record k's text starts in `text`; one more entry marks the end. */
+  readonly starts: Int32Array;
+  /** The last few terms' hits. */
+  readonly hits: Map<string, readonly number[]>;
 }
 
 /** One page of a list and how many projects match in all (for X-Total and the Link headers). */
