@@ -1,7 +1,8 @@
 /**
  * Hosting benchmark (npm run bench:hosting): issue 6's targets against a server in a child process
  * holding 10,000 projects. A filtered one-page `GET /api/v4/projects` against the framework's floor
- * (`GET /api/v4/version`, same token, measured interleaved), and `POST /api/v4/projects` at 1,000
+ * (`GET /api/v4/version`, same token, measured interleaved), the same lists right after a write (the
+ * server's list caches just dropped), and `POST /api/v4/projects` at 1,000
  * and 10,000 projects with the bytes the store writes per create. Not a test: it measures.
  * `--profile` runs the server with `--cpu-prof` and keeps the profile; `--server-js <main.js>` runs a
  * compiled server instead of tsx (profiles then have real line numbers); `--write` appends to RESULTS.md.
@@ -299,6 +300,40 @@ function sourceState(): string {
   return dirty ? `${head} + uncommitted changes under server/` : head;
 }
 
+/** One list query timed right after a write, when the server's caches of list items and counts have just been dropped. */
+interface AfterWriteRow {
+  readonly label: string;
+  readonly caller: string;
+  readonly list: readonly number[];
+}
+
+/**
+ * The lists' cold case: each sample follows a write (the admin stars or unstars project 1, an even
+ * number of times so the data ends as it began), which drops the server's cached list JSON.
+ */
+async function measureListsAfterWrites(admin: Client, member: Client, adminOne: Client): Promise<AfterWriteRow[]> {
+  const rows: AfterWriteRow[] = [];
+  for (const [caller, client] of [['member', member], ['admin', adminOne]] as const) {
+    for (const [label, route] of listQueries) {
+      const list: number[] = [];
+      for (let i = 0; i < afterWriteSamples; i++) {
+        await admin.ok('POST', `/projects/1/${i % 2 === 0 ? 'star' : 'unstar'}`);
+        list.push((await client.ok('GET', route)).ms);
+      }
+      rows.push({ label, caller, list });
+    }
+  }
+  return rows;
+}
+
+function printAfterWriteTable(rows: readonly AfterWriteRow[]): void {
+  say(`The same lists right after a write (${afterWriteSamples} samples each; before each, the admin stars or unstars a project, which drops the server's cached list JSON, so the page is presented afresh). No target; for reading the table above.`);
+  say('');
+  say('| query | caller | median after a write (ms) | p90 (ms) |');
+  say('|---|---|---|---|');
+  for (const r of rows) say(`| \`${r.label}\` | ${r.caller} | ${ms(median(r.list))} | ${ms(percentile(r.list, 90))} |`);
+}
+
 function printListTable(rows: readonly ListRow[], projects: number): void {
   say(`| query (${count(projects)} projects) | caller | items (body) | median (ms) | p99 (ms) | /version median (ms) | /version p99 (ms) | ratio of medians | target |`);
   say('|---|---|---|---|---|---|---|---|---|');
@@ -325,13 +360,17 @@ async function readSeeded(dataDir: string): Promise<Seeded | null> {
   return text === null ? null : (JSON.parse(text) as Seeded);
 }
 
+const listQueries: readonly [string, string][] = [
+  ['GET /projects?visibility=public&per_page=20', '/projects?visibility=public&per_page=20'],
+  [`GET /projects?search=${searchTerm}&per_page=20`, `/projects?search=${searchTerm}&per_page=20`],
+  ['GET /projects (default list)', '/projects'],
+];
+/** Samples per query of a list right after a write (each write rewrites db.json: tens of ms). */
+const afterWriteSamples = 30;
+
 /** Time every list query as the member and as the admin. */
 async function measureLists(member: Client, adminOne: Client): Promise<ListRow[]> {
-  const queries: readonly [string, string][] = [
-    ['GET /projects?visibility=public&per_page=20', '/projects?visibility=public&per_page=20'],
-    [`GET /projects?search=${searchTerm}&per_page=20`, `/projects?search=${searchTerm}&per_page=20`],
-    ['GET /projects (default list)', '/projects'],
-  ];
+  const queries = listQueries;
   const rows: ListRow[] = [];
   for (const [label, route] of queries) rows.push(await measureList(member, 'member', label, route));
   for (const [label, route] of queries) rows.push(await measureList(adminOne, 'admin', label, route));
@@ -365,6 +404,8 @@ async function main(): Promise<void> {
       say(`Reused the data dir ${dataDir} (${count(total)} projects, seeded by an earlier run; no creates measured). "member" is a non-admin user in ${reused.member.groups} groups; "admin" is root.`);
       say('');
       printListTable(await measureLists(member, adminOne), total);
+      say('');
+      printAfterWriteTable(await measureListsAfterWrites(admin, member, adminOne));
       member.close();
       adminOne.close();
     } else await seedAndMeasure(server, admin, keptData);
@@ -399,6 +440,7 @@ async function seedAndMeasure(server: ServerChild, admin: Client, keptData: stri
   if (total !== 10_000) throw new Error(`expected 10,000 projects after seeding, found ${total}`);
 
   const rows = await measureLists(member, adminOne);
+  const afterWrites = await measureListsAfterWrites(admin, member, adminOne);
   // A kept data dir stays at 10,000 projects so later runs measure the same lists.
   const post10k = keptData ? null : await measureCreates(server, member, total, '10k');
   if (keptData) await writeFile(path.join(keptData, seededFile), JSON.stringify(seeded));
@@ -413,6 +455,8 @@ async function seedAndMeasure(server: ServerChild, admin: Client, keptData: stri
   say(`${getSamples} samples per query after ${getWarmup} warm-up pairs; each list request follows a \`GET /api/v4/version\` on the same socket and token, so both see the same background (the usage meter's write every 5 s).`);
   say('');
   printListTable(rows, total);
+  say('');
+  printAfterWriteTable(afterWrites);
   say('');
   say(`\`POST /api/v4/projects\` by the member in their own namespace, ${postSamples} sequential creates after ${postWarmup} warm-up ones (each: \`git init --bare\` plus one durable rewrite of db.json). Writes are the server process's /proc counters over the ${postSamples} creates: write(2) bytes (files and sockets) and bytes sent to storage; the repository column is the growth of repositories/ (git children).`);
   say('');
