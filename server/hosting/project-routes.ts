@@ -194,12 +194,12 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     );
     const present = presenter(req, res);
     present.prepare(found.items);
-    res.set(pageHeaders(url, page, perPage, found.total));
-    if (!statistics && !customAttributes) return sendJsonBody(res, joinJsonArray(found.items.map((project) => present.itemJson(project, simple))));
+    const headers = pageHeaders(url, page, perPage, found.total);
+    if (!statistics && !customAttributes) return sendJsonBody(res.set(headers), joinJsonArray(found.items.map((project) => present.itemJson(project, simple))));
     const items = await Promise.all(
       found.items.map(async (project) => present.item(project, simple, statistics && mayReadStatistics(viewer, project) ? await statisticsOf(project) : null, customAttributes)),
     );
-    res.json(items);
+    res.set(headers).json(items);
   };
 
   /** The `P` attributes of a create or edit request. */
