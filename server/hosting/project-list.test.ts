@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProjectRecord } from '../store/schema.js';
+import { createUsageRepo } from '../auth/usage-repo.js';
+import { createJobsRepo } from '../queue/jobs-repo.js';
+import { MemoryAdapter } from '../store/file-adapter.js';
+import type { DbSchema, ProjectRecord } from '../store/schema.js';
+import { openStore } from '../store/store.js';
 import { callHosting, readJson, type CallInit } from '../test-support/hosting-client.js';
 import { adminToken, startTestApp, type TestApp } from '../test-support/test-app.js';
 import type { Project } from './api-types.js';
 import { joinJsonArray, ProjectJsonCache } from './project-json-cache.js';
 import { ProjectListIndex } from './project-list.js';
-import type { ProjectsRepo } from './projects-repo.js';
+import { createProjectsRepo, type ProjectsRepo } from './projects-repo.js';
 
 describe('ProjectListIndex', () => {
   const record = (id: number, name: string, path: string, description: string | null) => ({ id, name, path, description }) as Readonly<ProjectRecord>;
@@ -48,6 +52,24 @@ describe('ProjectListIndex', () => {
     (repo.projects[0] as ProjectRecord).path = 'tape-kit';
     repo.revision++;
     expect(index.matching('tape')).toEqual([0]);
+  });
+});
+
+describe('ProjectsRepo.revision', () => {
+  it('ignores usage counters and job progress, and moves with stars and every change that names no tables', async () => {
+    const store = await openStore(new MemoryAdapter<DbSchema>());
+    const repo = createProjectsRepo(store);
+    const r0 = repo.revision;
+    await createUsageRepo(store).add(new Map([['t', { requests: new Map([['GET /x', 1]]), bytesUploaded: 0, audioSeconds: 0 }]]), 'now');
+    const jobs = createJobsRepo(store);
+    await jobs.insert({ jobId: 'j1' } as Parameters<typeof jobs.insert>[0]);
+    jobs.touch('j1', { progress: 0.5 });
+    expect(repo.revision).toBe(r0);
+    await repo.setStar(1, 1, true);
+    expect(repo.revision).toBeGreaterThan(r0);
+    const r1 = repo.revision;
+    await store.mutate((db) => void db.tenants.length);
+    expect(repo.revision).toBeGreaterThan(r1);
   });
 });
 

@@ -1,10 +1,13 @@
 import { nextId, type ProjectRecord, type ProjectShareRecord, type StarRecord, type UploadRecord } from '../store/schema.js';
-import type { Store } from '../store/store.js';
+import type { Store, TableName } from '../store/store.js';
+
+/** What a project's JSON and the project lists are derived from (the caller's memberships and notification levels included, to be safe). */
+const projectTables: readonly TableName[] = ['projects', 'users', 'namespaces', 'groups', 'groupMembers', 'stars', 'projectShares', 'notificationSettings', 'sequences'];
 
 /** Store access for projects and what hangs off them (stars, shares, uploads). */
 export interface ProjectsRepo {
   readonly projects: readonly Readonly<ProjectRecord>[];
-  /** The store's revision: changes whenever any stored data may have changed (a project's JSON also depends on users, groups, stars…). */
+  /** Changes whenever what a project's JSON is derived from may have changed (projects, users, groups, stars, shares…; any change that does not name its tables). */
   readonly revision: number;
   byId(id: number): Readonly<ProjectRecord> | undefined;
   /** By namespace and path, case-insensitively (paths are unique per namespace ignoring case). */
@@ -69,7 +72,7 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
       return db().projects;
     },
     get revision() {
-      return store.revision;
+      return store.revisionOf(projectTables);
     },
     byId: (id) => byIdIndex().get(id),
     byPath: (namespaceId, path) => db().projects.find((p) => p.namespaceId === namespaceId && lower(p.path) === lower(path)),

@@ -94,6 +94,27 @@ describe('store', () => {
     expect(store.data.tenants.map((t) => t.id)).toEqual(['a']);
   });
 
+  it('a change that names its tables moves only their revisions, and may touch nothing else', async () => {
+    const store = await openStore(new MemoryAdapter<DbSchema>());
+    const projects = () => store.revisionOf(['projects', 'users']);
+    const usage = () => store.revisionOf(['usage']);
+    const [p0, u0, all0] = [projects(), usage(), store.revision];
+    await store.mutate((db) => void (db.usage.t = { requests: {}, bytesUploaded: 0, audioSeconds: 0, updatedAt: 'now' }), ['usage']);
+    expect([projects(), usage() > u0, store.revision > all0]).toEqual([p0, true, true]);
+    store.touch((db) => void db.tokens.length, ['tokens']);
+    expect(projects()).toBe(p0);
+    // A change that names no tables moves every revision.
+    const u1 = usage();
+    await store.mutate((db) => db.tenants.push({ id: 'a', webhookSecret: 's', createdAt: 'now' }));
+    expect(projects()).toBeGreaterThan(p0);
+    expect(usage()).toBeGreaterThan(u1);
+    // Reaching outside the named tables throws before anything is edited there.
+    const p1 = projects();
+    await expect(store.mutate((db) => db.projects.length, ['usage'])).rejects.toThrow('a change limited to usage touched projects');
+    expect(() => store.touch((db) => void ('users' in db), ['jobs'])).toThrow('touched users');
+    expect(projects()).toBe(p1);
+  });
+
   it('rolls back and rejects every mutation of a failed write, then recovers', async () => {
     const adapter = new MemoryAdapter<DbSchema>();
     const store = await openStore(adapter);
