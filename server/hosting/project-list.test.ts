@@ -13,7 +13,7 @@ import { createProjectsRepo, type ProjectsRepo } from './projects-repo.js';
 
 describe('ProjectListIndex', () => {
   const record = (id: number, name: string, path: string, description: string | null) => ({ id, name, path, description }) as Readonly<ProjectRecord>;
-  const fakeRepo = (projects: Readonly<ProjectRecord>[]) => ({ projects, revision: 0 }) as { projects: Readonly<ProjectRecord>[]; revision: number };
+  const fakeRepo = (projects: Readonly<ProjectRecord>[]) => ({ projects, recordsRevision: 0 }) as { projects: Readonly<ProjectRecord>[]; recordsRevision: number };
   const brute = (projects: readonly Readonly<ProjectRecord>[], term: string) =>
     projects.flatMap((p, k) => (`${p.name}\u0000${p.path}\u0000${p.description ?? ''}`.toLowerCase().includes(term) ? [k] : []));
 
@@ -37,20 +37,20 @@ describe('ProjectListIndex', () => {
     const index = new ProjectListIndex(repo as unknown as ProjectsRepo);
     expect(index.matching('loop')).toEqual([]);
     (repo.projects[0] as ProjectRecord).description = 'tape loops';
-    repo.revision++;
+    repo.recordsRevision++;
     expect(index.matching('loop')).toEqual([0]);
     repo.projects.push(record(2, 'Loop Kit', 'loop-kit', null));
-    repo.revision++;
+    repo.recordsRevision++;
     expect(index.matching('loop')).toEqual([0, 1]);
     // A write that changes nothing searchable keeps the answers; a removal shifts them.
-    repo.revision++;
+    repo.recordsRevision++;
     expect(index.matching('loop')).toEqual([0, 1]);
     repo.projects.splice(0, 1);
-    repo.revision++;
+    repo.recordsRevision++;
     expect(index.matching('loop')).toEqual([0]);
     expect(index.matching('tape')).toEqual([]);
     (repo.projects[0] as ProjectRecord).path = 'tape-kit';
-    repo.revision++;
+    repo.recordsRevision++;
     expect(index.matching('tape')).toEqual([0]);
   });
 });
@@ -65,8 +65,11 @@ describe('ProjectsRepo.revision', () => {
     await jobs.insert({ jobId: 'j1' } as Parameters<typeof jobs.insert>[0]);
     jobs.touch('j1', { progress: 0.5 });
     expect(repo.revision).toBe(r0);
+    const records0 = repo.recordsRevision;
     await repo.setStar(1, 1, true);
     expect(repo.revision).toBeGreaterThan(r0);
+    // Stars leave the records (and what is derived from them alone) as they were.
+    expect(repo.recordsRevision).toBe(records0);
     const r1 = repo.revision;
     await store.mutate((db) => void db.tenants.length);
     expect(repo.revision).toBeGreaterThan(r1);
@@ -251,9 +254,13 @@ describe('GET /projects against single reads, before and after changes', () => {
   }, 120_000);
 
   it('follows fork relations (a parent some callers cannot read) and deletes', async () => {
+    const forksOfAlbum = async () => (await readJson<Project>(api('admin', `/projects/${ids.album}`))).forks_count;
+    expect(await forksOfAlbum()).toBe(0);
     await ok('admin', `/projects/${ids.kit}/fork/${ids.album}`, { method: 'POST' }, 201);
+    expect(await forksOfAlbum()).toBe(1);
     await checkAll();
     await ok('admin', `/projects/${ids.kit}/fork`, { method: 'DELETE' }, 204);
+    expect(await forksOfAlbum()).toBe(0);
     await ok('alice', `/projects/${ids.single}`, { method: 'DELETE' }, 202);
     all.splice(all.indexOf(ids.single!), 1);
     await checkAll();

@@ -40,13 +40,15 @@ function lowerText(p: Readonly<ProjectRecord>): string {
 }
 
 /**
- * What a list needs to know about every project, checked against the store's revision: the
- * lower-cased search text of every project (as `lowerText`) in one string, so a search is a few
- * indexOf calls that skip to the next record after each hit instead of an includes on each of 10,000
- * strings, with the last few terms' hits (both kept while no name, path or description changes, so
- * unrelated writes such as stars or usage counters do not rebuild them); and how many projects have each
- * visibility, with the private ones per namespace, so a list restricted by read access alone is
- * counted from the caller's memberships instead of by visiting every record.
+ * What a list needs to know about every project, kept while the records' revision holds (stars,
+ * shares and bookkeeping writes leave it alone, so they do not cost another pass over every record):
+ * - every project's lower-cased search text (as `lowerText`) in one string, so a search is a few
+ *   indexOf calls that skip to the next record after each hit instead of an includes on each of
+ *   10,000 strings, with the last few terms' hits; both also outlive record changes that touch no
+ *   name, path or description;
+ * - how many projects have each visibility, with the private ones per namespace, so a list
+ *   restricted by read access alone is counted from the caller's memberships instead of by visiting
+ *   every record.
  */
 export class ProjectListIndex {
   private revision = -1;
@@ -110,16 +112,16 @@ export class ProjectListIndex {
 
   private fresh(): void {
     const records = this.repo.projects;
-    if (this.revision === this.repo.revision && this.records === records) return;
+    if (this.revision === this.repo.recordsRevision && this.records === records) return;
     this.counts = null;
     this.records = records;
-    this.revision = this.repo.revision;
+    this.revision = this.repo.recordsRevision;
   }
 
   /** The search text of the current records; kept (with its hits) across revisions while no record's name, path or description changed. */
   private searchText(): SearchText {
     const records = this.repo.projects;
-    const revision = this.repo.revision;
+    const revision = this.repo.recordsRevision;
     const last = this.search;
     if (last && last.revision === revision) return last;
     const n = records.length;

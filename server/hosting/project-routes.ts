@@ -84,7 +84,7 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
       // Counted once per request, for the projects being presented only.
       counted ??= new Set(p.forkedFromId === null ? [p.id] : [p.id, p.forkedFromId]);
       stars ??= projects.repo.starCounts(counted);
-      forks ??= projects.repo.forkCounts(counted);
+      forks ??= projects.repo.forkCounts();
       const parent = p.forkedFromId === null ? undefined : projects.repo.byId(p.forkedFromId);
       return {
         base,
