@@ -1,13 +1,16 @@
 /**
  * Hosting benchmark (npm run bench:hosting): issue 6's targets against a server in a child process
  * holding 10,000 projects. A filtered one-page `GET /api/v4/projects` against the framework's floor
- * (`GET /api/v4/version`, same token, measured interleaved), and `POST /api/v4/projects` at 1,000
+ * (`GET /api/v4/version`, same token, measured interleaved), the same lists right after a write (the
+ * server's list caches just dropped), and `POST /api/v4/projects` at 1,000
  * and 10,000 projects with the bytes the store writes per create. Not a test: it measures.
  * `--profile` runs the server with `--cpu-prof` and keeps the profile; `--server-js <main.js>` runs a
  * compiled server instead of tsx (profiles then have real line numbers); `--write` appends to RESULTS.md.
+ * `--data <dir>` keeps the seeded data dir there: a later run with the same dir skips seeding and the
+ * creates (seeding takes minutes) and measures the lists only, for iterating on the list path.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
@@ -297,6 +300,48 @@ function sourceState(): string {
   return dirty ? `${head} + uncommitted changes under server/` : head;
 }
 
+/** One list query timed right after a write, when the server's caches of list items and counts have just been dropped. */
+interface AfterWriteRow {
+  readonly label: string;
+  readonly caller: string;
+  readonly list: readonly number[];
+  /** /version right after the same kind of write: what a write costs the next request anyway (collecting the garbage of a db.json rewrite). */
+  readonly floor: readonly number[];
+}
+
+/**
+ * The lists' cold case: each sample follows a write (the admin stars or unstars project 1, an even
+ * number of times so the data ends as it began), which drops the server's cached list JSON. Samples
+ * alternate between the list and /version, so both follow a write.
+ */
+async function measureListsAfterWrites(admin: Client, member: Client, adminOne: Client): Promise<AfterWriteRow[]> {
+  const rows: AfterWriteRow[] = [];
+  for (const [caller, client] of [['member', member], ['admin', adminOne]] as const) {
+    for (const [label, route] of listQueries) {
+      const list: number[] = [];
+      const floor: number[] = [];
+      for (let i = 0; i < afterWriteSamples; i++) {
+        await admin.ok('POST', `/projects/1/${i % 2 === 0 ? 'star' : 'unstar'}`);
+        if (i % 4 < 2) list.push((await client.ok('GET', route)).ms);
+        else floor.push((await client.ok('GET', '/version')).ms);
+      }
+      rows.push({ label, caller, list, floor });
+    }
+  }
+  return rows;
+}
+
+function printAfterWriteTable(rows: readonly AfterWriteRow[]): void {
+  say(
+    `The same lists right after a write: before each request the admin stars or unstars a project, which drops the server's cached list JSON, so the page is presented afresh; ` +
+      `${afterWriteSamples} samples per query, alternating between the list and \`/version\` (so both follow a write). No target; for reading the table above.`,
+  );
+  say('');
+  say('| query | caller | median after a write (ms) | p90 (ms) | /version after a write, median (ms) | ratio of medians |');
+  say('|---|---|---|---|---|---|');
+  for (const r of rows) say(`| \`${r.label}\` | ${r.caller} | ${ms(median(r.list))} | ${ms(percentile(r.list, 90))} | ${ms(median(r.floor))} | ${(median(r.list) / median(r.floor)).toFixed(2)}× |`);
+}
+
 function printListTable(rows: readonly ListRow[], projects: number): void {
   say(`| query (${count(projects)} projects) | caller | items (body) | median (ms) | p99 (ms) | /version median (ms) | /version p99 (ms) | ratio of medians | target |`);
   say('|---|---|---|---|---|---|---|---|---|');
@@ -315,13 +360,42 @@ function printPostTable(rows: readonly PostRow[]): void {
   }
 }
 
+/** What a kept data dir remembers of its seeding, so a later run can measure without re-seeding. */
+const seededFile = 'bench-seeded.json';
+
+async function readSeeded(dataDir: string): Promise<Seeded | null> {
+  const text = await readFile(path.join(dataDir, seededFile), 'utf8').catch(() => null);
+  return text === null ? null : (JSON.parse(text) as Seeded);
+}
+
+const listQueries: readonly [string, string][] = [
+  ['GET /projects?visibility=public&per_page=20', '/projects?visibility=public&per_page=20'],
+  [`GET /projects?search=${searchTerm}&per_page=20`, `/projects?search=${searchTerm}&per_page=20`],
+  ['GET /projects (default list)', '/projects'],
+];
+/** Samples per query right after a write (each write rewrites db.json: tens of ms), half of them of /version. */
+const afterWriteSamples = 40;
+
+/** Time every list query as the member and as the admin. */
+async function measureLists(member: Client, adminOne: Client): Promise<ListRow[]> {
+  const queries = listQueries;
+  const rows: ListRow[] = [];
+  for (const [label, route] of queries) rows.push(await measureList(member, 'member', label, route));
+  for (const [label, route] of queries) rows.push(await measureList(adminOne, 'admin', label, route));
+  return rows;
+}
+
 async function main(): Promise<void> {
   const profile = process.argv.includes('--profile');
+  const dataAt = process.argv.indexOf('--data');
+  const keptData = dataAt < 0 ? null : path.resolve(process.argv[dataAt + 1] ?? 'bench-data');
   const serverJsAt = process.argv.indexOf('--server-js');
   const serverJs = serverJsAt < 0 ? null : path.resolve(process.argv[serverJsAt + 1] ?? 'dist/server/main.js');
   const work = await mkdtemp(path.join(tmpdir(), 'cratehouse-hosting-bench-'));
   const profDir = path.join(work, 'cpu-prof');
-  const dataDir = path.join(work, 'data');
+  const dataDir = keptData ?? path.join(work, 'data');
+  if (keptData) await mkdir(keptData, { recursive: true });
+  const reused = keptData ? await readSeeded(keptData) : null;
   say(`# Hosting benchmark — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
   const command = serverJs === null ? 'node --import tsx server/main.ts' : `node ${path.relative(root, serverJs)}`;
   // The machine may be shared: the load at the start says how much the figures can be trusted.
@@ -331,58 +405,72 @@ async function main(): Promise<void> {
   const server = await startServerChild(dataDir, profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [], serverJs);
   const admin = new Client(server.url, adminToken, seedConcurrency);
   try {
-    const t0 = performance.now();
-    const seeded = await seedOwners(admin);
-    const ownersS = (performance.now() - t0) / 1000;
-    const member = new Client(server.url, seeded.member.token);
-    const adminOne = new Client(server.url, adminToken);
-
-    const seed1k = await seedProjects(admin, seeded, 0, 1000);
-    const post1k = await measureCreates(server, member, 1000, '1k');
-    const extra = postWarmup + postSamples;
-    const seed10k = await seedProjects(admin, seeded, 1000, 10_000 - extra);
-    const total = await projectCount(admin);
-    if (total !== 10_000) throw new Error(`expected 10,000 projects after seeding, found ${total}`);
-
-    const queries: readonly [string, string][] = [
-      ['GET /projects?visibility=public&per_page=20', '/projects?visibility=public&per_page=20'],
-      [`GET /projects?search=${searchTerm}&per_page=20`, `/projects?search=${searchTerm}&per_page=20`],
-      ['GET /projects (default list)', '/projects'],
-    ];
-    const rows: ListRow[] = [];
-    for (const [label, route] of queries) rows.push(await measureList(member, 'member', label, route));
-    for (const [label, route] of queries) rows.push(await measureList(adminOne, 'admin', label, route));
-
-    const post10k = await measureCreates(server, member, total, '10k');
-
-    say(
-      `Seeded through the API: ${seeded.userCount} users and ${seeded.groupCount} groups (40 top-level, public/internal/private in turn, 10 subgroups) in ${ownersS.toFixed(1)} s; ` +
-        `then projects as the admin (\`POST /projects\` with \`namespace_id\`, ${seedConcurrency} requests in flight so the store group-commits them) spread over all ${seeded.namespaces.length} namespaces, ` +
-        `visibility public/internal/private in turn (capped by the group's), every 20th name containing "${searchTerm}": 1,000 in ${seed1k.toFixed(1)} s, the rest to ${count(total)} in ${seed10k.toFixed(1)} s ` +
-        `(the ${extra} creates measured at 1,000 included). "member" is a non-admin user in ${seeded.member.groups} groups; "admin" is root.`,
-    );
-    say('');
-    say(`${getSamples} samples per query after ${getWarmup} warm-up pairs; each list request follows a \`GET /api/v4/version\` on the same socket and token, so both see the same background (the usage meter's write every 5 s).`);
-    say('');
-    printListTable(rows, total);
-    say('');
-    say(`\`POST /api/v4/projects\` by the member in their own namespace, ${postSamples} sequential creates after ${postWarmup} warm-up ones (each: \`git init --bare\` plus one durable rewrite of db.json). Writes are the server process's /proc counters over the ${postSamples} creates: write(2) bytes (files and sockets) and bytes sent to storage; the repository column is the growth of repositories/ (git children).`);
-    say('');
-    printPostTable([post1k, post10k]);
-    member.close();
-    adminOne.close();
+    if (reused) {
+      const total = await projectCount(admin);
+      const member = new Client(server.url, reused.member.token);
+      const adminOne = new Client(server.url, adminToken);
+      say(`Reused the data dir ${dataDir} (${count(total)} projects, seeded by an earlier run; no creates measured). "member" is a non-admin user in ${reused.member.groups} groups; "admin" is root.`);
+      say('');
+      printListTable(await measureLists(member, adminOne), total);
+      say('');
+      printAfterWriteTable(await measureListsAfterWrites(admin, member, adminOne));
+      member.close();
+      adminOne.close();
+    } else await seedAndMeasure(server, admin, keptData);
   } finally {
     admin.close();
     await server.stop();
   }
   if (profile) say(`\nCPU profile of the server: ${profDir}`);
   else await rm(work, { recursive: true, force: true });
+  if (keptData) say(`\nData dir kept at ${keptData}`);
   if (process.argv.includes('--write')) {
     const file = path.join(root, 'bench', 'RESULTS.md');
     const before = await readFile(file, 'utf8').catch(() => '# Benchmark results\n');
     await writeFile(file, `${before.trimEnd()}\n\n${lines.join('\n')}\n`);
     say(`appended to ${file}`);
   }
+}
+
+/** Seed 10,000 projects (timing creates at 1,000 and, unless the data dir is kept, at 10,000) and time the lists. */
+async function seedAndMeasure(server: ServerChild, admin: Client, keptData: string | null): Promise<void> {
+  const t0 = performance.now();
+  const seeded = await seedOwners(admin);
+  const ownersS = (performance.now() - t0) / 1000;
+  const member = new Client(server.url, seeded.member.token);
+  const adminOne = new Client(server.url, adminToken);
+
+  const seed1k = await seedProjects(admin, seeded, 0, 1000);
+  const post1k = await measureCreates(server, member, 1000, '1k');
+  const extra = postWarmup + postSamples;
+  const seed10k = await seedProjects(admin, seeded, 1000, 10_000 - extra);
+  const total = await projectCount(admin);
+  if (total !== 10_000) throw new Error(`expected 10,000 projects after seeding, found ${total}`);
+
+  const rows = await measureLists(member, adminOne);
+  const afterWrites = await measureListsAfterWrites(admin, member, adminOne);
+  // A kept data dir stays at 10,000 projects so later runs measure the same lists.
+  const post10k = keptData ? null : await measureCreates(server, member, total, '10k');
+  if (keptData) await writeFile(path.join(keptData, seededFile), JSON.stringify(seeded));
+
+  say(
+    `Seeded through the API: ${seeded.userCount} users and ${seeded.groupCount} groups (40 top-level, public/internal/private in turn, 10 subgroups) in ${ownersS.toFixed(1)} s; ` +
+      `then projects as the admin (\`POST /projects\` with \`namespace_id\`, ${seedConcurrency} requests in flight so the store group-commits them) spread over all ${seeded.namespaces.length} namespaces, ` +
+      `visibility public/internal/private in turn (capped by the group's), every 20th name containing "${searchTerm}": 1,000 in ${seed1k.toFixed(1)} s, the rest to ${count(total)} in ${seed10k.toFixed(1)} s ` +
+      `(the ${extra} creates measured at 1,000 included). "member" is a non-admin user in ${seeded.member.groups} groups; "admin" is root.`,
+  );
+  say('');
+  say(`${getSamples} samples per query after ${getWarmup} warm-up pairs; each list request follows a \`GET /api/v4/version\` on the same socket and token, so both see the same background (the usage meter's write every 5 s).`);
+  say('');
+  printListTable(rows, total);
+  say('');
+  printAfterWriteTable(afterWrites);
+  say('');
+  say(`\`POST /api/v4/projects\` by the member in their own namespace, ${postSamples} sequential creates after ${postWarmup} warm-up ones (each: \`git init --bare\` plus one durable rewrite of db.json). Writes are the server process's /proc counters over the ${postSamples} creates: write(2) bytes (files and sockets) and bytes sent to storage; the repository column is the growth of repositories/ (git children).`);
+  say('');
+  printPostTable(post10k ? [post1k, post10k] : [post1k]);
+  member.close();
+  adminOne.close();
 }
 
 main().catch((e: unknown) => {

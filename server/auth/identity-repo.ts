@@ -114,7 +114,7 @@ export function createIdentityRepo(store: Store): IdentityRepo {
       store.touch((d) => {
         const token = d.tokens.find((t) => t.id === id);
         if (token) token.lastUsedAt = at;
-      }),
+      }, ['tokens']),
   };
 }
 

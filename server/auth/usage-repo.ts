@@ -28,6 +28,7 @@ export function createUsageRepo(store: Store): UsageRepo {
           usage.audioSeconds = Math.round((usage.audioSeconds + delta.audioSeconds) * 1000) / 1000;
           usage.updatedAt = at;
         }
-      }),
+        // Named, so the flush every few seconds leaves caches of other tables alone.
+      }, ['usage']),
   };
 }

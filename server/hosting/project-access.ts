@@ -85,6 +85,20 @@ export class Viewer {
     return this.namespaceLevels!.get(namespaceId) ?? 0;
   }
 
+  /** Namespaces where the caller's level is at least `level` (their own included); none when anonymous. */
+  namespacesAtLeast(level: number): number[] {
+    if (!this.user) return [];
+    this.compute();
+    return [...this.namespaceLevels!].flatMap(([id, l]) => (l >= level ? [id] : []));
+  }
+
+  /** Projects shared with the caller's groups at a level of at least `level` (whatever their namespace gives). */
+  projectsSharedAtLeast(level: number): number[] {
+    if (!this.user) return [];
+    this.compute();
+    return [...this.shareLevels!].flatMap(([id, l]) => (l >= level ? [id] : []));
+  }
+
   private compute(): void {
     if (this.namespaceLevels || !this.user) return;
     const user = this.user;

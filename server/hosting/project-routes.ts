@@ -3,12 +3,13 @@ import type { Request, Response, Router } from 'express';
 import { accessLevels } from '../auth/identity.js';
 import { AppError, notFound } from '../http/errors.js';
 import { receiveUpload } from '../http/multipart.js';
-import { paginate } from '../http/pagination.js';
+import { pageHeaders, pageParams, paginate } from '../http/pagination.js';
 import type { MergeMethod, ProjectRecord, UserRecord, Visibility } from '../store/schema.js';
 import type { ProjectStatistics } from './api-types.js';
 import type { ProjectActions } from './project-actions.js';
 import type { Viewer } from './project-access.js';
-import { listProjects, type ProjectFilters } from './project-list.js';
+import { ProjectJsonCache, joinJsonArray } from './project-json-cache.js';
+import { listProjectPage, ProjectListIndex, type ProjectFilters } from './project-list.js';
 import { settingKeys } from './project-rules.js';
 import { pickSettings, type ProjectInput, type ProjectService } from './projects.js';
 import { Params } from './params.js';
@@ -45,6 +46,8 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     return user;
   };
   const projectOf = (req: Request, res: Response) => projects.policy.readable(viewerOf(res), String(req.params.id));
+  const jsonCache = new ProjectJsonCache(() => projects.repo.revision);
+  const listIndex = new ProjectListIndex(projects.repo);
 
   /** Per-request presenter: namespace names, counts and shares are looked up once per request. */
   const presenter = (req: Request, res: Response) => {
@@ -65,7 +68,13 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
       } else {
         const group = identity.repo.groupById(ns.id);
         const fullPath = group ? identity.fullPath(group) : ns.path;
-        const names = fullPath.split('/').map((_, i, parts) => identity.repo.groupByFullPath(parts.slice(0, i + 1).join('/'))?.name ?? '');
+        // The chain of group names from the top, walked by parent id (a lookup by each prefix of the full path costs a full-path build per group).
+        const names: string[] = [];
+        const seen = new Set<number>();
+        for (let g = group; g && !seen.has(g.id); g = g.parentId === null ? undefined : identity.repo.groupById(g.parentId)) {
+          seen.add(g.id);
+          names.unshift(g.name);
+        }
         c = { namespace: { id: ns.id, name: group?.name ?? ns.name, path: ns.path, kind: 'group', fullPath, parentId: group?.parentId ?? null }, namespaceName: names.join(' / '), owner: null };
       }
       namespaces.set(namespaceId, c);
@@ -75,7 +84,7 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
       // Counted once per request, for the projects being presented only.
       counted ??= new Set(p.forkedFromId === null ? [p.id] : [p.id, p.forkedFromId]);
       stars ??= projects.repo.starCounts(counted);
-      forks ??= projects.repo.forkCounts(counted);
+      forks ??= projects.repo.forkCounts();
       const parent = p.forkedFromId === null ? undefined : projects.repo.byId(p.forkedFromId);
       return {
         base,
@@ -108,6 +117,17 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
         if (simple) return presentProjectSimple(p, context(p, false));
         if (!viewer.user) return presentProjectBasic(p, context(p, false));
         return presentProject(p, context(p, true, statistics, customAttributes));
+      },
+      /** `item` without statistics or custom attributes, serialised, from the cache when nothing it depends on changed. */
+      itemJson: (p: Readonly<ProjectRecord>, simple: boolean): Buffer => {
+        // The simple and basic shapes are the same and depend on nothing about the caller.
+        if (simple || !viewer.user) return jsonCache.json(p.id, `s ${base}`, () => presentProjectSimple(p, context(p, false)));
+        const access = viewer.access(p);
+        const levels = deps.notificationLevels?.(viewer.user.id, p);
+        const parent = p.forkedFromId === null ? undefined : projects.repo.byId(p.forkedFromId);
+        const parentReadable = parent !== undefined && viewer.canRead(parent);
+        const variant = `f ${base} ${viewer.canAdmin(p) ? 1 : 0} ${parentReadable ? 1 : 0} ${access.project} ${access.group} ${levels?.project ?? '-'} ${levels?.group ?? '-'}`;
+        return jsonCache.json(p.id, variant, () => presentProject(p, context(p, true, null, false)));
       },
     };
   };
@@ -153,23 +173,33 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     return { filters, simple: p.bool('simple') ?? false, statistics: p.bool('statistics') ?? false, customAttributes: p.bool('with_custom_attributes') ?? false };
   };
 
-  /** Filter, paginate, then present only the page (statistics need git: only for the page). */
+  /** Filter and count, then present only the page (statistics need git: only for the page). */
   const sendList = async (req: Request, res: Response, extra: Partial<ProjectFilters> = {}) => {
     const p = deps.params(req);
     const { filters, simple, statistics, customAttributes } = filtersOf(p, req);
     p.check();
+    const url = deps.requestUrl(req);
+    const { page, perPage } = pageParams(url);
     const viewer = viewerOf(res);
-    const found = listProjects(projects.repo, viewer, { ...filters, ...extra }, (id) => {
-      const ns = projects.identity.repo.namespaceById(id);
-      return ns ? projects.namespaceFullPath(ns) : '';
-    });
-    const page = paginate(found, { url: deps.requestUrl(req) });
-    const present = presenter(req, res);
-    present.prepare(page.items);
-    const items = await Promise.all(
-      page.items.map(async (project) => present.item(project, simple, statistics && mayReadStatistics(viewer, project) ? await statisticsOf(project) : null, customAttributes)),
+    const found = listProjectPage(
+      projects.repo,
+      viewer,
+      { ...filters, ...extra },
+      (id) => {
+        const ns = projects.identity.repo.namespaceById(id);
+        return ns ? projects.namespaceFullPath(ns) : '';
+      },
+      { offset: (page - 1) * perPage, limit: perPage },
+      listIndex,
     );
-    res.set(page.headers).json(items);
+    const present = presenter(req, res);
+    present.prepare(found.items);
+    const headers = pageHeaders(url, page, perPage, found.total);
+    if (!statistics && !customAttributes) return sendJsonBody(res.set(headers), joinJsonArray(found.items.map((project) => present.itemJson(project, simple))));
+    const items = await Promise.all(
+      found.items.map(async (project) => present.item(project, simple, statistics && mayReadStatistics(viewer, project) ? await statisticsOf(project) : null, customAttributes)),
+    );
+    res.set(headers).json(items);
   };
 
   /** The `P` attributes of a create or edit request. */
@@ -411,6 +441,12 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     if (!user.admin) throw new AppError('forbidden', 'Forbidden');
     return projectOf(req, res);
   };
+}
+
+/** Send JSON serialised already, with the Content-Type the hosting router's res.json sets (no charset, as GitLab). */
+function sendJsonBody(res: Response, body: Buffer): void {
+  res.setHeader('Content-Type', 'application/json');
+  res.send(body);
 }
 
 /** GitLab shows statistics to reporters and up (and admins). */

@@ -1,9 +1,16 @@
 import { nextId, type ProjectRecord, type ProjectShareRecord, type StarRecord, type UploadRecord } from '../store/schema.js';
-import type { Store } from '../store/store.js';
+import type { Store, TableName } from '../store/store.js';
+
+/** What a project's JSON and the project lists are derived from (the caller's memberships and notification levels included, to be safe). */
+const projectTables: readonly TableName[] = ['projects', 'users', 'namespaces', 'groups', 'groupMembers', 'stars', 'projectShares', 'notificationSettings', 'sequences'];
 
 /** Store access for projects and what hangs off them (stars, shares, uploads). */
 export interface ProjectsRepo {
   readonly projects: readonly Readonly<ProjectRecord>[];
+  /** Changes whenever what a project's JSON is derived from may have changed (projects, users, groups, stars, shares…; any change that does not name its tables). */
+  readonly revision: number;
+  /** Changes whenever the project records themselves may have changed (not with stars, shares or uploads). */
+  readonly recordsRevision: number;
   byId(id: number): Readonly<ProjectRecord> | undefined;
   /** By namespace and path, case-insensitively (paths are unique per namespace ignoring case). */
   byPath(namespaceId: number, path: string): Readonly<ProjectRecord> | undefined;
@@ -22,8 +29,8 @@ export interface ProjectsRepo {
   /** Star or unstar; resolves to false when nothing changed. */
   setStar(projectId: number, userId: number, starred: boolean): Promise<boolean>;
 
-  /** Fork counts of every forked project, in one pass (or of the given projects only: a page needs 20, not 10,000). */
-  forkCounts(onlyIds?: ReadonlySet<number>): ReadonlyMap<number, number>;
+  /** Fork counts of every forked project, counted again only after the records change (not per page: a pass over 10,000 records). */
+  forkCounts(): ReadonlyMap<number, number>;
 
   allShares(): readonly Readonly<ProjectShareRecord>[];
   sharesOf(projectId: number): readonly Readonly<ProjectShareRecord>[];
@@ -51,6 +58,7 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
     }
     return index;
   };
+  let forks: { readonly revision: number; readonly counts: ReadonlyMap<number, number> } | null = null;
   /** Count occurrences of `key(row)` in one tight loop, optionally only for some ids. */
   const countBy = <T>(rows: readonly T[], key: (row: T) => number | null, onlyIds?: ReadonlySet<number>) => {
     const out = new Map<number, number>();
@@ -65,6 +73,12 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
   return {
     get projects() {
       return db().projects;
+    },
+    get revision() {
+      return store.revisionOf(projectTables);
+    },
+    get recordsRevision() {
+      return store.revisionOf(['projects']);
     },
     byId: (id) => byIdIndex().get(id),
     byPath: (namespaceId, path) => db().projects.find((p) => p.namespaceId === namespaceId && lower(p.path) === lower(path)),
@@ -98,39 +112,56 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
     starCounts: (onlyIds) => countBy(db().stars, (s) => s.projectId, onlyIds),
     allStarsOf: (userId) => db().stars.filter((s) => s.userId === userId).map((s) => s.projectId),
     isStarred: (projectId, userId) => db().stars.some((s) => s.projectId === projectId && s.userId === userId),
+    // Stars, shares and uploads name their tables: the records' own caches (search text, counts, fork counts) outlive them.
     setStar: (projectId, userId, starred) =>
-      store.mutate((d) => {
-        const has = d.stars.some((s) => s.projectId === projectId && s.userId === userId);
-        if (has === starred) return false;
-        if (starred) d.stars.push({ projectId, userId, createdAt: new Date().toISOString() });
-        else d.stars = d.stars.filter((s) => !(s.projectId === projectId && s.userId === userId));
-        return true;
-      }),
+      store.mutate(
+        (d) => {
+          const has = d.stars.some((s) => s.projectId === projectId && s.userId === userId);
+          if (has === starred) return false;
+          if (starred) d.stars.push({ projectId, userId, createdAt: new Date().toISOString() });
+          else d.stars = d.stars.filter((s) => !(s.projectId === projectId && s.userId === userId));
+          return true;
+        },
+        ['stars'],
+      ),
 
-    forkCounts: (onlyIds) => countBy(db().projects, (p) => p.forkedFromId, onlyIds),
+    forkCounts: () => {
+      const revision = store.revisionOf(['projects']);
+      if (forks?.revision !== revision) forks = { revision, counts: countBy(db().projects, (p) => p.forkedFromId) };
+      return forks.counts;
+    },
 
     allShares: () => db().projectShares,
     sharesOf: (projectId) => db().projectShares.filter((s) => s.projectId === projectId),
     sharesWithGroup: (groupId) => db().projectShares.filter((s) => s.groupId === groupId),
     insertShare: (share) =>
-      store.mutate((d) => {
-        const record: ProjectShareRecord = { ...share, id: nextId(d, 'projectShares') };
-        d.projectShares.push(record);
-        return record;
-      }),
+      store.mutate(
+        (d) => {
+          const record: ProjectShareRecord = { ...share, id: nextId(d, 'projectShares') };
+          d.projectShares.push(record);
+          return record;
+        },
+        ['projectShares', 'sequences'],
+      ),
     removeShare: (projectId, groupId) =>
-      store.mutate((d) => {
-        const before = d.projectShares.length;
-        d.projectShares = d.projectShares.filter((s) => !(s.projectId === projectId && s.groupId === groupId));
-        return d.projectShares.length !== before;
-      }),
+      store.mutate(
+        (d) => {
+          const before = d.projectShares.length;
+          d.projectShares = d.projectShares.filter((s) => !(s.projectId === projectId && s.groupId === groupId));
+          return d.projectShares.length !== before;
+        },
+        ['projectShares'],
+      ),
 
     insertUpload: (upload) =>
-      store.mutate((d) => {
-        const record: UploadRecord = { ...upload, id: nextId(d, 'uploads') };
-        d.uploads.push(record);
-        return record;
-      }),
+      store.mutate(
+        (d) => {
+          const record: UploadRecord = { ...upload, id: nextId(d, 'uploads') };
+          d.uploads.push(record);
+          return record;
+        },
+        ['uploads', 'sequences'],
+      ),
     upload: (projectId, secret, filename) => db().uploads.find((u) => u.projectId === projectId && u.secret === secret && u.filename === filename),
     uploadsOf: (projectId) => db().uploads.filter((u) => u.projectId === projectId),
   };

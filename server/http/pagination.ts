@@ -33,12 +33,15 @@ export function pageParams(url: URL): { readonly page: number; readonly perPage:
  */
 export function paginate<T>(items: readonly T[], req: PageRequest): Page<T> {
   const { page, perPage } = pageParams(req.url);
-  const total = items.length;
+  return { items: items.slice((page - 1) * perPage, page * perPage), headers: pageHeaders(req.url, page, perPage, items.length) };
+}
+
+/** GitLab's pagination headers for a page of a list of `total` items (for callers that slice the page themselves). */
+export function pageHeaders(url: URL, page: number, perPage: number, total: number): Readonly<Record<string, string>> {
   const totalPages = Math.max(1, Math.ceil(total / perPage));
-  const slice = items.slice((page - 1) * perPage, page * perPage);
   const next = page < totalPages ? page + 1 : null;
   const prev = page > 1 && page <= totalPages ? page - 1 : null;
-  const link = (p: number, rel: string) => `<${pageUrl(req.url, p, perPage)}>; rel="${rel}"`;
+  const link = (p: number, rel: string) => `<${pageUrl(url, p, perPage)}>; rel="${rel}"`;
   const links = [
     ...(prev ? [link(prev, 'prev')] : []),
     ...(next ? [link(next, 'next')] : []),
@@ -46,16 +49,13 @@ export function paginate<T>(items: readonly T[], req: PageRequest): Page<T> {
     link(totalPages, 'last'),
   ];
   return {
-    items: slice,
-    headers: {
-      'X-Page': String(page),
-      'X-Per-Page': String(perPage),
-      'X-Next-Page': next ? String(next) : '',
-      'X-Prev-Page': prev ? String(prev) : '',
-      'X-Total': String(total),
-      'X-Total-Pages': String(totalPages),
-      Link: links.join(', '),
-    },
+    'X-Page': String(page),
+    'X-Per-Page': String(perPage),
+    'X-Next-Page': next ? String(next) : '',
+    'X-Prev-Page': prev ? String(prev) : '',
+    'X-Total': String(total),
+    'X-Total-Pages': String(totalPages),
+    Link: links.join(', '),
   };
 }
 

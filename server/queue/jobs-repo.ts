@@ -22,17 +22,18 @@ export function createJobsRepo(store: Store): JobsRepo {
       store.mutate((db) => {
         db.jobs.push(job);
         return job;
-      }),
+      }, ['jobs']),
     update: (jobId, patch) =>
       store.mutate((db) => {
         const job = find(db.jobs, jobId);
         if (job) Object.assign(job, patch);
         return job;
-      }),
+      }, ['jobs']),
+    // Progress arrives many times a second during analyses: named, so caches of other tables stay.
     touch: (jobId, patch) =>
       store.touch((db) => {
         const job = find(db.jobs, jobId);
         if (job) Object.assign(job, patch);
-      }),
+      }, ['jobs']),
   };
 }

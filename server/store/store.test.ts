@@ -69,6 +69,52 @@ describe('store', () => {
     expect(((await adapter.read()) as DbSchema).tenants).toHaveLength(51);
   });
 
+  it('moves its revision on every mutate, touch and rollback, and not on reads', async () => {
+    const adapter = new MemoryAdapter<DbSchema>();
+    const store = await openStore(adapter);
+    const r0 = store.revision;
+    void store.data.tenants.length;
+    expect(store.revision).toBe(r0);
+    await store.mutate((db) => db.tenants.push({ id: 'a', webhookSecret: 's', createdAt: 'now' }));
+    expect(store.revision).toBeGreaterThan(r0);
+    const r1 = store.revision;
+    store.touch((db) => void (db.tenants[0]!.createdAt = 'later'));
+    expect(store.revision).toBeGreaterThan(r1);
+    await store.flush();
+    const r2 = store.revision;
+    // A change that throws may have edited before it threw: readers must drop what they derived.
+    await expect(store.mutate(() => { throw new Error('invalid'); })).rejects.toThrow('invalid');
+    expect(store.revision).toBeGreaterThan(r2);
+    adapter.failWrites = true;
+    const failed = store.mutate((db) => db.tenants.push({ id: 'b', webhookSecret: 's', createdAt: 'now' }));
+    const r3 = store.revision;
+    await expect(failed).rejects.toThrow();
+    // The rollback replaced the document: a new revision again.
+    expect(store.revision).toBeGreaterThan(r3);
+    expect(store.data.tenants.map((t) => t.id)).toEqual(['a']);
+  });
+
+  it('a change that names its tables moves only their revisions, and may touch nothing else', async () => {
+    const store = await openStore(new MemoryAdapter<DbSchema>());
+    const projects = () => store.revisionOf(['projects', 'users']);
+    const usage = () => store.revisionOf(['usage']);
+    const [p0, u0, all0] = [projects(), usage(), store.revision];
+    await store.mutate((db) => void (db.usage.t = { requests: {}, bytesUploaded: 0, audioSeconds: 0, updatedAt: 'now' }), ['usage']);
+    expect([projects(), usage() > u0, store.revision > all0]).toEqual([p0, true, true]);
+    store.touch((db) => void db.tokens.length, ['tokens']);
+    expect(projects()).toBe(p0);
+    // A change that names no tables moves every revision.
+    const u1 = usage();
+    await store.mutate((db) => db.tenants.push({ id: 'a', webhookSecret: 's', createdAt: 'now' }));
+    expect(projects()).toBeGreaterThan(p0);
+    expect(usage()).toBeGreaterThan(u1);
+    // Reaching outside the named tables throws before anything is edited there.
+    const p1 = projects();
+    await expect(store.mutate((db) => db.projects.length, ['usage'])).rejects.toThrow('a change limited to usage touched projects');
+    expect(() => store.touch((db) => void ('users' in db), ['jobs'])).toThrow('touched users');
+    expect(projects()).toBe(p1);
+  });
+
   it('rolls back and rejects every mutation of a failed write, then recovers', async () => {
     const adapter = new MemoryAdapter<DbSchema>();
     const store = await openStore(adapter);

@@ -6,6 +6,9 @@ import { emptyDb, type DbSchema } from './schema.js';
 /** Read access to the document; callers must not mutate what they read. */
 export type DbView = Readonly<DbSchema>;
 
+/** A top-level table of the document. */
+export type TableName = Exclude<keyof DbSchema, 'schemaVersion'>;
+
 /** The one way to read and change persisted metadata. Only repository modules use it. */
 export interface Store {
   /** The current document (in memory; includes mutations whose write is still in flight). */
@@ -16,13 +19,25 @@ export interface Store {
    * share one write (group commit). If the write fails, every mutation in it is rolled back (the
    * document is reloaded from disk) and rejected with an `unavailable` AppError.
    */
-  mutate<R>(change: (db: DbSchema) => R): Promise<R>;
+  mutate<R>(change: (db: DbSchema) => R, tables?: readonly TableName[]): Promise<R>;
   /** Like mutate, but does not wait for the disk: for progress and counters that may be lost in a crash. */
-  touch(change: (db: DbSchema) => void): void;
+  touch(change: (db: DbSchema) => void, tables?: readonly TableName[]): void;
   /** Resolve when every mutation made so far is on disk. */
   flush(): Promise<void>;
   /** Migration steps applied when the store was opened. */
   readonly migrationsApplied: readonly string[];
+  /**
+   * Changes whenever the document may have changed (every mutate, touch and rollback), so readers
+   * can cache what they derive from it and know when to drop it.
+   */
+  readonly revision: number;
+  /**
+   * Like `revision`, but unmoved by changes that named their tables (the `tables` argument of
+   * mutate and touch) when none of those is in `tables`: frequent bookkeeping (usage counters,
+   * token last use, job progress) then leaves readers of other tables their caches. A change that
+   * names no tables moves every revision.
+   */
+  revisionOf(tables: readonly TableName[]): number;
 }
 
 interface Waiter {
@@ -47,6 +62,11 @@ class GroupCommitStore implements Store {
   private dirty = false;
   private writer: Promise<void> | null = null;
   readonly migrationsApplied: readonly string[];
+  /** Changes that named no tables (and rollbacks): they move every revision. */
+  private everything = 0;
+  /** Changes per named table. */
+  private readonly byTable = new Map<TableName, number>();
+  private changes = 0;
 
   constructor(low: Low<DbSchema>, applied: readonly string[]) {
     this.low = low;
@@ -57,10 +77,31 @@ class GroupCommitStore implements Store {
     return this.low.data;
   }
 
-  mutate<R>(change: (db: DbSchema) => R): Promise<R> {
+  get revision(): number {
+    return this.changes;
+  }
+
+  revisionOf(tables: readonly TableName[]): number {
+    let sum = this.everything;
+    for (const t of tables) sum += this.byTable.get(t) ?? 0;
+    return sum;
+  }
+
+  /** Count a change (even one that will throw: it may have edited before it threw) and give it the document, fenced to its tables if it named them. */
+  private document(tables: readonly TableName[] | undefined): DbSchema {
+    this.changes++;
+    if (tables === undefined) {
+      this.everything++;
+      return this.low.data;
+    }
+    for (const t of tables) this.byTable.set(t, (this.byTable.get(t) ?? 0) + 1);
+    return fenced(this.low.data, tables);
+  }
+
+  mutate<R>(change: (db: DbSchema) => R, tables?: readonly TableName[]): Promise<R> {
     let result: R;
     try {
-      result = change(this.low.data);
+      result = change(this.document(tables));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -71,8 +112,8 @@ class GroupCommitStore implements Store {
     });
   }
 
-  touch(change: (db: DbSchema) => void): void {
-    change(this.low.data);
+  touch(change: (db: DbSchema) => void, tables?: readonly TableName[]): void {
+    change(this.document(tables));
     this.dirty = true;
     this.startWriter();
   }
@@ -117,8 +158,26 @@ class GroupCommitStore implements Store {
     try {
       const raw = await this.low.adapter.read();
       if (raw !== null) this.low.data = migrate(raw as unknown as Record<string, unknown>).db;
+      this.changes++;
+      this.everything++;
     } catch {
       // Keep the in-memory state if even reading fails; the next write will try again.
     }
   }
+}
+
+/** The document as a change that named its tables sees it: touching any other table throws, so a wrong list cannot leave a reader's cache stale. */
+function fenced(db: DbSchema, tables: readonly TableName[]): DbSchema {
+  const allowed = new Set<PropertyKey>(tables);
+  const check = (key: PropertyKey) => {
+    if (!allowed.has(key)) throw new Error(`a change limited to ${tables.join(', ')} touched ${String(key)}`);
+  };
+  return new Proxy(db, {
+    get: (target, key, receiver) => (check(key), Reflect.get(target, key, receiver)),
+    set: (target, key, value, receiver) => (check(key), Reflect.set(target, key, value, receiver)),
+    deleteProperty: (target, key) => (check(key), Reflect.deleteProperty(target, key)),
+    defineProperty: (target, key, attributes) => (check(key), Reflect.defineProperty(target, key, attributes)),
+    has: (target, key) => (check(key), Reflect.has(target, key)),
+    getOwnPropertyDescriptor: (target, key) => (check(key), Reflect.getOwnPropertyDescriptor(target, key)),
+  });
 }
