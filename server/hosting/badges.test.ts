@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callHosting, gitClient, readJson, type CallInit } from '../test-support/hosting-client.js';
-import { adminToken, startTestApp, type TestApp } from '../test-support/test-app.js';
+import { addUsers, adminToken, startTestApp, type TestApp } from '../test-support/test-app.js';
 import type { BadgeRender, GroupBadge, Project } from './api-types.js';
 
 let app: TestApp;
@@ -37,11 +37,7 @@ const allPlaceholders =
 
 beforeAll(async () => {
   app = await startTestApp();
-  for (const name of ['alice', 'bob', 'carol'] as const) {
-    const u = await app.addUser(name);
-    tokens[name] = u.token;
-    ids[name] = u.id;
-  }
+  await addUsers(app, ['alice', 'bob', 'carol'], tokens, ids);
   // band (public): alice owns, bob reports. vault (private): alice only. mixed (public): a private project first.
   for (const [key, visibility] of [['band', 'public'], ['vault', 'private'], ['mixed', 'public']] as const) {
     const res = await api('alice', '/groups', { method: 'POST', body: { name: key, path: key, visibility } });

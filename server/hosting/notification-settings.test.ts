@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callHosting, type CallInit } from '../test-support/hosting-client.js';
-import { startTestApp, type TestApp } from '../test-support/test-app.js';
+import { addUsers, startTestApp, type TestApp } from '../test-support/test-app.js';
 import type { Project } from './api-types.js';
 import { groupNotificationLevelOf, notificationEvents, notificationLevelOf } from './notification-settings.js';
 import { createNotificationsRepo } from './notifications-repo.js';
@@ -20,11 +20,7 @@ const events = (on: Record<string, boolean> = {}) => ({ ...Object.fromEntries(no
 
 beforeAll(async () => {
   app = await startTestApp();
-  for (const name of ['alice', 'bob', 'carol'] as const) {
-    const u = await app.addUser(name);
-    tokens[name] = u.token;
-    ids[name] = u.id;
-  }
+  await addUsers(app, ['alice', 'bob', 'carol'], tokens, ids);
   const group = await api('alice', '/groups', { method: 'POST', body: { name: 'Band', path: 'band', visibility: 'private' } });
   ids.band = ((await group.json()) as { id: number }).id;
   const project = await api('alice', '/projects', { method: 'POST', body: { name: 'Album', namespace_id: ids.band, visibility: 'private' } });

@@ -5,7 +5,7 @@ import { MemoryAdapter } from '../store/file-adapter.js';
 import type { DbSchema, ProjectRecord } from '../store/schema.js';
 import { openStore } from '../store/store.js';
 import { callHosting, readJson, type CallInit } from '../test-support/hosting-client.js';
-import { adminToken, startTestApp, type TestApp } from '../test-support/test-app.js';
+import { addUsers, adminToken, startTestApp, type TestApp } from '../test-support/test-app.js';
 import type { Project } from './api-types.js';
 import { joinJsonArray, ProjectJsonCache } from './project-json-cache.js';
 import { ProjectListIndex } from './project-list.js';
@@ -132,11 +132,7 @@ describe('GET /projects against single reads, before and after changes', () => {
 
   beforeAll(async () => {
     app = await startTestApp();
-    for (const name of ['alice', 'bob', 'carol'] as const) {
-      const u = await app.addUser(name);
-      tokens[name] = u.token;
-      ids[name] = u.id;
-    }
+    await addUsers(app, ['alice', 'bob', 'carol'], tokens, ids);
     ids.label = (await readJson(ok('alice', '/groups', { method: 'POST', body: { name: 'Label', path: 'label', visibility: 'internal' } }, 201))).id as number;
     ids.crew = (await readJson(ok('carol', '/groups', { method: 'POST', body: { name: 'Crew', path: 'crew', visibility: 'public' } }, 201))).id as number;
     await ok('alice', `/groups/${ids.label}/members`, { method: 'POST', body: { user_id: ids.bob, access_level: 30 } }, 201);

@@ -164,6 +164,15 @@ export async function startTestApp(options: {
   };
 }
 
+/** Add users by name, recording each one's token and id under that name. */
+export async function addUsers(app: Pick<TestApp, 'addUser'>, names: readonly string[], tokens: Record<string, string>, ids: Record<string, number>): Promise<void> {
+  for (const name of names) {
+    const u = await app.addUser(name);
+    tokens[name] = u.token;
+    ids[name] = u.id;
+  }
+}
+
 /** A multipart body with one file part (`file` unless said otherwise), as upload routes take it. */
 export function fileForm(bytes: Buffer, filename: string, field = 'file'): FormData {
   const fd = new FormData();
