@@ -137,7 +137,7 @@ export class AnalysisService {
     const whole = outs.find((o) => o.split === 'whole');
     if (whole) return { result: whole.result, source: whole.source, analysedSeconds: whole.analysedSeconds };
     const seconds = Math.max(...outs.map((o) => o.analysedSeconds));
-    return { result: engine.split.combine(outs.map((o) => o.result), seconds), source: outs[0]!.source, analysedSeconds: seconds };
+    return { result: await this.pool.combine(engineId, outs.map((o) => o.result), seconds), source: outs[0]!.source, analysedSeconds: seconds };
   }
 
   /**

@@ -7,3 +7,4 @@ const worker = await import('./analysis-worker.ts');
 export const analyse = worker.analyse;
 export const warmUp = worker.warmUp;
 export const hashFile = worker.hashFile;
+export const combineParts = worker.combineParts;

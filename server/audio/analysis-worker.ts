@@ -169,6 +169,23 @@ async function runOn(source: PcmSource, task: AnalysisTask, control: FeedReader 
   }
 }
 
+/** The results of a split engine's parts, to combine in a worker thread. */
+export interface CombineTask {
+  readonly engineId: string;
+  readonly results: readonly unknown[];
+  readonly seconds: number;
+}
+
+/**
+ * Worker entry (export name `combineParts`): a split engine's `combine`. It may do DSP (joining
+ * /analyze's onset frames picks onsets and tempo), so it runs here rather than on the HTTP event loop.
+ */
+export function combineParts(task: CombineTask): unknown {
+  const split = engines[task.engineId]?.split;
+  if (!split) throw new Error(`engine ${task.engineId} has no parts`);
+  return split.combine(task.results, task.seconds);
+}
+
 /** A file to hash in a worker thread, read as it arrives when `control` is an upload's feed. */
 export interface HashTask {
   readonly file: string;

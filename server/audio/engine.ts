@@ -47,7 +47,7 @@ export interface EngineSpec<P, R> {
   /**
    * Optional: the same analysis as independent parts (engine ids, run with the same params and head),
    * which the service runs on separate worker threads, each decoding the stream itself, and whose
-   * results `combine` (cheap, no DSP) turns into exactly what `create` gives, with the seconds analysed.
+   * results `combine` (run in the pool too: it may do DSP) turns into exactly what `create` gives, with the seconds analysed.
    */
   readonly split?: { readonly parts: readonly string[]; combine(results: readonly unknown[], seconds: number): R };
 }

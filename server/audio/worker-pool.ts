@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { AppError } from '../http/errors.js';
 import { FeedWriter } from './decode/upload-feed.js';
-import type { AnalysisFailure, AnalysisOutput, AnalysisTask, HashTask } from './analysis-worker.js';
+import type { AnalysisFailure, AnalysisOutput, AnalysisTask, CombineTask, HashTask } from './analysis-worker.js';
 
 /** The DSP worker pool: analyses never run on the event loop that serves HTTP. */
 export interface AnalysisPool {
@@ -11,6 +11,8 @@ export interface AnalysisPool {
    * flag the worker checks between chunks, so threads are never terminated mid-task.
    */
   run(task: AnalysisTask, signal?: AbortSignal): Promise<AnalysisOutput>;
+  /** A split engine's `combine` over its parts' results (see EngineSpec.split). */
+  combine(engineId: string, results: readonly unknown[], seconds: number): Promise<unknown>;
   /** The sha256 of a file, read as it arrives through `control` (a FeedWriter's buffer); null once it failed or was cancelled. */
   hash(file: string, control: SharedArrayBuffer): Promise<string | null>;
   destroy(): Promise<void>;
@@ -52,6 +54,7 @@ export function createAnalysisPool(threads = availableParallelism()): AnalysisPo
       if ('failure' in out) throw new AppError(out.failure.kind, out.failure.message, out.failure.code ? { code: out.failure.code } : {});
       return out;
     },
+    combine: (engineId, results, seconds) => pool.run({ engineId, results, seconds } satisfies CombineTask, { name: 'combineParts' }) as Promise<unknown>,
     hash: (file, control) => pool.run({ file, control } satisfies HashTask, { name: 'hashFile' }) as Promise<string | null>,
     destroy: () => pool.destroy(),
   };
