@@ -118,16 +118,29 @@ export function createIdentityRepo(store: Store): IdentityRepo {
   };
 }
 
-/** A group's full path (`parent/child`), following parents. */
-export function groupFullPath(groups: readonly Readonly<GroupRecord>[], group: Readonly<GroupRecord> | undefined): string {
-  const parts: string[] = [];
-  let current = group;
+/** A group and its ancestors, top first, following parents (a cycle stops the walk). */
+function groupChain(groups: readonly Readonly<GroupRecord>[], group: Readonly<GroupRecord> | undefined): Readonly<GroupRecord>[] {
+  const chain: Readonly<GroupRecord>[] = [];
   const seen = new Set<number>();
-  while (current && !seen.has(current.id)) {
+  for (let current = group; current && !seen.has(current.id); ) {
     seen.add(current.id);
-    parts.unshift(current.path);
+    chain.unshift(current);
     const parentId = current.parentId;
     current = parentId === null ? undefined : groups.find((g) => g.id === parentId);
   }
-  return parts.join('/');
+  return chain;
+}
+
+/** A group's full path (`parent/child`), following parents. */
+export function groupFullPath(groups: readonly Readonly<GroupRecord>[], group: Readonly<GroupRecord> | undefined): string {
+  return groupChain(groups, group)
+    .map((g) => g.path)
+    .join('/');
+}
+
+/** A group's full name as GitLab shows it (`Parent / Child`), following parents. */
+export function groupFullName(groups: readonly Readonly<GroupRecord>[], group: Readonly<GroupRecord> | undefined): string {
+  return groupChain(groups, group)
+    .map((g) => g.name)
+    .join(' / ');
 }

@@ -1,6 +1,6 @@
 import { AppError, notFound, type ValidationIssue } from '../http/errors.js';
 import type { GroupMemberRecord, GroupRecord, TokenRecord, UserRecord, Visibility } from '../store/schema.js';
-import { groupFullPath, type IdentityRepo } from './identity-repo.js';
+import { groupFullName, groupFullPath, type IdentityRepo } from './identity-repo.js';
 import { digestToken, generateSecret, generateToken, hashPassword } from './tokens.js';
 
 /** Who is calling: the user, their tenant, and the token they used. */
@@ -265,6 +265,8 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
     },
 
     fullPath: (group: Readonly<GroupRecord>) => groupFullPath(repo.groups, group),
+    /** GitLab's full_name of a group: its and its ancestors' names, top first, joined by ` / `. */
+    fullName: (group: Readonly<GroupRecord>) => groupFullName(repo.groups, group),
     tenantSecret: (tenant: string) => repo.tenant(tenant)?.webhookSecret ?? null,
   };
 

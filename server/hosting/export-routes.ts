@@ -54,8 +54,8 @@ export function mountExportRoutes(router: Router, deps: ExportRouteDeps): void {
     let namespaceName = ns.name;
     if (ns.kind === 'user') namespaceName = identity.repo.userById(ns.ownerId)?.name ?? ns.name;
     else {
-      const parts = projects.namespaceFullPath(ns).split('/');
-      namespaceName = parts.map((_, i) => identity.repo.groupByFullPath(parts.slice(0, i + 1).join('/'))?.name ?? '').join(' / ');
+      const group = identity.repo.groupById(ns.id);
+      namespaceName = group ? identity.fullName(group) : '';
     }
     return {
       id: p.id,

@@ -68,14 +68,7 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
       } else {
         const group = identity.repo.groupById(ns.id);
         const fullPath = group ? identity.fullPath(group) : ns.path;
-        // The chain of group names from the top, walked by parent id (a lookup by each prefix of the full path costs a full-path build per group).
-        const names: string[] = [];
-        const seen = new Set<number>();
-        for (let g = group; g && !seen.has(g.id); g = g.parentId === null ? undefined : identity.repo.groupById(g.parentId)) {
-          seen.add(g.id);
-          names.unshift(g.name);
-        }
-        c = { namespace: { id: ns.id, name: group?.name ?? ns.name, path: ns.path, kind: 'group', fullPath, parentId: group?.parentId ?? null }, namespaceName: names.join(' / '), owner: null };
+        c = { namespace: { id: ns.id, name: group?.name ?? ns.name, path: ns.path, kind: 'group', fullPath, parentId: group?.parentId ?? null }, namespaceName: group ? identity.fullName(group) : '', owner: null };
       }
       namespaces.set(namespaceId, c);
       return c;

@@ -103,12 +103,7 @@ export function createHostingRouter(deps: HostingDeps): Router {
     res.set(page.headers).json(page.items);
   };
   const groupJson = (req: Request, group: Parameters<typeof presentGroup>[0]) => {
-    const fullPath = identity.fullPath(group);
-    const fullName = fullPath
-      .split('/')
-      .map((_, i, parts) => identity.repo.groupByFullPath(parts.slice(0, i + 1).join('/'))?.name ?? '')
-      .join(' / ');
-    return presentGroup(group, fullPath, fullName, baseUrl(req));
+    return presentGroup(group, identity.fullPath(group), identity.fullName(group), baseUrl(req));
   };
 
   // GitLab answers /version to signed-in callers only (lib/api/version.rb: authenticate!).
