@@ -1,10 +1,12 @@
-import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, open, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { AppError } from '../http/errors.js';
 import { openPcmSource, type DecoderChoice, type PcmRanges, type PcmSource } from './decode/pcm-source.js';
-import type { EngineSpec } from './engine.js';
-import { FeedReader, FeedStopped } from './decode/upload-feed.js';
+import { headSeconds, type EngineSpec } from './engine.js';
+import { FeedReader, FeedStopped, FeedWriter } from './decode/upload-feed.js';
 import { engines } from './engines.js';
 
 /** One analysis to run in a worker thread: decode `file` and stream it through the engine. */
@@ -222,26 +224,31 @@ export async function hashFile(task: HashTask): Promise<string | null> {
   }
 }
 
+/** What a thread warms at start (see warmUp). */
+export interface WarmUpTask {
+  /** A directory for a temporary WAV file: with it, the /analyze path is warmed too. */
+  readonly dir?: string;
+}
+
+/** Seconds of the synthetic WAV the /analyze warm-up reads: past the features' 30 s, so the second part's onsets run too. */
+const warmUpFileSeconds = 36;
+
 /**
- * Warm this worker thread's JIT: run every engine over 2 s of synthetic stereo audio (a chirp, noise
- * and clicks), three times with new instances. The pool calls it at start so the first real request is
- * not the slow one: V8 optimises the hot loops during the first round and throws some of that code away
- * when the second round's new instances generalise the field types it recorded; after the third the
- * code is what a long-running server has (measured: the first /analyze is then as fast as the tenth).
+ * Warm this worker thread's JIT, so the first real request is not the slow one:
+ * - every engine over 2 s of synthetic stereo audio (a chirp, noise and clicks), three times with new
+ *   instances: V8 optimises the hot loops during the first round and throws some of that code away when
+ *   the second round's new instances generalise the field types it recorded;
+ * - with `dir`, the path a WAV upload to /analyze takes, three times: both parts of the split engine
+ *   reading a 36 s WAV file through the upload feed, their combine, and the sha256 of the file. The
+ *   engines alone left the first /analyze of a fresh server about 25 % slower on its worker threads than
+ *   the tenth (the WAV reader, the feed, the hash and the parts over minutes rather than seconds were
+ *   still unoptimised); with this the first one runs the code a long-running server has.
+ * The server passes `dir` (its upload directory); tests and the command line skip the file (~1 s of CPU).
  */
-export function warmUp(): number {
+export async function warmUp(task?: WarmUpTask | null): Promise<number> {
   const sampleRate = 44_100;
-  const frames = sampleRate * 2;
-  const chunk = new Float32Array(frames * 2);
-  let seed = 7;
-  for (let i = 0; i < frames; i++) {
-    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-    const t = i / sampleRate;
-    const v = 0.3 * Math.sin(2 * Math.PI * (100 + 400 * t) * t) + 0.05 * (seed / 2 ** 31 - 1) + (i % 11025 < 200 ? 0.5 : 0);
-    chunk[2 * i] = v;
-    chunk[2 * i + 1] = v * 0.9;
-  }
-  const format = { sampleRate, channels: 2, channelLayout: 'stereo', totalFrames: frames };
+  const chunk = synthesizeWarmUp(sampleRate, 2);
+  const format = { sampleRate, channels: 2, channelLayout: 'stereo', totalFrames: chunk.length / 2 };
   const params: Record<string, unknown> = { waveform: { bins: 100 }, spectrum: { bands: 64, frames: 50, mel: true }, features: { rhythm: true }, samples: { name: '' }, grade: { role: '' }, naming: { index: 1 }, summary: { index: 1 } };
   let ran = 0;
   for (let round = 0; round < 3; round++) {
@@ -252,5 +259,66 @@ export function warmUp(): number {
       ran++;
     }
   }
+  if (task?.dir) ran += await warmUpAnalyzePath(task.dir, sampleRate);
   return ran;
+}
+
+/** The /analyze path over a synthetic WAV written to `dir` (removed afterwards): see warmUp. */
+async function warmUpAnalyzePath(dir: string, sampleRate: number): Promise<number> {
+  const audio = synthesizeWarmUp(sampleRate, warmUpFileSeconds);
+  const pcm = Buffer.alloc(44 + audio.length * 2);
+  pcm.write('RIFF', 0, 'ascii');
+  pcm.writeUInt32LE(pcm.length - 8, 4);
+  pcm.write('WAVEfmt ', 8, 'ascii');
+  pcm.writeUInt32LE(16, 16);
+  pcm.writeUInt16LE(1, 20); // PCM
+  pcm.writeUInt16LE(2, 22);
+  pcm.writeUInt32LE(sampleRate, 24);
+  pcm.writeUInt32LE(sampleRate * 4, 28);
+  pcm.writeUInt16LE(4, 32);
+  pcm.writeUInt16LE(16, 34);
+  pcm.write('data', 36, 'ascii');
+  pcm.writeUInt32LE(audio.length * 2, 40);
+  for (let i = 0; i < audio.length; i++) pcm.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(audio[i]! * 32767))), 44 + 2 * i);
+  const file = path.join(dir, `warm-up-${threadId}-${randomUUID()}.wav`);
+  await mkdir(dir, { recursive: true });
+  await writeFile(file, pcm);
+  const split = engines.analyze?.split;
+  let ran = 0;
+  try {
+    for (let round = 0; round < 3 && split; round++) {
+      const complete = () => {
+        const feed = new FeedWriter();
+        feed.written(pcm.length, true);
+        return feed.shared;
+      };
+      const outs: AnalysisOutput[] = [];
+      for (const [part, id] of split.parts.entries()) {
+        const out = await analyse({ engineId: id, split: { whole: 'analyze', part }, params: {}, file, decoder: { kind: 'js' }, headSeconds: headSeconds.emotion, control: complete(), growing: true });
+        if ('failure' in out) throw new Error(`warm-up: ${out.failure.message}`);
+        outs.push(out);
+      }
+      combineParts({ engineId: 'analyze', results: outs.map((o) => o.result), seconds: Math.max(...outs.map((o) => o.analysedSeconds)) });
+      await hashFile({ file, control: complete() });
+      ran++;
+    }
+  } finally {
+    await rm(file, { force: true });
+  }
+  return ran;
+}
+
+/** `seconds` of interleaved stereo test audio: a chirp, noise and a click every quarter second. */
+function synthesizeWarmUp(sampleRate: number, seconds: number): Float32Array {
+  const frames = Math.round(sampleRate * seconds);
+  const out = new Float32Array(frames * 2);
+  let seed = 7;
+  for (let i = 0; i < frames; i++) {
+    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+    const t = (i % (2 * sampleRate)) / sampleRate;
+    const v = 0.3 * Math.sin(2 * Math.PI * (100 + 400 * t) * t) + 0.05 * (seed / 2 ** 31 - 1) + (i % 11025 < 200 ? 0.5 : 0);
+    out[2 * i] = v;
+    out[2 * i + 1] = v * 0.9;
+  }
+  return out;
 }

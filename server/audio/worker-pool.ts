@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { AppError } from '../http/errors.js';
 import { FeedWriter } from './decode/upload-feed.js';
-import type { AnalysisFailure, AnalysisOutput, AnalysisTask, CombineTask, HashTask } from './analysis-worker.js';
+import type { AnalysisFailure, AnalysisOutput, AnalysisTask, CombineTask, HashTask, WarmUpTask } from './analysis-worker.js';
 
 /** The DSP worker pool: analyses never run on the event loop that serves HTTP. */
 export interface AnalysisPool {
@@ -25,8 +25,14 @@ export interface AnalysisPool {
  */
 const TASKS_PER_THREAD = 4;
 
+/** How a pool starts. */
+export interface PoolOptions {
+  /** Where each thread may write a temporary WAV to warm the /analyze path at start (the server's upload directory); without it only the engines are warmed. */
+  readonly warmUpDir?: string;
+}
+
 /** Start a pool with one thread per core (at least one). */
-export function createAnalysisPool(threads = availableParallelism()): AnalysisPool {
+export function createAnalysisPool(threads = availableParallelism(), options: PoolOptions = {}): AnalysisPool {
   const fromSource = import.meta.url.endsWith('.ts');
   const pool = new Piscina({
     filename: new URL(fromSource ? './analysis-worker-dev.mjs' : './analysis-worker.js', import.meta.url).href,
@@ -39,8 +45,9 @@ export function createAnalysisPool(threads = availableParallelism()): AnalysisPo
     // load it at once. Without require(esm) the require throws and piscina uses import() instead.
     execArgv: [...process.execArgv, '--no-experimental-require-module'],
   });
-  // Warm every thread's JIT in the background (one task per thread); requests queue behind it.
-  for (let i = 0; i < Math.max(1, threads); i++) void pool.run(null, { name: 'warmUp' }).catch(() => undefined);
+  // Warm every thread's JIT in the background (one task per thread); requests share the threads with it.
+  const warmUp: WarmUpTask = options.warmUpDir ? { dir: options.warmUpDir } : {};
+  for (let i = 0; i < Math.max(1, threads); i++) void pool.run(warmUp, { name: 'warmUp' }).catch(() => undefined);
   return {
     async run(task, signal) {
       let control = task.control;

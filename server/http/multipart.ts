@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { AppError } from './errors.js';
 
@@ -129,6 +130,38 @@ export function receiveUpload(req: IncomingMessage, options: UploadOptions): Pro
     req.on('aborted', () => fail(new AppError('invalid', 'The upload was interrupted')));
     req.pipe(parser);
   });
+}
+
+/**
+ * Warm the upload path's JIT with a few synthetic multipart uploads to `tmpDir`, each removed at once:
+ * busboy's parser, the temp-file writes and the progress callbacks, in the 64 KiB chunks a socket
+ * delivers. The first real upload of a fresh server then runs optimised code (measured with a 53 MB WAV
+ * to /analyze: the HTTP thread's CPU for the first upload 60 → 40 ms, the same as for the tenth).
+ */
+export async function warmUpUploads(tmpDir: string, rounds = 4, bytes = 8 << 20): Promise<void> {
+  const boundary = 'cratehouse-warm-up';
+  const body = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="warm-up.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+    Buffer.alloc(bytes, 1),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  const headers = { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(body.length) };
+  for (let round = 0; round < rounds; round++) {
+    const chunks: Buffer[] = [];
+    for (let at = 0; at < body.length; at += 1 << 16) chunks.push(Buffer.from(body.subarray(at, at + (1 << 16))));
+    const req = Object.assign(Readable.from(chunks), { headers }) as unknown as IncomingMessage;
+    let reported = 0;
+    const upload = await receiveUpload(req, {
+      tmpDir,
+      maxBytes: body.length,
+      field: 'file',
+      missingIssue: { loc: ['file'], msg: 'is missing', type: 'missing' },
+      hash: false,
+      onFileProgress: (_path, onDisk) => void (reported = onDisk),
+    });
+    await upload.discard();
+    if (upload.bytes !== bytes || reported !== bytes) throw new Error(`upload warm-up received ${upload.bytes} bytes (${reported} reported) of ${bytes}`);
+  }
 }
 
 function formatBytes(n: number): string {
