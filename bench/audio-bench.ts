@@ -64,6 +64,16 @@ async function startServer(dataDir: string): Promise<{ url: string; pid: number;
   };
 }
 
+/** Wait until /healthz reports the analysis threads warm (their start-up warm-up, ~2 s), at most 20 s. */
+async function waitUntilWarm(url: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    const health = (await (await fetch(`${url}/audio/v1/healthz`)).json()) as { analysis?: { warm?: boolean } };
+    if (health.analysis?.warm) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('the server did not finish warming up within 20 s');
+}
+
 /** Resident set size of a process (MB), from /proc. */
 async function rssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
@@ -158,8 +168,8 @@ async function main(): Promise<void> {
     for (let run = 0; run < runs; run++) {
       // A fresh server and data dir per run: every first call is a cache miss.
       const server = await startServer(path.join(work, `data-${t.name}-${run}`));
-      // Let the worker threads finish their JIT warm-up (started with the pool).
-      await new Promise((r) => setTimeout(r, 2500));
+      // Let the server finish its JIT warm-up (started with the pool; /healthz says when).
+      await waitUntilWarm(server.url);
       const idle = await rssMb(server.pid);
       idleRss = Math.max(idleRss, idle);
       let peak = idle;

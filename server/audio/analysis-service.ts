@@ -100,6 +100,11 @@ export class AnalysisService {
     return cached ? { ...cached, cache: 'hit' } : null;
   }
 
+  /** True once the analysis threads have warmed up (GET /healthz reports it). */
+  isWarm(): boolean {
+    return this.pool.isWarm();
+  }
+
   /** Start analysing an upload as it arrives; hand the result to `analyse` with the finished upload. */
   begin(engineId: string, params: Readonly<Record<string, unknown>>, options: AnalysisOptions = {}): EarlyAnalysis {
     return new EarlyAnalysis(this.pool, (file, control) => this.run(engineId, params, file, options, control));

@@ -19,7 +19,15 @@ describe('audio API basics', () => {
         api_version: '0.1.0',
         ffmpeg: { found: false, path: null, version: null },
         git: { found: false, path: null, version: null },
+        analysis: { warm: expect.any(Boolean) },
       });
+      // The pool warms its threads at start, then says so.
+      let warm = false;
+      for (let i = 0; i < 200 && !warm; i++) {
+        warm = ((await (await app.fetch('/audio/v1/healthz')).json()) as { analysis: { warm: boolean } }).analysis.warm;
+        if (!warm) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(warm).toBe(true);
     } finally {
       await app.close();
     }

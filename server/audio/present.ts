@@ -47,9 +47,9 @@ export interface ToolInfo {
 }
 
 /** Body of GET /healthz. */
-export function presentHealth(version: string, ffmpeg: ToolInfo | null, git: ToolInfo | null): Health {
+export function presentHealth(version: string, ffmpeg: ToolInfo | null, git: ToolInfo | null, warm: boolean): Health {
   const tool = (t: ToolInfo | null) => ({ found: t !== null, path: t?.path ?? null, version: t?.version ?? null });
-  return { status: 'ok', service: 'cratehouse-audio', version, api_version: '0.1.0', ffmpeg: tool(ffmpeg), git: tool(git) };
+  return { status: 'ok', service: 'cratehouse-audio', version, api_version: '0.1.0', ffmpeg: tool(ffmpeg), git: tool(git), analysis: { warm } };
 }
 
 /** Body of GET /me. */

@@ -69,7 +69,7 @@ export function createAudioRouter(deps: AudioDeps): Router {
   };
   const jobId = (req: Request) => String(req.params.job_id);
 
-  mount(audioRouteSpecs.healthz, () => presentHealth(deps.version, deps.tools.ffmpeg, deps.tools.git));
+  mount(audioRouteSpecs.healthz, () => presentHealth(deps.version, deps.tools.ffmpeg, deps.tools.git, deps.analysis.isWarm()));
   mount(audioRouteSpecs.openapi, () => openapi);
   mount(audioRouteSpecs.me, (_req, _res, caller) => {
     const who = requireCaller(caller);

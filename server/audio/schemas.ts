@@ -30,6 +30,9 @@ export const healthSchema = z
     api_version: z.string(),
     ffmpeg: toolSchema,
     git: toolSchema,
+    analysis: z.object({
+      warm: z.boolean().describe('The analysis threads have finished their start-up warm-up (about 2 s after start); before that the first analyses run slower code'),
+    }),
   })
   .meta({ id: 'Health' });
 

@@ -15,6 +15,8 @@ export interface AnalysisPool {
   combine(engineId: string, results: readonly unknown[], seconds: number): Promise<unknown>;
   /** The sha256 of a file, read as it arrives through `control` (a FeedWriter's buffer); null once it failed or was cancelled. */
   hash(file: string, control: SharedArrayBuffer): Promise<string | null>;
+  /** True once every thread has finished its start-up warm-up (until then the first requests run slower code). */
+  isWarm(): boolean;
   destroy(): Promise<void>;
 }
 
@@ -47,7 +49,9 @@ export function createAnalysisPool(threads = availableParallelism(), options: Po
   });
   // Warm every thread's JIT in the background (one task per thread); requests share the threads with it.
   const warmUp: WarmUpTask = options.warmUpDir ? { dir: options.warmUpDir } : {};
-  for (let i = 0; i < Math.max(1, threads); i++) void pool.run(warmUp, { name: 'warmUp' }).catch(() => undefined);
+  let warm = false;
+  const warming = Array.from({ length: Math.max(1, threads) }, () => pool.run(warmUp, { name: 'warmUp' }));
+  void Promise.allSettled(warming).then(() => (warm = true));
   return {
     async run(task, signal) {
       let control = task.control;
@@ -63,6 +67,7 @@ export function createAnalysisPool(threads = availableParallelism(), options: Po
     },
     combine: (engineId, results, seconds) => pool.run({ engineId, results, seconds } satisfies CombineTask, { name: 'combineParts' }) as Promise<unknown>,
     hash: (file, control) => pool.run({ file, control } satisfies HashTask, { name: 'hashFile' }) as Promise<string | null>,
+    isWarm: () => warm,
     destroy: () => pool.destroy(),
   };
 }
