@@ -35,4 +35,5 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.CRATEHOUSE_PORT || 8080) + '/audio/v1/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # tini forwards SIGTERM, so `docker stop` lets in-flight requests and writes finish.
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "dist/server/main.js"]
+# V8 flags: see server/config/node-flags.ts.
+CMD ["node", "--initial-old-space-size=64", "dist/server/main.js"]

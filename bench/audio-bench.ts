@@ -12,6 +12,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { serverNodeFlags } from '../server/config/node-flags.js';
 import { writeSynthTrack, type SynthTrack } from './synth-track.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -41,7 +42,7 @@ function timeCommand(cmd: string, args: string[], runs = 3): number {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function startServer(dataDir: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['dist/server/main.js'], {
+  const child = spawn(process.execPath, [...serverNodeFlags, 'dist/server/main.js'], {
     cwd: root,
     env: { ...process.env, CRATEHOUSE_PORT: '0', CRATEHOUSE_DATA_DIR: dataDir, CRATEHOUSE_ADMIN_TOKEN: token, CRATEHOUSE_LOG_LEVEL: 'error', CRATEHOUSE_MAX_UPLOAD_MB: '2048' },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -16,6 +16,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { serverNodeFlags } from '../server/config/node-flags.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const adminToken = 'bench-admin';
@@ -46,7 +47,7 @@ interface ServerChild {
 /** Start the server in its own process (tsx on server/main.ts unless a compiled main.js is given), so client and server do not share an event loop. */
 async function startServerChild(dataDir: string, nodeArgs: readonly string[], serverJs: string | null): Promise<ServerChild> {
   // node directly (not npx): the pid is the server's own, for /proc/<pid>/io.
-  const entry = serverJs === null ? ['--import', 'tsx', ...nodeArgs, 'server/main.ts'] : [...nodeArgs, serverJs];
+  const entry = serverJs === null ? ['--import', 'tsx', ...serverNodeFlags, ...nodeArgs, 'server/main.ts'] : [...serverNodeFlags, ...nodeArgs, serverJs];
   const child: ChildProcess = spawn(process.execPath, entry, {
     cwd: root,
     env: { ...process.env, CRATEHOUSE_PORT: '0', CRATEHOUSE_HOST: '127.0.0.1', CRATEHOUSE_DATA_DIR: dataDir, CRATEHOUSE_ADMIN_TOKEN: adminToken, CRATEHOUSE_LOG_LEVEL: 'error' },

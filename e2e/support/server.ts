@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serverNodeFlags } from '../../server/config/node-flags.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const serverEntry = path.join(repoRoot, 'dist/server/main.js');
@@ -44,7 +45,7 @@ export async function startTestServer(startTimeoutMs = 30_000): Promise<TestServ
     CRATEHOUSE_FETCH_ALLOW_PRIVATE: 'true',
   });
 
-  const child = spawn(process.execPath, [serverEntry], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...serverNodeFlags, serverEntry], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
