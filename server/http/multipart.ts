@@ -146,9 +146,9 @@ export async function warmUpUploads(tmpDir: string, rounds = 4, bytes = 8 << 20)
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
   const headers = { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(body.length) };
+  const chunks: Buffer[] = [];
+  for (let at = 0; at < body.length; at += 1 << 16) chunks.push(body.subarray(at, at + (1 << 16)));
   for (let round = 0; round < rounds; round++) {
-    const chunks: Buffer[] = [];
-    for (let at = 0; at < body.length; at += 1 << 16) chunks.push(Buffer.from(body.subarray(at, at + (1 << 16))));
     const req = Object.assign(Readable.from(chunks), { headers }) as unknown as IncomingMessage;
     let reported = 0;
     const upload = await receiveUpload(req, {
