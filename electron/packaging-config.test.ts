@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { serverNodeFlags } from '../server/config/node-flags.js';
 
 // electron-builder.yml, checked against the JSON schema that ships inside electron-builder
 // (app-builder-lib/scheme.json), so a typo or a renamed option fails here rather than at `npm run dist`.
@@ -69,11 +70,11 @@ describe('headless deployment files', () => {
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/^HEALTHCHECK [\s\S]*\/audio\/v1\/healthz/m);
     expect(dockerfile).toMatch(/CRATEHOUSE_DATA_DIR=\/data/);
-    expect(dockerfile).toMatch(/^CMD \["node", "dist\/server\/main.js"\]$/m);
+    expect(dockerfile).toContain(`\nCMD ${JSON.stringify(['node', ...serverNodeFlags, 'dist/server/main.js']).replace(/,/g, ', ')}\n`);
   });
 
   it('the systemd unit starts the headless entry as its own user and lets SIGTERM finish the work', () => {
-    expect(unit).toMatch(/^ExecStart=\/usr\/bin\/node dist\/server\/main.js$/m);
+    expect(unit).toContain(`\nExecStart=/usr/bin/node ${serverNodeFlags.join(' ')} dist/server/main.js\n`);
     expect(unit).toMatch(/^User=cratehouse$/m);
     expect(unit).toMatch(/^KillSignal=SIGTERM$/m);
     expect(unit).toMatch(/^Environment=CRATEHOUSE_DATA_DIR=\/var\/lib\/cratehouse\/data$/m);

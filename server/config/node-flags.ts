@@ -4,7 +4,7 @@ import { runInNewContext } from 'node:vm';
 /**
  * V8 flags the headless server is started with (`node <flags> dist/server/main.js`): every launcher
  * passes them (npm start, the Dockerfile, docs/deploy/cratehouse.service, the e2e tests and benchmarks;
- * node-flags.test.ts keeps the written-out copies in step). They must be on the command line: heap
+ * node-flags.test.ts and electron/packaging-config.test.ts keep the written-out copies in step). They must be on the command line: heap
  * limits are fixed when the main isolate is created, and Node refuses this one in NODE_OPTIONS.
  *
  * `--initial-old-space-size=64`: the HTTP thread receives uploads in 64 KiB socket buffers, which V8
