@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import { isServerNodeFlag } from '../config/node-flags.js';
 import { AppError } from '../http/errors.js';
 import { FeedWriter } from './decode/upload-feed.js';
 import type { AnalysisFailure, AnalysisOutput, AnalysisTask, CombineTask, HashTask, WarmUpTask } from './analysis-worker.js';
@@ -45,7 +46,8 @@ export function createAnalysisPool(threads = availableParallelism(), options: Po
     // piscina loads the worker file with require() first; Node 20's require() of an ES module can
     // abort the whole process ("IsGraphAsync must be used on an instantiated module") when threads
     // load it at once. Without require(esm) the require throws and piscina uses import() instead.
-    execArgv: [...process.execArgv, '--no-experimental-require-module'],
+    // V8 flags (config/node-flags.ts) apply to every thread already, and Node refuses them here.
+    execArgv: [...process.execArgv.filter((arg) => !isServerNodeFlag(arg)), '--no-experimental-require-module'],
   });
   // Warm every thread's JIT in the background (one task per thread); requests share the threads with it.
   const warmUp: WarmUpTask = options.warmUpDir ? { dir: options.warmUpDir } : {};

@@ -1,8 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { serverNodeFlags } from './node-flags.js';
+import { isServerNodeFlag, serverNodeFlags } from './node-flags.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
@@ -13,10 +14,21 @@ describe('serverNodeFlags', () => {
     expect(scripts.start).toContain(`node ${serverNodeFlags.join(' ')} dist/server/main.js`);
   });
 
-  it('are accepted by this node', async () => {
-    const { spawnSync } = await import('node:child_process');
-    const run = spawnSync(process.execPath, [...serverNodeFlags, '-e', 'process.exit(0)']);
-    expect(run.stderr.toString()).toBe('');
+  it('start a process whose analysis threads run (worker threads refuse V8 flags in their execArgv)', () => {
+    const pool = path.join(root, 'server/audio/worker-pool.ts');
+    const script = `const { createAnalysisPool } = await import(${JSON.stringify(pool)});
+      const p = createAnalysisPool(1);
+      for (let i = 0; i < 400 && !p.isWarm(); i++) await new Promise((r) => setTimeout(r, 50));
+      console.log(p.isWarm() ? 'warm' : 'cold');
+      await p.destroy();`;
+    const run = spawnSync(process.execPath, [...serverNodeFlags, '--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).not.toMatch(/ERR_WORKER_INVALID_EXEC_ARGV/);
+    expect(run.stdout.trim()).toBe('warm');
     expect(run.status).toBe(0);
+  }, 60_000);
+
+  it('are recognised whatever their value', () => {
+    expect(isServerNodeFlag('--initial-old-space-size=128')).toBe(true);
+    expect(isServerNodeFlag('--import')).toBe(false);
   });
 });

@@ -16,6 +16,12 @@ import { runInNewContext } from 'node:vm';
  */
 export const serverNodeFlags: readonly string[] = ['--initial-old-space-size=64'];
 
+/** One of serverNodeFlags, with any value: a V8 flag, which a worker thread's execArgv must not repeat. */
+export function isServerNodeFlag(arg: string): boolean {
+  const name = arg.split('=')[0];
+  return serverNodeFlags.some((flag) => flag.split('=')[0] === name);
+}
+
 /**
  * A full garbage collection now. The start-up warm-up (analysis-worker.ts warmUp, http/multipart.ts
  * warmUpUploads) leaves tens of MB of garbage; with the large initial heap limit above V8 would keep
