@@ -29,7 +29,6 @@ import { setUpProjects } from './hosting/set-up-projects.js';
 import { handleExpectContinue } from './http/expect-continue.js';
 import { createLogger, type Logger } from './http/logger.js';
 import { warmUpUploads } from './http/multipart.js';
-import { collectGarbage } from './config/node-flags.js';
 import { JobRunner, type JobHandler } from './queue/job-runner.js';
 import { createJobsRepo } from './queue/jobs-repo.js';
 import { createWebhookSender, outboundTransport, type WebhookOptions, type WebhookTransport } from './queue/webhooks.js';
@@ -116,7 +115,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // WAV to the upload dir), the upload path on this thread now (~0.2 s).
     const pool = createAnalysisPool(undefined, { warmUpDir: uploads.tmpDir });
     await warmUpUploads(uploads.tmpDir);
-    collectGarbage();
     const analysis = new AnalysisService(pool, new ResultCache(path.join(config.dataDir, 'cache')), ffmpeg ? { kind: 'ffmpeg', path: ffmpeg.path } : { kind: 'js' }, meter);
 
     const version = packageVersion();

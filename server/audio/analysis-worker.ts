@@ -3,7 +3,6 @@ import { mkdir, open, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
-import { collectGarbage } from '../config/node-flags.js';
 import { AppError } from '../http/errors.js';
 import { openPcmSource, type DecoderChoice, type PcmRanges, type PcmSource } from './decode/pcm-source.js';
 import { headSeconds, type EngineSpec } from './engine.js';
@@ -260,10 +259,7 @@ export async function warmUp(task?: WarmUpTask | null): Promise<number> {
       ran++;
     }
   }
-  if (task?.dir) {
-    ran += await warmUpAnalyzePath(task.dir, sampleRate);
-    collectGarbage();
-  }
+  if (task?.dir) ran += await warmUpAnalyzePath(task.dir, sampleRate);
   return ran;
 }
 

@@ -1,6 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-
 /**
  * V8 flags the headless server is started with (`node <flags> dist/server/main.js`): every launcher
  * passes them (npm start, the Dockerfile, docs/deploy/cratehouse.service, the e2e tests and benchmarks;
@@ -20,15 +17,4 @@ export const serverNodeFlags: readonly string[] = ['--initial-old-space-size=64'
 export function isServerNodeFlag(arg: string): boolean {
   const name = arg.split('=')[0];
   return serverNodeFlags.some((flag) => flag.split('=')[0] === name);
-}
-
-/**
- * A full garbage collection now. The start-up warm-up (analysis-worker.ts warmUp, http/multipart.ts
- * warmUpUploads) leaves tens of MB of garbage; with the large initial heap limit above V8 would keep
- * it until the heap next fills, so the idle server would sit at ~290 MB RSS instead of ~190 MB.
- * `gc` is only reachable with --expose-gc, which V8 applies to contexts created after it is set.
- */
-export function collectGarbage(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
 }
