@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { wavHeader } from '../server/audio/decode/wav-reader.js';
 import { musicLoop } from '../server/test-support/drums.js';
 
 /** A synthesized test track: 124 BPM, A minor, kick/snare/hats/bass/pad, with the exact onset times. */
@@ -27,20 +28,7 @@ export async function writeSynthTrack(file: string, seconds: number): Promise<Sy
   const loop = renderLoop();
   const frames = Math.round(seconds * sampleRate);
   const fh = await open(file, 'w');
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + frames * 4, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(2, 22);
-  header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * 4, 28);
-  header.writeUInt16LE(4, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(frames * 4, 40);
-  await fh.write(header);
+  await fh.write(wavHeader(sampleRate, 2, frames));
   const loopFrames = loop.left.length;
   const block = Buffer.alloc(sampleRate * 4);
   for (let f = 0; f < frames; ) {

@@ -7,6 +7,7 @@ import { AppError } from '../http/errors.js';
 import { openPcmSource, type DecoderChoice, type PcmRanges, type PcmSource } from './decode/pcm-source.js';
 import { headSeconds, type EngineSpec } from './engine.js';
 import { FeedReader, FeedStopped, FeedWriter } from './decode/upload-feed.js';
+import { wavHeader } from './decode/wav-reader.js';
 import { engines } from './engines.js';
 
 /** One analysis to run in a worker thread: decode `file` and stream it through the engine. */
@@ -267,18 +268,7 @@ export async function warmUp(task?: WarmUpTask | null): Promise<number> {
 async function warmUpAnalyzePath(dir: string, sampleRate: number): Promise<number> {
   const audio = synthesizeWarmUp(sampleRate, warmUpFileSeconds);
   const pcm = Buffer.alloc(44 + audio.length * 2);
-  pcm.write('RIFF', 0, 'ascii');
-  pcm.writeUInt32LE(pcm.length - 8, 4);
-  pcm.write('WAVEfmt ', 8, 'ascii');
-  pcm.writeUInt32LE(16, 16);
-  pcm.writeUInt16LE(1, 20); // PCM
-  pcm.writeUInt16LE(2, 22);
-  pcm.writeUInt32LE(sampleRate, 24);
-  pcm.writeUInt32LE(sampleRate * 4, 28);
-  pcm.writeUInt16LE(4, 32);
-  pcm.writeUInt16LE(16, 34);
-  pcm.write('data', 36, 'ascii');
-  pcm.writeUInt32LE(audio.length * 2, 40);
+  wavHeader(sampleRate, 2, audio.length / 2).copy(pcm);
   for (let i = 0; i < audio.length; i++) pcm.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(audio[i]! * 32767))), 44 + 2 * i);
   const file = path.join(dir, `warm-up-${threadId}-${randomUUID()}.wav`);
   await mkdir(dir, { recursive: true });

@@ -1,5 +1,7 @@
 /** Synthesized test audio: every expected value in the audio tests is derived from these definitions. */
 
+import { wavHeader } from '../audio/decode/wav-reader.js';
+
 /** dBFS (peak) to linear amplitude. */
 export const dbToAmp = (db: number): number => 10 ** (db / 20);
 
@@ -51,19 +53,7 @@ export function encodeWav(channels: readonly Float32Array[], sampleRate: number,
   const bytesPer = format === 'pcm16' ? 2 : format === 'pcm24' ? 3 : 4;
   const dataBytes = frames * nch * bytesPer;
   const buf = Buffer.alloc(44 + dataBytes);
-  buf.write('RIFF', 0, 'ascii');
-  buf.writeUInt32LE(36 + dataBytes, 4);
-  buf.write('WAVE', 8, 'ascii');
-  buf.write('fmt ', 12, 'ascii');
-  buf.writeUInt32LE(16, 16);
-  buf.writeUInt16LE(format === 'float32' ? 3 : 1, 20);
-  buf.writeUInt16LE(nch, 22);
-  buf.writeUInt32LE(sampleRate, 24);
-  buf.writeUInt32LE(sampleRate * nch * bytesPer, 28);
-  buf.writeUInt16LE(nch * bytesPer, 32);
-  buf.writeUInt16LE(bytesPer * 8, 34);
-  buf.write('data', 36, 'ascii');
-  buf.writeUInt32LE(dataBytes, 40);
+  wavHeader(sampleRate, nch, frames, format).copy(buf);
   let o = 44;
   for (let i = 0; i < frames; i++) {
     for (let c = 0; c < nch; c++) {

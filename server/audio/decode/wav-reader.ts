@@ -25,6 +25,26 @@ export interface WavHeader extends Omit<WavInfo, 'frames'> {
   readonly blockAlign: number;
 }
 
+/** The 44-byte header of a plain RIFF/WAVE file: 16/24-bit integer PCM or 32-bit float, `frames` frames of `channels` channels. */
+export function wavHeader(sampleRate: number, channels: number, frames: number, format: 'pcm16' | 'pcm24' | 'float32' = 'pcm16'): Buffer {
+  const bytesPer = format === 'pcm16' ? 2 : format === 'pcm24' ? 3 : 4;
+  const dataBytes = frames * channels * bytesPer;
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + dataBytes, 4);
+  header.write('WAVEfmt ', 8, 'ascii');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(format === 'float32' ? 3 : 1, 20);
+  header.writeUInt16LE(channels, 22);
+  header.writeUInt32LE(sampleRate, 24);
+  header.writeUInt32LE(sampleRate * channels * bytesPer, 28);
+  header.writeUInt16LE(channels * bytesPer, 32);
+  header.writeUInt16LE(bytesPer * 8, 34);
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(dataBytes, 40);
+  return header;
+}
+
 /**
  * Parse a RIFF/WAVE header (PCM 8/16/24/32-bit integer or 32-bit float, plain or EXTENSIBLE) from the
  * file's first bytes. Null for anything else (RF64, compressed WAV, malformed), which then goes to ffmpeg.
