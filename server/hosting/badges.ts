@@ -4,6 +4,7 @@ import type { GroupBadgeRecord, GroupRecord, ProjectRecord, UserRecord } from '.
 import type { BadgeRender, GroupBadge } from './api-types.js';
 import type { BadgePatch, BadgesRepo } from './badges-repo.js';
 import type { Viewer } from './project-access.js';
+import { httpUrlProblem } from './project-rules.js';
 import type { ProjectService } from './projects.js';
 
 /** The placeholders a badge URL may hold (GitLab's Badge::PLACEHOLDERS, without pages and tags, which do not exist here). */
@@ -39,12 +40,7 @@ export function badgeUrlProblem(url: string): string | null {
   if (scheme !== 'http' && scheme !== 'https') return 'is blocked: Only allowed schemes are http, https';
   // Placeholders are not URL syntax (`%{` is not allowed in a host, say); GitLab's lenient parser
   // lets them through, so the rest of the URL is checked with a plain stand-in for each.
-  try {
-    if (new URL(url.replace(/%\{[^}]*\}/g, 'x')).hostname === '') return 'is blocked: URI is invalid';
-  } catch {
-    return 'is blocked: URI is invalid';
-  }
-  return null;
+  return httpUrlProblem(url.replace(/%\{[^}]*\}/g, 'x')) === null ? null : 'is blocked: URI is invalid';
 }
 
 /** GitLab's Badge entity (kind "group"), rendered with one project's values. */

@@ -9,6 +9,7 @@ import { isValidBranchName } from './git/git-names.js';
 import { Params } from './params.js';
 import type { ExportRequest, ProjectExportService } from './project-export.js';
 import { firstFullMessage, type ImportOverrides, type ProjectImportService } from './project-import.js';
+import { httpUrlProblem } from './project-rules.js';
 import { pickSettings, type ProjectService } from './projects.js';
 
 /** What the export and import routes need. */
@@ -157,14 +158,7 @@ function exportRequestOf(raw: Readonly<Record<string, unknown>>): ExportRequest 
   const httpMethod = p.oneOf('upload[http_method]', ['PUT', 'POST'] as const) ?? 'PUT';
   p.check();
   if (!given || target === undefined) return { description };
-  let valid = false;
-  try {
-    const u = new URL(target);
-    valid = u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    valid = false;
-  }
-  if (!valid) throw new AppError('invalid', 'upload[url] is invalid', { issues: [{ loc: ['upload[url]'], msg: 'is invalid', type: 'invalid' }] });
+  if (httpUrlProblem(target) !== null) throw new AppError('invalid', 'upload[url] is invalid', { issues: [{ loc: ['upload[url]'], msg: 'is invalid', type: 'invalid' }] });
   return { description, upload: { url: target, method: httpMethod } };
 }
 

@@ -9,6 +9,7 @@ import { commitsBetween, countCommitsBetween, recentCommits, type CommitSummary 
 import { branchMatches, maxPayloadCommits, pushPayload, type PayloadProject } from './hook-payloads.js';
 import type { HooksRepo } from './hooks-repo.js';
 import type { Viewer } from './project-access.js';
+import { httpUrlProblem } from './project-rules.js';
 import type { ProjectService } from './projects.js';
 
 /** The event switches, in GitLab's order. */
@@ -299,12 +300,7 @@ export class HookService {
 
 /** A hook URL must be an absolute http(s) URL (GitLab: 422 "Invalid url given"). */
 function checkHookUrl(raw: string): string {
-  try {
-    const u = new URL(raw);
-    if ((u.protocol === 'http:' || u.protocol === 'https:') && u.hostname) return raw;
-  } catch {
-    // fall through
-  }
+  if (httpUrlProblem(raw) === null) return raw;
   throw new AppError('invalid', 'Invalid url given', { code: 'unprocessable_error' });
 }
 

@@ -21,7 +21,7 @@ import type { ExportsRepo, ImportedContent } from './exports-repo.js';
 import { isValidBranchName } from './git/git-names.js';
 import type { Viewer } from './project-access.js';
 import { safeFileName } from './project-actions.js';
-import { settingKeys, visibilityOrder } from './project-rules.js';
+import { httpUrlProblem, settingKeys, visibilityOrder } from './project-rules.js';
 import type { ProjectInput, ProjectService } from './projects.js';
 
 /** Job type of an archive import (`project-import` is the import from a URL). */
@@ -364,14 +364,7 @@ async function readNdjson(file: string, name: string, size: number, maxRows: num
 /** A hook row of the archive as a new hook (no token: archives never carry one). */
 function hookFrom(row: Record<string, unknown>, line: number, now: Date): ImportedContent['hooks'][number] {
   const url = typeof row.url === 'string' ? row.url : '';
-  let ok = false;
-  try {
-    const u = new URL(url);
-    ok = (u.protocol === 'http:' || u.protocol === 'https:') && url.length <= 2048;
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw new ArchiveError(`tree/project/project_hooks.ndjson line ${line} has no valid http(s) url`);
+  if (httpUrlProblem(url) !== null || url.length > 2048) throw new ArchiveError(`tree/project/project_hooks.ndjson line ${line} has no valid http(s) url`);
   const events = Object.fromEntries(hookEventKeys.map((k) => [k, typeof row[k] === 'boolean' ? row[k] : k === 'push_events'])) as unknown as HookEvents;
   const filter = typeof row.push_events_branch_filter === 'string' && row.push_events_branch_filter !== '' ? row.push_events_branch_filter.slice(0, 255) : null;
   const created = typeof row.created_at === 'string' && !Number.isNaN(Date.parse(row.created_at)) ? new Date(row.created_at).toISOString() : now.toISOString();

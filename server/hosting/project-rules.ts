@@ -42,6 +42,21 @@ export function pathFromName(name: string): string {
     .replace(/^[-_]+|[-_]+$/g, '');
 }
 
+/**
+ * Why `raw` is not an absolute http(s) URL: 'invalid' when it does not parse or has no host,
+ * 'scheme' when its scheme is another; null when it is one. Callers give their own messages.
+ */
+export function httpUrlProblem(raw: string): 'invalid' | 'scheme' | null {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return 'invalid';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'scheme';
+  return u.hostname === '' ? 'invalid' : null;
+}
+
 /** What a new project starts with (GitLab's defaults). */
 export const defaultSettings: Readonly<ProjectSettings> = {
   issues_enabled: true,

@@ -9,7 +9,7 @@ import type { MergeMethod, NamespaceRecord, ProjectRecord, ProjectSettings, User
 import { ProjectPolicy, type Viewer } from './project-access.js';
 import { isValidBranchName } from './git/git-names.js';
 import type { RepositoryStats } from './git/repositories.js';
-import { checkNameAndPath, defaultSettings, pathFromName, settingKeys, visibilityOrder } from './project-rules.js';
+import { checkNameAndPath, defaultSettings, httpUrlProblem, pathFromName, settingKeys, visibilityOrder } from './project-rules.js';
 import type { ProjectsRepo } from './projects-repo.js';
 
 /** The repository operations projects need (implemented over system git in git/repositories.ts). */
@@ -242,12 +242,9 @@ export function projectPaths(dataDir: string, identity: IdentityService): Projec
 }
 
 function checkImportUrl(url: string, fields: Record<string, string[]>): void {
-  try {
-    const u = new URL(url);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') fields.import_url = ['is blocked: Only allowed schemes are http, https'];
-  } catch {
-    fields.import_url = ['is blocked: URI is invalid'];
-  }
+  const problem = httpUrlProblem(url);
+  if (problem === 'scheme') fields.import_url = ['is blocked: Only allowed schemes are http, https'];
+  else if (problem === 'invalid') fields.import_url = ['is blocked: URI is invalid'];
 }
 
 /** The boolean attributes of `P` that were sent. */
