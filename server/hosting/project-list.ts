@@ -223,7 +223,7 @@ export function listProjectPage(
     return { items, total };
   }
   // Restricted by read access (and visibility) alone: the index counts, the walk stops at the page's end.
-  const counted = index && !candidates && onlyAccessAndVisibility(f) ? index.countReadable(viewer, f.visibility) : null;
+  const counted = index && !candidates && !narrowedBeyondVisibility(f, viewer) ? index.countReadable(viewer, f.visibility) : null;
   let seen = 0;
   const n = candidates ? candidates.length : all.length;
   for (let k = 0; k < n; k++) {
@@ -237,25 +237,34 @@ export function listProjectPage(
   return { items, total: counted ?? seen };
 }
 
-/** True when no filter but `visibility` applies, so what matches is what the caller may read of that visibility. */
-function onlyAccessAndVisibility(f: ProjectFilters): boolean {
+/**
+ * True when a filter other than `visibility` narrows the list (as `matcher` applies them). When false,
+ * what matches is what the caller may read (of that visibility), which is what the index counts: the
+ * matcher's shortcut and that count share this one list of filters.
+ */
+function narrowedBeyondVisibility(f: ProjectFilters, viewer: Viewer): boolean {
   return (
-    f.namespaceId === undefined &&
-    f.forkedFromId === undefined &&
-    f.archived === undefined &&
-    f.idAfter === undefined &&
-    f.idBefore === undefined &&
-    !f.withIssuesEnabled &&
-    !f.withMergeRequestsEnabled &&
-    !f.lastActivityAfter &&
-    !f.lastActivityBefore &&
-    !f.starred &&
-    !f.customAttributes &&
-    !f.search &&
-    !f.owned &&
-    !f.membership &&
-    !f.minAccessLevel
+    f.namespaceId !== undefined ||
+    f.forkedFromId !== undefined ||
+    f.archived !== undefined ||
+    f.idAfter !== undefined ||
+    f.idBefore !== undefined ||
+    !!f.withIssuesEnabled ||
+    !!f.withMergeRequestsEnabled ||
+    !!f.lastActivityAfter ||
+    !!f.lastActivityBefore ||
+    !!f.starred ||
+    // Applied for administrators only.
+    (viewer.admin && f.customAttributes !== undefined && Object.keys(f.customAttributes).length > 0) ||
+    !!f.search ||
+    !!f.owned ||
+    minAccessLevelOf(f) > 0
   );
+}
+
+/** The access level a project must give the caller to be listed (membership: guest); 0 for none. */
+function minAccessLevelOf(f: ProjectFilters): number {
+  return Math.max(f.membership ? accessLevels.guest : 0, f.minAccessLevel ?? 0);
 }
 
 /** The matcher of an unfiltered list for a caller who reads everything. */
@@ -263,29 +272,11 @@ const everything = (): boolean => true;
 
 /** One predicate for the filters and the caller's read access; `everything` when nothing restricts. */
 function matcher(repo: ProjectsRepo, viewer: Viewer, f: ProjectFilters, namespaceFullPath: (namespaceId: number) => string): (p: Readonly<ProjectRecord>) => boolean {
+  if (viewer.admin && f.visibility === undefined && !narrowedBeyondVisibility(f, viewer)) return everything;
   const search = f.search?.toLowerCase();
   const starredIds = f.starred && viewer.user ? new Set(repo.allStarsOf(viewer.user.id)) : null;
   const customAttributes = viewer.admin && f.customAttributes ? Object.entries(f.customAttributes) : [];
-  const memberLevel = f.membership ? accessLevels.guest : 0;
-  const minLevel = Math.max(memberLevel, f.minAccessLevel ?? 0);
-  const restricted =
-    !viewer.admin ||
-    f.namespaceId !== undefined ||
-    f.forkedFromId !== undefined ||
-    f.archived !== undefined ||
-    f.visibility !== undefined ||
-    f.idAfter !== undefined ||
-    f.idBefore !== undefined ||
-    !!f.withIssuesEnabled ||
-    !!f.withMergeRequestsEnabled ||
-    !!f.lastActivityAfter ||
-    !!f.lastActivityBefore ||
-    starredIds !== null ||
-    customAttributes.length > 0 ||
-    !!search ||
-    !!f.owned ||
-    minLevel > 0;
-  if (!restricted) return everything;
+  const minLevel = minAccessLevelOf(f);
   const nsPathCache = new Map<number, string>();
   const nsPath = (id: number) => {
     let v = nsPathCache.get(id);
