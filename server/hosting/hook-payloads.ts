@@ -1,5 +1,6 @@
 import type { ProjectRecord, UserRecord } from '../store/schema.js';
 import type { CommitSummary } from './git/repositories.js';
+import { visibilityLevels } from './project-rules.js';
 
 /** The project facts a hook payload repeats. */
 export interface PayloadProject {
@@ -8,9 +9,6 @@ export interface PayloadProject {
   readonly namespaceName: string;
   readonly base: string;
 }
-
-/** GitLab's numeric visibility levels (payloads still use them). */
-const visibilityLevel = { private: 0, internal: 10, public: 20 } as const;
 
 /** Commits listed in a push payload: GitLab keeps the newest 20. */
 export const maxPayloadCommits = 20;
@@ -29,7 +27,7 @@ export function payloadProject(p: PayloadProject): Record<string, unknown> {
     git_ssh_url: ssh,
     git_http_url: http,
     namespace: p.namespaceName,
-    visibility_level: visibilityLevel[p.project.visibility],
+    visibility_level: visibilityLevels[p.project.visibility],
     path_with_namespace: p.fullPath,
     default_branch: p.project.defaultBranch,
     ci_config_path: p.project.ciConfigPath,

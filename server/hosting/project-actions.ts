@@ -6,7 +6,7 @@ import { AppError, notFound } from '../http/errors.js';
 import type { JobRunner } from '../queue/job-runner.js';
 import type { NamespaceRecord, ProjectRecord, ProjectShareRecord, UploadRecord, UserRecord, Visibility } from '../store/schema.js';
 import type { Viewer } from './project-access.js';
-import { checkNameAndPath, visibilityOrder } from './project-rules.js';
+import { checkNameAndPath, mostRestrictive } from './project-rules.js';
 import { projectJobTypes, type ProjectService } from './projects.js';
 
 /** Group access levels a share may grant. */
@@ -88,9 +88,9 @@ export class ProjectActions {
     if (!fields.path && this.projects.repo.byPath(ns.id, projectPath)) fields.path = ['has already been taken'];
     if (Object.keys(fields).length > 0) throw new AppError('conflict', 'project is invalid', { fields });
     // Never more open than the source, the request, or the target group.
-    const caps = [source.visibility, input.visibility ?? source.visibility];
+    const caps = [input.visibility ?? source.visibility];
     if (ns.kind === 'group') caps.push(identity.repo.groupById(ns.id)?.visibility ?? 'private');
-    const visibility = visibilityOrder[Math.min(...caps.map((v) => visibilityOrder.indexOf(v)))]!;
+    const visibility = mostRestrictive(source.visibility, ...caps);
     const at = this.now().toISOString();
     const fork = await this.projects.repo.insert({
       ...source,

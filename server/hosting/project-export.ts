@@ -9,10 +9,12 @@ import path from 'node:path';
 import { AppError } from '../http/errors.js';
 import { outboundRequest } from '../http/outbound.js';
 import type { JobContext, JobHandler, JobOutcome, JobRunner } from '../queue/job-runner.js';
-import type { ExportStatus, ProjectExportRecord, ProjectHookRecord, ProjectRecord, Visibility } from '../store/schema.js';
+import type { ExportStatus, ProjectExportRecord, ProjectHookRecord, ProjectRecord } from '../store/schema.js';
 import { writeTarGz, type TarInput } from './archive.js';
 import type { ExportsRepo } from './exports-repo.js';
+import { gitlabCompatibleVersion } from './gitlab-version.js';
 import type { Viewer } from './project-access.js';
+import { visibilityLevels } from './project-rules.js';
 import type { ProjectService } from './projects.js';
 
 /** Job type of an export. */
@@ -20,12 +22,6 @@ export const exportJobType = 'project-export';
 
 /** The import/export format version GitLab writes (and reads) today. */
 export const archiveFormatVersion = '0.2.4';
-
-/** Same as routes.ts's gitlabCompatibleVersion (not imported: routes.ts mounts this family). */
-const gitlabVersion = '17.0.0';
-
-/** GitLab's visibility_level numbers. */
-export const visibilityLevels: Readonly<Record<Visibility, number>> = { private: 0, internal: 10, public: 20 };
 
 /** An archive larger than this is not read into memory to be uploaded (the outbound client sends buffers). */
 const MAX_UPLOAD_BYTES = 2 * 1024 ** 3 - 1;
@@ -182,7 +178,7 @@ export class ProjectExportService {
     const hooks = this.repo.hooksOf(project.id).map((h) => json(exportedHook(h)));
     const entries: TarInput[] = [
       { path: 'VERSION', data: archiveFormatVersion, mtime },
-      { path: 'GITLAB_VERSION', data: gitlabVersion, mtime },
+      { path: 'GITLAB_VERSION', data: gitlabCompatibleVersion, mtime },
       { path: 'tree/project.json', data: json(projectTree(project, record.description)), mtime },
       { path: 'tree/project/project_feature.ndjson', data: `${json(projectFeature(project))}\n`, mtime },
       { path: 'tree/project/project_hooks.ndjson', data: hooks.length > 0 ? `${hooks.join('\n')}\n` : '', mtime },

@@ -16,12 +16,13 @@ import { accessLevels } from '../auth/identity.js';
 import { AppError, notFound } from '../http/errors.js';
 import type { JobContext, JobHandler, JobOutcome, JobRunner } from '../queue/job-runner.js';
 import type { HookEvents, MergeMethod, NamespaceRecord, ProjectRecord, ProjectSettings, Visibility } from '../store/schema.js';
-import { ArchiveError, defaultArchiveLimits, extractTarGz, type ArchiveLimits, type ExtractedEntry } from './archive.js';
+import { ArchiveError, defaultArchiveLimits, extractTarGz, formatBytes, type ArchiveLimits, type ExtractedEntry } from './archive.js';
 import type { ExportsRepo, ImportedContent } from './exports-repo.js';
 import { isValidBranchName } from './git/git-names.js';
+import { defaultHookEvents, hookEventKeys } from './hooks.js';
 import type { Viewer } from './project-access.js';
 import { safeFileName } from './project-actions.js';
-import { httpUrlProblem, settingKeys, visibilityOrder } from './project-rules.js';
+import { httpUrlProblem, mostRestrictive, settingKeys, visibilityLevels, visibilityOrder } from './project-rules.js';
 import type { ProjectInput, ProjectService } from './projects.js';
 
 /** Job type of an archive import (`project-import` is the import from a URL). */
@@ -89,7 +90,6 @@ const MAX_LEGACY_TREE_BYTES = 128 * 1024 ** 2;
 const MAX_HOOKS = 100;
 const uploadPattern = /^uploads\/([0-9a-f]{32})\/([^/]+)$/;
 const wanted = new Set(['tree/project.json', 'project.json', 'tree/project/project_feature.ndjson', 'tree/project/project_hooks.ndjson', 'project.bundle']);
-const hookEventKeys: readonly (keyof HookEvents)[] = ['push_events', 'issues_events', 'confidential_issues_events', 'merge_requests_events', 'tag_push_events', 'note_events', 'job_events', 'pipeline_events', 'wiki_page_events'];
 
 /** Imports archives into new projects. */
 export class ProjectImportService {
@@ -330,7 +330,7 @@ async function readContents(root: string, entries: readonly ExtractedEntry[], no
 }
 
 async function readJsonObject(file: string, name: string, size: number, max: number): Promise<Record<string, unknown>> {
-  if (size > max) throw new ArchiveError(`${name} is larger than ${Math.round(max / 1024 ** 2)} MiB`);
+  if (size > max) throw new ArchiveError(`${name} is larger than ${formatBytes(max)}`);
   let value: unknown;
   try {
     value = JSON.parse(await readFile(file, 'utf8'));
@@ -343,7 +343,7 @@ async function readJsonObject(file: string, name: string, size: number, max: num
 
 /** The first `maxRows` lines of an ndjson file, each a JSON object. */
 async function readNdjson(file: string, name: string, size: number, maxRows: number): Promise<Record<string, unknown>[]> {
-  if (size > MAX_TREE_BYTES) throw new ArchiveError(`${name} is larger than ${Math.round(MAX_TREE_BYTES / 1024 ** 2)} MiB`);
+  if (size > MAX_TREE_BYTES) throw new ArchiveError(`${name} is larger than ${formatBytes(MAX_TREE_BYTES)}`);
   const rows: Record<string, unknown>[] = [];
   const lines = (await readFile(file, 'utf8')).split('\n');
   for (let i = 0; i < lines.length && rows.length < maxRows; i++) {
@@ -365,7 +365,7 @@ async function readNdjson(file: string, name: string, size: number, maxRows: num
 function hookFrom(row: Record<string, unknown>, line: number, now: Date): ImportedContent['hooks'][number] {
   const url = typeof row.url === 'string' ? row.url : '';
   if (httpUrlProblem(url) !== null || url.length > 2048) throw new ArchiveError(`tree/project/project_hooks.ndjson line ${line} has no valid http(s) url`);
-  const events = Object.fromEntries(hookEventKeys.map((k) => [k, typeof row[k] === 'boolean' ? row[k] : k === 'push_events'])) as unknown as HookEvents;
+  const events = Object.fromEntries(hookEventKeys.map((k) => [k, typeof row[k] === 'boolean' ? row[k] : defaultHookEvents[k]])) as unknown as HookEvents;
   const filter = typeof row.push_events_branch_filter === 'string' && row.push_events_branch_filter !== '' ? row.push_events_branch_filter.slice(0, 255) : null;
   const created = typeof row.created_at === 'string' && !Number.isNaN(Date.parse(row.created_at)) ? new Date(row.created_at).toISOString() : now.toISOString();
   return { url, token: null, events, pushEventsBranchFilter: filter, enableSslVerification: typeof row.enable_ssl_verification === 'boolean' ? row.enable_ssl_verification : true, createdAt: created };
@@ -378,7 +378,7 @@ function settingsFrom(tree: Record<string, unknown>, feature: Record<string, unk
   if (tree.description === null || typeof tree.description === 'string') out.description = tree.description === null ? null : tree.description.slice(0, 2000);
   const visibility = str(tree.visibility);
   if (visibility && (visibilityOrder as readonly string[]).includes(visibility)) out.visibility = visibility as Visibility;
-  else if (typeof tree.visibility_level === 'number') out.visibility = tree.visibility_level >= 20 ? 'public' : tree.visibility_level >= 10 ? 'internal' : 'private';
+  else if (typeof tree.visibility_level === 'number') out.visibility = tree.visibility_level >= visibilityLevels.public ? 'public' : tree.visibility_level >= visibilityLevels.internal ? 'internal' : 'private';
   const branch = str(tree.default_branch);
   if (branch && isValidBranchName(branch)) out.defaultBranch = branch;
   const fromFeature: Partial<Record<keyof ProjectSettings, string>> = {
@@ -410,8 +410,7 @@ function settingsFrom(tree: Record<string, unknown>, feature: Record<string, unk
 
 /** Never more open than the group the project lives in. */
 function capVisibility(visibility: Visibility, groupVisibility: Visibility | null): Visibility {
-  if (!groupVisibility) return visibility;
-  return visibilityOrder[Math.min(visibilityOrder.indexOf(visibility), visibilityOrder.indexOf(groupVisibility))]!;
+  return groupVisibility ? mostRestrictive(visibility, groupVisibility) : visibility;
 }
 
 function pick<T>(override: T | undefined, fromArchive: T | undefined, current: T): T {

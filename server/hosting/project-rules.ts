@@ -14,6 +14,14 @@ const reservedPaths = new Set(['-', 'badges', 'blame', 'blob', 'builds', 'commit
 /** The levels of `visibility`, least open first. */
 export const visibilityOrder: readonly Visibility[] = ['private', 'internal', 'public'];
 
+/** GitLab's visibility_level numbers (archives and hook payloads still use them). */
+export const visibilityLevels: Readonly<Record<Visibility, number>> = { private: 0, internal: 10, public: 20 };
+
+/** The least open of the given visibilities. */
+export function mostRestrictive(first: Visibility, ...rest: readonly Visibility[]): Visibility {
+  return visibilityOrder[Math.min(...[first, ...rest].map((v) => visibilityOrder.indexOf(v)))]!;
+}
+
 /** Problems with a name and a path, as GitLab's `{"message": {field: [..]}}`. */
 export function checkNameAndPath(name: string, path: string): Record<string, string[]> {
   const fields: Record<string, string[]> = {};

@@ -9,6 +9,7 @@ import { paginate } from '../http/pagination.js';
 import type { UserRecord, Visibility } from '../store/schema.js';
 import { mountBadgeRoutes } from './badge-routes.js';
 import { mountExportRoutes } from './export-routes.js';
+import { gitlabCompatibleVersion } from './gitlab-version.js';
 import type { BadgesRepo } from './badges-repo.js';
 import { mountNotificationRoutes } from './notification-routes.js';
 import { groupNotificationLevelOf, notificationLevelOf } from './notification-settings.js';
@@ -41,9 +42,6 @@ export interface HostingDeps {
   readonly uploads: { readonly tmpDir: string; readonly maxBytes: number };
   readonly log: Logger;
 }
-
-/** The GitLab-compatible version we answer /version with (the API surface we follow). */
-export const gitlabCompatibleVersion = '17.0.0';
 
 const visibilities = ['private', 'internal', 'public'] as const;
 
