@@ -32,26 +32,30 @@ export interface ExportsRepo {
 export function createExportsRepo(store: Store): ExportsRepo {
   return {
     byProject: (projectId) => store.data.projectExports.find((e) => e.projectId === projectId),
+    // Export status is written at every step of a job: named, so the project caches (JSON, list index) outlive it.
     put: (record) =>
       store.mutate((d) => {
         d.projectExports = [...d.projectExports.filter((e) => e.projectId !== record.projectId), record];
         return record;
-      }),
+      }, ['projectExports']),
     update: (projectId, patch) =>
       store.mutate((d) => {
         const row = d.projectExports.find((e) => e.projectId === projectId);
         if (row) Object.assign(row, patch);
         return row;
-      }),
+      }, ['projectExports']),
     hooksOf: (projectId) => store.data.hooks.filter((h) => h.projectId === projectId),
     finishImport: (projectId, content) =>
-      store.mutate((d) => {
-        const project = d.projects.find((p) => p.id === projectId);
-        if (!project) return false;
-        for (const hook of content.hooks) d.hooks.push({ ...hook, id: nextId(d, 'hooks'), projectId });
-        for (const upload of content.uploads) d.uploads.push({ ...upload, id: nextId(d, 'uploads'), projectId });
-        Object.assign(project, content.project);
-        return true;
-      }),
+      store.mutate(
+        (d) => {
+          const project = d.projects.find((p) => p.id === projectId);
+          if (!project) return false;
+          for (const hook of content.hooks) d.hooks.push({ ...hook, id: nextId(d, 'hooks'), projectId });
+          for (const upload of content.uploads) d.uploads.push({ ...upload, id: nextId(d, 'uploads'), projectId });
+          Object.assign(project, content.project);
+          return true;
+        },
+        ['projects', 'hooks', 'uploads', 'sequences'],
+      ),
   };
 }

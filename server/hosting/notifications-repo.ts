@@ -24,6 +24,7 @@ export function createNotificationsRepo(store: Store): NotificationsRepo {
         if (i >= 0) d.notificationSettings[i] = copy;
         else d.notificationSettings.push(copy);
         return copy;
-      }),
+        // Named: the project caches, which show notification levels, still move; others stay.
+      }, ['notificationSettings']),
   };
 }

@@ -7,6 +7,11 @@ import { openStore } from '../store/store.js';
 import { callHosting, readJson, type CallInit } from '../test-support/hosting-client.js';
 import { addUsers, adminToken, startTestApp, type TestApp } from '../test-support/test-app.js';
 import type { Project } from './api-types.js';
+import { createBadgesRepo } from './badges-repo.js';
+import { createExportsRepo } from './exports-repo.js';
+import { defaultHookEvents } from './hooks.js';
+import { createHooksRepo } from './hooks-repo.js';
+import { createNotificationsRepo } from './notifications-repo.js';
 import { joinJsonArray, ProjectJsonCache } from './project-json-cache.js';
 import { ProjectListIndex } from './project-list.js';
 import { createProjectsRepo, type ProjectsRepo } from './projects-repo.js';
@@ -73,6 +78,56 @@ describe('ProjectsRepo.revision', () => {
     const r1 = repo.revision;
     await store.mutate((db) => void db.tenants.length);
     expect(repo.revision).toBeGreaterThan(r1);
+  });
+
+  it('ignores export status, hook and badge writes; moves with notification settings and a finished import', async () => {
+    const store = await openStore(new MemoryAdapter<DbSchema>());
+    const repo = createProjectsRepo(store);
+    const project = await repo.insert({ name: 'Tape', path: 'tape', namespaceId: 1, importStatus: 'scheduled' } as Omit<ProjectRecord, 'id'>);
+    const exportsRepo = createExportsRepo(store);
+    const hooks = createHooksRepo(store);
+    const badges = createBadgesRepo(store);
+    const records0 = store.revisionOf(['projects']);
+    expect(repo.recordsRevision).toBe(records0);
+
+    // Export status changes at every step of an export job; edits and removals take no new ids either.
+    const r0 = repo.revision;
+    await exportsRepo.put({ projectId: project.id, status: 'started', file: null, fileName: null, upload: null, description: null, error: null, requestedBy: 1, startedAt: 'then', finishedAt: null });
+    await exportsRepo.update(project.id, { status: 'finished', finishedAt: 'now' });
+    expect(exportsRepo.byProject(project.id)?.status).toBe('finished');
+    expect(repo.revision).toBe(r0);
+    expect(store.revisionOf(['projects'])).toBe(records0);
+    // Inserts take ids (the sequences table, which project JSON counts in) but leave the records alone.
+    const hook = await hooks.insert({ projectId: project.id, url: 'http://receiver.test/', token: null, events: { ...defaultHookEvents }, pushEventsBranchFilter: null, enableSslVerification: true, createdAt: 'now' });
+    const badge = await badges.insert({ groupId: 1, name: null, linkUrl: 'http://example.test/', imageUrl: 'http://example.test/b.svg', createdAt: 'now' });
+    const r1 = repo.revision;
+    await hooks.update(hook.id, { url: 'http://receiver.test/other' });
+    await badges.update(badge.id, { name: 'b' });
+    expect(await hooks.remove(project.id, hook.id)).toEqual(expect.objectContaining({ id: hook.id }));
+    expect(await badges.remove(1, badge.id)).toBe(true);
+    await exportsRepo.update(project.id, { status: 'failed' });
+    expect(repo.revision).toBe(r1);
+    expect(store.revisionOf(['projects'])).toBe(records0);
+    expect(repo.recordsRevision).toBe(records0);
+
+    // Notification levels show in project JSON: they move its revision, not the records'.
+    await createNotificationsRepo(store).save({ userId: 1, source: 'project', sourceId: project.id, level: 'watch', notificationEmail: null, events: {} });
+    expect(repo.revision).toBeGreaterThan(r1);
+    expect(repo.recordsRevision).toBe(records0);
+
+    // A finished import writes the project record (and its hooks and uploads) in one change.
+    const r2 = repo.revision;
+    const landed = await exportsRepo.finishImport(project.id, {
+      project: { importStatus: 'finished' },
+      hooks: [{ url: 'http://receiver.test/', token: null, events: { ...defaultHookEvents }, pushEventsBranchFilter: null, enableSslVerification: true, createdAt: 'now' }],
+      uploads: [{ secret: '0'.repeat(32), filename: 'a.wav', size: 1, uploaderId: 1, createdAt: 'now' }],
+    });
+    expect(landed).toBe(true);
+    expect(repo.byId(project.id)?.importStatus).toBe('finished');
+    expect(hooks.ofProject(project.id)).toHaveLength(1);
+    expect(repo.uploadsOf(project.id)).toHaveLength(1);
+    expect(repo.recordsRevision).toBeGreaterThan(records0);
+    expect(repo.revision).toBeGreaterThan(r2);
   });
 });
 
