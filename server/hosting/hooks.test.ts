@@ -21,12 +21,21 @@ let developer: string;
 let outsider: string;
 let project: Project;
 const received: Received[] = [];
+/** Requests to /hold, unanswered until releaseHeld(); `abandoned` when the sender gave up on one first. */
+const held: { answer(): void; abandoned: boolean }[] = [];
+let heldReleased = false;
 let receiver: http.Server;
 let hookBase: string;
 const work = mkdtempSync(path.join(tmpdir(), 'cratehouse-hooks-'));
 const zero = '0'.repeat(40);
 
 const api = (token: string | null, route: string, init: CallInit = {}) => callHosting(app, token, route, init);
+
+/** Answer the held /hold requests, and any later ones at once. */
+function releaseHeld(): void {
+  heldReleased = true;
+  for (const h of held) h.answer();
+}
 
 /** git as a client, with the author the payload assertions expect. */
 const git = gitClient(work, { name: 'Hook Tester', email: 'hooks@example.com' }).ok;
@@ -47,13 +56,18 @@ beforeAll(async () => {
     req.on('data', (d: Buffer) => (body += d.toString()));
     req.on('end', () => {
       received.push({ path: req.url ?? '', headers: req.headers, body: JSON.parse(body || '{}') as Record<string, unknown> });
-      res.writeHead(req.url?.startsWith('/fail') ? 500 : 200).end('ok');
+      const answer = () => res.writeHead(req.url?.startsWith('/fail') ? 500 : 200).end('ok');
+      if (!req.url?.startsWith('/hold') || heldReleased) return answer();
+      const entry = { answer, abandoned: false };
+      res.on('close', () => (entry.abandoned = !res.writableFinished));
+      held.push(entry);
     });
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   hookBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
-  app = await startTestApp({ hookDelivery: { maxAttempts: 3, backoffMs: 20 } });
+  // A delivery's timeout beyond the held receiver's release timer, so a slow machine cannot make the held request time out.
+  app = await startTestApp({ hookDelivery: { maxAttempts: 3, backoffMs: 20, timeoutMs: 20_000 } });
   owner = (await app.addUser('hooker')).token;
   developer = (await app.addUser('devon')).token;
   outsider = (await app.addUser('outsider')).token;
@@ -119,6 +133,7 @@ describe('hooks fire on git push', () => {
     silentHookId = ((await (await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: `${hookBase}/silent`, push_events: false } })).json()) as { id: number }).id;
     const filtered = ((await (await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: `${hookBase}/release-only`, push_events_branch_filter: 'release/*' } })).json()) as { id: number }).id;
     failingHookId = ((await (await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: `${hookBase}/fail` } })).json()) as { id: number }).id;
+    const holdHookId = ((await (await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: `${hookBase}/hold` } })).json()) as { id: number }).id;
 
     const src = path.join(work, 'src');
     await git(['init', '-q', src]);
@@ -130,10 +145,28 @@ describe('hooks fire on git push', () => {
     await git(['add', '.'], src);
     await git(['commit', '-q', '-m', 'Second take\n\nWith a body.'], src);
     await git(['tag', '-a', 'v1', '-m', 'Version 1'], src);
+    // Should the push wait for the receiver that holds its answer, it returns only after this release.
+    let releasedByTimer = false;
+    const timer = setTimeout(() => ((releasedByTimer = true), releaseHeld()), 15_000);
     const started = Date.now();
-    await git(['push', '-q', project.http_url_to_repo.replace('http://', `http://oauth2:${developer}@`), 'main', 'v1'], src);
+    try {
+      await git(['push', '-q', project.http_url_to_repo.replace('http://', `http://oauth2:${developer}@`), 'main', 'v1'], src);
+    } finally {
+      clearTimeout(timer);
+    }
     // The push does not wait for receivers (one of them fails three times).
     expect(Date.now() - started).toBeLessThan(5000);
+    // Nor for one that holds its answer: the push returned before the release, with that delivery still
+    // waiting (not given up on), and the delivery's one attempt succeeds once the receiver answers.
+    expect(releasedByTimer).toBe(false);
+    expect(heldReleased).toBe(false);
+    const holding = await waitFor(() => held[0]);
+    expect(holding.abandoned).toBe(false);
+    releaseHeld();
+    await waitFor(() => app.hooks.deliveries(holdHookId)[0]);
+    expect(app.hooks.deliveries(holdHookId)).toEqual([{ hookId: holdHookId, event: 'Push Hook', attempts: 1, status: 200, error: null, delivered: true }]);
+    expect(held).toHaveLength(1);
+    expect((await api(owner, `/projects/${project.id}/hooks/${holdHookId}`, { method: 'DELETE' })).status).toBe(200);
     head1 = (await git(['rev-parse', 'HEAD'], src)).trim();
     const first = (await git(['rev-parse', 'HEAD~1'], src)).trim();
 
