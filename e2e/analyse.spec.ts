@@ -1,5 +1,6 @@
 import type { Locator, Page } from '@playwright/test';
-import { drumLoop, encodeWav } from './support/audio-fixtures.js';
+import { encodeWav } from '../server/test-support/signals.js';
+import { monoDrumLoop } from './support/audio-fixtures.js';
 import { expect, saveScreenshot, test as base } from './support/fixtures.js';
 import { signInBeforeLoad } from './support/session.js';
 import { expectNoHorizontalOverflow } from './support/page-checks.js';
@@ -19,7 +20,7 @@ const test = base.extend<object, { ownServer: void }>({
 
 
 const BPM = 124;
-const loop = encodeWav([drumLoop(44100, BPM, 2)], 44100);
+const loop = encodeWav([monoDrumLoop(44100, BPM, 2)], 44100);
 const loopName = 'loop-124.wav';
 /** One frame at 60 Hz: the draw budget `npm run bench:gui` holds the main-thread draws to. */
 const frameMs = 16.7;

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { unzipSync } from 'fflate';
 import type { Download, Locator, Page } from '@playwright/test';
-import { drumLoop, encodeWav, sine } from './support/audio-fixtures.js';
+import { encodeWav, sine } from '../server/test-support/signals.js';
+import { monoDrumLoop } from './support/audio-fixtures.js';
 import { expect, saveScreenshot, test } from './support/fixtures.js';
 import { createProducer, signInBeforeLoad } from './support/session.js';
 import { expectNoHorizontalOverflow } from './support/page-checks.js';
@@ -33,9 +34,9 @@ interface Fixture {
 // Tempos whose double is above the detector's 60–200 BPM range: a kick on every beat with a hat
 // on every off-beat is an even eighth-note pulse, and a 90 BPM loop reads as 180.
 const fixtures: readonly Fixture[] = [
-  { name: 'loop-120.wav', buffer: encodeWav([drumLoop(rate, 120, 4)], rate), bpm: 120 },
-  { name: 'loop-105.wav', buffer: encodeWav([drumLoop(rate, 105, 4)], rate), bpm: 105 },
-  { name: 'loop-140.wav', buffer: encodeWav([drumLoop(rate, 140, 4)], rate), bpm: 140 },
+  { name: 'loop-120.wav', buffer: encodeWav([monoDrumLoop(rate, 120, 4)], rate), bpm: 120 },
+  { name: 'loop-105.wav', buffer: encodeWav([monoDrumLoop(rate, 105, 4)], rate), bpm: 105 },
+  { name: 'loop-140.wav', buffer: encodeWav([monoDrumLoop(rate, 140, 4)], rate), bpm: 140 },
   { name: 'sub-bass.wav', buffer: encodeWav([sine(rate, 3, 55, 0.7)], rate) },
   { name: 'quiet-pad.wav', buffer: encodeWav([quietPad(6)], rate) },
 ];

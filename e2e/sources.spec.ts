@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Locator, Page } from '@playwright/test';
-import { encodeWav, sine } from './support/audio-fixtures.js';
+import { encodeWav, sine } from '../server/test-support/signals.js';
 import { expect, saveScreenshot, test } from './support/fixtures.js';
 import { createProducer, signInBeforeLoad } from './support/session.js';
 import { expectNoHorizontalOverflow } from './support/page-checks.js';
