@@ -5,7 +5,7 @@ import { startMediaServer, serveBytes, type MediaServer } from '../server/test-s
 import { encodeWav, sine } from '../server/test-support/signals.js';
 import { expect, saveScreenshot, test } from './support/fixtures.js';
 import { createProducer, signInBeforeLoad } from './support/session.js';
-import { expectNoHorizontalOverflow } from './support/page-checks.js';
+import { collectPageErrors, expectNoHorizontalOverflow } from './support/page-checks.js';
 
 // The Sources screen, black box: a local HTTP server in the test (the server tests' media server)
 // serves a WAV, a 404 and an endless slow stream; the real server fetches them
@@ -82,8 +82,7 @@ test.afterAll(async () => {
 
 test('sources: fetch a WAV, download it, cancel a slow stream, and see refusals', async ({ page, server }) => {
   test.setTimeout(180_000);
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
+  const errors = collectPageErrors(page);
   await page.emulateMedia({ colorScheme: 'dark' });
   const producer = await createProducer(server.url, server.adminToken, 'sources-producer');
   await signInBeforeLoad(page, producer.token);
