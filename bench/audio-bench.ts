@@ -5,23 +5,17 @@
  * RESULTS.md), --skip-60 (no 60-minute file), --only-analyze (the 5-minute WAV's /analyze rows alone).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { serverNodeFlags } from '../server/config/node-flags.js';
+import { fMeasure } from '../server/test-support/drums.js';
+import { machineHeader, median, root, say, startServerProcess, writeResults, type ServerProcess } from './bench-support.js';
 import { writeSynthTrack, type SynthTrack } from './synth-track.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const token = 'bench-token';
-const lines: string[] = [];
-const say = (s: string) => {
-  lines.push(s);
-  process.stdout.write(s + '\n');
-};
 
 function have(cmd: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
@@ -39,30 +33,15 @@ function timeCommand(cmd: string, args: string[], runs = 3): number {
   return median(times);
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-async function startServer(dataDir: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [...serverNodeFlags, 'dist/server/main.js'], {
-    cwd: root,
-    env: { ...process.env, CRATEHOUSE_PORT: '0', CRATEHOUSE_DATA_DIR: dataDir, CRATEHOUSE_ADMIN_TOKEN: token, CRATEHOUSE_LOG_LEVEL: 'error', CRATEHOUSE_MAX_UPLOAD_MB: '2048' },
-    stdio: ['ignore', 'pipe', 'inherit'],
+/** The compiled server (npm start's V8 flags) on a free port, with room for the 60-minute upload. */
+function startServer(dataDir: string): Promise<ServerProcess> {
+  return startServerProcess([...serverNodeFlags, 'dist/server/main.js'], {
+    CRATEHOUSE_PORT: '0',
+    CRATEHOUSE_DATA_DIR: dataDir,
+    CRATEHOUSE_ADMIN_TOKEN: token,
+    CRATEHOUSE_LOG_LEVEL: 'error',
+    CRATEHOUSE_MAX_UPLOAD_MB: '2048',
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (l) => {
-      const m = /listening on (\S+)/.exec(l);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.once('exit', () => reject(new Error('server exited')));
-  });
-  return {
-    url,
-    pid: child.pid!,
-    stop: () =>
-      new Promise((r) => {
-        child.once('exit', () => r());
-        child.kill('SIGTERM');
-      }),
-  };
 }
 
 /** Wait until /healthz reports the analysis threads warm (their start-up warm-up, ~2 s), at most 20 s. */
@@ -109,26 +88,6 @@ async function post(url: string, route: string, file: string, options: { readonl
   return { seconds, body, cache: /x-cache: (\w+)/i.exec(headers)?.[1] ?? null };
 }
 
-/** mir_eval-style F-measure: greedy one-to-one matching on sorted lists within ±window. */
-function fMeasure(ref: readonly number[], est: readonly number[], window = 0.05): number {
-  if (ref.length === 0 || est.length === 0) return 0;
-  let i = 0;
-  let j = 0;
-  let hits = 0;
-  while (i < ref.length && j < est.length) {
-    const d = est[j]! - ref[i]!;
-    if (Math.abs(d) <= window) {
-      hits++;
-      i++;
-      j++;
-    } else if (d < 0) j++;
-    else i++;
-  }
-  const p = hits / est.length;
-  const r = hits / ref.length;
-  return p + r === 0 ? 0 : (2 * p * r) / (p + r);
-}
-
 async function main(): Promise<void> {
   for (const tool of ['ffmpeg', 'aubioonset', 'curl']) if (!have(tool)) throw new Error(`${tool} not found: apt-get install ffmpeg aubio-tools`);
   execFileSync('npm', ['run', 'build:server'], { cwd: root, stdio: 'inherit' });
@@ -136,7 +95,7 @@ async function main(): Promise<void> {
   // --only-analyze: the 5-minute WAV's /analyze rows alone (a quick check of that target).
   const onlyAnalyze = process.argv.includes('--only-analyze');
   const only60 = process.argv.includes('--skip-60') || onlyAnalyze ? [] : [60];
-  say(`# Audio benchmark — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
+  say(machineHeader('Audio benchmark'));
   say(`ffmpeg: ${execFileSync('ffmpeg', ['-version']).toString().split('\n')[0]}; aubio: ${spawnSync('aubioonset', ['--help']).stderr?.toString().match(/aubio[^\n]*\d\.\d[^\n]*/)?.[0] ?? 'aubioonset'}`);
   say('');
 
@@ -210,8 +169,9 @@ async function main(): Promise<void> {
       const ffDecode = timeCommand('ffmpeg', ['-v', 'error', '-i', t.file, '-f', 'f32le', '-'], runs);
       const aubio = timeCommand('aubioonset', ['-i', t.file], runs);
       const aubioOut = execFileSync('aubioonset', ['-i', t.file], { maxBuffer: 1 << 28 }).toString().trim().split(/\s+/).map(Number).filter(Number.isFinite);
-      const fOurs = fMeasure(t.track.onsets, (onsetsBody.onsets as number[]) ?? []);
-      const fAubio = fMeasure(t.track.onsets, aubioOut);
+      // mir_eval's onset F-measure (±50 ms, one-to-one matching), as the onset tests score.
+      const fOurs = fMeasure(t.track.onsets, (onsetsBody.onsets as number[]) ?? []).f;
+      const fAubio = fMeasure(t.track.onsets, aubioOut).f;
       say(`| ${t.label} | /loudness | ${l.toFixed(2)} | ffmpeg ebur128=peak=true | ${ffLoud.toFixed(2)} | ${(l / ffLoud).toFixed(2)}× | ≤ 0.5× |`);
       say(`| ${t.label} | /waveform | ${w.toFixed(2)} | ffmpeg decode -f f32le | ${ffDecode.toFixed(2)} | ${(w / ffDecode).toFixed(2)}× | ≤ 1.5× |`);
       say(`| ${t.label} | /onsets | ${o.toFixed(2)} | aubioonset | ${aubio.toFixed(2)} | ${(o / aubio).toFixed(2)}× | ≤ 1.0× (F ours ${fOurs.toFixed(3)}, aubio ${fAubio.toFixed(3)}; tempo ${String(onsetsBody.tempo_bpm)}, true 124) |`);
@@ -237,12 +197,7 @@ async function main(): Promise<void> {
   say(`Server RSS: idle ${idleRss.toFixed(0)} MB; peak during the 60-minute runs ${peakAbove ? `${peakAbove.toFixed(0)} MB above idle` : 'n/a (skipped)'} (target ≤ 300 MB).`);
   say('Every first call includes the upload over loopback (curl) and its sha256; ffmpeg and aubio read the file directly. The cache hit is a repeat sent hash-first (X-Content-SHA256 + Expect: 100-continue), timed including the client hashing the file; "hash known" is the same repeat from a client that kept the hash of a file it sent before. The server is started fresh for each run and measured once its start-up warm-up is done (/healthz analysis.warm).');
   await rm(work, { recursive: true, force: true });
-  if (process.argv.includes('--write')) {
-    const file = path.join(root, 'bench', 'RESULTS.md');
-    const before = await readFile(file, 'utf8').catch(() => '# Benchmark results\n');
-    await writeFile(file, `${before.trimEnd()}\n\n${lines.join('\n')}\n`);
-    say(`appended to ${file}`);
-  }
+  await writeResults();
 }
 
 main().catch((e: unknown) => {

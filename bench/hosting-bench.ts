@@ -9,16 +9,14 @@
  * `--data <dir>` keeps the seeded data dir there: a later run with the same dir skips seeding and the
  * creates (seeding takes minutes) and measures the lists only, for iterating on the list path.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { serverNodeFlags } from '../server/config/node-flags.js';
+import { machineHeader, median, root, say, startServerProcess, writeResults } from './bench-support.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const adminToken = 'bench-admin';
 const searchTerm = 'synthwave';
 /** Concurrent requests while seeding: the store group-commits concurrent writes into one. */
@@ -29,12 +27,6 @@ const postSamples = 100;
 const postWarmup = 10;
 /** Issue 6: a filtered one-page list costs at most 3× the framework's floor. */
 const maxListRatio = 3;
-
-const lines: string[] = [];
-const say = (s: string) => {
-  lines.push(s);
-  process.stdout.write(s + '\n');
-};
 
 /** A running server child and what we read from /proc about it. */
 interface ServerChild {
@@ -48,28 +40,8 @@ interface ServerChild {
 async function startServerChild(dataDir: string, nodeArgs: readonly string[], serverJs: string | null): Promise<ServerChild> {
   // node directly (not npx): the pid is the server's own, for /proc/<pid>/io.
   const entry = serverJs === null ? ['--import', 'tsx', ...serverNodeFlags, ...nodeArgs, 'server/main.ts'] : [...serverNodeFlags, ...nodeArgs, serverJs];
-  const child: ChildProcess = spawn(process.execPath, entry, {
-    cwd: root,
-    env: { ...process.env, CRATEHOUSE_PORT: '0', CRATEHOUSE_HOST: '127.0.0.1', CRATEHOUSE_DATA_DIR: dataDir, CRATEHOUSE_ADMIN_TOKEN: adminToken, CRATEHOUSE_LOG_LEVEL: 'error' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (l) => {
-      const m = /listening on (\S+)/.exec(l);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited (${String(code)})`)));
-  });
-  return {
-    url,
-    pid: child.pid!,
-    dataDir,
-    stop: () =>
-      new Promise((r) => {
-        child.once('exit', () => r());
-        child.kill('SIGTERM');
-      }),
-  };
+  const server = await startServerProcess(entry, { CRATEHOUSE_PORT: '0', CRATEHOUSE_HOST: '127.0.0.1', CRATEHOUSE_DATA_DIR: dataDir, CRATEHOUSE_ADMIN_TOKEN: adminToken, CRATEHOUSE_LOG_LEVEL: 'error' });
+  return { url: server.url, pid: server.pid, dataDir, stop: () => server.stop() };
 }
 
 /** One HTTP answer with its wall time. */
@@ -138,7 +110,6 @@ async function pool(from: number, to: number, limit: number, task: (i: number) =
 }
 
 const sorted = (xs: readonly number[]) => [...xs].sort((a, b) => a - b);
-const median = (xs: readonly number[]) => sorted(xs)[Math.floor(xs.length / 2)]!;
 /** Nearest-rank percentile. */
 const percentile = (xs: readonly number[], p: number) => sorted(xs)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)]!;
 
@@ -397,7 +368,7 @@ async function main(): Promise<void> {
   const dataDir = keptData ?? path.join(work, 'data');
   if (keptData) await mkdir(keptData, { recursive: true });
   const reused = keptData ? await readSeeded(keptData) : null;
-  say(`# Hosting benchmark — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
+  say(machineHeader('Hosting benchmark'));
   const command = serverJs === null ? 'node --import tsx server/main.ts' : `node ${path.relative(root, serverJs)}`;
   // The machine may be shared: the load at the start says how much the figures can be trusted.
   say(`Server: \`${command}\` in a child process, source at ${sourceState()}${profile ? ', with --cpu-prof' : ''}; client: sequential requests on one keep-alive socket (node:http), \`PRIVATE-TOKEN\` header. Load average at start ${loadavg()[0]!.toFixed(2)}.`);
@@ -425,12 +396,7 @@ async function main(): Promise<void> {
   if (profile) say(`\nCPU profile of the server: ${profDir}`);
   else await rm(work, { recursive: true, force: true });
   if (keptData) say(`\nData dir kept at ${keptData}`);
-  if (process.argv.includes('--write')) {
-    const file = path.join(root, 'bench', 'RESULTS.md');
-    const before = await readFile(file, 'utf8').catch(() => '# Benchmark results\n');
-    await writeFile(file, `${before.trimEnd()}\n\n${lines.join('\n')}\n`);
-    say(`appended to ${file}`);
-  }
+  await writeResults();
 }
 
 /** Seed 10,000 projects (timing creates at 1,000 and, unless the data dir is kept, at 10,000) and time the lists. */

@@ -1,8 +1,9 @@
 import type { Locator, Page } from '@playwright/test';
-import { drumLoop, encodeWav } from './support/audio-fixtures.js';
+import { encodeWav } from '../server/test-support/signals.js';
+import { monoDrumLoop } from './support/audio-fixtures.js';
 import { expect, saveScreenshot, test as base } from './support/fixtures.js';
-import { signInBeforeLoad } from './support/session.js';
-import { expectNoHorizontalOverflow } from './support/page-checks.js';
+import { postAudio, signInBeforeLoad } from './support/session.js';
+import { collectPageErrors, expectNoHorizontalOverflow } from './support/page-checks.js';
 
 // The Analyse screen, walked as a producer would: choose a synthesized 124 BPM drum loop, read the
 // results off the page, compare them with the API's own answers, and use the controls.
@@ -19,7 +20,7 @@ const test = base.extend<object, { ownServer: void }>({
 
 
 const BPM = 124;
-const loop = encodeWav([drumLoop(44100, BPM, 2)], 44100);
+const loop = encodeWav([monoDrumLoop(44100, BPM, 2)], 44100);
 const loopName = 'loop-124.wav';
 /** One frame at 60 Hz: the draw budget `npm run bench:gui` holds the main-thread draws to. */
 const frameMs = 16.7;
@@ -29,9 +30,7 @@ const corrupt = Buffer.from('This is a text file with a .wav name, not audio. '.
 
 /** The API's own answer for a file, fetched independently of the page. */
 async function apiAnswer<T>(url: string, token: string, route: string, file: Buffer, name: string): Promise<{ status: number; body: T }> {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(file)], { type: 'audio/wav' }), name);
-  const response = await fetch(`${url}/audio/v1/${route}`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form });
+  const response = await postAudio(url, token, route, file, name);
   return { status: response.status, body: (await response.json()) as T };
 }
 
@@ -74,8 +73,7 @@ declare const window: { scrollTo(x: number, y: number): void };
 
 test('analyses a drum loop: tempo, loudness, grade, name, spectrogram, playback and draw timings', async ({ page, server }) => {
   test.setTimeout(120_000);
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
+  const errors = collectPageErrors(page);
   await signInBeforeLoad(page, server.adminToken);
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.goto('/analyse');

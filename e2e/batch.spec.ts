@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { unzipSync } from 'fflate';
 import type { Download, Locator, Page } from '@playwright/test';
-import { drumLoop, encodeWav, sine } from './support/audio-fixtures.js';
+import { encodeWav, sine } from '../server/test-support/signals.js';
+import { monoDrumLoop } from './support/audio-fixtures.js';
 import { expect, saveScreenshot, test } from './support/fixtures.js';
-import { createProducer, signInBeforeLoad } from './support/session.js';
-import { expectNoHorizontalOverflow } from './support/page-checks.js';
+import { createProducer, postAudio, signInBeforeLoad } from './support/session.js';
+import { collectPageErrors, expectNoHorizontalOverflow } from './support/page-checks.js';
 
 // The Batch screen, black box: five synthesized files through the real server, then the table,
 // sorting, filtering, exports and "apply names" (a zip in the browser) checked against the API.
@@ -33,9 +34,9 @@ interface Fixture {
 // Tempos whose double is above the detector's 60–200 BPM range: a kick on every beat with a hat
 // on every off-beat is an even eighth-note pulse, and a 90 BPM loop reads as 180.
 const fixtures: readonly Fixture[] = [
-  { name: 'loop-120.wav', buffer: encodeWav([drumLoop(rate, 120, 4)], rate), bpm: 120 },
-  { name: 'loop-105.wav', buffer: encodeWav([drumLoop(rate, 105, 4)], rate), bpm: 105 },
-  { name: 'loop-140.wav', buffer: encodeWav([drumLoop(rate, 140, 4)], rate), bpm: 140 },
+  { name: 'loop-120.wav', buffer: encodeWav([monoDrumLoop(rate, 120, 4)], rate), bpm: 120 },
+  { name: 'loop-105.wav', buffer: encodeWav([monoDrumLoop(rate, 105, 4)], rate), bpm: 105 },
+  { name: 'loop-140.wav', buffer: encodeWav([monoDrumLoop(rate, 140, 4)], rate), bpm: 140 },
   { name: 'sub-bass.wav', buffer: encodeWav([sine(rate, 3, 55, 0.7)], rate) },
   { name: 'quiet-pad.wav', buffer: encodeWav([quietPad(6)], rate) },
 ];
@@ -50,9 +51,7 @@ const rowOf = (page: Page, name: string) => rows(page).filter({ has: page.getByR
 const cell = (row: Locator, column: Column) => row.locator('td').nth(columns.indexOf(column));
 
 async function api<T>(baseURL: string, token: string, route: string, fixture: Fixture): Promise<T> {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(fixture.buffer)], { type: 'audio/wav' }), fixture.name);
-  const response = await fetch(`${baseURL}/audio/v1${route}`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form });
+  const response = await postAudio(baseURL, token, route, fixture.buffer, fixture.name);
   const body = (await response.json()) as T;
   if (!response.ok) throw new Error(`${route} answered ${response.status}: ${JSON.stringify(body)}`);
   return body;
@@ -66,8 +65,7 @@ const oneDecimal = (value: number) => value.toFixed(1);
 
 test('batch: analyse five files, sort, filter, export and apply names', async ({ page, server }) => {
   test.setTimeout(240_000);
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
+  const errors = collectPageErrors(page);
   await page.emulateMedia({ colorScheme: 'dark' });
   const producer = await createProducer(server.url, server.adminToken, 'batch-producer');
   await signInBeforeLoad(page, producer.token);
@@ -108,12 +106,12 @@ test('batch: analyse five files, sort, filter, export and apply names', async ({
   const suggested = new Map<string, string>();
   await test.step('the table shows what the API answers', async () => {
     const loop = fixtures[0] as Fixture;
-    const loudness = await api<{ integrated_lufs: number; true_peak_dbtp: number }>(server.url, producer.token, '/loudness', loop);
-    const naming = await api<{ name: string }>(server.url, producer.token, '/naming?index=1', loop);
+    const loudness = await api<{ integrated_lufs: number; true_peak_dbtp: number }>(server.url, producer.token, 'loudness', loop);
+    const naming = await api<{ name: string }>(server.url, producer.token, 'naming?index=1', loop);
     const analysis = await api<{ sample: { role: string }; features: { rhythm?: { tempo_bpm: number | null }; chroma: { key: string | null; mode: string | null } } }>(
       server.url,
       producer.token,
-      '/analyze',
+      'analyze',
       loop,
     );
     const row = rowOf(page, loop.name);
@@ -206,7 +204,7 @@ test('batch: analyse five files, sort, filter, export and apply names', async ({
     expect(data).toHaveLength(5);
     // In the table's order (tempo, descending) with the API's raw numbers.
     expect(data.slice(0, 3).map((fields) => fields[0])).toEqual(['loop-140.wav', 'loop-120.wav', 'loop-105.wav']);
-    const loop = await api<{ integrated_lufs: number }>(server.url, producer.token, '/loudness', fixtures[0] as Fixture);
+    const loop = await api<{ integrated_lufs: number }>(server.url, producer.token, 'loudness', fixtures[0] as Fixture);
     const loopRow = data.find((fields) => fields[0] === 'loop-120.wav') ?? [];
     expect(Number(loopRow[5])).toBe(loop.integrated_lufs);
     expect(loopRow[12]).toBe(suggested.get('loop-120.wav'));
@@ -246,15 +244,7 @@ test('batch: analyse five files, sort, filter, export and apply names', async ({
 
   await test.step('a file the server cannot decode fails with its sentence, and can be retried or removed', async () => {
     const broken: Fixture = { name: 'broken.wav', buffer: Buffer.from('this is not audio at all, just text pretending to be a WAV file') };
-    const answer = await fetch(`${server.url}/audio/v1/loudness`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${producer.token}` },
-      body: (() => {
-        const form = new FormData();
-        form.append('file', new Blob([new Uint8Array(broken.buffer)]), broken.name);
-        return form;
-      })(),
-    });
+    const answer = await postAudio(server.url, producer.token, 'loudness', broken.buffer, broken.name);
     const detail = ((await answer.json()) as { detail: string }).detail;
     expect(answer.status).toBe(415);
 

@@ -1,11 +1,10 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { Locator, Page } from '@playwright/test';
+import { gitClient, withToken } from '../server/test-support/hosting-client.js';
 import { expect, saveScreenshot, test } from './support/fixtures.js';
 import type { TestServer } from './support/server.js';
 import { signInBeforeLoad } from './support/session.js';
@@ -16,8 +15,6 @@ import { collectPageErrors, expectNoHorizontalOverflow } from './support/page-ch
 
 // e2e/ is type-checked without DOM types; these callbacks run in the page, where the globals exist.
 declare const document: { readonly activeElement: unknown };
-
-const run = promisify(execFile);
 
 interface Received {
   readonly path: string;
@@ -106,13 +103,13 @@ async function openProject(page: Page, id: number, tab = ''): Promise<void> {
 async function pushCommit(server: TestServer, project: ApiProject, file: string, content: string): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'cratehouse-e2e-push-'));
   try {
-    const remote = project.http_url_to_repo.replace('://', `://root:${server.adminToken}@`);
-    const git = (...args: string[]) => run('git', ['-c', 'user.name=E2E', '-c', 'user.email=e2e@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd: dir });
-    await git('init', '--initial-branch=main');
+    // The temp dir is also git's HOME: no user config, no credential helper, only the URL's token.
+    const git = gitClient(dir, { name: 'E2E', email: 'e2e@example.com' }).ok;
+    await git(['init', '--initial-branch=main']);
     await writeFile(path.join(dir, file), content);
-    await git('add', '.');
-    await git('commit', '-m', 'First take');
-    await git('push', remote, 'HEAD:main');
+    await git(['add', '.']);
+    await git(['commit', '-m', 'First take']);
+    await git(['push', withToken(project.http_url_to_repo, server.adminToken), 'HEAD:main']);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

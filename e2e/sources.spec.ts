@@ -1,15 +1,15 @@
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { RequestListener } from 'node:http';
 import type { Locator, Page } from '@playwright/test';
-import { encodeWav, sine } from './support/audio-fixtures.js';
+import { startMediaServer, serveBytes, type MediaServer } from '../server/test-support/media-server.js';
+import { encodeWav, sine } from '../server/test-support/signals.js';
 import { expect, saveScreenshot, test } from './support/fixtures.js';
 import { createProducer, signInBeforeLoad } from './support/session.js';
-import { expectNoHorizontalOverflow } from './support/page-checks.js';
+import { collectPageErrors, expectNoHorizontalOverflow } from './support/page-checks.js';
 
-// The Sources screen, black box: a local HTTP server in the test serves a WAV, a 404 and an
-// endless slow stream; the real server fetches them (CRATEHOUSE_FETCH_ALLOW_PRIVATE lets it reach
-// loopback) and the screen shows the jobs.
+// The Sources screen, black box: a local HTTP server in the test (the server tests' media server)
+// serves a WAV, a 404 and an endless slow stream; the real server fetches them
+// (CRATEHOUSE_FETCH_ALLOW_PRIVATE lets it reach loopback) and the screen shows the jobs.
 
 // e2e/ is type-checked without DOM types; this callback runs in the page, where localStorage exists.
 declare const localStorage: { getItem(key: string): string | null };
@@ -18,58 +18,24 @@ declare const localStorage: { getItem(key: string): string | null };
 const toneSeconds = 2;
 const tone = encodeWav([sine(48_000, toneSeconds, 440, 0.5), sine(48_000, toneSeconds, 660, 0.5)], 48_000);
 
-interface MediaServer {
-  readonly url: string;
-  /** Resolves when the server has closed the connection of the slow stream. */
-  readonly slowClosed: Promise<void>;
-  /** Whether the slow stream has been requested. */
-  slowStarted(): boolean;
-  close(): Promise<void>;
-}
-
-async function startMediaServer(): Promise<MediaServer> {
-  let started = false;
+/**
+ * A WAV header, then a trickle of silence for ever: the job downloads until it is cancelled.
+ * `closed` resolves when the server has closed the connection.
+ */
+function slowStream(): { readonly handler: RequestListener; readonly closed: Promise<void> } {
   let markClosed = () => {};
-  const slowClosed = new Promise<void>((resolve) => (markClosed = resolve));
-  const timers = new Set<NodeJS.Timeout>();
-  const streams = new Set<ServerResponse>();
-
-  const server: Server = createServer((request, response) => {
-    if (request.url === '/tone.wav') {
-      response.writeHead(200, { 'Content-Type': 'audio/wav', 'Content-Length': String(tone.length) });
-      response.end(tone);
-      return;
-    }
-    if (request.url === '/slow.wav') {
-      // A WAV header, then a trickle of silence for ever: the job downloads until it is cancelled.
-      started = true;
-      streams.add(response);
-      response.writeHead(200, { 'Content-Type': 'audio/wav' });
-      response.write(tone.subarray(0, 44));
-      const timer = setInterval(() => response.write(Buffer.alloc(4096)), 200);
-      timers.add(timer);
-      response.on('close', () => {
-        clearInterval(timer);
-        streams.delete(response);
-        markClosed();
-      });
-      return;
-    }
-    response.writeHead(404, { 'Content-Type': 'text/plain' });
-    response.end('not here');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    slowClosed,
-    slowStarted: () => started,
-    close: async () => {
-      for (const timer of timers) clearInterval(timer);
-      for (const stream of streams) stream.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  const handler: RequestListener = (_request, response) => {
+    response.writeHead(200, { 'Content-Type': 'audio/wav' });
+    response.write(tone.subarray(0, 44));
+    const timer = setInterval(() => response.write(Buffer.alloc(4096)), 200);
+    // Also fires when the media server closes its connections at the end.
+    response.on('close', () => {
+      clearInterval(timer);
+      markClosed();
+    });
   };
+  return { handler, closed };
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^$()|[\]{}\\]/g, '\\$&');
@@ -102,8 +68,13 @@ async function getJob(baseURL: string, token: string, id: string): Promise<{ sta
 }
 
 let media: MediaServer;
+let slowClosed: Promise<void>;
 test.beforeAll(async () => {
   media = await startMediaServer();
+  media.route('/tone.wav', serveBytes(tone, 'audio/wav'));
+  const slow = slowStream();
+  media.route('/slow.wav', slow.handler);
+  slowClosed = slow.closed;
 });
 test.afterAll(async () => {
   await media.close();
@@ -111,8 +82,7 @@ test.afterAll(async () => {
 
 test('sources: fetch a WAV, download it, cancel a slow stream, and see refusals', async ({ page, server }) => {
   test.setTimeout(180_000);
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
+  const errors = collectPageErrors(page);
   await page.emulateMedia({ colorScheme: 'dark' });
   const producer = await createProducer(server.url, server.adminToken, 'sources-producer');
   await signInBeforeLoad(page, producer.token);
@@ -215,7 +185,7 @@ test('sources: fetch a WAV, download it, cancel a slow stream, and see refusals'
     await expect(card.getByText('Fetching', { exact: true })).toBeVisible({ timeout: 30_000 });
     await expect(card.getByRole('progressbar', { name: 'Downloading' })).toBeVisible();
     // Running starts before the connection does: wait until the stream is really being read.
-    await expect.poll(() => media.slowStarted(), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => media.hits.get('/slow.wav') ?? 0, { timeout: 30_000 }).toBeGreaterThan(0);
     await saveScreenshot(page, 'sources-running-dark');
     await card.getByRole('button', { name: 'Cancel' }).click();
     await expect(card.getByText('Cancelled', { exact: true })).toBeVisible({ timeout: 30_000 });
@@ -223,7 +193,7 @@ test('sources: fetch a WAV, download it, cancel a slow stream, and see refusals'
     const job = await getJob(server.url, producer.token, await rememberedJobId(page, producer.tenant, slowUrl));
     expect(job).toMatchObject({ status: 'error', error: 'cancelled' });
     // The server stopped downloading: it closed the connection.
-    await expect(media.slowClosed).resolves.toBeUndefined();
+    await expect(slowClosed).resolves.toBeUndefined();
   });
 
   await test.step('screenshots in both themes and two sizes', async () => {

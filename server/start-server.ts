@@ -67,15 +67,19 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const log = options.log ?? createLogger(config.logLevel);
   prepareDataDir(config.dataDir);
   const lock = acquireLock(config.dataDir, 'server');
+  // What a start that fails part-way (e.g. EADDRINUSE at the listen) must stop again, newest first.
+  const undo: (() => Promise<void>)[] = [];
   try {
     const adapter = new DurableJsonFile<DbSchema>(path.join(config.dataDir, 'db.json'));
     const store = await openStore(adapter);
+    undo.push(() => store.flush());
     for (const step of store.migrationsApplied) log.info(`store: ${step}`);
 
     const identity = createIdentityService(createIdentityRepo(store));
     const admin = await bootstrapAdmin(identity, config.dataDir, config.adminToken);
     const meter = new Meter(createUsageRepo(store), options.meterFlushMs ?? 5000);
     meter.start();
+    undo.push(() => meter.stop());
 
     const jobsRepo = createJobsRepo(store);
     const webhooks = createWebhookSender({
@@ -104,16 +108,19 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const projectsSetup = setUpProjects({ repo: createProjectsRepo(store), exportsRepo: createExportsRepo(store), identity, dataDir: config.dataDir, gitPath, allowPrivate: config.fetchAllowPrivate });
     const handlers = new Map([[sourceJobType, sourcesSetup.handler], ...projectsSetup.handlers, ...(options.jobHandlers ?? [])]);
     const jobs = new JobRunner(jobsRepo, handlers, webhooks, log, config.jobConcurrency);
+    undo.push(() => jobs.stop());
     const sources = sourcesSetup.connect(jobs);
     const { projects, actions: projectActions, exports, imports } = projectsSetup.connect(jobs);
     // Payload links need the server's URL, known once it listens (or the configured public URL).
     let listeningUrl = `http://${config.host}:${config.port}`;
     const hooks = new HookService(createHooksRepo(store), projects, { gitPath, allowPrivate: config.fetchAllowPrivate, version: packageVersion(), baseUrl: () => config.publicUrl ?? listeningUrl, log });
+    undo.push(() => hooks.stop());
 
     const uploads = { tmpDir: path.join(config.dataDir, 'tmp'), maxBytes: config.maxUploadMb * 1024 * 1024 };
     // Warm the JIT before the first request: the analysis threads in the background (they write a
     // WAV to the upload dir), the upload path on this thread now (~0.2 s).
     const pool = createAnalysisPool(undefined, { warmUpDir: uploads.tmpDir });
+    undo.push(() => pool.destroy());
     await warmUpUploads(uploads.tmpDir);
     const analysis = new AnalysisService(pool, new ResultCache(path.join(config.dataDir, 'cache')), ffmpeg ? { kind: 'ffmpeg', path: ffmpeg.path } : { kind: 'js' }, meter);
 
@@ -127,6 +134,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     });
 
     const server = await listen(app, config.host, config.port);
+    undo.push(() => closeServer(server, 0));
     const port = (server.address() as AddressInfo).port;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     lock.update(url);
@@ -152,6 +160,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         })()),
     };
   } catch (error) {
+    for (const step of undo.reverse()) await step().catch(() => undefined);
     lock.release();
     throw error;
   }

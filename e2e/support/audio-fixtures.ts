@@ -1,45 +1,13 @@
-// Audio synthesized for the e2e specs, so every figure the GUI shows is known in advance.
-
-/** Encode channels of samples in -1..1 as a 16-bit PCM WAV. */
-export function encodeWav(channels: readonly Float32Array[], sampleRate: number): Buffer {
-  const frames = channels[0]?.length ?? 0;
-  const count = channels.length;
-  const data = Buffer.alloc(frames * count * 2);
-  for (let i = 0; i < frames; i++) {
-    for (let c = 0; c < count; c++) {
-      const value = Math.max(-1, Math.min(1, channels[c]?.[i] ?? 0));
-      data.writeInt16LE(Math.round(value * 32767), (i * count + c) * 2);
-    }
-  }
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVE', 8, 'ascii');
-  header.write('fmt ', 12, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(count, 22);
-  header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * count * 2, 28);
-  header.writeUInt16LE(count * 2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
-}
-
-/** A sine of `seconds` at `hz` with peak `amplitude`. */
-export function sine(sampleRate: number, seconds: number, hz: number, amplitude: number): Float32Array {
-  const out = new Float32Array(Math.round(sampleRate * seconds));
-  for (let i = 0; i < out.length; i++) out[i] = amplitude * Math.sin((2 * Math.PI * hz * i) / sampleRate);
-  return out;
-}
+// Audio synthesized for the e2e specs, so every figure the GUI shows is known in advance. The WAV
+// encoder and the sine are the server tests' own (server/test-support/signals.ts).
 
 /**
- * A drum loop of `bars` 4/4 bars at `bpm`: a decaying 55 Hz kick on every beat and a short noise hat
+ * A mono drum loop of `bars` 4/4 bars at `bpm`: a decaying 55 Hz kick on every beat and a short noise hat
  * on every off-beat, exactly bars × 4 beats long (so it loops seamlessly). Deterministic noise.
+ * Not server/test-support/drums.ts `drumLoop`: that one is a stereo kit with lead-in and tail, whose
+ * audio the specs' expected tempos and roles were not written for.
  */
-export function drumLoop(sampleRate: number, bpm: number, bars: number): Float32Array {
+export function monoDrumLoop(sampleRate: number, bpm: number, bars: number): Float32Array {
   const beat = (60 / bpm) * sampleRate;
   const total = Math.round(beat * 4 * bars);
   const out = new Float32Array(total);

@@ -31,3 +31,13 @@ export async function createProducer(baseURL: string, adminToken: string, userna
   const me = await call<{ tenant: { id: string } }>('/audio/v1/me', token);
   return { token, tenant: me.tenant.id };
 }
+
+/**
+ * POST audio bytes to `/audio/v1/<route>` (route without a leading slash, query allowed: `naming?index=1`)
+ * as the multipart `file` field, the way the GUI uploads it. The caller reads the status and the body.
+ */
+export async function postAudio(baseURL: string, token: string, route: string, bytes: Buffer, name: string): Promise<Response> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(bytes)], { type: 'audio/wav' }), name);
+  return fetch(`${baseURL}/audio/v1/${route}`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form });
+}
