@@ -4,7 +4,7 @@ import { createHook, deleteHook, listHooks, testHook, updateHook, type Project, 
 import { useSignedIn } from '../lib/session-context';
 import { EmptyState, Panel } from '../ui/panel';
 import { Busy } from '../ui/status';
-import { ConfirmDialog } from './confirm-dialog';
+import { ConfirmDialog, useConfirmedMutation } from './confirm-dialog';
 import { fieldErrorsOf } from './field-errors';
 import { checkHookForm, emptyHookForm, hookEvents, hookInputOf, hookToForm, type HookFormState } from './hook-model';
 import { Field, hostingKeys, InlineProblem, Switch } from './widgets';
@@ -124,12 +124,10 @@ export function HooksTab({ project }: { readonly project: Project }) {
   const queryClient = useQueryClient();
   const hooks = useQuery({ queryKey: hostingKeys.hooks(project.id), queryFn: ({ signal }) => listHooks(token, project.id, signal) });
   const [editing, setEditing] = useState<ProjectHook | null>(null);
-  const [deleting, setDeleting] = useState<ProjectHook | null>(null);
   const formPanel = useRef<HTMLDivElement>(null);
-  const remove = useMutation({
+  const remove = useConfirmedMutation({
     mutationFn: (hook: ProjectHook) => deleteHook(token, project.id, hook.id),
     onSuccess: async (_data, hook) => {
-      setDeleting(null);
       if (editing?.id === hook.id) setEditing(null);
       await queryClient.invalidateQueries({ queryKey: hostingKeys.hooks(project.id) });
     },
@@ -155,7 +153,7 @@ export function HooksTab({ project }: { readonly project: Project }) {
                   setEditing(hook);
                   requestAnimationFrame(() => formPanel.current?.querySelector<HTMLElement>('input')?.focus());
                 }}
-                onDelete={() => setDeleting(hook)}
+                onDelete={() => remove.ask(hook)}
               />
             ))}
           </ul>
@@ -166,20 +164,9 @@ export function HooksTab({ project }: { readonly project: Project }) {
           <HookForm key={editing?.id ?? 'new'} project={project} editing={editing} onDone={() => setEditing(null)} />
         </Panel>
       </div>
-      <ConfirmDialog
-        open={deleting !== null}
-        title="Delete this hook?"
-        confirmLabel="Delete hook"
-        busy={remove.isPending}
-        error={remove.error?.message}
-        onConfirm={() => deleting && remove.mutate(deleting)}
-        onClose={() => {
-          setDeleting(null);
-          remove.reset();
-        }}
-      >
+      <ConfirmDialog {...remove.dialog} title="Delete this hook?" confirmLabel="Delete hook">
         <p>
-          <span className="mono">{deleting?.url}</span> stops receiving events from {project.path_with_namespace}.
+          <span className="mono">{remove.target?.url}</span> stops receiving events from {project.path_with_namespace}.
         </p>
       </ConfirmDialog>
     </div>
