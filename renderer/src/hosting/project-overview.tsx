@@ -157,7 +157,7 @@ export function ProjectOverview({ project }: { readonly project: Project }) {
   const justCreated = (location.state as { created?: boolean } | null)?.created === true;
   const now = useNow();
   return (
-    <div className="prj-overview">
+    <div className="prj-two">
       <div className="stack">
         <ImportWatch project={project} />
         <ClonePanel project={project} justCreated={justCreated} />
