@@ -7,7 +7,7 @@ import { EmptyState, Panel } from '../ui/panel';
 import { Busy } from '../ui/status';
 import { ConfirmDialog, useConfirmedMutation } from './confirm-dialog';
 import { fieldErrorsOf } from './field-errors';
-import { Field, hostingKeys, InlineProblem } from './widgets';
+import { Field, focusFirstInvalid, hostingKeys, InlineProblem } from './widgets';
 
 const placeholders = ['%{project_path}', '%{project_id}', '%{default_branch}', '%{commit_sha}', '%{project_name}', '%{group_name}', '%{gitlab_server}'];
 const isHttp = (url: string) => /^https?:\/\/\S+$/i.test(url.trim());
@@ -80,8 +80,7 @@ function BadgeForm({ group, editing, onDone }: { readonly group: Group; readonly
     if (!isHttp(form.image_url)) found.image_url = 'Enter an http:// or https:// image URL.';
     setChecked(found);
     if (Object.keys(found).length > 0) {
-      const element = event.currentTarget;
-      requestAnimationFrame(() => element.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+      focusFirstInvalid(event.currentTarget, true);
       return;
     }
     save.mutate({ name: form.name?.trim() || undefined, link_url: form.link_url.trim(), image_url: form.image_url.trim() });

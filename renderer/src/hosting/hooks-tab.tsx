@@ -7,7 +7,7 @@ import { Busy } from '../ui/status';
 import { ConfirmDialog, useConfirmedMutation } from './confirm-dialog';
 import { fieldErrorsOf } from './field-errors';
 import { checkHookForm, emptyHookForm, hookEvents, hookInputOf, hookToForm, type HookFormState } from './hook-model';
-import { Field, hostingKeys, InlineProblem, Switch } from './widgets';
+import { Field, focusFirstInvalid, hostingKeys, InlineProblem, Switch } from './widgets';
 
 function HookForm({ project, editing, onDone }: { readonly project: Project; readonly editing: ProjectHook | null; readonly onDone: () => void }) {
   const { token } = useSignedIn();
@@ -33,8 +33,7 @@ function HookForm({ project, editing, onDone }: { readonly project: Project; rea
     const problem = checkHookForm(form);
     setUrlProblem(problem);
     if (problem) {
-      const element = event.currentTarget;
-      requestAnimationFrame(() => element.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+      focusFirstInvalid(event.currentTarget, true);
       return;
     }
     save.mutate(form);
