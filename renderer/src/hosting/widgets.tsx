@@ -5,7 +5,6 @@ import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 
 /** React Query keys of the hosting data, so mutations invalidate exactly what they change. */
 export const hostingKeys = {
-  all: ['hosting'] as const,
   projects: ['hosting', 'projects'] as const,
   project: (id: number) => ['hosting', 'project', id] as const,
   starred: (id: number) => ['hosting', 'starred', id] as const,
