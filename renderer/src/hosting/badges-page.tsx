@@ -5,9 +5,9 @@ import { createGroupBadge, deleteGroupBadge, listGroupBadges, listGroups, render
 import { useSignedIn } from '../lib/session-context';
 import { EmptyState, Panel } from '../ui/panel';
 import { Busy } from '../ui/status';
-import { ConfirmDialog } from './confirm-dialog';
+import { ConfirmDialog, useConfirmedMutation } from './confirm-dialog';
 import { fieldErrorsOf } from './field-errors';
-import { Field, hostingKeys, InlineProblem } from './widgets';
+import { Field, focusFirstInvalid, hostingKeys, InlineProblem } from './widgets';
 
 const placeholders = ['%{project_path}', '%{project_id}', '%{default_branch}', '%{commit_sha}', '%{project_name}', '%{group_name}', '%{gitlab_server}'];
 const isHttp = (url: string) => /^https?:\/\/\S+$/i.test(url.trim());
@@ -80,8 +80,7 @@ function BadgeForm({ group, editing, onDone }: { readonly group: Group; readonly
     if (!isHttp(form.image_url)) found.image_url = 'Enter an http:// or https:// image URL.';
     setChecked(found);
     if (Object.keys(found).length > 0) {
-      const element = event.currentTarget;
-      requestAnimationFrame(() => element.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+      focusFirstInvalid(event.currentTarget, true);
       return;
     }
     save.mutate({ name: form.name?.trim() || undefined, link_url: form.link_url.trim(), image_url: form.image_url.trim() });
@@ -126,11 +125,9 @@ function GroupBadges({ group }: { readonly group: Group }) {
   const queryClient = useQueryClient();
   const badges = useQuery({ queryKey: hostingKeys.badges(group.id), queryFn: ({ signal }) => listGroupBadges(token, group.id, signal) });
   const [editing, setEditing] = useState<GroupBadge | null>(null);
-  const [deleting, setDeleting] = useState<GroupBadge | null>(null);
-  const remove = useMutation({
+  const remove = useConfirmedMutation({
     mutationFn: (badge: GroupBadge) => deleteGroupBadge(token, group.id, badge.id),
     onSuccess: async (_data, badge) => {
-      setDeleting(null);
       if (editing?.id === badge.id) setEditing(null);
       await queryClient.invalidateQueries({ queryKey: hostingKeys.badges(group.id) });
     },
@@ -159,7 +156,7 @@ function GroupBadges({ group }: { readonly group: Group }) {
                   <button type="button" className="button button-secondary prj-small-button" onClick={() => setEditing(badge)}>
                     Edit<span className="visually-hidden"> {badge.name || `badge ${badge.id}`}</span>
                   </button>
-                  <button type="button" className="button button-ghost prj-small-button" onClick={() => setDeleting(badge)}>
+                  <button type="button" className="button button-ghost prj-small-button" onClick={() => remove.ask(badge)}>
                     Delete<span className="visually-hidden"> {badge.name || `badge ${badge.id}`}</span>
                   </button>
                 </div>
@@ -171,20 +168,9 @@ function GroupBadges({ group }: { readonly group: Group }) {
       <Panel title={editing ? `Edit badge ${editing.name || `#${editing.id}`}` : 'Add a badge'}>
         <BadgeForm key={`${group.id}-${editing?.id ?? 'new'}`} group={group} editing={editing} onDone={() => setEditing(null)} />
       </Panel>
-      <ConfirmDialog
-        open={deleting !== null}
-        title="Delete this badge?"
-        confirmLabel="Delete badge"
-        busy={remove.isPending}
-        error={remove.error?.message}
-        onConfirm={() => deleting && remove.mutate(deleting)}
-        onClose={() => {
-          setDeleting(null);
-          remove.reset();
-        }}
-      >
+      <ConfirmDialog {...remove.dialog} title="Delete this badge?" confirmLabel="Delete badge">
         <p>
-          The badge <strong>{deleting?.name || `#${deleting?.id}`}</strong> disappears from every project of {group.full_path}.
+          The badge <strong>{remove.target?.name || `#${remove.target?.id}`}</strong> disappears from every project of {group.full_path}.
         </p>
       </ConfirmDialog>
     </div>

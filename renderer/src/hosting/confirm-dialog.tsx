@@ -1,5 +1,50 @@
+import { useMutation, type UseMutationOptions, type UseMutationResult } from '@tanstack/react-query';
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { Dialog, InlineProblem } from './widgets';
+
+/** The props a ConfirmDialog takes from useConfirmedMutation. */
+export interface ConfirmedMutationDialog {
+  readonly open: boolean;
+  readonly busy: boolean;
+  readonly error: string | undefined;
+  readonly onConfirm: () => void;
+  readonly onClose: () => void;
+}
+
+/**
+ * A mutation run on a target only once a ConfirmDialog is confirmed: `ask(target)` opens the dialog,
+ * a success or a close clears the target (a close also resets the mutation's error); spread
+ * `dialog` into the ConfirmDialog.
+ */
+export function useConfirmedMutation<T, TData = unknown>(
+  options: UseMutationOptions<TData, Error, T>,
+): { readonly target: T | null; readonly ask: (target: T) => void; readonly dialog: ConfirmedMutationDialog; readonly mutation: UseMutationResult<TData, Error, T> } {
+  const [target, setTarget] = useState<T | null>(null);
+  const mutation = useMutation<TData, Error, T>({
+    ...options,
+    onSuccess: (...args) => {
+      setTarget(null);
+      return options.onSuccess?.(...args);
+    },
+  });
+  return {
+    target,
+    ask: (next) => setTarget(() => next),
+    mutation,
+    dialog: {
+      open: target !== null,
+      busy: mutation.isPending,
+      error: mutation.error?.message,
+      onConfirm: () => {
+        if (target !== null) mutation.mutate(target);
+      },
+      onClose: () => {
+        setTarget(null);
+        mutation.reset();
+      },
+    },
+  };
+}
 
 /**
  * A confirmation for a destructive action. With `typeToConfirm`, the person types that text first

@@ -4,10 +4,10 @@ import { createHook, deleteHook, listHooks, testHook, updateHook, type Project, 
 import { useSignedIn } from '../lib/session-context';
 import { EmptyState, Panel } from '../ui/panel';
 import { Busy } from '../ui/status';
-import { ConfirmDialog } from './confirm-dialog';
+import { ConfirmDialog, useConfirmedMutation } from './confirm-dialog';
 import { fieldErrorsOf } from './field-errors';
 import { checkHookForm, emptyHookForm, hookEvents, hookInputOf, hookToForm, type HookFormState } from './hook-model';
-import { Field, hostingKeys, InlineProblem, Switch } from './widgets';
+import { Field, focusFirstInvalid, hostingKeys, InlineProblem, Switch } from './widgets';
 
 function HookForm({ project, editing, onDone }: { readonly project: Project; readonly editing: ProjectHook | null; readonly onDone: () => void }) {
   const { token } = useSignedIn();
@@ -33,8 +33,7 @@ function HookForm({ project, editing, onDone }: { readonly project: Project; rea
     const problem = checkHookForm(form);
     setUrlProblem(problem);
     if (problem) {
-      const element = event.currentTarget;
-      requestAnimationFrame(() => element.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+      focusFirstInvalid(event.currentTarget, true);
       return;
     }
     save.mutate(form);
@@ -124,12 +123,10 @@ export function HooksTab({ project }: { readonly project: Project }) {
   const queryClient = useQueryClient();
   const hooks = useQuery({ queryKey: hostingKeys.hooks(project.id), queryFn: ({ signal }) => listHooks(token, project.id, signal) });
   const [editing, setEditing] = useState<ProjectHook | null>(null);
-  const [deleting, setDeleting] = useState<ProjectHook | null>(null);
   const formPanel = useRef<HTMLDivElement>(null);
-  const remove = useMutation({
+  const remove = useConfirmedMutation({
     mutationFn: (hook: ProjectHook) => deleteHook(token, project.id, hook.id),
     onSuccess: async (_data, hook) => {
-      setDeleting(null);
       if (editing?.id === hook.id) setEditing(null);
       await queryClient.invalidateQueries({ queryKey: hostingKeys.hooks(project.id) });
     },
@@ -155,7 +152,7 @@ export function HooksTab({ project }: { readonly project: Project }) {
                   setEditing(hook);
                   requestAnimationFrame(() => formPanel.current?.querySelector<HTMLElement>('input')?.focus());
                 }}
-                onDelete={() => setDeleting(hook)}
+                onDelete={() => remove.ask(hook)}
               />
             ))}
           </ul>
@@ -166,20 +163,9 @@ export function HooksTab({ project }: { readonly project: Project }) {
           <HookForm key={editing?.id ?? 'new'} project={project} editing={editing} onDone={() => setEditing(null)} />
         </Panel>
       </div>
-      <ConfirmDialog
-        open={deleting !== null}
-        title="Delete this hook?"
-        confirmLabel="Delete hook"
-        busy={remove.isPending}
-        error={remove.error?.message}
-        onConfirm={() => deleting && remove.mutate(deleting)}
-        onClose={() => {
-          setDeleting(null);
-          remove.reset();
-        }}
-      >
+      <ConfirmDialog {...remove.dialog} title="Delete this hook?" confirmLabel="Delete hook">
         <p>
-          <span className="mono">{deleting?.url}</span> stops receiving events from {project.path_with_namespace}.
+          <span className="mono">{remove.target?.url}</span> stops receiving events from {project.path_with_namespace}.
         </p>
       </ConfirmDialog>
     </div>

@@ -3,7 +3,7 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { Namespace, Project, ProjectPayload } from '../api/hosting';
 import { fieldErrorsOf } from './field-errors';
 import { checkProjectForm, featureSwitches, projectToForm, formToPayload, mergeMethods, mergeSwitches, pathFromName, visibilities, type ProjectFormState, type SwitchKey } from './project-form-model';
-import { Field, InlineProblem, Switch } from './widgets';
+import { Field, focusFirstInvalid, InlineProblem, Switch } from './widgets';
 
 const formFields = ['name', 'path', 'namespace_id', 'description', 'visibility', 'default_branch', 'tag_list', 'merge_method', 'ci_config_path', 'import_url'];
 const aliases = { topics: 'tag_list', namespace: 'namespace_id', import_source: 'import_url' };
@@ -51,12 +51,11 @@ export function ProjectForm({
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (save.isPending) return;
-    const formElement = event.currentTarget;
     const problems = checkProjectForm(form, mode);
     setChecked(problems);
     if (Object.keys(problems).length > 0) {
       // Send the person to the first field to fix, once it is marked.
-      requestAnimationFrame(() => formElement.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+      focusFirstInvalid(event.currentTarget, true);
       return;
     }
     const payload = formToPayload(form, mode, mode === 'edit' ? base : undefined);
@@ -70,7 +69,7 @@ export function ProjectForm({
   // A field GitLab refused gets the focus once it is marked, with its sentence as its description.
   const formRef = useRef<HTMLFormElement>(null);
   useEffect(() => {
-    if (save.error) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+    if (save.error) focusFirstInvalid(formRef.current);
   }, [save.error]);
 
   const namespace = namespaces?.find((n) => String(n.id) === form.namespaceId);

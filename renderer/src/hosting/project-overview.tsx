@@ -1,5 +1,4 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { deleteProject, getProjectNotifications, setArchived, setProjectNotifications, type NotificationLevelName, type Project } from '../api/hosting';
 import { useSignedIn } from '../lib/session-context';
@@ -8,7 +7,7 @@ import { Fact } from '../ui/fact';
 import { Panel } from '../ui/panel';
 import { ProgressBar } from '../ui/progress-bar';
 import { Busy, Problem } from '../ui/status';
-import { ConfirmDialog } from './confirm-dialog';
+import { ConfirmDialog, useConfirmedMutation } from './confirm-dialog';
 import { NotificationLevelSelect } from './notification-level';
 import { importRunning } from './import-status';
 import { formatWhen } from './project-list-query';
@@ -97,18 +96,16 @@ function DangerZone({ project }: { readonly project: Project }) {
   const { token } = useSignedIn();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const [dialog, setDialog] = useState<'archive' | 'delete' | null>(null);
-  const archive = useMutation({
+  // Archiving asks first (archive.ask(true)); unarchiving does not (archive.mutation.mutate(false)).
+  const archive = useConfirmedMutation({
     mutationFn: (value: boolean) => setArchived(token, project.id, value),
     onSuccess: async () => {
-      setDialog(null);
       await Promise.all([queryClient.invalidateQueries({ queryKey: hostingKeys.project(project.id) }), queryClient.invalidateQueries({ queryKey: hostingKeys.projects })]);
     },
   });
-  const remove = useMutation({
-    mutationFn: () => deleteProject(token, project.id),
+  const remove = useConfirmedMutation({
+    mutationFn: (target: Project) => deleteProject(token, target.id),
     onSuccess: async () => {
-      setDialog(null);
       queryClient.removeQueries({ queryKey: hostingKeys.project(project.id) });
       await queryClient.invalidateQueries({ queryKey: hostingKeys.projects });
       void navigate('/projects', { state: { deleted: project.path_with_namespace } });
@@ -124,51 +121,28 @@ function DangerZone({ project }: { readonly project: Project }) {
         <button
           type="button"
           className="button button-secondary prj-small-button"
-          aria-disabled={archive.isPending}
-          onClick={() => (project.archived ? !archive.isPending && archive.mutate(false) : setDialog('archive'))}
+          aria-disabled={archive.mutation.isPending}
+          onClick={() => (project.archived ? !archive.mutation.isPending && archive.mutation.mutate(false) : archive.ask(true))}
         >
-          {project.archived ? (archive.isPending ? 'Unarchiving…' : 'Unarchive') : 'Archive…'}
+          {project.archived ? (archive.mutation.isPending ? 'Unarchiving…' : 'Unarchive') : 'Archive…'}
         </button>
       </div>
-      {dialog === null ? <InlineProblem>{archive.error?.message}</InlineProblem> : null}
+      {!archive.dialog.open && !remove.dialog.open ? <InlineProblem>{archive.mutation.error?.message}</InlineProblem> : null}
       <div className="prj-danger-row">
         <div>
           <p className="prj-subtitle">Delete project</p>
           <p className="prj-help">Removes the repository, its uploads, stars, shares and hooks. This cannot be undone.</p>
         </div>
-        <button type="button" className="button prj-danger-button prj-small-button" onClick={() => setDialog('delete')}>
+        <button type="button" className="button prj-danger-button prj-small-button" onClick={() => remove.ask(project)}>
           Delete…
         </button>
       </div>
-      <ConfirmDialog
-        open={dialog === 'archive'}
-        title="Archive this project?"
-        confirmLabel="Archive"
-        busy={archive.isPending}
-        error={archive.error?.message}
-        onConfirm={() => archive.mutate(true)}
-        onClose={() => {
-          setDialog(null);
-          archive.reset();
-        }}
-      >
+      <ConfirmDialog {...archive.dialog} title="Archive this project?" confirmLabel="Archive">
         <p>
           <strong>{project.path_with_namespace}</strong> becomes read-only: pushes are refused until it is unarchived.
         </p>
       </ConfirmDialog>
-      <ConfirmDialog
-        open={dialog === 'delete'}
-        title="Delete this project?"
-        confirmLabel="Delete project"
-        typeToConfirm={project.path_with_namespace}
-        busy={remove.isPending}
-        error={remove.error?.message}
-        onConfirm={() => remove.mutate()}
-        onClose={() => {
-          setDialog(null);
-          remove.reset();
-        }}
-      >
+      <ConfirmDialog {...remove.dialog} title="Delete this project?" confirmLabel="Delete project" typeToConfirm={project.path_with_namespace}>
         <p>
           This deletes <strong>{project.name_with_namespace}</strong>, its repository and everything attached to it. Forks keep their copies but forget their parent.
         </p>
@@ -183,7 +157,7 @@ export function ProjectOverview({ project }: { readonly project: Project }) {
   const justCreated = (location.state as { created?: boolean } | null)?.created === true;
   const now = useNow();
   return (
-    <div className="prj-overview">
+    <div className="prj-two">
       <div className="stack">
         <ImportWatch project={project} />
         <ClonePanel project={project} justCreated={justCreated} />

@@ -4,7 +4,7 @@ import { listGroups, shareProject, unshareProject, type Project } from '../api/h
 import { useSignedIn } from '../lib/session-context';
 import { EmptyState, Panel } from '../ui/panel';
 import { Busy } from '../ui/status';
-import { ConfirmDialog } from './confirm-dialog';
+import { ConfirmDialog, useConfirmedMutation } from './confirm-dialog';
 import { fieldErrorsOf } from './field-errors';
 import { accessLevelName, accessLevels, Field, hostingKeys, InlineProblem } from './widgets';
 
@@ -22,7 +22,6 @@ export function ShareTab({ project }: { readonly project: Project }) {
   const [groupId, setGroupId] = useState('');
   const [access, setAccess] = useState('30');
   const [expires, setExpires] = useState('');
-  const [unsharing, setUnsharing] = useState<{ id: number; path: string } | null>(null);
   const refresh = () => Promise.all([queryClient.invalidateQueries({ queryKey: hostingKeys.project(project.id) }), queryClient.invalidateQueries({ queryKey: hostingKeys.projects })]);
   const share = useMutation({
     mutationFn: () => shareProject(token, project.id, { group_id: Number(groupId), group_access: Number(access), ...(expires ? { expires_at: expires } : {}) }),
@@ -32,12 +31,9 @@ export function ShareTab({ project }: { readonly project: Project }) {
       await refresh();
     },
   });
-  const unshare = useMutation({
-    mutationFn: (id: number) => unshareProject(token, project.id, id),
-    onSuccess: async () => {
-      setUnsharing(null);
-      await refresh();
-    },
+  const unshare = useConfirmedMutation({
+    mutationFn: (group: { readonly id: number; readonly path: string }) => unshareProject(token, project.id, group.id),
+    onSuccess: refresh,
   });
   const errors = fieldErrorsOf(share.error, ['group_id', 'group_access', 'expires_at']);
   const sharedIds = new Set(project.shared_with_groups.map((g) => g.group_id));
@@ -81,7 +77,7 @@ export function ShareTab({ project }: { readonly project: Project }) {
                     <td>{accessLevelName(g.group_access_level)}</td>
                     <td>{g.expires_at ?? <span className="muted">Never</span>}</td>
                     <td className="num">
-                      <button type="button" className="button button-ghost prj-small-button" onClick={() => setUnsharing({ id: g.group_id, path: g.group_full_path })}>
+                      <button type="button" className="button button-ghost prj-small-button" onClick={() => unshare.ask({ id: g.group_id, path: g.group_full_path })}>
                         Unshare<span className="visually-hidden"> {g.group_full_path}</span>
                       </button>
                     </td>
@@ -137,20 +133,9 @@ export function ShareTab({ project }: { readonly project: Project }) {
           </form>
         ) : null}
       </Panel>
-      <ConfirmDialog
-        open={unsharing !== null}
-        title="Stop sharing with this group?"
-        confirmLabel="Unshare"
-        busy={unshare.isPending}
-        error={unshare.error?.message}
-        onConfirm={() => unsharing && unshare.mutate(unsharing.id)}
-        onClose={() => {
-          setUnsharing(null);
-          unshare.reset();
-        }}
-      >
+      <ConfirmDialog {...unshare.dialog} title="Stop sharing with this group?" confirmLabel="Unshare">
         <p>
-          Members of <strong>{unsharing?.path}</strong> lose the access this share gave them to {project.path_with_namespace}.
+          Members of <strong>{unshare.target?.path}</strong> lose the access this share gave them to {project.path_with_namespace}.
         </p>
       </ConfirmDialog>
     </div>

@@ -1,10 +1,10 @@
-// Small pieces the Projects screens share: labelled fields with their error, switches, the modal
-// dialog (native <dialog>: showModal() traps focus and Escape closes it) and the query keys.
+// Small pieces the Projects screens share: labelled fields with their error (and focusing the first
+// invalid one), switches, the modal dialog (native <dialog>: showModal() traps focus and Escape
+// closes it) and the query keys.
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 
 /** React Query keys of the hosting data, so mutations invalidate exactly what they change. */
 export const hostingKeys = {
-  all: ['hosting'] as const,
   projects: ['hosting', 'projects'] as const,
   project: (id: number) => ['hosting', 'project', id] as const,
   starred: (id: number) => ['hosting', 'starred', id] as const,
@@ -102,6 +102,16 @@ export function Dialog({ open, title, onClose, children, className }: { readonly
       ) : null}
     </dialog>
   );
+}
+
+/**
+ * Focuses the first control marked `aria-invalid` inside `root`, to send a person to the field to fix;
+ * `deferred` waits a frame, for a field being marked in the render the caller has just asked for.
+ */
+export function focusFirstInvalid(root: ParentNode | null, deferred = false): void {
+  const focus = () => root?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  if (deferred) requestAnimationFrame(focus);
+  else focus();
 }
 
 /** A form-level problem: the server's sentence where the action was started. */
