@@ -1,9 +1,9 @@
 import { useId, useState } from 'react';
 import { desktopBridge } from '../../lib/desktop-bridge';
+import { saveBlob } from '../../lib/save-blob';
 import { Busy, Problem } from '../../ui/status';
 import { applyNamesOnDesktop, desktopRenamer, renamedZip, type DesktopApplyResult } from './apply-names';
 import { batchCsv, batchJson, type BatchItem } from './batch-model';
-import { saveBlob } from './save-file';
 
 type Outcome =
   | { readonly kind: 'idle' }
