@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useId, useMemo, useState } from 'react';
+import { formatBytes, formatChannels } from '../lib/format';
 import { useSignedIn } from '../lib/session-context';
 import { FileDrop } from '../ui/file-drop';
 import { Panel } from '../ui/panel';
@@ -59,7 +60,7 @@ function FileStrip({ state, onFiles }: { readonly state: AnalysisState; readonly
           </div>
           <div>
             <dt>Channels</dt>
-            <dd>{source ? (source.channels === 1 ? 'Mono' : source.channels === 2 ? 'Stereo' : `${source.channels} channels`) : unknown}</dd>
+            <dd>{source ? formatChannels(source.channels) : unknown}</dd>
           </div>
           <div>
             <dt>Format</dt>
@@ -67,7 +68,7 @@ function FileStrip({ state, onFiles }: { readonly state: AnalysisState; readonly
           </div>
           <div>
             <dt>Size</dt>
-            <dd className="mono">{file.size < 1_000_000 ? `${sizeFormat.format(file.size / 1000)} kB` : `${sizeFormat.format(file.size / 1_000_000)} MB`}</dd>
+            <dd className="mono">{formatBytes(file.size)}</dd>
           </div>
         </dl>
       </div>

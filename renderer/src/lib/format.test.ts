@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAudioSeconds, initials } from './format';
+import { formatAudioSeconds, formatBytes, formatChannels, initials } from './format';
 
 describe('formatAudioSeconds', () => {
   it('reads like a duration', () => {
@@ -8,6 +8,25 @@ describe('formatAudioSeconds', () => {
     expect(formatAudioSeconds(12)).toBe('12 s');
     expect(formatAudioSeconds(185)).toBe('3 min 05 s');
     expect(formatAudioSeconds(7500)).toBe('2 h 05 min');
+  });
+});
+
+describe('formatBytes', () => {
+  it('writes sizes in SI units', () => {
+    expect(formatBytes(0)).toBe('0 B');
+    expect(formatBytes(999)).toBe('999 B');
+    expect(formatBytes(1000)).toBe('1 kB');
+    expect(formatBytes(352_844)).toBe('352.8 kB');
+    expect(formatBytes(5_300_000)).toBe('5.3 MB');
+    expect(formatBytes(1_200_000_000)).toBe('1.2 GB');
+  });
+});
+
+describe('formatChannels', () => {
+  it('names channel counts', () => {
+    expect(formatChannels(1)).toBe('Mono');
+    expect(formatChannels(2)).toBe('Stereo');
+    expect(formatChannels(6)).toBe('6 channels');
   });
 });
 
