@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAudioSeconds, formatBytes, formatChannels, initials } from './format';
+import { formatAudioSeconds, formatBytes, formatChannels, initials, plural } from './format';
 
 describe('formatAudioSeconds', () => {
   it('reads like a duration', () => {
@@ -35,5 +35,13 @@ describe('initials', () => {
     expect(initials('Ada Lovelace', 'ada')).toBe('AL');
     expect(initials('Administrator', 'root')).toBe('AD');
     expect(initials('', 'root')).toBe('RO');
+  });
+});
+
+describe('plural', () => {
+  it('picks the noun for the count', () => {
+    expect(plural(1, 'file', 'files')).toBe('1 file');
+    expect(plural(0, 'file', 'files')).toBe('0 files');
+    expect(plural(3, 'renamed copy', 'renamed copies')).toBe('3 renamed copies');
   });
 });

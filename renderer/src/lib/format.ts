@@ -42,6 +42,11 @@ export function formatChannels(channels: number): string {
   return `${channels} channels`;
 }
 
+/** A count with its noun: "1 file", "3 files". */
+export function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
 /** Two letters for an avatar placeholder: "Ada Lovelace" → "AL", "root" → "RO". */
 export function initials(name: string, fallback: string): string {
   const words = (name.trim() || fallback.trim()).split(/\s+/).filter(Boolean);

@@ -1,6 +1,7 @@
 // Words and figures for a source job: its state, what was fetched, and why a request was refused
 // (sizes and channel counts are lib/format's).
 import type { JobStatus, SourceDescriptor } from '../../api/audio';
+import { messageOf } from '../../api/error-message';
 import { ApiError } from '../../api/http';
 
 const oneDecimal = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
@@ -61,5 +62,5 @@ export function submitProblem(error: unknown): string {
     }
     return error.message;
   }
-  return error instanceof Error && error.message ? error.message : 'The request could not be sent.';
+  return messageOf(error, 'The request could not be sent.');
 }
