@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asSentence, describeApiError } from './error-message';
+import { asSentence, describeApiError, messageOf } from './error-message';
 
 describe('describeApiError', () => {
   it('turns the audio API detail into a sentence', () => {
@@ -31,5 +31,14 @@ describe('asSentence', () => {
     expect(asSentence('Done!')).toBe('Done!');
     expect(asSentence('  spaced   out  ')).toBe('Spaced out.');
     expect(asSentence('')).toBe('');
+  });
+});
+
+describe('messageOf', () => {
+  it("takes an error's own message, else the fallback", () => {
+    expect(messageOf(new Error('Disk full.'), 'Failed.')).toBe('Disk full.');
+    expect(messageOf(new Error('  '), 'Failed.')).toBe('Failed.');
+    expect(messageOf('not an error', 'Failed.')).toBe('Failed.');
+    expect(messageOf(undefined, 'Failed.')).toBe('Failed.');
   });
 });

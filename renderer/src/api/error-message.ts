@@ -10,6 +10,11 @@ export function asSentence(text: string): string {
   return /[.!?…]$/.test(capitalised) ? capitalised : `${capitalised}.`;
 }
 
+/** A thrown error's own message when it has one, else `fallback` (for errors that are not API answers). */
+export function messageOf(error: unknown, fallback: string): string {
+  return error instanceof Error && error.message.trim() !== '' ? error.message : fallback;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useId, useMemo, useState } from 'react';
+import { formatBytes, formatChannels } from '../lib/format';
 import { useSignedIn } from '../lib/session-context';
 import { FileDrop } from '../ui/file-drop';
 import { Panel } from '../ui/panel';
@@ -13,6 +14,7 @@ import { formatFixed } from './analyse/readouts';
 import { Pending, RequestList } from './analyse/request-status';
 import { NamePanel, RolePanel } from './analyse/role-name-panel';
 import { SpectrogramView, spectrogramWorker } from './analyse/spectrogram-view';
+import { tempoIsNone, tempoOf } from './analyse/tempo';
 import { useAnalysis, type AnalysisState } from './analyse/use-analysis';
 import { WaveformView } from './analyse/waveform-view';
 import { formatClock } from './analyse/waveform-math';
@@ -34,11 +36,9 @@ function FileStrip({ state, onFiles }: { readonly state: AnalysisState; readonly
   const source = sourceOf(requests);
   // Without an answer: still coming, or never coming when the server refused the file.
   const unknown = state.fileProblem ? '—' : '…';
-  const onsets = requests.onsets.status === 'done' ? requests.onsets.result : null;
   const chroma = requests.analyze.status === 'done' ? requests.analyze.result.features.chroma : null;
-  const rhythmTempo = requests.analyze.status === 'done' ? (requests.analyze.result.features.rhythm?.tempo_bpm ?? null) : null;
-  const tempo = onsets ? onsets.tempo_bpm : rhythmTempo;
-  const tempoKnown = onsets !== null || requests.analyze.status === 'done';
+  const tempo = tempoOf(requests);
+  const tempoKnown = tempo !== null || tempoIsNone(requests);
   const keyKnown = chroma !== null;
   const pending = (key: 'onsets' | 'analyze') => (requests[key].status === 'failed' || requests[key].status === 'skipped' ? 'not measured' : '…');
   if (!file) return null;
@@ -59,7 +59,7 @@ function FileStrip({ state, onFiles }: { readonly state: AnalysisState; readonly
           </div>
           <div>
             <dt>Channels</dt>
-            <dd>{source ? (source.channels === 1 ? 'Mono' : source.channels === 2 ? 'Stereo' : `${source.channels} channels`) : unknown}</dd>
+            <dd>{source ? formatChannels(source.channels) : unknown}</dd>
           </div>
           <div>
             <dt>Format</dt>
@@ -67,7 +67,7 @@ function FileStrip({ state, onFiles }: { readonly state: AnalysisState; readonly
           </div>
           <div>
             <dt>Size</dt>
-            <dd className="mono">{file.size < 1_000_000 ? `${sizeFormat.format(file.size / 1000)} kB` : `${sizeFormat.format(file.size / 1_000_000)} MB`}</dd>
+            <dd className="mono">{formatBytes(file.size)}</dd>
           </div>
         </dl>
       </div>
@@ -178,7 +178,7 @@ export function AnalyseScreen() {
   const onsets = requests.onsets.status === 'done' ? requests.onsets.result : null;
   const spectrumState = scale === 'mel' ? requests.spectrumMel : requests.spectrumLog;
   const analyze = requests.analyze.status === 'done' ? requests.analyze.result : null;
-  const tempo = onsets?.tempo_bpm ?? analyze?.features.rhythm?.tempo_bpm ?? null;
+  const tempo = tempoOf(requests);
   const duration = waveform ? waveform.frames / waveform.source.sample_rate : (sourceOf(requests)?.duration_s ?? 0);
 
   return (

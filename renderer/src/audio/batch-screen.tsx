@@ -1,5 +1,6 @@
 import { useId, useMemo, useState } from 'react';
 import { desktopBridge } from '../lib/desktop-bridge';
+import { plural } from '../lib/format';
 import { useSignedIn } from '../lib/session-context';
 import { FileDrop } from '../ui/file-drop';
 import { EmptyState, Panel } from '../ui/panel';
@@ -12,10 +13,6 @@ import { BatchTable } from './batch/batch-table';
 import './batch/batch.css';
 
 const noItems: readonly BatchItem[] = [];
-
-function plural(count: number, one: string, many: string): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
 
 function OverallProgress({ items }: { readonly items: readonly BatchItem[] }) {
   const counted = items.filter((item) => item.status !== 'cancelled');

@@ -2,12 +2,12 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { downloadExport, getExportStatus, scheduleExport, type Project, type ProjectExportStatus } from '../api/hosting';
+import { saveBlob } from '../lib/save-blob';
 import { useSignedIn } from '../lib/session-context';
 import { Fact } from '../ui/fact';
 import { Panel } from '../ui/panel';
 import { ProgressBar } from '../ui/progress-bar';
 import { Busy, Pill } from '../ui/status';
-import { saveBlob } from './download';
 import { pollDelay } from './import-status';
 import { Field, hostingKeys, InlineProblem } from './widgets';
 

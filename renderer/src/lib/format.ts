@@ -21,6 +21,32 @@ export function formatAudioSeconds(seconds: number): string {
   return `${integer.format(hours)} h ${String(totalMinutes % 60).padStart(2, '0')} min`;
 }
 
+/** Bytes as "812 B", "44.1 kB", "5.3 MB", "1.2 GB" (SI units, as file managers show them). */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return '—';
+  if (bytes < 1000) return `${integer.format(bytes)} B`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = -1;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return `${oneDecimal.format(value)} ${units[unit]}`;
+}
+
+/** "Mono", "Stereo" or "6 channels". */
+export function formatChannels(channels: number): string {
+  if (channels === 1) return 'Mono';
+  if (channels === 2) return 'Stereo';
+  return `${channels} channels`;
+}
+
+/** A count with its noun: "1 file", "3 files". */
+export function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
 /** Two letters for an avatar placeholder: "Ada Lovelace" → "AL", "root" → "RO". */
 export function initials(name: string, fallback: string): string {
   const words = (name.trim() || fallback.trim()).split(/\s+/).filter(Boolean);

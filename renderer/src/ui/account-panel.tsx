@@ -1,9 +1,10 @@
 import { useEffect, useId, useRef } from 'react';
-import { formatAudioSeconds, formatCount, initials } from '../lib/format';
+import { initials } from '../lib/format';
 import type { Session } from '../lib/use-session';
 import { Fact } from './fact';
 import { SignInForm } from './sign-in-form';
 import { Busy, Pill, Problem } from './status';
+import { UsageStats } from './usage-stats';
 
 type SignedIn = Extract<Session['state'], { status: 'signed-in' }>;
 
@@ -50,14 +51,7 @@ function SignedInView({ state, onRefresh, onSignOut }: { readonly state: SignedI
         <h3 id={usageId} className="section-title">
           Usage of tenant <span className="mono">{me.tenant.id}</span>
         </h3>
-        <dl className="stats">
-          <Fact term="Requests">
-            <span className="stat-value">{formatCount(me.usage.requests_total)}</span>
-          </Fact>
-          <Fact term="Audio analysed">
-            <span className="stat-value">{formatAudioSeconds(me.usage.audio_seconds)}</span>
-          </Fact>
-        </dl>
+        <UsageStats me={me} />
       </section>
 
       {state.refreshProblem ? (

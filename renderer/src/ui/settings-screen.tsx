@@ -1,13 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
-import { getMe } from '../api/client';
+import { useEffect, useEffectEvent, useState } from 'react';
 import { desktopBridge } from '../lib/desktop-bridge';
-import { formatAudioSeconds, formatCount } from '../lib/format';
 import { useSessionContext, useSignedIn } from '../lib/session-context';
 import { CopyButton } from './copy-button';
 import { Fact } from './fact';
 import { Panel } from './panel';
 import { Busy, Pill, Problem } from './status';
+import { UsageStats } from './usage-stats';
 
 function TokenField({ token }: { readonly token: string }) {
   const [shown, setShown] = useState(false);
@@ -75,10 +74,12 @@ function LocalApiPanel({ url }: { readonly url: string }) {
 /** Settings and account: the connection, usage from /me, and the local API details for plugins. */
 export function SettingsScreen() {
   const session = useSessionContext();
-  const { token, user } = useSignedIn();
+  const { token, user, me, refreshing, refreshProblem } = useSignedIn();
   const bridge = desktopBridge();
   const url = window.location.origin;
-  const me = useQuery({ queryKey: ['me', token], queryFn: ({ signal }) => getMe(token, signal) });
+  // The usage is the session's (the Home screen shows the same figures); opening Settings refreshes it.
+  const refreshOnOpen = useEffectEvent(() => session.refresh());
+  useEffect(() => refreshOnOpen(), []);
 
   return (
     <>
@@ -108,32 +109,19 @@ export function SettingsScreen() {
 
         <Panel
           title="Usage"
-          busy={me.isFetching}
+          busy={refreshing}
           actions={
-            <button type="button" className="button button-secondary" onClick={() => void me.refetch()} aria-disabled={me.isFetching}>
-              {me.isFetching ? 'Refreshing…' : 'Refresh'}
+            <button type="button" className="button button-secondary" onClick={() => !refreshing && session.refresh()} aria-disabled={refreshing}>
+              {refreshing ? 'Refreshing…' : 'Refresh'}
             </button>
           }
         >
-          {me.isPending ? <Busy>Reading your usage…</Busy> : null}
-          {me.error ? (
+          {refreshProblem ? (
             <Problem title="Usage could not be read.">
-              <p>{me.error.message}</p>
+              <p>{refreshProblem}</p>
             </Problem>
           ) : null}
-          {me.data ? (
-            <dl className="stats">
-              <Fact term="Tenant">
-                <span className="mono">{me.data.tenant.id}</span>
-              </Fact>
-              <Fact term="Requests">
-                <span className="stat-value">{formatCount(me.data.usage.requests_total)}</span>
-              </Fact>
-              <Fact term="Audio analysed">
-                <span className="stat-value">{formatAudioSeconds(me.data.usage.audio_seconds)}</span>
-              </Fact>
-            </dl>
-          ) : null}
+          <UsageStats me={me} showTenant />
         </Panel>
 
         <LocalApiPanel url={url} />

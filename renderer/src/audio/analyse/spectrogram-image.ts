@@ -1,21 +1,10 @@
 // Turning the /spectrum answer into pixels: values are (dB + 100) / 100, frames × bands.
+import { magmaLut } from './colour-map';
 
 /** The part of 0..1 that the colour map spans: `low` maps to the darkest colour, `high` to the brightest. */
 export interface ValueRange {
   readonly low: number;
   readonly high: number;
-}
-
-/**
- * Span the colours over `spanDb` below the loudest cell, so a quiet file still uses the whole map
- * (the server's floor is −100 dB, far below what matters to the ear next to the loudest part).
- */
-export function displayRange(data: readonly (readonly number[])[], spanDb = 80): ValueRange {
-  let high = 0;
-  for (const row of data) for (const value of row) if (value > high) high = value;
-  const span = spanDb / 100;
-  high = Math.max(high, 0.1);
-  return { low: Math.max(0, high - span), high };
 }
 
 /** The rows of the answer in one Float32Array, frame after frame (native copies, one per frame). */
@@ -28,7 +17,11 @@ export function flattenFrames(data: readonly (readonly number[])[], bands: numbe
   return flat;
 }
 
-/** displayRange over flattened frames. */
+/**
+ * The range the colours span over flattened frames: `spanDb` below the loudest cell, so a quiet file
+ * still uses the whole map (the server's floor is −100 dB, far below what matters to the ear next to
+ * the loudest part).
+ */
 export function displayRangeFlat(values: Float32Array, spanDb = 80): ValueRange {
   let high = 0;
   for (let i = 0; i < values.length; i++) {
@@ -52,44 +45,25 @@ export function packLut(lut: Uint8ClampedArray): Uint32Array {
 }
 
 /**
- * RGBA pixels of a frames × bands image (x = frame, y = band with the highest band on row 0), each
- * value mapped through the LUT over `range`. `out` is reused when it has the right size.
+ * RGBA pixels of a frames × bands image from flattened frames (frame-major, `bands` values per frame):
+ * x = frame, y = band with the highest band on row 0, each value mapped through the packed LUT over
+ * `range`. `out` is reused when it has the right size.
  */
-export function spectrogramPixels(
-  data: readonly (readonly number[])[],
+export function spectrogramPixelsFlat(
+  values: Float32Array,
+  frames: number,
   bands: number,
-  lut: Uint8ClampedArray | Uint32Array,
+  packed: Uint32Array,
   range: ValueRange,
   out?: Uint8ClampedArray<ArrayBuffer>,
 ): Uint8ClampedArray<ArrayBuffer> {
-  const frames = data.length;
   const pixels = out && out.length === frames * bands * 4 ? out : new Uint8ClampedArray(frames * bands * 4);
-  const packed = lut instanceof Uint32Array ? lut : packLut(lut);
   const words = new Uint32Array(pixels.buffer, pixels.byteOffset, frames * bands);
   const top = packed.length - 1;
   const scale = range.high > range.low ? top / (range.high - range.low) : 0;
   const low = range.low;
   for (let f = 0; f < frames; f++) {
-    const row = data[f];
-    if (!row) continue;
     // Row r of the image holds band (bands - 1 - r): the highest band is drawn at the top.
-    let at = (bands - 1) * frames + f;
-    for (let b = 0; b < bands; b++, at -= frames) {
-      const level = ((row[b] as number) - low) * scale;
-      words[at] = packed[level <= 0 ? 0 : level >= top ? top : Math.round(level)] as number;
-    }
-  }
-  return pixels;
-}
-
-/** spectrogramPixels over flattened frames (frame-major, `bands` values per frame). */
-export function spectrogramPixelsFlat(values: Float32Array, frames: number, bands: number, packed: Uint32Array, range: ValueRange): Uint8ClampedArray<ArrayBuffer> {
-  const pixels = new Uint8ClampedArray(frames * bands * 4);
-  const words = new Uint32Array(pixels.buffer);
-  const top = packed.length - 1;
-  const scale = range.high > range.low ? top / (range.high - range.low) : 0;
-  const low = range.low;
-  for (let f = 0; f < frames; f++) {
     let at = (bands - 1) * frames + f;
     const base = f * bands;
     for (let b = 0; b < bands; b++, at -= frames) {
@@ -98,6 +72,14 @@ export function spectrogramPixelsFlat(values: Float32Array, frames: number, band
     }
   }
   return pixels;
+}
+
+const packedMagma = packLut(magmaLut);
+
+/** A spectrum's magma-coloured pixels and the value range the colours span (the worker's job, or the page's without one). */
+export function spectrogramImage(values: Float32Array, frames: number, bands: number): { readonly pixels: Uint8ClampedArray<ArrayBuffer>; readonly range: ValueRange } {
+  const range = displayRangeFlat(values);
+  return { pixels: spectrogramPixelsFlat(values, frames, bands, packedMagma, range), range };
 }
 
 /** A labelled frequency on the spectrogram's axis; `fromTop` is 0 at the top edge, 1 at the bottom. */

@@ -2,13 +2,12 @@ import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import type { SpectrumResult } from '../../api/audio';
 import { lutGradient, magmaLut } from './colour-map';
 import { usePlayheadTime, type Playhead } from './playhead';
-import { displayRangeFlat, flattenFrames, frequencyTicks, packLut, spectrogramPixelsFlat, valueToDb, type ValueRange } from './spectrogram-image';
+import { flattenFrames, frequencyTicks, spectrogramImage, valueToDb, type ValueRange } from './spectrogram-image';
 import type { SpectrogramImage, SpectrogramJob } from './spectrogram-worker';
 import { timeTicks } from './waveform-math';
 
 const HEIGHT = 220;
 const legendGradient = lutGradient(magmaLut, 17);
-const packedMagma = packLut(magmaLut);
 
 /** The playback position as a line over the spectrogram (its own component: it moves every frame). */
 function Cursor({ playhead, duration }: { readonly playhead: Playhead; readonly duration: number }) {
@@ -42,10 +41,7 @@ function renderImage(spectrum: SpectrumResult): Promise<SpectrogramImage> {
   const values = flattenFrames(spectrum.data, spectrum.bands);
   const frames = spectrum.data.length;
   const worker = spectrogramWorker();
-  if (!worker) {
-    const range = displayRangeFlat(values);
-    return Promise.resolve({ id, range, pixels: spectrogramPixelsFlat(values, frames, spectrum.bands, packedMagma, range) });
-  }
+  if (!worker) return Promise.resolve({ id, ...spectrogramImage(values, frames, spectrum.bands) });
   return new Promise((resolve, reject) => {
     const onMessage = (event: MessageEvent<SpectrogramImage>) => {
       if (event.data.id !== id) return;

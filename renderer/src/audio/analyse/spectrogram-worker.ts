@@ -1,7 +1,6 @@
 // Maps a spectrum to pixels off the main thread: the 128 000 cells of a 128 × 1000 spectrum take
 // several milliseconds of cold JavaScript, which on a busy two-core machine would cost the page a frame.
-import { magmaLut } from './colour-map';
-import { displayRangeFlat, packLut, spectrogramPixelsFlat, type ValueRange } from './spectrogram-image';
+import { spectrogramImage, type ValueRange } from './spectrogram-image';
 
 /** What the page sends: the flattened spectrum (transferred). */
 export interface SpectrogramJob {
@@ -18,12 +17,9 @@ export interface SpectrogramImage {
   readonly range: ValueRange;
 }
 
-const packed = packLut(magmaLut);
-
 self.onmessage = (event: MessageEvent<SpectrogramJob>) => {
   const { id, frames, bands, values } = event.data;
-  const range = displayRangeFlat(values);
-  const pixels = spectrogramPixelsFlat(values, frames, bands, packed, range);
+  const { pixels, range } = spectrogramImage(values, frames, bands);
   const answer: SpectrogramImage = { id, pixels, range };
   self.postMessage(answer, { transfer: [pixels.buffer] });
 };

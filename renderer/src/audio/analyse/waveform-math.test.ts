@@ -85,4 +85,21 @@ describe('movingRms', () => {
     expect(Array.from(out).map((v) => Number(v.toFixed(3)))).toEqual([0.707, 0.707, 0.707, 0.707]);
     expect(Array.from(movingRms([0.5, 0.5], 1))).toEqual([0.5, 0.5]);
   });
+
+  it('centres the window on the bin (a step shows where it sits)', () => {
+    // Window 2, half = 1: bins i − 1 and i, clamped at the start: [0,1], [0,1], [1,2], [2,3].
+    //   i=0: 0,0 → 0   i=1: 0,0 → 0   i=2: 0,1 → sqrt(1/2) = 0.707   i=3: 1,1 → 1
+    // A window starting at the bin (bins i and i + 1) would give 0.707 at i=1 and 1 at i=2.
+    const even = movingRms([0, 0, 1, 1], 2);
+    expect(Array.from(even).map((v) => Number(v.toFixed(3)))).toEqual([0, 0, 0.707, 1]);
+
+    // Window 3, half = 1, bins i − 1 … i + 1, cut short at the end (divided by the bins it has):
+    //   i=0: bins 0–2 = 0,0,0 → 0          i=1: bins 0–2 = 0,0,0 → 0
+    //   i=2: bins 1–3 = 0,0,1 → sqrt(1/3) = 0.577
+    //   i=3: bins 2–4 = 0,1,1 → sqrt(2/3) = 0.816
+    //   i=4: bins 3–5 = 1,1,1 → 1          i=5: bins 4–5 = 1,1 → sqrt(2/2) = 1 (not sqrt(2/3))
+    // A window ending at the bin would give 0 at i=2, one starting there 0.816.
+    const odd = movingRms([0, 0, 0, 1, 1, 1], 3);
+    expect(Array.from(odd).map((v) => Number(v.toFixed(3)))).toEqual([0, 0, 0.577, 0.816, 1, 1]);
+  });
 });

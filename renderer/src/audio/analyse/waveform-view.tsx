@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useId, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
 import WaveSurfer from 'wavesurfer.js';
 import type { OnsetsResult, WaveformResult } from '../../api/audio';
 import { usePlayheadTime, type Playhead } from './playhead';
@@ -102,6 +102,56 @@ function measure(name: string, startMark: string): void {
   performance.clearMarks(startMark);
 }
 
+/** The position readout, "0:12.34 / 1:05.00" (its own component: it changes every frame while playing). */
+function Clock({ playhead, duration }: { readonly playhead: Playhead; readonly duration: number }) {
+  const time = usePlayheadTime(playhead);
+  return (
+    <p className="an-clock mono" aria-label="Position">
+      <span data-testid="playhead-time">{formatClock(time)}</span>
+      <span className="muted"> / {formatClock(duration)}</span>
+    </p>
+  );
+}
+
+/**
+ * The focusable slider around wavesurfer's host, whose ARIA value follows the playback position (its
+ * own component for the same reason as Clock; re-rendering it keeps the host element and its focus).
+ */
+function PositionSlider({
+  playhead,
+  duration,
+  hostRef,
+  helpId,
+  ready,
+  onKeyDown,
+}: {
+  readonly playhead: Playhead;
+  readonly duration: number;
+  readonly hostRef: RefObject<HTMLDivElement | null>;
+  readonly helpId: string;
+  readonly ready: boolean;
+  readonly onKeyDown: (event: KeyboardEvent<HTMLDivElement>) => void;
+}) {
+  const time = usePlayheadTime(playhead);
+  return (
+    <div
+      className="an-wave"
+      tabIndex={0}
+      role="slider"
+      aria-label="Playback position"
+      aria-describedby={helpId}
+      aria-valuemin={0}
+      aria-valuemax={Math.round(duration * 100) / 100}
+      aria-valuenow={Math.round(time * 100) / 100}
+      aria-valuetext={`${formatClock(time)} of ${formatClock(duration)}`}
+      onKeyDown={onKeyDown}
+      data-ready={ready || undefined}
+    >
+      <div ref={hostRef} className="an-wave-host" />
+    </div>
+  );
+}
+
 /**
  * The waveform from the server's peaks with the RMS envelope and onset ticks, playing the local file
  * through an object URL: Play/Pause, click or drag to seek, arrow keys to seek, zoom.
@@ -128,7 +178,6 @@ export function WaveformView({
   const [playError, setPlayError] = useState<string | null>(null);
   const [factors, setFactors] = useState<number[]>([1]);
   const [zoom, setZoom] = useState(1);
-  const time = usePlayheadTime(playhead);
   const helpId = useId();
   const duration = waveform.frames / waveform.source.sample_rate;
 
@@ -279,10 +328,7 @@ export function WaveformView({
           <span aria-hidden="true" className={playing ? 'an-icon-pause' : 'an-icon-play'} />
           {playing ? 'Pause' : 'Play'}
         </button>
-        <p className="an-clock mono" aria-label="Position">
-          <span data-testid="playhead-time">{formatClock(time)}</span>
-          <span className="muted"> / {formatClock(duration)}</span>
-        </p>
+        <Clock playhead={playhead} duration={duration} />
         <div className="an-zoom" role="group" aria-label="Zoom">
           <button type="button" className="button button-secondary an-small-button" onClick={() => canZoomOut && applyZoom(factors[zoomIndex - 1] ?? 1)} aria-disabled={!canZoomOut}>
             Zoom out
@@ -303,21 +349,7 @@ export function WaveformView({
           </button>
         </div>
       </div>
-      <div
-        className="an-wave"
-        tabIndex={0}
-        role="slider"
-        aria-label="Playback position"
-        aria-describedby={helpId}
-        aria-valuemin={0}
-        aria-valuemax={Math.round(duration * 100) / 100}
-        aria-valuenow={Math.round(time * 100) / 100}
-        aria-valuetext={`${formatClock(time)} of ${formatClock(duration)}`}
-        onKeyDown={onKeyDown}
-        data-ready={ready || undefined}
-      >
-        <div ref={host} className="an-wave-host" />
-      </div>
+      <PositionSlider playhead={playhead} duration={duration} hostRef={host} helpId={helpId} ready={ready} onKeyDown={onKeyDown} />
       <p id={helpId} className="help an-legend">
         <span className="an-key an-key-peak" aria-hidden="true" /> Peak
         <span className="an-key an-key-rms" aria-hidden="true" /> RMS

@@ -1,17 +1,15 @@
 // "Apply names": the analysed files under their suggested names, as a zip download in a browser or
 // as files written into a chosen folder by the desktop app.
 import type { DesktopBridge, RenamedCopy } from '../../lib/desktop-bridge';
-import type { BatchItem, BatchResult } from './batch-model';
+import { analysed, type AnalysedItem, type BatchItem } from './batch-model';
 import { renamedFileName, uniqueNames } from './file-names';
 import { buildZip } from './zip';
 
-type Analysed = BatchItem & { readonly result: BatchResult };
-
 /** Each analysed file with the name it gets: the suggested name, its own extension, unique in the set. */
-export function plannedNames(items: readonly BatchItem[]): { readonly item: Analysed; readonly newName: string }[] {
-  const analysed = items.filter((item): item is Analysed => item.status === 'done' && item.result !== null);
-  const names = uniqueNames(analysed.map((item) => renamedFileName(item.result.suggestedName, item.file.name)));
-  return analysed.map((item, i) => ({ item, newName: names[i] ?? item.file.name }));
+export function plannedNames(items: readonly BatchItem[]): { readonly item: AnalysedItem; readonly newName: string }[] {
+  const done = analysed(items);
+  const names = uniqueNames(done.map((item) => renamedFileName(item.result.suggestedName, item.file.name)));
+  return done.map((item, i) => ({ item, newName: names[i] ?? item.file.name }));
 }
 
 /** A zip of renamed copies of the analysed files. */

@@ -1,9 +1,11 @@
 import { useId, useState } from 'react';
+import { messageOf } from '../../api/error-message';
 import { desktopBridge } from '../../lib/desktop-bridge';
+import { plural } from '../../lib/format';
+import { saveBlob } from '../../lib/save-blob';
 import { Busy, Problem } from '../../ui/status';
 import { applyNamesOnDesktop, desktopRenamer, renamedZip, type DesktopApplyResult } from './apply-names';
 import { batchCsv, batchJson, type BatchItem } from './batch-model';
-import { saveBlob } from './save-file';
 
 type Outcome =
   | { readonly kind: 'idle' }
@@ -11,14 +13,6 @@ type Outcome =
   | { readonly kind: 'saved'; readonly message: string }
   | { readonly kind: 'written'; readonly result: DesktopApplyResult; readonly mode: 'copy' | 'move' }
   | { readonly kind: 'failed'; readonly message: string };
-
-function errorSentence(error: unknown, fallback: string): string {
-  return error instanceof Error && error.message.trim() !== '' ? error.message : fallback;
-}
-
-function plural(count: number, one: string, many: string): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
 
 /** Export CSV and JSON and apply the suggested names, for the analysed files the table shows. */
 export function BatchActions({ items }: { readonly items: readonly BatchItem[] }) {
@@ -45,7 +39,7 @@ export function BatchActions({ items }: { readonly items: readonly BatchItem[] }
       setOutcome({ kind: 'busy', what: 'Choose a folder for the renamed files…' });
       applyNamesOnDesktop(renamer, items, mode).then(
         (result) => setOutcome(result ? { kind: 'written', result, mode } : { kind: 'idle' }),
-        (error: unknown) => setOutcome({ kind: 'failed', message: errorSentence(error, 'The files could not be written.') }),
+        (error: unknown) => setOutcome({ kind: 'failed', message: messageOf(error, 'The files could not be written.') }),
       );
       return;
     }
@@ -55,7 +49,7 @@ export function BatchActions({ items }: { readonly items: readonly BatchItem[] }
         saveBlob(blob, 'cratehouse-renamed.zip');
         setOutcome({ kind: 'saved', message: `Saved cratehouse-renamed.zip with ${plural(count, 'renamed copy', 'renamed copies')}.` });
       },
-      (error: unknown) => setOutcome({ kind: 'failed', message: errorSentence(error, 'The zip could not be built.') }),
+      (error: unknown) => setOutcome({ kind: 'failed', message: messageOf(error, 'The zip could not be built.') }),
     );
   };
 

@@ -168,8 +168,12 @@ export const csvHeader = [
   'flags',
 ] as const;
 
-function analysed(items: readonly BatchItem[]): (BatchItem & { readonly result: BatchResult })[] {
-  return items.filter((item): item is BatchItem & { readonly result: BatchResult } => item.status === 'done' && item.result !== null);
+/** A file whose analysis finished, with its result. */
+export type AnalysedItem = BatchItem & { readonly result: BatchResult };
+
+/** The files whose analysis finished, in the given order. */
+export function analysed(items: readonly BatchItem[]): AnalysedItem[] {
+  return items.filter((item): item is AnalysedItem => item.status === 'done' && item.result !== null);
 }
 
 /** The analysed files as CSV (RFC 4180), one row each in the given order; unfinished files are left out. */

@@ -1,6 +1,7 @@
 // The batch lives in this module, not in the screen, so it keeps running and keeps its results when
 // the person opens another screen and comes back (app.tsx unmounts routes it does not show).
 import { useSyncExternalStore } from 'react';
+import { messageOf } from '../../api/error-message';
 import { isAbort } from '../../api/http';
 import type { AnalyseFile } from './analyse-file';
 import type { BatchItem } from './batch-model';
@@ -31,12 +32,6 @@ export interface BatchStore {
   retry(id: string): void;
   /** Stop everything and empty the batch; numbering starts at 1 again. */
   clear(): void;
-}
-
-/** Why a file failed, as a sentence. */
-function sentenceOf(error: unknown): string {
-  if (error instanceof Error && error.message.trim() !== '') return error.message;
-  return 'The analysis failed unexpectedly.';
 }
 
 /** A batch that runs at most `concurrency` files at once through `analyseFile`. */
@@ -78,7 +73,7 @@ export function createBatchStore(analyseFile: AnalyseFile, concurrency = 2): Bat
       (error: unknown) => {
         // A cancelled file was already marked by cancel() or removed by remove()/clear().
         if (controller.signal.aborted || isAbort(error)) return;
-        update(item.id, { status: 'failed', stage: null, error: sentenceOf(error) });
+        update(item.id, { status: 'failed', stage: null, error: messageOf(error, 'The analysis failed unexpectedly.') });
       },
     ).finally(() => {
       if (running.get(item.id) === controller) running.delete(item.id);

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { Pill } from '../../ui/status';
 import { keyLabel, type BatchItem, type BatchResult, type SortKey, type SortOrder } from './batch-model';
-import { formatDecibels, formatScore, formatTempo, missingReason, stageLabels } from './format';
+import { formatOneDecimal, formatScore, missingReason, stageLabels } from './format';
 
 interface Column {
   readonly key: SortKey;
@@ -80,9 +80,9 @@ function RowProgress({ item }: { readonly item: BatchItem }) {
 }
 
 function ResultCells({ result }: { readonly result: BatchResult }) {
-  const lufs = formatDecibels(result.integratedLufs);
-  const peak = formatDecibels(result.truePeakDbtp);
-  const tempo = formatTempo(result.tempoBpm);
+  const lufs = formatOneDecimal(result.integratedLufs);
+  const peak = formatOneDecimal(result.truePeakDbtp);
+  const tempo = formatOneDecimal(result.tempoBpm);
   const key = keyLabel(result);
   const flags = result.flags.map((flag) => flag.message).join(' ');
   return (

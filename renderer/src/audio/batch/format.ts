@@ -4,13 +4,8 @@ import type { BatchResult, Stage } from './batch-model';
 const oneDecimal = new Intl.NumberFormat(undefined, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 const twoDecimals = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
-/** A dB-like figure with one decimal, or null for −∞ (the API's null). */
-export function formatDecibels(value: number | null): string | null {
-  return value === null ? null : oneDecimal.format(value);
-}
-
-/** A tempo with one decimal. */
-export function formatTempo(value: number | null): string | null {
+/** A figure (LUFS, dBTP, BPM) with one decimal, or null for a missing one (−∞ dB, no tempo: the API's null). */
+export function formatOneDecimal(value: number | null): string | null {
   return value === null ? null : oneDecimal.format(value);
 }
 

@@ -1,31 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { JobStatus } from '../../api/audio';
 import { ApiError } from '../../api/http';
-import { descriptorOf, formatBytes, formatChannels, formatDuration, jobErrorSentence, submitProblem } from './source-format';
+import { descriptorOf, formatDuration, jobErrorSentence, submitProblem } from './source-format';
 
 const job = (overrides: Partial<JobStatus>): JobStatus => ({ job_id: 'j', type: 'source', status: 'pending', progress: 0, created: 1, ...overrides });
 
 describe('source formatting', () => {
-  it('writes sizes in SI units', () => {
-    expect(formatBytes(0)).toBe('0 B');
-    expect(formatBytes(999)).toBe('999 B');
-    expect(formatBytes(1000)).toBe('1 kB');
-    expect(formatBytes(352_844)).toBe('352.8 kB');
-    expect(formatBytes(5_300_000)).toBe('5.3 MB');
-    expect(formatBytes(1_200_000_000)).toBe('1.2 GB');
-  });
-
   it('writes durations', () => {
     expect(formatDuration(2)).toBe('2 s');
     expect(formatDuration(4.25)).toBe('4.3 s');
     expect(formatDuration(187)).toBe('3:07');
     expect(formatDuration(3725)).toBe('1:02:05');
-  });
-
-  it('names channel counts', () => {
-    expect(formatChannels(1)).toBe('Mono');
-    expect(formatChannels(2)).toBe('Stereo');
-    expect(formatChannels(6)).toBe('6 channels');
   });
 });
 

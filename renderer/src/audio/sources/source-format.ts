@@ -1,23 +1,10 @@
-// Words and figures for a source job: its state, what was fetched, and why a request was refused.
+// Words and figures for a source job: its state, what was fetched, and why a request was refused
+// (sizes and channel counts are lib/format's).
 import type { JobStatus, SourceDescriptor } from '../../api/audio';
+import { messageOf } from '../../api/error-message';
 import { ApiError } from '../../api/http';
 
 const oneDecimal = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
-const integer = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
-
-/** Bytes as "812 B", "44.1 kB", "5.3 MB", "1.2 GB" (SI units, as file managers show them). */
-export function formatBytes(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return '—';
-  if (bytes < 1000) return `${integer.format(bytes)} B`;
-  const units = ['kB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = -1;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit += 1;
-  }
-  return `${oneDecimal.format(value)} ${units[unit]}`;
-}
 
 /** A duration as "4.2 s", "3:07" or "1:02:05". */
 export function formatDuration(seconds: number): string {
@@ -28,13 +15,6 @@ export function formatDuration(seconds: number): string {
   const m = Math.floor((total % 3600) / 60);
   const s = String(total % 60).padStart(2, '0');
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
-}
-
-/** "Mono", "Stereo" or "6 channels". */
-export function formatChannels(channels: number): string {
-  if (channels === 1) return 'Mono';
-  if (channels === 2) return 'Stereo';
-  return `${channels} channels`;
 }
 
 /** How the audio was found: the URL itself, a page's player, or yt-dlp. */
@@ -82,5 +62,5 @@ export function submitProblem(error: unknown): string {
     }
     return error.message;
   }
-  return error instanceof Error && error.message ? error.message : 'The request could not be sent.';
+  return messageOf(error, 'The request could not be sent.');
 }

@@ -3,13 +3,14 @@ import { useId, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { cancelJob, downloadArtifact, getJob, type JobStatus, type SourceDescriptor } from '../../api/audio';
 import { ApiError } from '../../api/http';
+import { formatBytes, formatChannels } from '../../lib/format';
+import { saveBlob } from '../../lib/save-blob';
 import { Fact } from '../../ui/fact';
 import { ProgressBar } from '../../ui/progress-bar';
 import { Busy, Pill, Problem } from '../../ui/status';
-import { saveBlob } from '../batch/save-file';
 import { setPendingAnalysis } from './handoff';
 import type { RememberedJob } from './job-list';
-import { descriptorOf, formatBytes, formatChannels, formatDuration, formatVia, jobErrorSentence } from './source-format';
+import { descriptorOf, formatDuration, formatVia, jobErrorSentence } from './source-format';
 
 /** The query key of one job's status. */
 export function sourceJobKey(id: string): readonly unknown[] {

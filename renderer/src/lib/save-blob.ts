@@ -1,5 +1,5 @@
-// Saving a file the page made (an export, a zip, a fetched WAV): a download through a temporary
-// object URL. The desktop app's window turns it into its own save dialog.
+// Saving a file the page made (an export, a zip, a fetched WAV, a project archive): a download
+// through a temporary object URL. The desktop app's window turns it into its own save dialog.
 
 /** Offer `blob` to the person as a download named `fileName`. */
 export function saveBlob(blob: Blob, fileName: string): void {
