@@ -244,9 +244,6 @@ class FeaturesAnalysis {
   private readonly fft: RealFft;
   private readonly window: Float64Array;
   private readonly buf: Float64Array;
-  private readonly frameIn: Float64Array;
-  private readonly re: Float64Array;
-  private readonly im: Float64Array;
   private readonly power: Float64Array;
   private mag: Float64Array;
   private prevMag: Float64Array;
@@ -299,9 +296,6 @@ class FeaturesAnalysis {
     for (let i = 0; i < n; i++) w2 += this.window[i]! * this.window[i]!;
     this.gateEnergy = SILENT_FRAME_RMS * SILENT_FRAME_RMS * w2;
     this.buf = new Float64Array(n);
-    this.frameIn = new Float64Array(n);
-    this.re = new Float64Array(bins);
-    this.im = new Float64Array(bins);
     this.power = new Float64Array(bins);
     this.mag = new Float64Array(bins);
     this.prevMag = new Float64Array(bins);
@@ -412,7 +406,9 @@ class FeaturesAnalysis {
   }
 
   private computeFrame(t: number): void {
-    const { buf, window, frameIn, re, im, power } = this;
+    const { buf, window, fft, power } = this;
+    // The windowed frame goes straight into the FFT's input, and its output is read in place.
+    const frameIn = fft.input;
     const n = STFT_SIZE;
     let e0 = 0;
     let e1 = 0;
@@ -427,10 +423,10 @@ class FeaturesAnalysis {
     const energy = e0 + e1;
     const active = energy >= this.gateEnergy;
     this.active[t] = active ? 1 : 0;
-    this.fft.forward(frameIn, re, im);
+    fft.transform();
     const mag = this.mag;
     const stats = this.stats;
-    spectrumPass(re, im, this.freqs, power, mag, stats);
+    spectrumPass(fft.re, fft.im, this.freqs, power, mag, stats);
     const sum = stats[0]!;
     this.centroid[t] = stats[1]!;
     this.bandwidth[t] = stats[2]!;

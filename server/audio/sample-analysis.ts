@@ -21,7 +21,7 @@
  * and the arithmetic is the same however the stream is chunked, so the answer is too.
  */
 import { applyFilterbank, createFilterbank } from './dsp/bands.js';
-import { createRealFft } from './dsp/fft.js';
+import { createRealFft, type RealFft } from './dsp/fft.js';
 import { Yin, hzToMidi, midiToHz, noteName, type PitchEstimate } from './dsp/pitch.js';
 import {
   GrowableArray,
@@ -334,11 +334,8 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
   private readonly ring: Float64Array;
   private nextFrameAt: number;
   private stftFrames = 0;
-  private readonly fft;
+  private readonly fft: RealFft;
   private readonly window: Float64Array;
-  private readonly frameIn: Float64Array;
-  private readonly re: Float64Array;
-  private readonly im: Float64Array;
   private readonly power: Float64Array;
   private readonly shape: SpectralShape;
   private readonly binHz: number;
@@ -405,9 +402,6 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
     this.ring = new Float64Array(this.n);
     this.fft = createRealFft(this.n);
     this.window = hannWindow(this.n);
-    this.frameIn = new Float64Array(this.n);
-    this.re = new Float64Array(half + 1);
-    this.im = new Float64Array(half + 1);
     this.power = new Float64Array(half + 1);
     this.shape = new SpectralShape(half + 1);
     this.binHz = sr / this.n;
@@ -586,7 +580,8 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
     const start = j * this.hop; // padded position
     const ring = this.ring;
     const w = this.window;
-    const frameIn = this.frameIn;
+    // The windowed frame goes straight into the FFT's input, and its output is read in place.
+    const frameIn = this.fft.input;
     // Padded positions [start, start + n) sit in the ring from start mod n on; real samples past `seen`
     // (only at the end of the stream) read as 0, as do those before the first.
     const first = start % n;
@@ -602,10 +597,10 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
         frameIn[k] = k < valid && start + k >= half ? ring[r < n ? r : r - n]! * w[k]! : 0;
       }
     }
-    this.fft.forward(frameIn, this.re, this.im);
+    this.fft.transform();
     const power = this.power;
-    const re = this.re;
-    const im = this.im;
+    const re = this.fft.re;
+    const im = this.fft.im;
     let total = 0;
     let centroid = 0;
     const binHz = this.binHz;

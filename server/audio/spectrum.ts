@@ -62,9 +62,8 @@ export const spectrumEngine: EngineSpec<SpectrumParams, SpectrumResult> = {
     const ring = new Float32Array(n);
     let seen = 0;
     let next = 0;
-    const frameIn = new Float64Array(n);
-    const re = new Float64Array(half + 1);
-    const im = new Float64Array(half + 1);
+    // Frames are windowed straight into the FFT's input, and its output is read in place.
+    const { input: frameIn, re, im } = fft;
     const power = new Float64Array(half + 1);
     const bandOut = new Float64Array(params.bands);
     const rows: Float64Array[] = [];
@@ -76,7 +75,7 @@ export const spectrumEngine: EngineSpec<SpectrumParams, SpectrumResult> = {
         const t = start + j;
         frameIn[j] = t < 0 || t >= seen ? 0 : ring[t % n]! * window[j]!;
       }
-      fft.forward(frameIn, re, im);
+      fft.transform();
       for (let k = 0; k <= half; k++) power[k] = (re[k]! * re[k]! + im[k]! * im[k]!) / fullScale;
       applyFilterbank(fb, power, bandOut);
       if (averaged) for (let b = 0; b < bandOut.length; b++) sum[b] = sum[b]! + bandOut[b]!;

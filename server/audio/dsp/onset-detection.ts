@@ -173,8 +173,8 @@ export function diffFrames(window: Float64Array, hopSize: number, ratio = 0.5): 
 }
 
 /**
- * One FFT per size for the whole process: its tables are built once, and `forward` is synchronous, so
- * streams in the same thread can share it (each keeps its own output arrays).
+ * One FFT per size for the whole thread: its tables are built once, and `transform` is synchronous, so
+ * streams in the same thread can share it (each copies its frame in and reads the output at once).
  */
 const ffts = new Map<number, RealFft>();
 function sharedFft(n: number): RealFft {
@@ -268,8 +268,6 @@ class SuperFlux implements OnsetStrengthTail {
   private readonly fft: RealFft;
   /** The current frame's samples; after each frame the last N − hop move to the front. */
   private readonly buf: Float64Array;
-  private readonly re: Float64Array;
-  private readonly im: Float64Array;
   private readonly mag: Float64Array;
   /** This frame's band values 1 + λ·Y (the log is taken lazily, see computeFrame). */
   private readonly lin: Float64Array;
@@ -305,8 +303,6 @@ class SuperFlux implements OnsetStrengthTail {
     this.lag = diffFrames(hannWindow(n), hop);
     this.fft = sharedFft(n); // checks that n is a power of two
     this.buf = new Float64Array(n);
-    this.re = new Float64Array(n / 2 + 1);
-    this.im = new Float64Array(n / 2 + 1);
     this.mag = new Float64Array(n / 2 + 1);
     this.lin = new Float64Array(this.bands);
     this.history = new Float64Array(this.lag * this.bands).fill(1);
@@ -386,10 +382,12 @@ class SuperFlux implements OnsetStrengthTail {
   }
 
   private computeFrame(): void {
-    const { re, im, mag, lin, history, fb, lambda } = this;
+    const { fft, mag, lin, history, fb, lambda } = this;
     const bands = this.bands;
-    this.fft.forward(this.buf, re, im);
-    hannMagnitudes(re, im, fb.start[0]!, fb.binEnd, mag);
+    // The FFT is shared by the thread's streams: copy the frame in, read the output before anything else runs.
+    fft.input.set(this.buf);
+    fft.transform();
+    hannMagnitudes(fft.re, fft.im, fb.start[0]!, fb.binEnd, mag);
     // Band values in linear form, v = 1 + λ·Y. Since log is monotonic, max-filtering the logs equals the log
     // of the max-filtered values, and L − Lmax = log(v / vmax): only bands that rise need a logarithm.
     const { start, length, offset, weights } = fb;

@@ -39,9 +39,8 @@ export class Yin {
   private readonly tauMax: number;
   private readonly threshold: number;
   private readonly fft: RealFft;
+  /** The FFT's input (the frame, then its power spectrum); its output is read in place. */
   private readonly buf: Float64Array;
-  private readonly re: Float64Array;
-  private readonly im: Float64Array;
   private readonly prefix: Float64Array;
   private readonly dn: Float64Array;
 
@@ -53,9 +52,7 @@ export class Yin {
     this.tauMin = Math.max(2, Math.floor(sampleRate / fMax));
     const m = frameSize * 2;
     this.fft = createRealFft(m);
-    this.buf = new Float64Array(m);
-    this.re = new Float64Array(frameSize + 1);
-    this.im = new Float64Array(frameSize + 1);
+    this.buf = this.fft.input;
     this.prefix = new Float64Array(frameSize + 1);
     this.dn = new Float64Array(this.tauMax + 2);
   }
@@ -74,8 +71,8 @@ export class Yin {
     const n = this.frameSize;
     const m = 2 * n;
     const buf = this.buf;
-    const re = this.re;
-    const im = this.im;
+    const re = this.fft.re;
+    const im = this.fft.im;
     let mean = 0;
     for (let i = 0; i < n; i++) mean += frame[i]!;
     mean /= n;
@@ -97,10 +94,10 @@ export class Yin {
     }
     // Autocorrelation: the power spectrum is real and even, so its forward transform equals m times its
     // inverse one: r(τ) = Re FFT(|X|²)[τ] / m.
-    this.fft.forward(buf, re, im);
+    this.fft.transform();
     for (let k = 0; k <= n; k++) buf[k] = re[k]! * re[k]! + im[k]! * im[k]!;
     for (let k = 1; k < n; k++) buf[m - k] = buf[k]!;
-    this.fft.forward(buf, re, im);
+    this.fft.transform();
     const inv = 1 / m;
     const dn = this.dn;
     const tauMax = this.tauMax;
