@@ -1,5 +1,4 @@
 import type { Meter } from '../auth/metering.js';
-import { AppError } from '../http/errors.js';
 import type { ReceivedUpload } from '../http/multipart.js';
 import type { AnalysisPool } from './worker-pool.js';
 import { cacheKey, type ResultCache } from './cache.js';
@@ -25,47 +24,34 @@ export interface AnalysisOptions {
  * An analysis started while its upload is still arriving: the worker reads the temp file as it grows
  * (a PCM WAV from its first bytes; other formats once complete), so decoding and analysis overlap the
  * upload instead of following it. Its answer is used only on a cache miss; otherwise it is cancelled.
- * Another worker hashes the file as it arrives, so the HTTP thread only receives and writes it.
+ * The upload is hashed on the HTTP thread as its chunks pass (receiveUpload), which leaves both worker
+ * threads to the analysis: a hash task in the pool held one of them until the upload was complete, so
+ * the second part of a split /analyze waited for the whole upload before it could start.
  */
 export class EarlyAnalysis {
   private readonly feed = new FeedWriter();
-  private started: { readonly path: string; readonly result: Promise<AnalysisOutput>; readonly sha256: Promise<string | null> } | null = null;
+  private started: { readonly path: string; readonly result: Promise<AnalysisOutput> } | null = null;
 
-  constructor(
-    private readonly pool: AnalysisPool,
-    private readonly begin: (path: string, control: SharedArrayBuffer) => Promise<AnalysisOutput>,
-  ) {}
+  constructor(private readonly begin: (path: string, control: SharedArrayBuffer) => Promise<AnalysisOutput>) {}
 
-  /** receiveUpload's `onFileProgress` (with `hash: false`): starts hashing and analysing when the file opens, then reports progress. */
+  /** receiveUpload's `onFileProgress`: starts the analysis when the file opens, then reports progress. */
   readonly onFileProgress = (path: string, bytesOnDisk: number, complete: boolean): void => {
     if (!this.started) {
-      const sha256 = this.pool.hash(path, this.feed.shared);
       const result = this.begin(path, this.feed.shared);
-      sha256.catch(() => undefined);
       result.catch(() => undefined); // awaited only on a cache miss
-      this.started = { path, result, sha256 };
+      this.started = { path, result };
     }
     this.feed.written(bytesOnDisk, complete);
   };
 
-  /** The upload once received, with the sha256 hashed as it arrived; a failed upload stops everything. */
+  /** The upload once received (with its sha256); a failed upload stops the analysis. */
   async received(upload: Promise<ReceivedUpload>): Promise<ReceivedUpload> {
-    let done: ReceivedUpload;
     try {
-      done = await upload;
+      return await upload;
     } catch (error) {
       this.cancel();
       throw error;
     }
-    let sha256 = this.started?.path === done.path ? await this.started.sha256.catch(() => null) : null;
-    if (!sha256) {
-      // Not hashed as it arrived (cancelled meanwhile, or no progress was reported): hash it now.
-      const whole = new FeedWriter();
-      whole.written(done.bytes, true);
-      sha256 = await this.pool.hash(done.path, whole.shared);
-    }
-    if (!sha256) throw new AppError('unavailable', 'The upload could not be hashed');
-    return { ...done, sha256 };
   }
 
   /** The upload failed or was refused, or the answer came from elsewhere: stop. */
@@ -107,7 +93,7 @@ export class AnalysisService {
 
   /** Start analysing an upload as it arrives; hand the result to `analyse` with the finished upload. */
   begin(engineId: string, params: Readonly<Record<string, unknown>>, options: AnalysisOptions = {}): EarlyAnalysis {
-    return new EarlyAnalysis(this.pool, (file, control) => this.run(engineId, params, file, options, control));
+    return new EarlyAnalysis((file, control) => this.run(engineId, params, file, options, control));
   }
 
   /**

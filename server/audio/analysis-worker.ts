@@ -1,5 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, open, rm, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
@@ -189,42 +189,6 @@ export function combineParts(task: CombineTask): unknown {
   return split.combine(task.results, task.seconds);
 }
 
-/** A file to hash in a worker thread, read as it arrives when `control` is an upload's feed. */
-export interface HashTask {
-  readonly file: string;
-  readonly control: SharedArrayBuffer;
-}
-
-/**
- * Worker entry (export name `hashFile`): the sha256 of an upload, read from its temp file while the
- * HTTP thread is still writing it, so hashing a large upload does not hold up the event loop that
- * receives it. Null when the upload failed or was cancelled.
- */
-export async function hashFile(task: HashTask): Promise<string | null> {
-  const feed = new FeedReader(task.control);
-  const hash = createHash('sha256');
-  const buf = Buffer.allocUnsafe(1 << 20);
-  try {
-    const fh = await open(task.file, 'r');
-    try {
-      for (let at = 0; ; ) {
-        const state = await feed.waitFor(at + buf.length);
-        const want = Math.min(buf.length, state.available - at);
-        if (want <= 0 && state.complete) return hash.digest('hex');
-        const { bytesRead } = await fh.read(buf, 0, want, at);
-        if (bytesRead === 0) throw new Error(`${task.file} is shorter than the bytes reported written`);
-        hash.update(buf.subarray(0, bytesRead));
-        at += bytesRead;
-      }
-    } finally {
-      await fh.close();
-    }
-  } catch (error) {
-    if (error instanceof FeedStopped) return null;
-    throw error;
-  }
-}
-
 /** What a thread warms at start (see warmUp). */
 export interface WarmUpTask {
   /** A directory for a temporary WAV file: with it, the /analyze path is warmed too. */
@@ -240,9 +204,9 @@ const warmUpFileSeconds = 36;
  *   instances: V8 optimises the hot loops during the first round and throws some of that code away when
  *   the second round's new instances generalise the field types it recorded;
  * - with `dir`, the path a WAV upload to /analyze takes, three times: both parts of the split engine
- *   reading a 36 s WAV file through the upload feed, their combine, and the sha256 of the file. The
- *   engines alone left the first /analyze of a fresh server about 25 % slower on its worker threads than
- *   the tenth (the WAV reader, the feed, the hash and the parts over minutes rather than seconds were
+ *   reading a 36 s WAV file through the upload feed, and their combine. The engines alone left the first
+ *   /analyze of a fresh server about 25 % slower on its worker threads than the tenth (the WAV reader,
+ *   the feed and the parts over minutes rather than seconds were
  *   still unoptimised); with this the first one runs the code a long-running server has.
  * The server passes `dir` (its upload directory); tests and the command line skip the file (~1 s of CPU).
  */
@@ -289,7 +253,6 @@ async function warmUpAnalyzePath(dir: string, sampleRate: number): Promise<numbe
         outs.push(out);
       }
       combineParts({ engineId: 'analyze', results: outs.map((o) => o.result), seconds: Math.max(...outs.map((o) => o.analysedSeconds)) });
-      await hashFile({ file, control: complete() });
       ran++;
     }
   } finally {

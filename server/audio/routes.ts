@@ -128,7 +128,6 @@ export function createAudioRouter(deps: AudioDeps): Router {
           field: 'file',
           missingIssue: { loc: ['body', 'file'], msg: 'Field required', type: 'missing' },
           onFileProgress: early.onFileProgress,
-          hash: false,
         }),
       );
       deps.meter.uploaded(who.tenant, upload.bytes);

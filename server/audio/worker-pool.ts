@@ -3,7 +3,7 @@ import { Piscina } from 'piscina';
 import { isServerNodeFlag } from '../config/node-flags.js';
 import { AppError } from '../http/errors.js';
 import { FeedWriter } from './decode/upload-feed.js';
-import type { AnalysisFailure, AnalysisOutput, AnalysisTask, CombineTask, HashTask, WarmUpTask } from './analysis-worker.js';
+import type { AnalysisFailure, AnalysisOutput, AnalysisTask, CombineTask, WarmUpTask } from './analysis-worker.js';
 
 /** The DSP worker pool: analyses never run on the event loop that serves HTTP. */
 export interface AnalysisPool {
@@ -14,8 +14,6 @@ export interface AnalysisPool {
   run(task: AnalysisTask, signal?: AbortSignal): Promise<AnalysisOutput>;
   /** A split engine's `combine` over its parts' results (see EngineSpec.split). */
   combine(engineId: string, results: readonly unknown[], seconds: number): Promise<unknown>;
-  /** The sha256 of a file, read as it arrives through `control` (a FeedWriter's buffer); null once it failed or was cancelled. */
-  hash(file: string, control: SharedArrayBuffer): Promise<string | null>;
   /** True once every thread has finished its start-up warm-up (until then the first requests run slower code). */
   isWarm(): boolean;
   destroy(): Promise<void>;
@@ -68,7 +66,6 @@ export function createAnalysisPool(threads = availableParallelism(), options: Po
       return out;
     },
     combine: (engineId, results, seconds) => pool.run({ engineId, results, seconds } satisfies CombineTask, { name: 'combineParts' }) as Promise<unknown>,
-    hash: (file, control) => pool.run({ file, control } satisfies HashTask, { name: 'hashFile' }) as Promise<string | null>,
     isWarm: () => warm,
     destroy: () => pool.destroy(),
   };
