@@ -10,7 +10,10 @@ export interface StreamFormat {
 
 /** A streaming analysis: fed interleaved float32 chunks in order, then asked for its result once. */
 export interface StreamEngine<R> {
-  /** Interleaved samples; chunk.length is a multiple of the channel count. Chunks may be any size. */
+  /**
+   * Interleaved samples; chunk.length is a multiple of the channel count. Chunks may be any size, and
+   * are only valid during the call (readers reuse their arrays): copy what you keep.
+   */
   push(chunk: Float32Array): void;
   /**
    * Optional fast path for 16-bit PCM sources: the stored integers, interleaved, where x stands for the

@@ -20,7 +20,7 @@ export interface PcmSource {
   readonly direct: boolean;
   /** When format.totalFrames is unknown: the decoded length expected, from the container's tags. */
   readonly lengthEstimate: LengthEstimate | null;
-  /** Interleaved chunks in order; each call starts a fresh decode from the beginning. */
+  /** Interleaved chunks in order, each valid until the next is requested; each call starts a fresh decode. */
   chunks(options?: { readonly headSeconds?: number; readonly signal?: AbortSignal }): AsyncIterable<Float32Array>;
   /**
    * 16-bit PCM sources only (null otherwise): the stored integers, interleaved (x stands for x/2^15),

@@ -13,7 +13,8 @@ const wav = encodeWav([Float32Array.from({ length: frames }, () => noise() * 0.8
 
 async function collect(chunks: AsyncIterable<Float32Array>): Promise<Float32Array> {
   const parts: Float32Array[] = [];
-  for await (const c of chunks) parts.push(c);
+  // Each chunk is only valid until the next is requested: copy.
+  for await (const c of chunks) parts.push(c.slice());
   const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
   for (const p of parts) {

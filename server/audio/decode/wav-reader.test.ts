@@ -21,7 +21,8 @@ async function readAll(file: string): Promise<Float32Array> {
   const info = await readWavInfo(file);
   if (!info) throw new Error('not a readable WAV');
   const parts: Float32Array[] = [];
-  for await (const c of readWavChunks(file, info)) parts.push(c);
+  // Each chunk is only valid until the next is requested: copy.
+  for await (const c of readWavChunks(file, info)) parts.push(c.slice());
   const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
   for (const p of parts) {
