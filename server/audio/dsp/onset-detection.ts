@@ -21,9 +21,10 @@
  *
  * Parameters (ours; the paper used N = 2048 at 200 frames per second):
  * - N = the power of two nearest 23 ms: 1024 at 44.1 and 48 kHz. Half of SuperFlux's 46 ms: drum onsets
- *   need time rather than frequency resolution, and a 1024-point FFT costs a third of a 2048-point one.
- * - hop = N/2 = 512 (11.6 ms at 44.1 kHz, 10.7 ms at 48 kHz; librosa's hop). The FFT is about half of
- *   the run time (3.7 µs per 1024-point frame on the development machine), and 512 makes 14 % fewer
+ *   need time rather than frequency resolution, and a 1024-point FFT costs half of a 2048-point one.
+ * - hop = N/2 = 512 (11.6 ms at 44.1 kHz, 10.7 ms at 48 kHz; librosa's hop). The run time is per frame
+ *   (the FFT, 1.5 µs per 1024-point frame on the development machine, was half of it before it moved to
+ *   WebAssembly), and 512 makes 14 % fewer
  *   frames than a 10 ms hop of 441; the coarser grid costs no accuracy because peak times are
  *   interpolated (on the test loops, onsets come out within ±6 ms of the truth, about 1 ms early on
  *   average, at both hops).
