@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -21,7 +22,13 @@ describe('serverNodeFlags', () => {
       for (let i = 0; i < 400 && !p.isWarm(); i++) await new Promise((r) => setTimeout(r, 50));
       console.log(p.isWarm() ? 'warm' : 'cold');
       await p.destroy();`;
-    const run = spawnSync(process.execPath, [...serverNodeFlags, '--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    // A script file rather than `--input-type=module -e`: worker threads inherit the process's execArgv,
+    // and a thread that piscina starts with --input-type fails (ERR_INPUT_TYPE_NOT_ALLOWED).
+    const dir = mkdtempSync(path.join(tmpdir(), 'node-flags-'));
+    const file = path.join(dir, 'pool.mjs');
+    writeFileSync(file, script);
+    const run = spawnSync(process.execPath, [...serverNodeFlags, '--import', 'tsx', file], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    rmSync(dir, { recursive: true, force: true });
     expect(run.stderr).not.toMatch(/ERR_WORKER_INVALID_EXEC_ARGV/);
     expect(run.stdout.trim()).toBe('warm');
     expect(run.status).toBe(0);
