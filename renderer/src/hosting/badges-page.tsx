@@ -7,7 +7,7 @@ import { EmptyState, Panel } from '../ui/panel';
 import { Busy } from '../ui/status';
 import { ConfirmDialog, useConfirmedMutation } from './confirm-dialog';
 import { fieldErrorsOf } from './field-errors';
-import { Field, focusFirstInvalid, hostingKeys, InlineProblem } from './widgets';
+import { Field, focusFirstInvalid, hostingKeys, InlineProblem, SubmitButton } from './widgets';
 
 const placeholders = ['%{project_path}', '%{project_id}', '%{default_branch}', '%{commit_sha}', '%{project_name}', '%{group_name}', '%{gitlab_server}'];
 const isHttp = (url: string) => /^https?:\/\/\S+$/i.test(url.trim());
@@ -107,9 +107,9 @@ function BadgeForm({ group, editing, onDone }: { readonly group: Group; readonly
       <BadgePreview group={group} name={form.name ?? ''} link={form.link_url} image={form.image_url} />
       <InlineProblem>{errors.general}</InlineProblem>
       <div className="actions">
-        <button type="submit" className="button button-primary" aria-disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : editing ? 'Save badge' : 'Add badge'}
-        </button>
+        <SubmitButton pending={save.isPending} busyLabel="Saving…">
+          {editing ? 'Save badge' : 'Add badge'}
+        </SubmitButton>
         {editing ? (
           <button type="button" className="button button-secondary" onClick={onDone}>
             Cancel

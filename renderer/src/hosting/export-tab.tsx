@@ -9,7 +9,7 @@ import { Panel } from '../ui/panel';
 import { ProgressBar } from '../ui/progress-bar';
 import { Busy, Pill } from '../ui/status';
 import { pollDelay } from './import-status';
-import { Field, hostingKeys, InlineProblem } from './widgets';
+import { Field, hostingKeys, InlineProblem, SubmitButton } from './widgets';
 
 const running = (status: ProjectExportStatus['export_status'] | undefined) => status === 'started' || status === 'after_export_action';
 
@@ -54,9 +54,9 @@ export function ExportTab({ project }: { readonly project: Project }) {
           </Field>
           <InlineProblem>{schedule.error?.message}</InlineProblem>
           <div className="actions">
-            <button type="submit" className="button button-primary" aria-disabled={schedule.isPending || running(current)}>
-              {schedule.isPending ? 'Scheduling…' : current === 'finished' ? 'Export again' : 'Export project'}
-            </button>
+            <SubmitButton pending={schedule.isPending} busyLabel="Scheduling…" blocked={running(current)}>
+              {current === 'finished' ? 'Export again' : 'Export project'}
+            </SubmitButton>
           </div>
         </form>
       </Panel>

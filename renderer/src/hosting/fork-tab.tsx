@@ -8,7 +8,7 @@ import { ProgressBar } from '../ui/progress-bar';
 import { Busy, Pill, Problem } from '../ui/status';
 import { fieldErrorsOf } from './field-errors';
 import { importRunning, pollDelay } from './import-status';
-import { Field, hostingKeys, InlineProblem } from './widgets';
+import { Field, hostingKeys, InlineProblem, SubmitButton } from './widgets';
 
 /** Watches a new fork's import_status until the copy is finished (or failed). */
 function ForkProgress({ fork }: { readonly fork: Project }) {
@@ -97,9 +97,9 @@ export function ForkTab({ project }: { readonly project: Project }) {
           </div>
           <InlineProblem>{errors.general}</InlineProblem>
           <div className="actions">
-            <button type="submit" className="button button-primary" aria-disabled={fork.isPending}>
-              {fork.isPending ? 'Forking…' : 'Fork project'}
-            </button>
+            <SubmitButton pending={fork.isPending} busyLabel="Forking…">
+              Fork project
+            </SubmitButton>
           </div>
         </form>
       ) : null}

@@ -7,7 +7,7 @@ import { Busy } from '../ui/status';
 import { ConfirmDialog, useConfirmedMutation } from './confirm-dialog';
 import { fieldErrorsOf } from './field-errors';
 import { checkHookForm, emptyHookForm, hookEvents, hookInputOf, hookToForm, type HookFormState } from './hook-model';
-import { Field, focusFirstInvalid, hostingKeys, InlineProblem, Switch } from './widgets';
+import { Field, focusFirstInvalid, hostingKeys, InlineProblem, SubmitButton, Switch } from './widgets';
 
 function HookForm({ project, editing, onDone }: { readonly project: Project; readonly editing: ProjectHook | null; readonly onDone: () => void }) {
   const { token } = useSignedIn();
@@ -64,9 +64,9 @@ function HookForm({ project, editing, onDone }: { readonly project: Project; rea
       <Switch label="Verify the receiver's SSL certificate" checked={form.sslVerification} onChange={(value) => setForm({ ...form, sslVerification: value })} />
       <InlineProblem>{general}</InlineProblem>
       <div className="actions">
-        <button type="submit" className="button button-primary" aria-disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : editing ? 'Save hook' : 'Add hook'}
-        </button>
+        <SubmitButton pending={save.isPending} busyLabel="Saving…">
+          {editing ? 'Save hook' : 'Add hook'}
+        </SubmitButton>
         {editing ? (
           <button type="button" className="button button-secondary" onClick={onDone}>
             Cancel

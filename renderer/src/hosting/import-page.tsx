@@ -10,7 +10,7 @@ import { ProgressBar } from '../ui/progress-bar';
 import { Busy, Pill, Problem } from '../ui/status';
 import { fieldErrorsOf } from './field-errors';
 import { importRunning, pathFromArchiveName, pollDelay } from './import-status';
-import { Field, hostingKeys, InlineProblem } from './widgets';
+import { Field, hostingKeys, InlineProblem, SubmitButton } from './widgets';
 
 function ImportProgress({ result }: { readonly result: ProjectImportStatus }) {
   const { token } = useSignedIn();
@@ -144,9 +144,9 @@ export function ImportPage() {
           {upload.isPending && progress ? <ProgressBar label="Uploading" value={progress.total > 0 ? progress.loaded / progress.total : null} detail={`${formatCount(progress.loaded)} of ${formatCount(progress.total)} bytes`} /> : null}
           {upload.isPending && !progress ? <Busy>Starting the upload…</Busy> : null}
           <div className="actions">
-            <button type="submit" className="button button-primary" aria-disabled={upload.isPending}>
-              {upload.isPending ? 'Uploading…' : 'Import project'}
-            </button>
+            <SubmitButton pending={upload.isPending} busyLabel="Uploading…">
+              Import project
+            </SubmitButton>
           </div>
         </form>
       </Panel>

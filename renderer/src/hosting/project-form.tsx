@@ -3,7 +3,7 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { Namespace, Project, ProjectPayload } from '../api/hosting';
 import { fieldErrorsOf } from './field-errors';
 import { checkProjectForm, featureSwitches, projectToForm, formToPayload, mergeMethods, mergeSwitches, pathFromName, visibilities, type ProjectFormState, type SwitchKey } from './project-form-model';
-import { Field, focusFirstInvalid, InlineProblem, Switch } from './widgets';
+import { Field, focusFirstInvalid, InlineProblem, SubmitButton, Switch } from './widgets';
 
 const formFields = ['name', 'path', 'namespace_id', 'description', 'visibility', 'default_branch', 'tag_list', 'merge_method', 'ci_config_path', 'import_url'];
 const aliases = { topics: 'tag_list', namespace: 'namespace_id', import_source: 'import_url' };
@@ -198,9 +198,9 @@ export function ProjectForm({
         </p>
       ) : null}
       <div className="actions">
-        <button type="submit" className="button button-primary" aria-disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : submitLabel}
-        </button>
+        <SubmitButton pending={save.isPending} busyLabel="Saving…">
+          {submitLabel}
+        </SubmitButton>
       </div>
     </form>
   );

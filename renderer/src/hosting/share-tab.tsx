@@ -6,7 +6,7 @@ import { EmptyState, Panel } from '../ui/panel';
 import { Busy } from '../ui/status';
 import { ConfirmDialog, useConfirmedMutation } from './confirm-dialog';
 import { fieldErrorsOf } from './field-errors';
-import { accessLevelName, accessLevels, Field, hostingKeys, InlineProblem } from './widgets';
+import { accessLevelName, accessLevels, Field, hostingKeys, InlineProblem, SubmitButton } from './widgets';
 
 /** Today as YYYY-MM-DD in local time (the earliest expiry a date input offers). */
 function today(): string {
@@ -126,9 +126,9 @@ export function ShareTab({ project }: { readonly project: Project }) {
             </div>
             <InlineProblem>{errors.general}</InlineProblem>
             <div className="actions">
-              <button type="submit" className="button button-primary" aria-disabled={share.isPending}>
-                {share.isPending ? 'Sharing…' : 'Share'}
-              </button>
+              <SubmitButton pending={share.isPending} busyLabel="Sharing…">
+                Share
+              </SubmitButton>
             </div>
           </form>
         ) : null}

@@ -124,6 +124,18 @@ export function InlineProblem({ children }: { readonly children: ReactNode }) {
   );
 }
 
+/**
+ * A form's primary submit button: says what it is doing while `pending`, and is aria-disabled then (or
+ * while `blocked`) rather than disabled, which would drop keyboard focus to the page.
+ */
+export function SubmitButton({ pending, busyLabel, blocked = false, children }: { readonly pending: boolean; readonly busyLabel: string; readonly blocked?: boolean; readonly children: ReactNode }) {
+  return (
+    <button type="submit" className="button button-primary" aria-disabled={pending || blocked}>
+      {pending ? busyLabel : children}
+    </button>
+  );
+}
+
 /** Access levels by number (GitLab's), for shares. */
 export const accessLevels = [
   { value: 10, label: 'Guest' },
