@@ -36,17 +36,17 @@
 import { headSeconds, type EngineSpec, type StreamEngine, type StreamFormat } from './engine.js';
 import { onsetsEngine, type OnsetsResult } from './onsets.js';
 import { createRealFft, type RealFft } from './dsp/fft.js';
+import { FrameKernels, frameKernelWorkspace, type PlacedContrastBands, type PlacedFilterbank } from './dsp/frame-kernels.js';
 import { hannWindow } from './dsp/window.js';
-import { applySparseFilterbank, dctIIOrtho, mfccFrame, powersToDb, powerToDb, slaneyMelFilterbank, TOP_DB, type SparseFilterbank } from './dsp/mfcc.js';
+import { dctIIOrtho, mfccFrame, powersToDb, powerToDb, slaneyMelFilterbank, TOP_DB } from './dsp/mfcc.js';
 import {
   binFrequencies,
   CONTRAST_BANDS,
   CONTRAST_FMIN,
   contrastBands,
-  contrastPeakValley,
   type ContrastBands,
-  rolloffFluxPass,
-  spectrumPass,
+  FLATNESS_AMIN,
+  ROLL_PERCENT,
   ZeroCrossingCounter,
 } from './dsp/spectral-features.js';
 import { PeakChroma, PITCH_CLASSES, type PitchClass } from './dsp/chroma.js';
@@ -242,6 +242,7 @@ class FeaturesAnalysis {
   private readonly rhythmOnsets: (() => OnsetsResult) | null;
 
   private readonly fft: RealFft;
+  private readonly kernels: FrameKernels;
   private readonly window: Float64Array;
   private readonly buf: Float64Array;
   private readonly power: Float64Array;
@@ -251,10 +252,9 @@ class FeaturesAnalysis {
   private readonly freqs: Float64Array;
   private readonly stats = new Float64Array(4);
   private readonly gateEnergy: number;
-  private readonly melBank: SparseFilterbank;
-  private readonly melOut: Float64Array;
+  private readonly melBank: PlacedFilterbank;
   private readonly contrast: ContrastBands;
-  private readonly contrastScratch: Float64Array;
+  private readonly placedContrast: PlacedContrastBands;
   private readonly chroma: PeakChroma;
   private readonly envelope: RmsEnvelope;
   private readonly zcr = new ZeroCrossingCounter();
@@ -290,25 +290,27 @@ class FeaturesAnalysis {
     this.onsets = params.rhythm && !this.rhythmOnsets ? onsetsEngine.create(format, {}) : null;
     const n = STFT_SIZE;
     const bins = n / 2 + 1;
-    this.fft = createRealFft(n);
-    this.window = hannWindow(n);
-    let w2 = 0;
-    for (let i = 0; i < n; i++) w2 += this.window[i]! * this.window[i]!;
-    this.gateEnergy = SILENT_FRAME_RMS * SILENT_FRAME_RMS * w2;
-    this.buf = new Float64Array(n);
-    this.power = new Float64Array(bins);
-    this.mag = new Float64Array(bins);
-    this.prevMag = new Float64Array(bins);
-    this.freqs = binFrequencies(sr, n);
-    this.melBank = slaneyMelFilterbank(sr, n, MEL_BANDS);
-    this.melOut = new Float64Array(MEL_BANDS);
+    const melBank = slaneyMelFilterbank(sr, n, MEL_BANDS);
     // librosa refuses bands at or above Nyquist; at low sample rates we keep the bands that fit.
     let nBands = CONTRAST_BANDS;
     while (nBands > 1 && CONTRAST_FMIN * 2 ** (nBands - 1) >= sr / 2) nBands--;
     this.contrast = contrastBands(sr, n, CONTRAST_FMIN, nBands);
-    let maxCount = 1;
-    for (let b = 0; b < this.contrast.bands; b++) maxCount = Math.max(maxCount, this.contrast.count[b]!);
-    this.contrastScratch = new Float64Array(2 * maxCount);
+    // The frame's arrays live in the FFT's WebAssembly memory, where the per-frame loops run (dsp/frame-kernels.ts).
+    this.fft = createRealFft(n, frameKernelWorkspace(2 * n + 4 * bins, 6, this.contrast, melBank));
+    this.kernels = new FrameKernels(this.fft);
+    this.window = this.fft.allocate(n);
+    this.window.set(hannWindow(n));
+    let w2 = 0;
+    for (let i = 0; i < n; i++) w2 += this.window[i]! * this.window[i]!;
+    this.gateEnergy = SILENT_FRAME_RMS * SILENT_FRAME_RMS * w2;
+    this.buf = this.fft.allocate(n);
+    this.power = this.fft.allocate(bins);
+    this.mag = this.fft.allocate(bins);
+    this.prevMag = this.fft.allocate(bins);
+    this.freqs = this.fft.allocate(bins);
+    this.freqs.set(binFrequencies(sr, n));
+    this.melBank = this.kernels.placeFilterbank(melBank);
+    this.placedContrast = this.kernels.placeContrastBands(this.contrast);
     this.chroma = new PeakChroma(sr, n);
     this.envelope = new RmsEnvelope(sr, this.headFrames);
     this.maxFrames = 1 + Math.floor(this.headFrames / STFT_HOP);
@@ -406,37 +408,25 @@ class FeaturesAnalysis {
   }
 
   private computeFrame(t: number): void {
-    const { buf, window, fft, power } = this;
+    const { buf, window, fft, power, kernels } = this;
     // The windowed frame goes straight into the FFT's input, and its output is read in place.
-    const frameIn = fft.input;
-    const n = STFT_SIZE;
-    let e0 = 0;
-    let e1 = 0;
-    for (let i = 0; i < n; i += 2) {
-      const v0 = buf[i]! * window[i]!;
-      const v1 = buf[i + 1]! * window[i + 1]!;
-      frameIn[i] = v0;
-      frameIn[i + 1] = v1;
-      e0 += v0 * v0;
-      e1 += v1 * v1;
-    }
-    const energy = e0 + e1;
+    const energy = kernels.windowInput(buf, window);
     const active = energy >= this.gateEnergy;
     this.active[t] = active ? 1 : 0;
     fft.transform();
     const mag = this.mag;
     const stats = this.stats;
-    spectrumPass(fft.re, fft.im, this.freqs, power, mag, stats);
+    kernels.spectrumPass(this.freqs, power, mag, FLATNESS_AMIN, stats);
     const sum = stats[0]!;
     this.centroid[t] = stats[1]!;
     this.bandwidth[t] = stats[2]!;
     this.flatness[t] = stats[3]!;
-    rolloffFluxPass(mag, this.freqs, sum, this.prevMag, t === 0 ? 0 : this.prevSum, stats);
+    kernels.rolloffFlux(mag, this.freqs, sum, this.prevMag, t === 0 ? 0 : this.prevSum, ROLL_PERCENT, stats);
     this.rolloff[t] = stats[0]!;
     this.flux[t] = t === 0 ? 0 : stats[1]!;
-    contrastPeakValley(mag, this.contrast, this.peak, this.valley, t * this.contrast.bands, this.contrastScratch);
-    applySparseFilterbank(this.melBank, power, this.melOut);
-    const max = powersToDb(this.melOut, this.melDb, t * MEL_BANDS, MEL_BANDS);
+    kernels.contrastPeakValley(mag, this.placedContrast, this.peak, this.valley, t * this.contrast.bands);
+    const mel = kernels.applySparseFilterbank(this.melBank, power);
+    const max = powersToDb(mel, this.melDb, t * MEL_BANDS, MEL_BANDS);
     if (max > this.melDbMax) this.melDbMax = max;
     if (active) this.chroma.addFrame(mag);
     // The current magnitudes become the previous ones.

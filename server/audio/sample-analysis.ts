@@ -22,6 +22,7 @@
  */
 import { applyFilterbank, createFilterbank } from './dsp/bands.js';
 import { createRealFft, type RealFft } from './dsp/fft.js';
+import { SampleFrameKernels } from './dsp/frame-kernels.js';
 import { Yin, hzToMidi, midiToHz, noteName, type PitchEstimate } from './dsp/pitch.js';
 import {
   GrowableArray,
@@ -341,7 +342,9 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
   private readonly binHz: number;
   private readonly bandOf: Uint8Array;
   private readonly slotStart: Int32Array;
-  private readonly frameBands = new Float64Array(6);
+  private readonly frameBands: Float64Array;
+  private readonly kernels: SampleFrameKernels;
+  private readonly moments = new Float64Array(1);
   private readonly bandSum = new Float64Array(5);
   private above4k = 0;
   private total = 0;
@@ -399,20 +402,26 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
     this.hop = this.n >> 1;
     const half = this.n >> 1;
     this.nextFrameAt = half;
-    this.ring = new Float64Array(this.n);
-    this.fft = createRealFft(this.n);
-    this.window = hannWindow(this.n);
-    this.power = new Float64Array(half + 1);
-    this.shape = new SpectralShape(half + 1);
     this.binHz = sr / this.n;
     const bin = (hz: number) => Math.min(half, Math.max(1, Math.round(hz / this.binHz)));
+    const hpssBins = Math.min(half, bin(11_025)) + 1;
+    // The frame's arrays live in the FFT's WebAssembly memory, where the per-frame loops run (dsp/frame-kernels.ts):
+    // ring, window, power, slots, results and the HPSS rows.
+    this.fft = createRealFft(this.n, 8 * (2 * this.n + half + 1) + 256 + StreamingHpss.workspace(hpssBins));
+    this.kernels = new SampleFrameKernels(this.fft);
+    this.ring = this.fft.allocate(this.n);
+    this.window = this.fft.allocate(this.n);
+    this.window.set(hannWindow(this.n));
+    this.power = this.fft.allocate(half + 1);
+    this.frameBands = this.fft.allocate(6);
+    this.shape = new SpectralShape(half + 1);
     // Slot of each bin by its centre frequency: 0 sub, 1 low, 2 low-mid, 3 high-mid below 4 kHz, 4 high-mid
     // from 4 kHz, 5 high (so that above_4k is slots 4 + 5).
     this.bandOf = new Uint8Array(half + 1);
     const edges = [BAND_EDGES_HZ.sub, BAND_EDGES_HZ.low, BAND_EDGES_HZ.low_mid, 4000, BAND_EDGES_HZ.high_mid];
     for (let k = 0; k <= half; k++) this.bandOf[k] = edges.filter((hz) => k * this.binHz >= hz).length;
     // First bin (from 1) of each slot, and half + 1 after the last.
-    this.slotStart = new Int32Array(this.frameBands.length + 1);
+    this.slotStart = this.fft.allocateInt32(this.frameBands.length + 1);
     for (let slot = 0; slot <= this.frameBands.length; slot++) {
       let k = 1;
       while (k <= half && this.bandOf[k]! < slot) k++;
@@ -423,7 +432,7 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
     this.hi16k = Math.max(this.lo100 + 8, Math.min(half - 1, bin(16_000)));
     this.logBank = createFilterbank('log', 24, this.n, sr, 40, Math.min(16_000, sr / 2));
     this.logBands = new Float64Array(24);
-    this.hpss = new StreamingHpss(Math.min(half, bin(11_025)) + 1);
+    this.hpss = new StreamingHpss(hpssBins, this.fft);
     // Pitch: decimate by d (two cascaded length-d boxcars, a triangle) to about 22 kHz.
     this.decim = Math.max(1, Math.round(sr / 22_050));
     this.decRate = sr / this.decim;
@@ -588,9 +597,7 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
     const valid = Math.min(n, seen + half - start);
     if (start >= half && valid === n) {
       // The whole window is in the ring: two straight runs.
-      const run = n - first;
-      for (let k = 0; k < run; k++) frameIn[k] = ring[first + k]! * w[k]!;
-      for (let k = run; k < n; k++) frameIn[k] = ring[k - run]! * w[k]!;
+      this.kernels.windowRing(ring, first, w);
     } else {
       for (let k = 0; k < n; k++) {
         const r = first + k;
@@ -600,25 +607,11 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
     this.fft.transform();
     const power = this.power;
     const re = this.fft.re;
-    const im = this.fft.im;
-    let total = 0;
-    let centroid = 0;
     const binHz = this.binHz;
     const acc = this.frameBands;
-    // Slot s holds the bins [slotStart[s], slotStart[s + 1]) (the slots follow frequency): one running sum
-    // per slot in a local, rather than a store and reload of acc[slot] per bin.
-    const slotStart = this.slotStart;
-    for (let s = 0, k = 1; s < acc.length; s++) {
-      let sum = 0;
-      for (const end = slotStart[s + 1]!; k < end; k++) {
-        const p = re[k]! * re[k]! + im[k]! * im[k]!;
-        power[k] = p;
-        total += p;
-        centroid += k * p;
-        sum += p;
-      }
-      acc[s] = sum;
-    }
+    // Slot s holds the bins [slotStart[s], slotStart[s + 1]) (the slots follow frequency).
+    const total = this.kernels.powerSlots(power, this.slotStart, acc, this.moments);
+    const centroid = this.moments[0]!;
     power[0] = re[0]! * re[0]!;
     const bands = this.bandSum;
     bands[0] = bands[0]! + acc[0]!;

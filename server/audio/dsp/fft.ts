@@ -1,4 +1,4 @@
-import { realFftKernelWasm } from './real-fft-kernel-wasm.js';
+import { dspKernelWasm } from './dsp-kernel-wasm.js';
 
 /**
  * Real-input FFT of size n (a power of two ≥ 4): an n/2-point complex FFT of the even/odd-packed input,
@@ -16,6 +16,10 @@ import { realFftKernelWasm } from './real-fft-kernel-wasm.js';
  * algorithm in JavaScript, with bit-identical output. Each instance has its own wasm memory holding the
  * frame, the output and the tables: `input`, `re` and `im` are views of it, so a caller that fills
  * `input` and reads `re`/`im` copies nothing; `forward` copies in and out for callers with their own arrays.
+ *
+ * The same module holds the per-frame loops of dsp/frame-kernels.ts, which work on arrays in this memory:
+ * an instance built with `workspace` bytes hands such arrays out with `allocate` (the memory never grows,
+ * so they stay valid).
  */
 export class RealFft {
   readonly size: number;
@@ -24,9 +28,16 @@ export class RealFft {
   /** Bins 0..n/2 of the last transform (overwritten by the next). */
   readonly re: Float64Array;
   readonly im: Float64Array;
+  /** The module's exports, for dsp/frame-kernels.ts. */
+  readonly exports: KernelExports;
+  /** The kernel's memory (fixed size). */
+  readonly buffer: ArrayBuffer;
   private readonly kernel: () => void;
+  private free: number;
+  private readonly end: number;
 
-  constructor(n: number) {
+  /** An FFT of size n, with `workspace` bytes of the kernel's memory free for `allocate`. */
+  constructor(n: number, workspace = 0) {
     if (!Number.isInteger(n) || n < 4 || (n & (n - 1)) !== 0) throw new RangeError(`FFT size must be a power of two ≥ 4, got ${n}`);
     const m = n >> 1;
     const bits = Math.round(Math.log2(m));
@@ -52,6 +63,7 @@ export class RealFft {
       cosN: region(8 * (m + 1)),
       sinN: region(8 * (m + 1)),
       reverse: region(4 * m),
+      workspace: region(workspace),
     };
     const pages = Math.ceil(end / 65536);
     const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
@@ -83,9 +95,32 @@ export class RealFft {
       cosN[k] = Math.cos((2 * Math.PI * k) / n);
       sinN[k] = Math.sin((2 * Math.PI * k) / n);
     }
-    const exports = new WebAssembly.Instance(kernelModule(), { env: { memory } }).exports as unknown as KernelExports;
+    // Math.log is imported, so the kernels' logarithms are JavaScript's (dsp/frame-kernels.as.ts).
+    const exports = new WebAssembly.Instance(kernelModule(), { env: { memory, log: Math.log } }).exports as unknown as KernelExports;
+    this.exports = exports;
+    this.buffer = memory.buffer;
+    this.free = at.workspace;
+    this.end = at.workspace + workspace;
     exports.init(m, oddFirst ? 1 : 0, at.input, at.re, at.im, at.zr, at.zi, at.w2r, at.w2i, at.w4r, at.w4i, at.cosN, at.sinN, at.reverse);
     this.kernel = exports.forward;
+  }
+
+  /** A zeroed Float64Array of `length` values from the workspace (16-byte aligned). */
+  allocate(length: number): Float64Array {
+    return new Float64Array(this.buffer, this.take(8 * length), length);
+  }
+
+  /** A zeroed Int32Array of `length` values from the workspace. */
+  allocateInt32(length: number): Int32Array {
+    return new Int32Array(this.buffer, this.take(4 * length), length);
+  }
+
+  private take(bytes: number): number {
+    const at = this.free;
+    const next = at + Math.ceil(bytes / 16) * 16;
+    if (next > this.end) throw new RangeError(`FFT workspace exhausted: ${bytes} bytes wanted, ${this.end - at} left`);
+    this.free = next;
+    return at;
   }
 
   /** Bins 0..n/2 of `input` into `re` and `im`. */
@@ -102,20 +137,29 @@ export class RealFft {
   }
 }
 
-/** The kernel's exports (dsp/real-fft-kernel.as.ts). */
-interface KernelExports {
+/** The kernel's exports (dsp/real-fft-kernel.as.ts, dsp/frame-kernels.as.ts); arrays are byte offsets. */
+export interface KernelExports {
   readonly init: (half: number, oddFirst: number, ...offsets: number[]) => void;
   readonly forward: () => void;
+  readonly windowEnergy: (buf: number, win: number, out: number, n: number) => number;
+  readonly spectrumMoments: (re: number, im: number, freqs: number, power: number, mag: number, n: number, amin: number, out: number) => void;
+  readonly rolloffFlux: (mag: number, freqs: number, sum: number, prev: number, prevSum: number, n: number, rollPercent: number, out: number) => void;
+  readonly contrastPeakValley: (mag: number, bands: number, start: number, end: number, count: number, peak: number, valley: number, scratch: number) => void;
+  readonly sparseFilterbank: (bands: number, start: number, length: number, offset: number, weights: number, power: number, out: number) => void;
+  readonly hpssRow: (src: number, powers: number, mags: number, bins: number) => void;
+  readonly hpssSplit: (s0: number, s1: number, c: number, s3: number, s4: number, power: number, bins: number, out: number) => void;
+  readonly windowRing: (ring: number, first: number, win: number, out: number, n: number) => void;
+  readonly powerSlots: (re: number, im: number, power: number, slotStart: number, slots: number, acc: number, out: number) => void;
 }
 
 /** The compiled kernel, once per thread (compiling the 2 KB module takes well under a millisecond). */
 let compiled: WebAssembly.Module | null = null;
 function kernelModule(): WebAssembly.Module {
-  if (!compiled) compiled = new WebAssembly.Module(Uint8Array.from(atob(realFftKernelWasm), (c) => c.charCodeAt(0)));
+  if (!compiled) compiled = new WebAssembly.Module(Uint8Array.from(atob(dspKernelWasm), (c) => c.charCodeAt(0)));
   return compiled;
 }
 
-/** Build a real FFT of size n. */
-export function createRealFft(n: number): RealFft {
-  return new RealFft(n);
+/** Build a real FFT of size n, with `workspace` bytes for `allocate`. */
+export function createRealFft(n: number, workspace = 0): RealFft {
+  return new RealFft(n, workspace);
 }

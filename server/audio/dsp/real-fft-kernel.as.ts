@@ -1,5 +1,5 @@
 // AssemblyScript source of the real FFT's WebAssembly kernel (dsp/fft.ts loads it). Build with
-// `npm run build:wasm`, which writes dsp/real-fft-kernel-wasm.ts; a test checks the two are in step.
+// `npm run build:wasm`, which writes dsp/dsp-kernel-wasm.ts (with frame-kernels.as.ts); a test checks the two are in step.
 //
 // The arithmetic is that of the scalar algorithm documented in dsp/fft.ts, operation for operation, so
 // the output is bit for bit what the same code gives in JavaScript (wasm has no fused multiply-add

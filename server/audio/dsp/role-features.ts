@@ -4,6 +4,9 @@
  * numeric code over preallocated typed arrays.
  */
 
+import { createRealFft, type RealFft } from './fft.js';
+import { SampleFrameKernels } from './frame-kernels.js';
+
 /** A Float64Array that grows by doubling; `view()` is the filled part. */
 export class GrowableArray {
   private data: Float64Array;
@@ -44,15 +47,23 @@ export function median5(a: number, b: number, c: number, d: number, e: number): 
  * split (the result is a ratio of sums, so a regular subsample of frames estimates it). Frames arrive one
  * at a time; a frame is split once the four after it have arrived (`flush` pads the end with silent
  * frames, as the start is padded).
+ *
+ * The rows and the split run in a WebAssembly kernel (dsp/frame-kernels.ts, two bins per SIMD
+ * instruction), in the memory of the FFT given (the caller's, whose power spectra it splits: then `push`
+ * copies nothing) or of a small one of its own.
  */
 export class StreamingHpss {
   readonly bins: number;
   /** Power assigned to the percussive and harmonic parts so far. */
   percussive = 0;
   harmonic = 0;
+  private readonly kernels: SampleFrameKernels;
+  private readonly fft: RealFft;
   /** Ring of 9 magnitude rows, then one silent row (slot 9) for frames before the start. */
-  private readonly mags: Float64Array;
-  private readonly powers: Float64Array;
+  private readonly mags: Float64Array[];
+  private readonly powers: Float64Array[];
+  /** A pushed spectrum from outside the kernel's memory is copied here first. */
+  private readonly staging: Float64Array;
   /** Frames in the ring so far (real and padding), real frames, and frames split. */
   private pushed = 0;
   private real = 0;
@@ -60,23 +71,32 @@ export class StreamingHpss {
   private static readonly K = 9;
   private static readonly HALF = 4;
 
-  constructor(bins: number) {
+  /** Workspace bytes an HPSS of `bins` bins takes from its FFT. */
+  static workspace(bins: number): number {
+    const b = Math.max(9, bins);
+    return (2 * StreamingHpss.K + 2) * (8 * b + 16) + 64;
+  }
+
+  constructor(bins: number, fft?: RealFft) {
     this.bins = Math.max(9, bins);
-    this.mags = new Float64Array((StreamingHpss.K + 1) * this.bins);
-    this.powers = new Float64Array(StreamingHpss.K * this.bins);
+    this.fft = fft ?? createRealFft(4, StreamingHpss.workspace(bins));
+    this.kernels = new SampleFrameKernels(this.fft);
+    const row = () => this.fft.allocate(this.bins);
+    this.mags = Array.from({ length: StreamingHpss.K + 1 }, row);
+    this.powers = Array.from({ length: StreamingHpss.K }, row);
+    this.staging = row();
   }
 
   /** One frame's power spectrum (the first `bins` values are used). */
   push(power: Float64Array): void {
     const bins = this.bins;
-    const slot = (this.pushed % StreamingHpss.K) * bins;
-    const mags = this.mags;
-    const powers = this.powers;
-    for (let k = 0; k < bins; k++) {
-      const p = power[k]!;
-      powers[slot + k] = p;
-      mags[slot + k] = Math.sqrt(p);
+    const slot = this.pushed % StreamingHpss.K;
+    let src = power;
+    if (power.buffer !== this.fft.buffer) {
+      this.staging.set(power.subarray(0, bins));
+      src = this.staging;
     }
+    this.kernels.hpssRow(src, this.powers[slot]!, this.mags[slot]!, bins);
     this.pushed++;
     this.real++;
     if (this.pushed - 1 - StreamingHpss.HALF >= 0) this.advance();
@@ -91,54 +111,20 @@ export class StreamingHpss {
   /** Split the frames still waiting for their successors (the end is padded with silent frames). */
   flush(): void {
     while (this.done < this.real) {
-      const slot = (this.pushed % StreamingHpss.K) * this.bins;
-      this.powers.fill(0, slot, slot + this.bins);
-      this.mags.fill(0, slot, slot + this.bins);
+      const slot = this.pushed % StreamingHpss.K;
+      this.powers[slot]!.fill(0);
+      this.mags[slot]!.fill(0);
       this.pushed++;
       this.advance();
     }
   }
 
   private split(frame: number): void {
-    const bins = this.bins;
-    const m = this.mags;
     const K = StreamingHpss.K;
-    const slotOf = (f: number) => (f < 0 ? K * bins : (f % K) * bins);
-    const s0 = slotOf(frame - 4);
-    const s1 = slotOf(frame - 2);
-    const c = slotOf(frame);
-    const s3 = slotOf(frame + 2);
-    const s4 = slotOf(frame + 4);
-    const powers = this.powers;
-    let perc = 0;
-    let harm = 0;
-    const last = bins - 1;
-    // Interior bins (the frequency taps stay in range), then the four at each edge (taps clamped).
-    for (let k = 4; k <= last - 4; k++) {
-      const x = m[c + k]!;
-      const h = median5(m[s0 + k]!, m[s1 + k]!, x, m[s3 + k]!, m[s4 + k]!);
-      const p = median5(m[c + k - 4]!, m[c + k - 2]!, x, m[c + k + 2]!, m[c + k + 4]!);
-      const h2 = h * h;
-      const p2 = p * p;
-      const den = h2 + p2;
-      const pw = powers[c + k]!;
-      const wp = den > 0 ? p2 / den : 0.5;
-      perc += pw * wp;
-      harm += pw - pw * wp;
-    }
-    for (let k = 0; k < bins; k++) {
-      if (k === 4) k = Math.max(4, last - 3);
-      const x = m[c + k]!;
-      const h = median5(m[s0 + k]!, m[s1 + k]!, x, m[s3 + k]!, m[s4 + k]!);
-      const p = median5(m[c + Math.max(0, k - 4)]!, m[c + Math.max(0, k - 2)]!, x, m[c + Math.min(last, k + 2)]!, m[c + Math.min(last, k + 4)]!);
-      const den = h * h + p * p;
-      const pw = powers[c + k]!;
-      const wp = den > 0 ? (p * p) / den : 0.5;
-      perc += pw * wp;
-      harm += pw - pw * wp;
-    }
-    this.percussive += perc;
-    this.harmonic += harm;
+    const row = (f: number) => this.mags[f < 0 ? K : f % K]!;
+    const out = this.kernels.hpssSplit([row(frame - 4), row(frame - 2), row(frame), row(frame + 2), row(frame + 4)], this.powers[frame % K]!, this.bins);
+    this.percussive += out[0]!;
+    this.harmonic += out[1]!;
   }
 }
 
