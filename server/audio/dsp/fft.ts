@@ -146,6 +146,7 @@ export interface KernelExports {
   readonly rolloffFlux: (mag: number, freqs: number, sum: number, prev: number, prevSum: number, n: number, rollPercent: number, out: number) => void;
   readonly contrastPeakValley: (mag: number, bands: number, start: number, end: number, count: number, peak: number, valley: number, scratch: number) => void;
   readonly sparseFilterbank: (bands: number, start: number, length: number, offset: number, weights: number, power: number, out: number) => void;
+  readonly superFluxBands: (re: number, im: number, half: number, from: number, to: number, mag: number, bands: number, start: number, length: number, offset: number, weights: number, lambda: number, lin: number) => void;
   readonly hpssRow: (src: number, powers: number, mags: number, bins: number) => void;
   readonly hpssSplit: (s0: number, s1: number, c: number, s3: number, s4: number, power: number, bins: number, out: number) => void;
   readonly windowRing: (ring: number, first: number, win: number, out: number, n: number) => void;

@@ -359,3 +359,51 @@ export function powerSlots(re: usize, im: usize, power: usize, slotStart: usize,
   store<f64>(out, total);
   store<f64>(out, centroid, 8);
 }
+
+/** onset-detection `hannMagnitudes` for one bin (k = 0 and k = half use the mirrored neighbour). */
+@inline
+function hannMagnitude(re: usize, im: usize, k: i32, half: i32): f64 {
+  let r: f64;
+  let m: f64;
+  if (k > 0 && k < half) {
+    r = 0.5 * load<f64>(re + f8(k)) - 0.25 * (load<f64>(re + f8(k - 1)) + load<f64>(re + f8(k + 1)));
+    m = 0.5 * load<f64>(im + f8(k)) - 0.25 * (load<f64>(im + f8(k - 1)) + load<f64>(im + f8(k + 1)));
+  } else {
+    const j = k === 0 ? 1 : half - 1;
+    r = 0.5 * load<f64>(re + f8(k)) - 0.5 * load<f64>(re + f8(j));
+    m = 0.5 * load<f64>(im + f8(k));
+  }
+  return sqrt<f64>(r * r + m * m);
+}
+
+/**
+ * onset-detection `SuperFlux.computeFrame`'s first half: `hannMagnitudes` of bins [from, to) of the
+ * unwindowed frame's spectrum (re/im, bins 0..half) into mag (lane for lane the JavaScript's arithmetic),
+ * then lin[b] = 1 + λ·Σ_k weights[offset[b] + k − start[b]]·mag[k] over band b's bins (i32 arrays; one
+ * running sum in bin order, as in JavaScript).
+ */
+export function superFluxBands(re: usize, im: usize, half: i32, from: i32, to: i32, mag: usize, bands: i32, start: usize, length: usize, offset: usize, weights: usize, lambda: f64, lin: usize): void {
+  let k = from;
+  if (k === 0 && k < to) {
+    store<f64>(mag, hannMagnitude(re, im, 0, half));
+    k = 1;
+  }
+  const innerEnd = to < half ? to : half;
+  const quarter = f64x2.splat(0.25);
+  const halfV = f64x2.splat(0.5);
+  for (; k + 2 <= innerEnd; k += 2) {
+    const o = f8(k);
+    const r = f64x2.sub(f64x2.mul(halfV, v128.load(re + o)), f64x2.mul(quarter, f64x2.add(v128.load(re + o - 8), v128.load(re + o + 8))));
+    const m = f64x2.sub(f64x2.mul(halfV, v128.load(im + o)), f64x2.mul(quarter, f64x2.add(v128.load(im + o - 8), v128.load(im + o + 8))));
+    v128.store(mag + o, f64x2.sqrt(f64x2.add(f64x2.mul(r, r), f64x2.mul(m, m))));
+  }
+  for (; k < to; k++) store<f64>(mag + f8(k), hannMagnitude(re, im, k, half));
+  for (let b = 0; b < bands; b++) {
+    const b0 = load<i32>(start + (<usize>b << 2));
+    const b1 = b0 + load<i32>(length + (<usize>b << 2));
+    const w = weights + f8(load<i32>(offset + (<usize>b << 2)) - b0);
+    let s: f64 = 0;
+    for (let j = b0; j < b1; j++) s += load<f64>(w + f8(j)) * load<f64>(mag + f8(j));
+    store<f64>(lin + f8(b), 1 + lambda * s);
+  }
+}

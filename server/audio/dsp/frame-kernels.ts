@@ -91,8 +91,8 @@ export class FrameKernels {
     valley.set(cb.valley, at);
   }
 
-  /** A sparse filterbank, copied into the kernel's memory for `applySparseFilterbank`. */
-  placeFilterbank(fb: SparseFilterbank): PlacedFilterbank {
+  /** A sparse filterbank (mel or onset-detection's log bank), copied into the kernel's memory. */
+  placeFilterbank(fb: BandWeights): PlacedFilterbank {
     const ints = (a: Int32Array) => {
       const c = this.fft.allocateInt32(a.length);
       c.set(a);
@@ -101,6 +101,15 @@ export class FrameKernels {
     const weights = this.fft.allocate(fb.weights.length);
     weights.set(fb.weights);
     return { bands: fb.bands, start: ints(fb.start), length: ints(fb.length), offset: ints(fb.offset), weights, out: this.fft.allocate(fb.bands) };
+  }
+
+  /**
+   * onset-detection's SuperFlux bands: `hannMagnitudes` of the FFT's output, bins [from, to), into mag,
+   * then lin[b] = 1 + λ·(band b's weighted sum of mag) for the placed log filterbank.
+   */
+  superFluxBands(mag: Float64Array, from: number, to: number, fb: PlacedFilterbank, lambda: number, lin: Float64Array): void {
+    const k = this.kernel;
+    k.superFluxBands(this.at(this.fft.re), this.at(this.fft.im), this.fft.size >> 1, from, to, this.at(mag), fb.bands, this.at(fb.start), this.at(fb.length), this.at(fb.offset), this.at(fb.weights), lambda, this.at(lin));
   }
 
   /** `applySparseFilterbank` of `power`: the band values, in the placed bank's `out` (valid until the next call). */
@@ -156,6 +165,9 @@ export class SampleFrameKernels {
   }
 }
 
+/** The sparse band layout of dsp/mfcc.ts `SparseFilterbank` and dsp/onset-detection.ts `LogFilterbank`. */
+export type BandWeights = Pick<SparseFilterbank, 'bands' | 'start' | 'length' | 'offset' | 'weights'>;
+
 /** ContrastBands in a kernel's memory, with the kernel's output rows. */
 export interface PlacedContrastBands {
   readonly bands: number;
@@ -178,7 +190,7 @@ export interface PlacedFilterbank {
 }
 
 /** Bytes of FFT workspace that `FrameKernels` with these tables and `arrays` more Float64Arrays of `values` in total need. */
-export function frameKernelWorkspace(values: number, arrays: number, cb?: ContrastBands, fb?: SparseFilterbank): number {
+export function frameKernelWorkspace(values: number, arrays: number, cb?: ContrastBands, fb?: BandWeights): number {
   const pad = 16;
   let bytes = 8 * 8 + pad + 8 * values + pad * arrays;
   if (cb) bytes += 3 * (4 * cb.bands + pad) + 2 * (8 * cb.bands + pad) + 8 * Math.max(...cb.count) + pad;

@@ -35,6 +35,7 @@
  *   while with λ = 1 it drops to 0.67 at −30 dB. A larger λ (100) starts to pick up noise.
  */
 import { createRealFft, type RealFft } from './fft.js';
+import { FrameKernels, frameKernelWorkspace, type PlacedFilterbank } from './frame-kernels.js';
 import { hannWindow } from './window.js';
 
 export interface OnsetStrengthOptions {
@@ -173,20 +174,6 @@ export function diffFrames(window: Float64Array, hopSize: number, ratio = 0.5): 
   return Math.max(1, Math.round((window.length / 2 - first) / hopSize));
 }
 
-/**
- * One FFT per size for the whole thread: its tables are built once, and `transform` is synchronous, so
- * streams in the same thread can share it (each copies its frame in and reads the output at once).
- */
-const ffts = new Map<number, RealFft>();
-function sharedFft(n: number): RealFft {
-  let fft = ffts.get(n);
-  if (!fft) {
-    fft = createRealFft(n);
-    ffts.set(n, fft);
-  }
-  return fft;
-}
-
 /** Create a streaming SuperFlux onset-strength function for mono (or interleaved, mixed) input. */
 export function createOnsetStrength(sampleRate: number, options: OnsetStrengthOptions = {}): OnsetStrengthStream {
   return new SuperFlux(sampleRate, options, 0);
@@ -267,7 +254,9 @@ class SuperFlux implements OnsetStrengthTail {
   private readonly lambda: number;
   private readonly fb: LogFilterbank;
   private readonly fft: RealFft;
-  /** The current frame's samples; after each frame the last N − hop move to the front. */
+  private readonly kernels: FrameKernels;
+  private readonly placedBank: PlacedFilterbank;
+  /** The current frame's samples (the FFT's input); after each frame the last N − hop move to the front. */
   private readonly buf: Float64Array;
   private readonly mag: Float64Array;
   /** This frame's band values 1 + λ·Y (the log is taken lazily, see computeFrame). */
@@ -302,10 +291,14 @@ class SuperFlux implements OnsetStrengthTail {
     this.bands = this.fb.bands;
     this.bassBands = Math.max(1, countBandsUpTo(this.fb, ((options.bassHz ?? BASS_HZ) * n) / sampleRate));
     this.lag = diffFrames(hannWindow(n), hop);
-    this.fft = sharedFft(n); // checks that n is a power of two
-    this.buf = new Float64Array(n);
-    this.mag = new Float64Array(n / 2 + 1);
-    this.lin = new Float64Array(this.bands);
+    // The frame is the FFT's own input (the transform leaves it as it is), and the magnitudes and band
+    // values are computed in its WebAssembly kernel (dsp/frame-kernels.ts).
+    this.fft = createRealFft(n, frameKernelWorkspace(n / 2 + 1 + this.bands, 2, undefined, this.fb)); // checks that n is a power of two
+    this.kernels = new FrameKernels(this.fft);
+    this.placedBank = this.kernels.placeFilterbank(this.fb);
+    this.buf = this.fft.input;
+    this.mag = this.fft.allocate(n / 2 + 1);
+    this.lin = this.fft.allocate(this.bands);
     this.history = new Float64Array(this.lag * this.bands).fill(1);
     // Centred frames: frame 0 has N/2 zeros before the first sample. A later start begins μ frames
     // early with a full window of samples.
@@ -385,21 +378,11 @@ class SuperFlux implements OnsetStrengthTail {
   private computeFrame(): void {
     const { fft, mag, lin, history, fb, lambda } = this;
     const bands = this.bands;
-    // The FFT is shared by the thread's streams: copy the frame in, read the output before anything else runs.
-    fft.input.set(this.buf);
     fft.transform();
-    hannMagnitudes(fft.re, fft.im, fb.start[0]!, fb.binEnd, mag);
-    // Band values in linear form, v = 1 + λ·Y. Since log is monotonic, max-filtering the logs equals the log
-    // of the max-filtered values, and L − Lmax = log(v / vmax): only bands that rise need a logarithm.
-    const { start, length, offset, weights } = fb;
-    for (let b = 0; b < bands; b++) {
-      let s = 0;
-      const b0 = start[b]!;
-      const w0 = offset[b]! - b0;
-      const b1 = b0 + length[b]!;
-      for (let k = b0; k < b1; k++) s += weights[w0 + k]! * mag[k]!;
-      lin[b] = 1 + lambda * s;
-    }
+    // Band values in linear form, v = 1 + λ·Y (`hannMagnitudes`, then each band's weighted sum, in the
+    // kernel). Since log is monotonic, max-filtering the logs equals the log of the max-filtered values,
+    // and L − Lmax = log(v / vmax): only bands that rise need a logarithm.
+    this.kernels.superFluxBands(mag, fb.start[0]!, fb.binEnd, this.placedBank, lambda, lin);
     // Flux against the max-filtered frame μ hops back, which sits in the row about to be overwritten.
     const base = this.historyRow * bands;
     // The bass bands come first: their sum is the bass channel. `rise` is the linear flux (times λ).
