@@ -2,6 +2,21 @@ import type { KernelExports, RealFft } from './fft.js';
 import type { SparseFilterbank } from './mfcc.js';
 import type { ContrastBands } from './spectral-features.js';
 
+/** The kernel of one FFT and the byte offsets of the arrays in its memory that the kernels are given. */
+abstract class KernelArrays {
+  protected readonly kernel: KernelExports;
+
+  constructor(protected readonly fft: RealFft) {
+    this.kernel = fft.exports;
+  }
+
+  /** Byte offset of an array in the kernel's memory; throws for one elsewhere. */
+  protected at(a: Float64Array | Int32Array): number {
+    if (a.buffer !== this.fft.buffer) throw new RangeError('frame kernels need arrays in the FFT workspace (RealFft.allocate)');
+    return a.byteOffset;
+  }
+}
+
 /**
  * The per-frame loops of the features engine in the FFT's WebAssembly kernel (dsp/frame-kernels.as.ts),
  * on arrays in that FFT's memory (`RealFft.allocate`), so the frame never leaves it: the windowing writes
@@ -9,20 +24,13 @@ import type { ContrastBands } from './spectral-features.js';
  * JavaScript function it names (dsp/spectral-features.ts, dsp/mfcc.ts), which stays the reference: the
  * tests compare the two. About 2–6× the JavaScript's speed (two bins per SIMD instruction, no JIT).
  */
-export class FrameKernels {
-  private readonly kernel: KernelExports;
+export class FrameKernels extends KernelArrays {
   /** Results of the passes, read back after each call. */
   private readonly out: Float64Array;
 
-  constructor(private readonly fft: RealFft) {
-    this.kernel = fft.exports;
+  constructor(fft: RealFft) {
+    super(fft);
     this.out = fft.allocate(8);
-  }
-
-  /** Byte offset of an array in the kernel's memory; throws for one elsewhere. */
-  private at(a: Float64Array | Int32Array): number {
-    if (a.buffer !== this.fft.buffer) throw new RangeError('frame kernels need arrays in the FFT workspace (RealFft.allocate)');
-    return a.byteOffset;
   }
 
   /** fft.input[i] = buf[i]·window[i] (both of the FFT's size); returns Σ input² (the energy of the windowed frame). */
@@ -123,18 +131,12 @@ export class FrameKernels {
  * The per-frame loops of the sample analysis (server/audio/sample-analysis.ts) and its HPSS
  * (dsp/role-features.ts `StreamingHpss`) in the FFT's WebAssembly kernel, on arrays in its memory.
  */
-export class SampleFrameKernels {
-  private readonly kernel: KernelExports;
+export class SampleFrameKernels extends KernelArrays {
   private readonly out: Float64Array;
 
-  constructor(private readonly fft: RealFft) {
-    this.kernel = fft.exports;
+  constructor(fft: RealFft) {
+    super(fft);
     this.out = fft.allocate(2);
-  }
-
-  private at(a: Float64Array | Int32Array): number {
-    if (a.buffer !== this.fft.buffer) throw new RangeError('frame kernels need arrays in the FFT workspace (RealFft.allocate)');
-    return a.byteOffset;
   }
 
   /** fft.input[k] = ring[(first + k) mod n]·window[k]: a full window read from a ring of the FFT's size. */
