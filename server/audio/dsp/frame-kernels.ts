@@ -1,6 +1,6 @@
 import type { KernelExports, RealFft } from './fft.js';
 import type { SparseFilterbank } from './mfcc.js';
-import type { ContrastBands } from './spectral-features.js';
+import { shapeFromMoments, type ContrastBands } from './spectral-features.js';
 
 /** The kernel of one FFT and the byte offsets of the arrays in its memory that the kernels are given. */
 abstract class KernelArrays {
@@ -8,6 +8,12 @@ abstract class KernelArrays {
 
   constructor(protected readonly fft: RealFft) {
     this.kernel = fft.exports;
+  }
+
+  /** `values` copied into `into` (an array of the kernel's memory), which is returned. */
+  protected place<T extends Float64Array | Int32Array>(into: T, values: ArrayLike<number>): T {
+    into.set(values);
+    return into;
   }
 
   /** Byte offset of an array in the kernel's memory; throws for one elsewhere. */
@@ -46,18 +52,7 @@ export class FrameKernels extends KernelArrays {
     const n = power.length;
     const r = this.out;
     this.kernel.spectrumMoments(this.at(this.fft.re), this.at(this.fft.im), this.at(freqs), this.at(power), this.at(mag), n, amin, this.at(r));
-    const sum = r[0]!;
-    out[0] = sum;
-    if (sum > 0) {
-      const c = r[1]! / sum;
-      const v = r[2]! / sum - c * c;
-      out[1] = c;
-      out[2] = v > 0 ? Math.sqrt(v) : 0;
-    } else {
-      out[1] = 0;
-      out[2] = 0;
-    }
-    out[3] = Math.exp(r[4]! / n) / (r[3]! / n);
+    shapeFromMoments(r[0]!, r[1]!, r[2]!, r[3]!, r[4]!, n, out);
   }
 
   /** `rolloffFluxPass`: roll-off (Hz) into out[0] and flux (0..1) into out[1]. */
@@ -84,11 +79,7 @@ export class FrameKernels extends KernelArrays {
   placeContrastBands(cb: ContrastBands): PlacedContrastBands {
     let maxCount = 1;
     for (let b = 0; b < cb.bands; b++) maxCount = Math.max(maxCount, cb.count[b]!);
-    const copy = (a: Int32Array) => {
-      const c = this.fft.allocateInt32(a.length);
-      c.set(a);
-      return c;
-    };
+    const copy = (a: Int32Array) => this.place(this.fft.allocateInt32(a.length), a);
     return { bands: cb.bands, start: copy(cb.start), end: copy(cb.end), count: copy(cb.count), peak: this.fft.allocate(cb.bands), valley: this.fft.allocate(cb.bands), scratch: this.fft.allocate(maxCount) };
   }
 
@@ -101,13 +92,8 @@ export class FrameKernels extends KernelArrays {
 
   /** A sparse filterbank (mel or onset-detection's log bank), copied into the kernel's memory. */
   placeFilterbank(fb: BandWeights): PlacedFilterbank {
-    const ints = (a: Int32Array) => {
-      const c = this.fft.allocateInt32(a.length);
-      c.set(a);
-      return c;
-    };
-    const weights = this.fft.allocate(fb.weights.length);
-    weights.set(fb.weights);
+    const ints = (a: Int32Array) => this.place(this.fft.allocateInt32(a.length), a);
+    const weights = this.place(this.fft.allocate(fb.weights.length), fb.weights);
     return { bands: fb.bands, start: ints(fb.start), length: ints(fb.length), offset: ints(fb.offset), weights, out: this.fft.allocate(fb.bands) };
   }
 

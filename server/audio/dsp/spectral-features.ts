@@ -319,6 +319,14 @@ export function spectrumPass(re: Float64Array, im: Float64Array, freqs: Float64A
     psum += t;
     logSum += Math.log(t);
   }
+  shapeFromMoments(sum, m1, m2, psum, logSum, n, out);
+}
+
+/**
+ * `spectrumPass`'s results from its sums over n bins: Σ mag, Σ mag·f, Σ mag·f², Σ max(power, amin) and
+ * Σ ln max(power, amin) give out[0] = Σ mag, out[1] = centroid, out[2] = bandwidth, out[3] = flatness.
+ */
+export function shapeFromMoments(sum: number, m1: number, m2: number, psum: number, logSum: number, n: number, out: Float64Array): void {
   out[0] = sum;
   if (sum > 0) {
     const c = m1 / sum;
