@@ -5,9 +5,15 @@ import { shapeFromMoments, type ContrastBands } from './spectral-features.js';
 /** The kernel of one FFT and the byte offsets of the arrays in its memory that the kernels are given. */
 abstract class KernelArrays {
   protected readonly kernel: KernelExports;
+  /** The kernels' results, read back after each call. */
+  protected readonly out: Float64Array;
 
-  constructor(protected readonly fft: RealFft) {
+  constructor(
+    protected readonly fft: RealFft,
+    results: number,
+  ) {
     this.kernel = fft.exports;
+    this.out = fft.allocate(results);
   }
 
   /** `values` copied into `into` (an array of the kernel's memory), which is returned. */
@@ -31,12 +37,8 @@ abstract class KernelArrays {
  * tests compare the two. About 2–6× the JavaScript's speed (two bins per SIMD instruction, no JIT).
  */
 export class FrameKernels extends KernelArrays {
-  /** Results of the passes, read back after each call. */
-  private readonly out: Float64Array;
-
   constructor(fft: RealFft) {
-    super(fft);
-    this.out = fft.allocate(8);
+    super(fft, 8);
   }
 
   /** fft.input[i] = buf[i]·window[i] (both of the FFT's size); returns Σ input² (the energy of the windowed frame). */
@@ -118,11 +120,8 @@ export class FrameKernels extends KernelArrays {
  * (dsp/role-features.ts `StreamingHpss`) in the FFT's WebAssembly kernel, on arrays in its memory.
  */
 export class SampleFrameKernels extends KernelArrays {
-  private readonly out: Float64Array;
-
   constructor(fft: RealFft) {
-    super(fft);
-    this.out = fft.allocate(2);
+    super(fft, 2);
   }
 
   /** fft.input[k] = ring[(first + k) mod n]·window[k]: a full window read from a ring of the FFT's size. */
