@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import type { LoudnessResult } from '../../api/audio';
 import { formatFixed, formatGain, meterFraction } from './readouts';
 
@@ -12,6 +13,43 @@ function Marker({ at, label, tone, below = false }: { readonly at: number; reado
     <span className={`an-meter-marker${tone ? ` an-meter-marker-${tone}` : ''}${below ? ' an-meter-marker-below' : ''}`} style={{ left: `${at * 100}%` }}>
       <span className="an-meter-marker-label">{label}</span>
     </span>
+  );
+}
+
+/** A horizontal meter of `value` (null: silent) between min and max, its markers as children, and a scale. */
+function Meter(props: {
+  readonly label: string;
+  readonly unit: string;
+  readonly value: number | null;
+  readonly min: number;
+  readonly max: number;
+  readonly scaleTop: string;
+  readonly labelled?: boolean;
+  readonly thin?: boolean;
+  readonly warn?: boolean;
+  readonly children: ReactNode;
+}) {
+  const { label, unit, value, min, max } = props;
+  return (
+    <div className={`an-meter-block${props.labelled ? ' an-meter-block-labelled' : ''}`}>
+      <div
+        className={`an-meter${props.thin ? ' an-meter-thin' : ''}`}
+        role="meter"
+        aria-label={label}
+        aria-valuemin={min}
+        aria-valuemax={max}
+        aria-valuenow={value ?? min}
+        aria-valuetext={value === null ? 'silent' : `${formatFixed(value, 1)} ${unit}`}
+      >
+        <span className={`an-meter-fill${props.warn ? ' an-meter-fill-warn' : ''}`} style={{ width: `${meterFraction(value, min, max) * 100}%` }} />
+        {props.children}
+      </div>
+      <div className="an-meter-scale mono" aria-hidden="true">
+        <span>{formatFixed(min, 0)}</span>
+        <span>{unit}</span>
+        <span>{props.scaleTop}</span>
+      </div>
+    </div>
   );
 }
 
@@ -40,46 +78,13 @@ export function LoudnessPanel({ loudness }: { readonly loudness: LoudnessResult 
         </div>
       </dl>
 
-      <div className="an-meter-block an-meter-block-labelled">
-        <div
-          className="an-meter"
-          role="meter"
-          aria-label="Integrated loudness"
-          aria-valuemin={LUFS_MIN}
-          aria-valuemax={LUFS_MAX}
-          aria-valuenow={lufs ?? LUFS_MIN}
-          aria-valuetext={lufs === null ? 'silent' : `${formatFixed(lufs, 1)} LUFS`}
-        >
-          <span className="an-meter-fill" style={{ width: `${meterFraction(lufs, LUFS_MIN, LUFS_MAX) * 100}%` }} />
-          <Marker at={meterFraction(loudness.targets.streaming, LUFS_MIN, LUFS_MAX)} label={`${formatFixed(loudness.targets.streaming, 0)} streaming`} />
-          <Marker at={meterFraction(loudness.targets.club, LUFS_MIN, LUFS_MAX)} label={`${formatFixed(loudness.targets.club, 0)} club`} below />
-        </div>
-        <div className="an-meter-scale mono" aria-hidden="true">
-          <span>{formatFixed(LUFS_MIN, 0)}</span>
-          <span>LUFS</span>
-          <span>0</span>
-        </div>
-      </div>
-
-      <div className="an-meter-block">
-        <div
-          className="an-meter an-meter-thin"
-          role="meter"
-          aria-label="True peak"
-          aria-valuemin={PEAK_MIN}
-          aria-valuemax={PEAK_MAX}
-          aria-valuenow={peak ?? PEAK_MIN}
-          aria-valuetext={peak === null ? 'silent' : `${formatFixed(peak, 1)} dBTP`}
-        >
-          <span className={`an-meter-fill${over ? ' an-meter-fill-warn' : ''}`} style={{ width: `${meterFraction(peak, PEAK_MIN, PEAK_MAX) * 100}%` }} />
-          <Marker at={meterFraction(-1, PEAK_MIN, PEAK_MAX)} label="−1 dBTP" tone="warn" />
-        </div>
-        <div className="an-meter-scale mono" aria-hidden="true">
-          <span>{formatFixed(PEAK_MIN, 0)}</span>
-          <span>dBTP</span>
-          <span>+{PEAK_MAX}</span>
-        </div>
-      </div>
+      <Meter label="Integrated loudness" unit="LUFS" value={lufs} min={LUFS_MIN} max={LUFS_MAX} scaleTop="0" labelled>
+        <Marker at={meterFraction(loudness.targets.streaming, LUFS_MIN, LUFS_MAX)} label={`${formatFixed(loudness.targets.streaming, 0)} streaming`} />
+        <Marker at={meterFraction(loudness.targets.club, LUFS_MIN, LUFS_MAX)} label={`${formatFixed(loudness.targets.club, 0)} club`} below />
+      </Meter>
+      <Meter label="True peak" unit="dBTP" value={peak} min={PEAK_MIN} max={PEAK_MAX} scaleTop={`+${PEAK_MAX}`} thin warn={over}>
+        <Marker at={meterFraction(-1, PEAK_MIN, PEAK_MAX)} label="−1 dBTP" tone="warn" />
+      </Meter>
 
       <dl className="an-pairs">
         <div>
