@@ -44,7 +44,6 @@ import {
   CONTRAST_BANDS,
   CONTRAST_FMIN,
   contrastBands,
-  type ContrastBands,
   FLATNESS_AMIN,
   ROLL_PERCENT,
   ZeroCrossingCounter,
@@ -253,8 +252,7 @@ class FeaturesAnalysis {
   private readonly stats = new Float64Array(4);
   private readonly gateEnergy: number;
   private readonly melBank: PlacedFilterbank;
-  private readonly contrast: ContrastBands;
-  private readonly placedContrast: PlacedContrastBands;
+  private readonly contrast: PlacedContrastBands;
   private readonly chroma: PeakChroma;
   private readonly envelope: RmsEnvelope;
   private readonly zcr = new ZeroCrossingCounter();
@@ -294,12 +292,11 @@ class FeaturesAnalysis {
     // librosa refuses bands at or above Nyquist; at low sample rates we keep the bands that fit.
     let nBands = CONTRAST_BANDS;
     while (nBands > 1 && CONTRAST_FMIN * 2 ** (nBands - 1) >= sr / 2) nBands--;
-    this.contrast = contrastBands(sr, n, CONTRAST_FMIN, nBands);
+    const contrast = contrastBands(sr, n, CONTRAST_FMIN, nBands);
     // The frame's arrays live in the FFT's WebAssembly memory, where the per-frame loops run (dsp/frame-kernels.ts).
-    this.fft = createRealFft(n, frameKernelWorkspace(2 * n + 4 * bins, 6, this.contrast, melBank));
+    this.fft = createRealFft(n, frameKernelWorkspace(2 * n + 4 * bins, 6, contrast, melBank));
     this.kernels = new FrameKernels(this.fft);
-    this.window = this.fft.allocate(n);
-    this.window.set(hannWindow(n));
+    this.window = this.fft.place(hannWindow(n));
     let w2 = 0;
     for (let i = 0; i < n; i++) w2 += this.window[i]! * this.window[i]!;
     this.gateEnergy = SILENT_FRAME_RMS * SILENT_FRAME_RMS * w2;
@@ -307,10 +304,9 @@ class FeaturesAnalysis {
     this.power = this.fft.allocate(bins);
     this.mag = this.fft.allocate(bins);
     this.prevMag = this.fft.allocate(bins);
-    this.freqs = this.fft.allocate(bins);
-    this.freqs.set(binFrequencies(sr, n));
+    this.freqs = this.fft.place(binFrequencies(sr, n));
     this.melBank = this.kernels.placeFilterbank(melBank);
-    this.placedContrast = this.kernels.placeContrastBands(this.contrast);
+    this.contrast = this.kernels.placeContrastBands(contrast);
     this.chroma = new PeakChroma(sr, n);
     this.envelope = new RmsEnvelope(sr, this.headFrames);
     this.maxFrames = 1 + Math.floor(this.headFrames / STFT_HOP);
@@ -424,7 +420,7 @@ class FeaturesAnalysis {
     kernels.rolloffFlux(mag, this.freqs, sum, this.prevMag, t === 0 ? 0 : this.prevSum, ROLL_PERCENT, stats);
     this.rolloff[t] = stats[0]!;
     this.flux[t] = t === 0 ? 0 : stats[1]!;
-    kernels.contrastPeakValley(mag, this.placedContrast, this.peak, this.valley, t * this.contrast.bands);
+    kernels.contrastPeakValley(mag, this.contrast, this.peak, this.valley, t * this.contrast.bands);
     const mel = kernels.applySparseFilterbank(this.melBank, power);
     const max = powersToDb(mel, this.melDb, t * MEL_BANDS, MEL_BANDS);
     if (max > this.melDbMax) this.melDbMax = max;

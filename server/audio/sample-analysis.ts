@@ -410,8 +410,7 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
     this.fft = createRealFft(this.n, 8 * (2 * this.n + half + 1) + 256 + StreamingHpss.workspace(hpssBins));
     this.kernels = new SampleFrameKernels(this.fft);
     this.ring = this.fft.allocate(this.n);
-    this.window = this.fft.allocate(this.n);
-    this.window.set(hannWindow(this.n));
+    this.window = this.fft.place(hannWindow(this.n));
     this.power = this.fft.allocate(half + 1);
     this.frameBands = this.fft.allocate(6);
     this.shape = new SpectralShape(half + 1);

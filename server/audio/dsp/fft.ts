@@ -115,6 +115,20 @@ export class RealFft {
     return new Int32Array(this.buffer, this.take(4 * length), length);
   }
 
+  /** A copy of `values` in the workspace. */
+  place(values: ArrayLike<number>): Float64Array {
+    const a = this.allocate(values.length);
+    a.set(values);
+    return a;
+  }
+
+  /** A copy of `values` in the workspace, as 32-bit integers. */
+  placeInt32(values: ArrayLike<number>): Int32Array {
+    const a = this.allocateInt32(values.length);
+    a.set(values);
+    return a;
+  }
+
   private take(bytes: number): number {
     const at = this.free;
     const next = at + Math.ceil(bytes / 16) * 16;

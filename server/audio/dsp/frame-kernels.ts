@@ -16,12 +16,6 @@ abstract class KernelArrays {
     this.out = fft.allocate(results);
   }
 
-  /** `values` copied into `into` (an array of the kernel's memory), which is returned. */
-  protected place<T extends Float64Array | Int32Array>(into: T, values: ArrayLike<number>): T {
-    into.set(values);
-    return into;
-  }
-
   /** Byte offset of an array in the kernel's memory; throws for one elsewhere. */
   protected at(a: Float64Array | Int32Array): number {
     if (a.buffer !== this.fft.buffer) throw new RangeError('frame kernels need arrays in the FFT workspace (RealFft.allocate)');
@@ -81,8 +75,8 @@ export class FrameKernels extends KernelArrays {
   placeContrastBands(cb: ContrastBands): PlacedContrastBands {
     let maxCount = 1;
     for (let b = 0; b < cb.bands; b++) maxCount = Math.max(maxCount, cb.count[b]!);
-    const copy = (a: Int32Array) => this.place(this.fft.allocateInt32(a.length), a);
-    return { bands: cb.bands, start: copy(cb.start), end: copy(cb.end), count: copy(cb.count), peak: this.fft.allocate(cb.bands), valley: this.fft.allocate(cb.bands), scratch: this.fft.allocate(maxCount) };
+    const fft = this.fft;
+    return { bands: cb.bands, start: fft.placeInt32(cb.start), end: fft.placeInt32(cb.end), count: fft.placeInt32(cb.count), peak: fft.allocate(cb.bands), valley: fft.allocate(cb.bands), scratch: fft.allocate(maxCount) };
   }
 
   /** `contrastPeakValley`: peak and valley magnitudes of each band into peak[at + b] and valley[at + b]. */
@@ -94,9 +88,8 @@ export class FrameKernels extends KernelArrays {
 
   /** A sparse filterbank (mel or onset-detection's log bank), copied into the kernel's memory. */
   placeFilterbank(fb: BandWeights): PlacedFilterbank {
-    const ints = (a: Int32Array) => this.place(this.fft.allocateInt32(a.length), a);
-    const weights = this.place(this.fft.allocate(fb.weights.length), fb.weights);
-    return { bands: fb.bands, start: ints(fb.start), length: ints(fb.length), offset: ints(fb.offset), weights, out: this.fft.allocate(fb.bands) };
+    const fft = this.fft;
+    return { bands: fb.bands, start: fft.placeInt32(fb.start), length: fft.placeInt32(fb.length), offset: fft.placeInt32(fb.offset), weights: fft.place(fb.weights), out: fft.allocate(fb.bands) };
   }
 
   /**
