@@ -6,38 +6,30 @@ import type { Response } from 'express';
 // an octet-stream attachment, nosniff stops the browser guessing, and the sandbox policy puts a
 // document that is opened anyway into an opaque origin with no script, no requests and no storage.
 
-/** Extensions served inline, with the only type each is ever served as: media a browser cannot execute. */
-const inlineTypes: ReadonlyMap<string, string> = new Map([
-  // Raster images (never SVG: it is a document that can carry script).
-  ['png', 'image/png'],
-  ['jpg', 'image/jpeg'],
-  ['jpeg', 'image/jpeg'],
-  ['gif', 'image/gif'],
-  ['webp', 'image/webp'],
-  ['avif', 'image/avif'],
-  ['bmp', 'image/bmp'],
-  // Audio and video.
-  ['wav', 'audio/wav'],
-  ['mp3', 'audio/mpeg'],
-  ['ogg', 'audio/ogg'],
-  ['oga', 'audio/ogg'],
-  ['opus', 'audio/ogg'],
-  ['flac', 'audio/flac'],
-  ['m4a', 'audio/mp4'],
-  ['aac', 'audio/aac'],
-  ['aif', 'audio/aiff'],
-  ['aiff', 'audio/aiff'],
-  ['mp4', 'video/mp4'],
-  ['webm', 'video/webm'],
-  // PDF viewers run a PDF's script, if at all, in their own process and origin, never in the page's.
-  ['pdf', 'application/pdf'],
-]);
+/** Raster images served inline (never SVG: it is a document that can carry script). */
+const imageTypes: Readonly<Record<string, string>> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif', bmp: 'image/bmp' };
 
 /**
- * The policy on user content: sandboxed (opaque origin, no script, no forms, no plugins), nothing
- * loaded but the media the browser's own image and media documents show, and never framed elsewhere.
+ * Audio and video served inline. Not PDF: Chromium will not show a sandboxed PDF, and unsandboxed its
+ * viewer (which runs a PDF's script) would belong to this origin; a PDF downloads like any document.
  */
-export const userContentSecurityPolicy = "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'";
+const mediaTypes: Readonly<Record<string, string>> = {
+  wav: 'audio/wav', mp3: 'audio/mpeg', ogg: 'audio/ogg', oga: 'audio/ogg', opus: 'audio/ogg', flac: 'audio/flac', m4a: 'audio/mp4',
+  aac: 'audio/aac', aif: 'audio/aiff', aiff: 'audio/aiff', mp4: 'video/mp4', webm: 'video/webm',
+};
+
+/**
+ * The policy on user content: sandboxed (an opaque origin: no script, forms, popups or plugins),
+ * nothing loaded but what the browser's own image document shows, and never framed.
+ */
+export const userContentSecurityPolicy = "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; frame-ancestors 'none'";
+
+/**
+ * The policy on audio and video: still sandboxed and scriptless, but keeping its origin, because
+ * Chromium's media document fetches the file in CORS mode, which an opaque origin fails. Without
+ * script, keeping the origin grants the document nothing.
+ */
+export const mediaContentSecurityPolicy = "sandbox allow-same-origin; default-src 'none'; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'";
 
 /** The headers that decide how a browser treats a user file named `filename`. */
 export interface UserContentHeaders {
@@ -50,12 +42,14 @@ export interface UserContentHeaders {
 /** The type, disposition and policy for a user file: inline only for the safe list, else a download. */
 export function userContentHeadersFor(filename: string): UserContentHeaders {
   const dot = filename.lastIndexOf('.');
-  const inlineType = dot === -1 ? undefined : inlineTypes.get(filename.slice(dot + 1).toLowerCase());
+  const extension = dot === -1 ? '' : filename.slice(dot + 1).toLowerCase();
+  const media = Object.hasOwn(mediaTypes, extension) ? mediaTypes[extension] : undefined;
+  const inlineType = media ?? (Object.hasOwn(imageTypes, extension) ? imageTypes[extension] : undefined);
   return {
     'Content-Type': inlineType ?? 'application/octet-stream',
     'Content-Disposition': contentDispositionOf(inlineType ? 'inline' : 'attachment', filename),
     'X-Content-Type-Options': 'nosniff',
-    'Content-Security-Policy': userContentSecurityPolicy,
+    'Content-Security-Policy': media ? mediaContentSecurityPolicy : userContentSecurityPolicy,
   };
 }
 

@@ -114,7 +114,7 @@ http {
       expect(res.headers.get('content-type'), url).toBe('audio/wav');
       expect(res.headers.get('content-disposition'), url).toMatch(/^inline; filename="[^"]+\.wav"/);
       expect(res.headers.get('x-content-type-options'), url).toBe('nosniff');
-      expect(res.headers.get('content-security-policy'), url).toBe("sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'");
+      expect(res.headers.get('content-security-policy'), url).toBe("sandbox allow-same-origin; default-src 'none'; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'");
       await res.arrayBuffer();
     }
   });

@@ -365,7 +365,7 @@ describe('GET /audio/v1/artifacts/{content_id}/{name}', () => {
       expect(res.headers.get('content-type')).toBe('audio/wav');
       expect(res.headers.get('content-disposition')).toBe(`inline; filename="${d.artifact_ref.split('/').at(-1)}"; filename*=UTF-8''${d.artifact_ref.split('/').at(-1)}`);
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-      expect(res.headers.get('content-security-policy')).toBe("sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'");
+      expect(res.headers.get('content-security-policy')).toBe("sandbox allow-same-origin; default-src 'none'; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'");
       await res.arrayBuffer();
     }
   });
