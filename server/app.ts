@@ -6,6 +6,7 @@ import { createRepositoryRouter, type RepositoryRouteDeps } from './hosting/repo
 import { createHostingRouter, type HostingDeps } from './hosting/routes.js';
 import { continueUnlessHashFirst } from './http/expect-continue.js';
 import { createHostCheck } from './http/host-check.js';
+import { guiContentSecurityPolicy, setInertSecurityHeaders } from './http/security-headers.js';
 
 /** Everything createApp wires together; built by startServer, or by tests with a memory store. */
 export interface AppDeps {
@@ -25,6 +26,8 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
   app.set('etag', false);
+  // First, so every answer (API, git, uploads, errors, 404s) is nosniff and inert unless it opts out.
+  app.use(setInertSecurityHeaders);
   if (deps.allowedHosts) app.use(createHostCheck(deps.allowedHosts, deps.hosting.publicUrl));
   app.use(continueUnlessHashFirst);
 
@@ -37,11 +40,11 @@ export function createApp(deps: AppDeps): Express {
 
   const rendererDir = deps.rendererDir;
   if (rendererDir && existsSync(path.join(rendererDir, 'index.html'))) {
-    app.use(express.static(rendererDir, { index: 'index.html', maxAge: '1h', setHeaders: noCacheForHtml }));
+    app.use(express.static(rendererDir, { index: 'index.html', maxAge: '1h', setHeaders: setGuiFileHeaders }));
     // Client-side routes: any other GET that accepts HTML gets the app shell.
     app.get('/*splat', (req, res, next) => {
       if (!req.accepts('html')) return next();
-      res.set('Cache-Control', 'no-cache').sendFile(path.join(rendererDir, 'index.html'));
+      res.set({ 'Cache-Control': 'no-cache', 'Content-Security-Policy': guiContentSecurityPolicy }).sendFile(path.join(rendererDir, 'index.html'));
     });
   } else {
     app.get('/', (_req, res) => {
@@ -54,6 +57,8 @@ export function createApp(deps: AppDeps): Express {
   return app;
 }
 
-function noCacheForHtml(res: express.Response, file: string): void {
+/** The GUI's own files run under the GUI's policy (a worker script is governed by its own response's). */
+function setGuiFileHeaders(res: express.Response, file: string): void {
+  res.setHeader('Content-Security-Policy', guiContentSecurityPolicy);
   if (file.endsWith('.html')) res.setHeader('Cache-Control', 'no-cache');
 }

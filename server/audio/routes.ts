@@ -7,6 +7,7 @@ import { AppError, invalidParams } from '../http/errors.js';
 import { contentHashHeader, expectsContinue } from '../http/expect-continue.js';
 import type { Logger } from '../http/logger.js';
 import { receiveUpload } from '../http/multipart.js';
+import { sendUserContent, userContentHeadersFor } from '../http/serve-user-content.js';
 import type { JobRunner } from '../queue/job-runner.js';
 import type { AnalysisService } from './analysis-service.js';
 import type { StoredArtifact } from './artifacts/artifact-store.js';
@@ -90,7 +91,7 @@ export function createAudioRouter(deps: AudioDeps): Router {
     const artifact = await deps.sources.artifact(String(req.params.content_id), String(req.params.name));
     if (deps.accelRedirect) {
       // The front server streams the file (ranges included) from its internal location.
-      res.set({ 'X-Accel-Redirect': `${deps.accelRedirect}${artifact.contentId}/${encodeURIComponent(artifact.name)}`, 'Content-Type': 'audio/wav' });
+      res.set({ ...userContentHeadersFor(artifact.name), 'X-Accel-Redirect': `${deps.accelRedirect}${artifact.contentId}/${encodeURIComponent(artifact.name)}` });
       res.end();
       return;
     }
@@ -162,20 +163,11 @@ export function createAudioRouter(deps: AudioDeps): Router {
   return router;
 }
 
-/** Stream an artifact with ranges, ETag and Last-Modified (express's send), inline with its name. */
-function sendArtifact(res: Response, artifact: StoredArtifact): Promise<void> {
-  return new Promise((resolve, reject) => {
-    // Content-addressed, so the content id is a strong validator (the app's own ETags are off).
-    res.set({ 'Content-Disposition': `inline; filename="${artifact.name}"`, ETag: `"${artifact.contentId}"` });
-    res.sendFile(artifact.file, { acceptRanges: true, etag: true, lastModified: true, cacheControl: true, maxAge: '1y', immutable: true, headers: { 'Content-Type': 'audio/wav' } }, (error?: Error & { status?: number; code?: string }) => {
-      if (!error || res.headersSent || error.code === 'ECONNABORTED') return resolve();
-      if (error.status === 416) {
-        res.status(416).set('Content-Range', `bytes */${artifact.bytes}`).end();
-        return resolve();
-      }
-      reject(error);
-    });
-  });
+/** Stream an artifact as user content, with ranges and its content id as a strong validator. */
+async function sendArtifact(res: Response, artifact: StoredArtifact): Promise<void> {
+  // Content-addressed, so the content id is a strong validator (the app's own ETags are off).
+  const sent = await sendUserContent(res, artifact.file, artifact.name, { cacheControl: 'public, max-age=31536000, immutable', etag: `"${artifact.contentId}"` });
+  if (!sent) throw new AppError('not-found', 'Artifact not found');
 }
 
 /** FastAPI answers 405 for a known path with another method, 404 otherwise. */

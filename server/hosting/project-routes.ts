@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import type { Request, Response, Router } from 'express';
 import { accessLevels } from '../auth/identity.js';
 import { AppError, notFound } from '../http/errors.js';
@@ -445,13 +444,4 @@ function sendJsonBody(res: Response, body: Buffer): void {
 /** GitLab shows statistics to reporters and up (and admins). */
 function mayReadStatistics(viewer: Viewer, project: Readonly<ProjectRecord>): boolean {
   return viewer.admin || viewer.level(project) >= accessLevels.reporter;
-}
-
-/** Stream a project upload back (read rules of the project apply). */
-export function sendUploadFile(res: Response, file: string, filename: string): void {
-  res.set({ 'Content-Disposition': `inline; filename="${filename}"`, 'X-Content-Type-Options': 'nosniff' });
-  res.type(filename.includes('.') ? filename.slice(filename.lastIndexOf('.')) : 'application/octet-stream');
-  const stream = createReadStream(file);
-  stream.on('error', () => res.destroy());
-  stream.pipe(res);
 }

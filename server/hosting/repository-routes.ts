@@ -4,9 +4,9 @@ import { resolveIdentity } from '../auth/authenticate.js';
 import type { Identity } from '../auth/identity.js';
 import { AppError } from '../http/errors.js';
 import type { Logger } from '../http/logger.js';
+import { sendUserContent } from '../http/serve-user-content.js';
 import type { ProjectRecord } from '../store/schema.js';
 import { parseGitPath, serveGitHttp, type GitHttpService } from './git/smart-http.js';
-import { sendUploadFile } from './project-routes.js';
 import type { ProjectService } from './projects.js';
 
 /** A push that reached the repository: who, where, and which refs moved. */
@@ -65,7 +65,16 @@ export function createRepositoryRouter(deps: RepositoryRouteDeps): Router {
     if (!project || !projects.policy.viewer(caller?.user ?? null).canRead(project)) return next();
     const upload = projects.repo.upload(project.id, String(part(3)), decode(part(4)));
     if (!upload) return next();
-    sendUploadFile(res, path.join(projects.paths.uploads(project.id), upload.secret, upload.filename), upload.filename);
+    const file = path.join(projects.paths.uploads(project.id), upload.secret, upload.filename);
+    // Readers of the project only, so no shared cache may keep it; revalidated, since uploads can be deleted.
+    sendUserContent(res, file, upload.filename, { cacheControl: 'private, no-cache' }).then(
+      (sent) => (sent ? undefined : next()),
+      (error: unknown) => {
+        deps.log.error(`serving upload ${upload.secret}/${upload.filename} of project ${project.id} failed`, error);
+        if (res.headersSent) res.destroy();
+        else res.status(500).json({ message: '500 Internal Server Error' });
+      },
+    );
   });
 
   async function serveGit(req: Request, res: Response, fullPath: string, service: GitHttpService, access: 'read' | 'write'): Promise<void> {

@@ -81,6 +81,8 @@ export async function startTestApp(options: {
   /** Limits of imported project archives (the server's defaults otherwise). */
   readonly importLimits?: ArchiveLimits;
   readonly hookDelivery?: Partial<HookDeliveryOptions>;
+  /** A built renderer bundle to serve at `/` (none by default). */
+  readonly rendererDir?: string | null;
 } = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-test-'));
   await mkdir(path.join(dataDir, 'tmp'));
@@ -125,7 +127,7 @@ export async function startTestApp(options: {
     audio: audioDeps,
     hosting: { version: '0.0.0-test', identity, meter, publicUrl: options.publicUrl ?? null, maxJsonKb: 64, projects, projectActions, badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), hooks, exports, imports, uploads, log },
     repositories: { projects, gitPath: 'git', log, onPush: (push) => hooks.firePush(push.project, push.identity.user, push.refUpdates) },
-    rendererDir: null,
+    rendererDir: options.rendererDir ?? null,
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

@@ -58,7 +58,7 @@ async function fetchAccount(token: string, signal?: AbortSignal): Promise<{ me: 
 
 /**
  * The signed-in person. The token is checked against both APIs (GET /audio/v1/me and GET /api/v4/user)
- * and remembered in localStorage only once both accepted it.
+ * and remembered for this tab (sessionStorage) only once both accepted it.
  */
 export function useSession(): Session {
   // In the desktop app the embedded server's token comes from the bridge; a browser remembers its own.

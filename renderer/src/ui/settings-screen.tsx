@@ -99,7 +99,7 @@ export function SettingsScreen() {
           </dl>
           <p className="label">Token</p>
           <TokenField token={token} />
-          <p className="help">{bridge ? 'The desktop app signed you in with its own token.' : 'Kept in this browser until you sign out.'}</p>
+          <p className="help">{bridge ? 'The desktop app signed you in with its own token.' : 'Kept in this tab until you sign out or close it.'}</p>
           <div className="actions">
             <button type="button" className="button button-ghost" onClick={session.signOut}>
               Sign out

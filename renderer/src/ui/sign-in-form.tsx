@@ -80,7 +80,7 @@ export function SignInForm({ busy, problem, draft, focusOnMount, onSignIn }: Sig
       </div>
       <p id={ids.help} className="help">
         The first start of the server writes an admin token to <code>admin-credentials.json</code> in its data directory.
-        This browser remembers the token until you sign out.
+        This tab keeps the token until you sign out or close it.
       </p>
 
       {shown ? (

@@ -108,6 +108,17 @@ http {
     expect(Buffer.from(await res.arrayBuffer()).equals(wav.subarray(1000, 5000))).toBe(true);
   });
 
+  it('what nginx streams is still inert user content: nosniff, sandboxed, inline audio', async () => {
+    for (const url of [app.url + artifactRef, front + artifactRef]) {
+      const res = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
+      expect(res.headers.get('content-type'), url).toBe('audio/wav');
+      expect(res.headers.get('content-disposition'), url).toMatch(/^inline; filename="[^"]+\.wav"/);
+      expect(res.headers.get('x-content-type-options'), url).toBe('nosniff');
+      expect(res.headers.get('content-security-policy'), url).toBe("sandbox allow-same-origin; default-src 'none'; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'");
+      await res.arrayBuffer();
+    }
+  });
+
   it('nginx streams the whole artifact', async () => {
     const res = await fetch(front + artifactRef, { headers: { Authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);

@@ -359,6 +359,17 @@ describe('GET /audio/v1/artifacts/{content_id}/{name}', () => {
     expect(status).toBe(304);
   });
 
+  it('is served as inert user content: inline audio, nosniff, sandboxed', async () => {
+    for (const headers of [auth(), { ...auth(), Range: 'bytes=0-99' }]) {
+      const res = await app.fetch(d.artifact_ref, { headers });
+      expect(res.headers.get('content-type')).toBe('audio/wav');
+      expect(res.headers.get('content-disposition')).toBe(`inline; filename="${d.artifact_ref.split('/').at(-1)}"; filename*=UTF-8''${d.artifact_ref.split('/').at(-1)}`);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('content-security-policy')).toBe("sandbox allow-same-origin; default-src 'none'; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'");
+      await res.arrayBuffer();
+    }
+  });
+
   it.each([
     ['bytes=100-199', 100, 199],
     ['bytes=0-0', 0, 0],
