@@ -17,7 +17,7 @@ import { createIdentityRepo } from './auth/identity-repo.js';
 import { createIdentityService } from './auth/identity.js';
 import { Meter } from './auth/metering.js';
 import { createUsageRepo } from './auth/usage-repo.js';
-import type { Config } from './config/load-config.js';
+import { hooksMayTargetPrivate, type Config } from './config/load-config.js';
 import { resolveGit } from './hosting/git/git-path.js';
 import { HookService } from './hosting/hooks.js';
 import { createHooksRepo } from './hosting/hooks-repo.js';
@@ -113,7 +113,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const { projects, actions: projectActions, exports, imports } = projectsSetup.connect(jobs);
     // Payload links need the server's URL, known once it listens (or the configured public URL).
     let listeningUrl = `http://${config.host}:${config.port}`;
-    const hooks = new HookService(createHooksRepo(store), projects, { gitPath, allowPrivate: config.fetchAllowPrivate, version: packageVersion(), baseUrl: () => config.publicUrl ?? listeningUrl, log });
+    const hooks = new HookService(createHooksRepo(store), projects, { gitPath, allowPrivate: hooksMayTargetPrivate(config), version: packageVersion(), baseUrl: () => config.publicUrl ?? listeningUrl, log });
     undo.push(() => hooks.stop());
 
     const uploads = { tmpDir: path.join(config.dataDir, 'tmp'), maxBytes: config.maxUploadMb * 1024 * 1024 };
