@@ -1,11 +1,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import express, { type Express } from 'express';
+import { presentAudioError } from './audio/present.js';
 import { createAudioRouter, type AudioDeps } from './audio/routes.js';
 import { createRepositoryRouter, type RepositoryRouteDeps } from './hosting/repository-routes.js';
+import { presentHostingError } from './hosting/present.js';
 import { createHostingRouter, type HostingDeps } from './hosting/routes.js';
 import { continueUnlessHashFirst } from './http/expect-continue.js';
 import { createHostCheck } from './http/host-check.js';
+import { rejectInvalidHost } from './http/request-host.js';
 
 /** Everything createApp wires together; built by startServer, or by tests with a memory store. */
 export interface AppDeps {
@@ -25,6 +28,9 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
   app.set('etag', false);
+  // A malformed Host is refused before anything can build a link from it; the audio API answers
+  // in its shape, everything else (git over HTTP and the GUI included) in GitLab's.
+  app.use(rejectInvalidHost((req) => (req.path.startsWith('/audio/') ? presentAudioError : presentHostingError)));
   if (deps.allowedHosts) app.use(createHostCheck(deps.allowedHosts, deps.hosting.publicUrl));
   app.use(continueUnlessHashFirst);
 
