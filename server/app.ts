@@ -1,12 +1,15 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import express, { type Express } from 'express';
+import { presentAudioError } from './audio/present.js';
 import { createAudioRouter, type AudioDeps } from './audio/routes.js';
 import { createRepositoryRouter, type RepositoryRouteDeps } from './hosting/repository-routes.js';
+import { presentHostingError } from './hosting/present.js';
 import { createHostingRouter, type HostingDeps } from './hosting/routes.js';
 import { continueUnlessHashFirst } from './http/expect-continue.js';
 import { createHostCheck } from './http/host-check.js';
 import { guiContentSecurityPolicy, setInertSecurityHeaders } from './http/security-headers.js';
+import { rejectInvalidHost } from './http/request-host.js';
 
 /** Everything createApp wires together; built by startServer, or by tests with a memory store. */
 export interface AppDeps {
@@ -28,6 +31,9 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   // First, so every answer (API, git, uploads, errors, 404s) is nosniff and inert unless it opts out.
   app.use(setInertSecurityHeaders);
+  // A malformed Host is refused before anything can build a link from it; the audio API answers
+  // in its shape, everything else (git over HTTP and the GUI included) in GitLab's.
+  app.use(rejectInvalidHost((req) => (req.path.startsWith('/audio/') ? presentAudioError : presentHostingError)));
   if (deps.allowedHosts) app.use(createHostCheck(deps.allowedHosts, deps.hosting.publicUrl));
   app.use(continueUnlessHashFirst);
 

@@ -17,7 +17,7 @@ import { createIdentityRepo } from './auth/identity-repo.js';
 import { createIdentityService } from './auth/identity.js';
 import { Meter } from './auth/metering.js';
 import { createUsageRepo } from './auth/usage-repo.js';
-import type { Config } from './config/load-config.js';
+import { hooksMayTargetPrivate, type Config } from './config/load-config.js';
 import { resolveGit } from './hosting/git/git-path.js';
 import { HookService } from './hosting/hooks.js';
 import { createHooksRepo } from './hosting/hooks-repo.js';
@@ -25,6 +25,7 @@ import { createBadgesRepo } from './hosting/badges-repo.js';
 import { createNotificationsRepo } from './hosting/notifications-repo.js';
 import { createExportsRepo } from './hosting/exports-repo.js';
 import { createProjectsRepo } from './hosting/projects-repo.js';
+import { reconcileRepositories } from './hosting/reconcile-repositories.js';
 import { setUpProjects } from './hosting/set-up-projects.js';
 import { handleExpectContinue } from './http/expect-continue.js';
 import { createLogger, type Logger } from './http/logger.js';
@@ -105,15 +106,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     });
     if (sourcesSetup.ytdlp) log.info(`yt-dlp ${sourcesSetup.ytdlp.version} found: used for the sites it supports`);
     const gitPath = git?.path ?? config.gitPath;
-    const projectsSetup = setUpProjects({ repo: createProjectsRepo(store), exportsRepo: createExportsRepo(store), identity, dataDir: config.dataDir, gitPath, allowPrivate: config.fetchAllowPrivate });
+    const projectsSetup = setUpProjects({ repo: createProjectsRepo(store), exportsRepo: createExportsRepo(store), identity, dataDir: config.dataDir, gitPath, allowPrivate: config.fetchAllowPrivate, log });
     const handlers = new Map([[sourceJobType, sourcesSetup.handler], ...projectsSetup.handlers, ...(options.jobHandlers ?? [])]);
     const jobs = new JobRunner(jobsRepo, handlers, webhooks, log, config.jobConcurrency);
     undo.push(() => jobs.stop());
     const sources = sourcesSetup.connect(jobs);
     const { projects, actions: projectActions, exports, imports } = projectsSetup.connect(jobs);
+    // Before any request or job: no repository without a project, no project without a repository.
+    await reconcileRepositories(projects, log);
     // Payload links need the server's URL, known once it listens (or the configured public URL).
     let listeningUrl = `http://${config.host}:${config.port}`;
-    const hooks = new HookService(createHooksRepo(store), projects, { gitPath, allowPrivate: config.fetchAllowPrivate, version: packageVersion(), baseUrl: () => config.publicUrl ?? listeningUrl, log });
+    const hooks = new HookService(createHooksRepo(store), projects, { gitPath, allowPrivate: hooksMayTargetPrivate(config), version: packageVersion(), baseUrl: () => config.publicUrl ?? listeningUrl, log });
     undo.push(() => hooks.stop());
 
     const uploads = { tmpDir: path.join(config.dataDir, 'tmp'), maxBytes: config.maxUploadMb * 1024 * 1024 };

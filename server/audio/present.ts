@@ -69,6 +69,8 @@ export function presentAudioError(error: AppError | null): { status: number; bod
   if (!error) return { status: 500, body: { detail: 'Internal Server Error' } };
   switch (error.kind) {
     case 'invalid':
+      // A request the server cannot even address (an invalid Host): 400, as Starlette's host check answers.
+      if (error.options.code === 'invalid_host') return { status: 400, body: { detail: error.message } };
       return error.options.issues
         ? { status: 422, body: { detail: error.options.issues } }
         : { status: 422, body: { detail: [{ loc: ['body'], msg: error.message, type: 'value_error' }] } };

@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, defaultConfig, loadConfig, parseCliFlags } from './load-config.js';
+import { ConfigError, defaultConfig, hooksMayTargetPrivate, loadConfig, parseCliFlags } from './load-config.js';
 
 describe('loadConfig', () => {
   it('starts from the defaults with ./data resolved against the working directory', () => {
@@ -37,6 +37,14 @@ describe('loadConfig', () => {
       CRATEHOUSE_JOB_CONCURRENCY: '4',
     });
     expect(c).toMatchObject({ host: '::1', port: 0, adminToken: 't0ken', ffmpegPath: '/opt/ffmpeg', fetchAllowPrivate: true, publicUrl: 'https://crates.example.com', jobConcurrency: 4 });
+  });
+
+  it('lets hooks target private addresses as the outbound setting does, unless CRATEHOUSE_HOOKS_ALLOW_PRIVATE says otherwise', () => {
+    expect(hooksMayTargetPrivate(loadConfig({}))).toBe(false);
+    expect(hooksMayTargetPrivate(loadConfig({ CRATEHOUSE_FETCH_ALLOW_PRIVATE: 'true' }))).toBe(true);
+    expect(hooksMayTargetPrivate(loadConfig({ CRATEHOUSE_FETCH_ALLOW_PRIVATE: 'true', CRATEHOUSE_HOOKS_ALLOW_PRIVATE: 'false' }))).toBe(false);
+    expect(hooksMayTargetPrivate(loadConfig({ CRATEHOUSE_HOOKS_ALLOW_PRIVATE: 'yes' }))).toBe(true);
+    expect(() => loadConfig({ CRATEHOUSE_HOOKS_ALLOW_PRIVATE: 'perhaps' })).toThrow('CRATEHOUSE_HOOKS_ALLOW_PRIVATE must be true or false');
   });
 
   it('reads the allowed host names as a list, with * meaning any', () => {

@@ -20,6 +20,11 @@ export interface Config {
   readonly publicUrl: string | null;
   /** Allow outbound calls (sources, webhooks, imports) to private and loopback addresses. */
   readonly fetchAllowPrivate: boolean;
+  /**
+   * Allow project hook URLs (at create, edit and delivery) to name private and loopback addresses;
+   * null follows fetchAllowPrivate (GitLab's separate "allow local requests from web hooks").
+   */
+  readonly hooksAllowPrivate: boolean | null;
   /** Largest source download (`POST /audio/v1/sources`), in MiB. */
   readonly maxSourceMb: number;
   /** Wall-clock limit of one source job (download and conversion), in seconds. */
@@ -49,6 +54,7 @@ export const defaultConfig: Config = {
   gitPath: 'git',
   publicUrl: null,
   fetchAllowPrivate: false,
+  hooksAllowPrivate: null,
   maxSourceMb: 2048,
   sourceTimeoutS: 3600,
   ytdlpPath: null,
@@ -74,6 +80,7 @@ const envKeys: Readonly<Record<keyof Config, string>> = {
   gitPath: 'CRATEHOUSE_GIT',
   publicUrl: 'CRATEHOUSE_PUBLIC_URL',
   fetchAllowPrivate: 'CRATEHOUSE_FETCH_ALLOW_PRIVATE',
+  hooksAllowPrivate: 'CRATEHOUSE_HOOKS_ALLOW_PRIVATE',
   maxSourceMb: 'CRATEHOUSE_MAX_SOURCE_MB',
   sourceTimeoutS: 'CRATEHOUSE_SOURCE_TIMEOUT_S',
   ytdlpPath: 'CRATEHOUSE_YTDLP',
@@ -121,7 +128,7 @@ function readConfigFile(dataDir: string): Record<string, unknown> {
 }
 
 const numberKeys = new Set<keyof Config>(['port', 'maxUploadMb', 'maxJsonKb', 'jobConcurrency', 'maxSourceMb', 'sourceTimeoutS']);
-const booleanKeys = new Set<keyof Config>(['fetchAllowPrivate']);
+const booleanKeys = new Set<keyof Config>(['fetchAllowPrivate', 'hooksAllowPrivate']);
 
 function parseSource(raw: Record<string, unknown>, source: string): Overrides {
   const out: Record<string, unknown> = {};
@@ -130,7 +137,7 @@ function parseSource(raw: Record<string, unknown>, source: string): Overrides {
     const k = key as keyof Config;
     const where = source === 'environment' ? envKeys[k] : `${source}: ${key}`;
     if (numberKeys.has(k)) out[k] = parseNumber(value, where);
-    else if (booleanKeys.has(k)) out[k] = parseBoolean(value, where);
+    else if (booleanKeys.has(k)) out[k] = value === null && defaultConfig[k] === null ? null : parseBoolean(value, where);
     else if (k === 'allowedHosts') out[k] = parseHostList(value, where);
     else out[k] = value === null ? null : String(value);
   }
@@ -174,6 +181,11 @@ function validate(c: Config): Config {
   if (c.accelRedirect !== null && !/^\/[\w./-]*$/.test(c.accelRedirect)) throw new ConfigError(`accel-redirect prefix must be an absolute path such as /_artifacts/, got ${c.accelRedirect}`);
   const accelRedirect = c.accelRedirect === null ? null : c.accelRedirect.replace(/\/*$/, '/');
   return { ...c, publicUrl: c.publicUrl?.replace(/\/+$/, '') ?? null, accelRedirect };
+}
+
+/** Whether project hooks may target private addresses: their own setting, else the outbound one. */
+export function hooksMayTargetPrivate(c: Pick<Config, 'hooksAllowPrivate' | 'fetchAllowPrivate'>): boolean {
+  return c.hooksAllowPrivate ?? c.fetchAllowPrivate;
 }
 
 /** Parse `--port 0 --data-dir x --host h` style flags into overrides; unknown flags are an error. */

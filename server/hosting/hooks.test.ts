@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -287,30 +288,85 @@ describe('enable_ssl_verification', () => {
 });
 
 describe('outbound rules', () => {
-  it('a server that refuses private addresses refuses them for hooks too', async () => {
-    const strict = await startTestApp({ sources: { allowPrivate: false } });
-    try {
-      const t = (await strict.addUser('strict')).token;
-      const call = (route: string, init: { method?: string; body?: unknown } = {}) =>
-        strict.fetch(`/api/v4${route}`, { method: init.method ?? 'GET', headers: { 'PRIVATE-TOKEN': t, 'Content-Type': 'application/json' }, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
-      const p = (await (await call('/projects', { method: 'POST', body: { name: 'Strict' } })).json()) as Project;
-      const hook = ((await (await call(`/projects/${p.id}/hooks`, { method: 'POST', body: { url: `${hookBase}/strict` } })).json()) as { id: number }).id;
-      const src = path.join(work, 'strict');
-      await git(['init', '-q', src]);
-      writeFileSync(path.join(src, 'x.txt'), 'x\n');
-      await git(['add', '.'], src);
-      await git(['commit', '-q', '-m', 'x'], src);
-      await git(['push', '-q', p.http_url_to_repo.replace('http://', `http://oauth2:${t}@`), 'main'], src);
-      await waitFor(() => (strict.hooks.deliveries(hook).length > 0 ? true : undefined));
-      await strict.hooks.onIdle();
-      const [delivery] = strict.hooks.deliveries(hook);
-      expect(delivery).toMatchObject({ delivered: false, status: null });
-      expect(delivery!.error).toContain('Refusing to connect to 127.0.0.1');
-      expect(received.filter((r) => r.path === '/strict')).toHaveLength(0);
-      const tested = await call(`/projects/${p.id}/hooks/${hook}/test/push_events`, { method: 'POST' });
-      expect(tested.status).toBe(422);
-    } finally {
-      await strict.close();
+  // Names the strict server resolves without DNS. 93.184.215.14 is a public address: hooks to it are
+  // only stored, never delivered to, in these tests. `rebind.test` is public when the hook is
+  // stored and loopback afterwards (DNS rebinding), so delivery must check again.
+  const names: Readonly<Record<string, readonly string[]>> = { 'public.test': ['93.184.215.14'], 'intranet.test': ['10.1.2.3'], 'mixed.test': ['93.184.215.14', '192.168.1.5'] };
+  let rebindLookups = 0;
+  const resolve = async (host: string) => {
+    if (host === 'rebind.test') return [{ address: rebindLookups++ === 0 ? '93.184.215.14' : '127.0.0.1', family: 4 }];
+    const listed = names[host];
+    return listed ? listed.map((address) => ({ address, family: 4 })) : lookup(host, { all: true });
+  };
+  const privateUrls = ['http://127.0.0.1:9/x', 'http://10.0.0.1/x', 'http://[::1]/x', 'http://localhost/x', 'http://intranet.test/x', 'http://mixed.test/x', 'http://169.254.169.254/latest/meta-data', 'http://[::ffff:127.0.0.1]/x'];
+  let strict: TestApp;
+  let call: (route: string, init?: { method?: string; body?: unknown }) => Promise<Response>;
+  let strictToken: string;
+  let strictProject: Project;
+
+  beforeAll(async () => {
+    strict = await startTestApp({ sources: { allowPrivate: false }, hooks: { resolve } });
+    strictToken = (await strict.addUser('strict')).token;
+    call = (route, init = {}) =>
+      strict.fetch(`/api/v4${route}`, { method: init.method ?? 'GET', headers: { 'PRIVATE-TOKEN': strictToken, 'Content-Type': 'application/json' }, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+    strictProject = (await (await call('/projects', { method: 'POST', body: { name: 'Strict' } })).json()) as Project;
+  });
+  afterAll(() => strict.close());
+
+  it('refuses hook URLs that are or resolve to private addresses when created (422, GitLab\'s body) and stores nothing', async () => {
+    for (const url of privateUrls) {
+      const res = await call(`/projects/${strictProject.id}/hooks`, { method: 'POST', body: { url } });
+      expect({ url, status: res.status, body: (await res.json()) as unknown }).toEqual({ url, status: 422, body: { error: 'Invalid url given' } });
     }
+    expect(await (await call(`/projects/${strictProject.id}/hooks`)).json()).toEqual([]);
+  });
+
+  it('refuses them when a hook is edited, keeping the URL it had', async () => {
+    const created = await call(`/projects/${strictProject.id}/hooks`, { method: 'POST', body: { url: 'http://public.test/hook' } });
+    expect(created.status).toBe(201);
+    const literal = await call(`/projects/${strictProject.id}/hooks`, { method: 'POST', body: { url: 'https://93.184.215.14/hook' } });
+    expect(literal.status).toBe(201);
+    const id = ((await created.json()) as { id: number }).id;
+    for (const url of privateUrls) {
+      const res = await call(`/projects/${strictProject.id}/hooks/${id}`, { method: 'PUT', body: { url } });
+      expect({ url, status: res.status, body: (await res.json()) as unknown }).toEqual({ url, status: 422, body: { error: 'Invalid url given' } });
+    }
+    expect(await (await call(`/projects/${strictProject.id}/hooks/${id}`)).json()).toMatchObject({ url: 'http://public.test/hook' });
+    for (const hook of [id, ((await literal.json()) as { id: number }).id]) await call(`/projects/${strictProject.id}/hooks/${hook}`, { method: 'DELETE' });
+  });
+
+  it('accepts private targets when the hooks setting allows them, whatever the fetch setting says', async () => {
+    const open = await startTestApp({ sources: { allowPrivate: false }, hooks: { allowPrivate: true } });
+    try {
+      const t = (await open.addUser('open')).token;
+      const headers = { 'PRIVATE-TOKEN': t, 'Content-Type': 'application/json' };
+      const p = (await (await open.fetch('/api/v4/projects', { method: 'POST', headers, body: JSON.stringify({ name: 'Open' }) })).json()) as Project;
+      for (const url of ['http://10.0.0.1/x', 'http://[::1]/x', 'http://localhost/x']) {
+        const res = await open.fetch(`/api/v4/projects/${p.id}/hooks`, { method: 'POST', headers, body: JSON.stringify({ url }) });
+        expect({ url, status: res.status }).toEqual({ url, status: 201 });
+      }
+    } finally {
+      await open.close();
+    }
+  });
+
+  it('checks the address again at delivery: a name that rebinds to loopback after the hook was stored is refused', async () => {
+    const created = await call(`/projects/${strictProject.id}/hooks`, { method: 'POST', body: { url: `http://rebind.test:${new URL(hookBase).port}/strict` } });
+    expect(created.status).toBe(201);
+    const hook = ((await created.json()) as { id: number }).id;
+    const src = path.join(work, 'strict');
+    await git(['init', '-q', src]);
+    writeFileSync(path.join(src, 'x.txt'), 'x\n');
+    await git(['add', '.'], src);
+    await git(['commit', '-q', '-m', 'x'], src);
+    await git(['push', '-q', strictProject.http_url_to_repo.replace('http://', `http://oauth2:${strictToken}@`), 'main'], src);
+    await waitFor(() => (strict.hooks.deliveries(hook).length > 0 ? true : undefined));
+    await strict.hooks.onIdle();
+    const [delivery] = strict.hooks.deliveries(hook);
+    expect(delivery).toMatchObject({ delivered: false, status: null });
+    expect(delivery!.error).toContain('Refusing to connect to rebind.test (127.0.0.1)');
+    expect(received.filter((r) => r.path === '/strict')).toHaveLength(0);
+    const tested = await call(`/projects/${strictProject.id}/hooks/${hook}/test/push_events`, { method: 'POST' });
+    expect(tested.status).toBe(422);
   });
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import PQueue from 'p-queue';
 import { AppError } from '../http/errors.js';
 import type { Logger } from '../http/logger.js';
-import { outboundRequest } from '../http/outbound.js';
+import { outboundRequest, resolvePublicAddress, type OutboundPolicy } from '../http/outbound.js';
 import type { HookEvents, ProjectHookRecord, ProjectRecord, UserRecord } from '../store/schema.js';
 import { isZeroId } from './git/git-names.js';
 import { commitsBetween, countCommitsBetween, recentCommits, type CommitSummary } from './git/repositories.js';
@@ -83,7 +83,10 @@ export class HookService {
     private readonly projects: ProjectService,
     private readonly deps: {
       readonly gitPath: string;
+      /** Hook URLs may name private and loopback addresses (checked at create, edit and delivery). */
       readonly allowPrivate: boolean;
+      /** Resolve a host name; the system resolver unless a test injects one. */
+      readonly resolve?: OutboundPolicy['resolve'];
       readonly version: string;
       /** The server's public base URL (payload links, X-Gitlab-Instance). */
       readonly baseUrl: () => string;
@@ -109,7 +112,7 @@ export class HookService {
 
   async create(viewer: Viewer, project: Readonly<ProjectRecord>, input: HookInput): Promise<Readonly<ProjectHookRecord>> {
     this.requireMaintainer(viewer, project);
-    const url = checkHookUrl(input.url ?? '');
+    const url = await this.checkUrl(input.url ?? '');
     return this.repo.insert({
       projectId: project.id,
       url,
@@ -123,7 +126,7 @@ export class HookService {
 
   async update(viewer: Viewer, project: Readonly<ProjectRecord>, hookId: number, input: HookInput): Promise<Readonly<ProjectHookRecord>> {
     const hook = this.get(viewer, project, hookId);
-    const url = input.url === undefined ? hook.url : checkHookUrl(input.url);
+    const url = input.url === undefined ? hook.url : await this.checkUrl(input.url);
     // GitLab: a new URL drops the old secret unless a new one is sent.
     const token = input.token !== undefined ? input.token || null : url !== hook.url ? null : hook.token;
     return this.repo.update(hook.id, {
@@ -206,6 +209,23 @@ export class HookService {
     await this.queue.onIdle();
   }
 
+  /**
+   * A hook URL must be http(s) and, unless private targets are allowed, resolve only to public
+   * addresses (the outbound rules): refused when stored, not only at delivery, as GitLab's
+   * UrlBlocker does. Delivery checks again (the name may resolve elsewhere by then).
+   */
+  private async checkUrl(raw: string): Promise<string> {
+    if (httpUrlProblem(raw) !== null) throw invalidHookUrl();
+    if (this.deps.allowPrivate) return raw;
+    try {
+      await resolvePublicAddress(raw, { allowPrivate: false, allowCredentials: true, resolve: this.deps.resolve });
+    } catch (error) {
+      if (error instanceof AppError) throw invalidHookUrl(error);
+      throw error;
+    }
+    return raw;
+  }
+
   private requireMaintainer(viewer: Viewer, project: Readonly<ProjectRecord>): void {
     if (!viewer.user) throw new AppError('unauthorized', 'Unauthorized');
     if (!viewer.canAdmin(project)) throw new AppError('forbidden', 'Forbidden');
@@ -281,7 +301,7 @@ export class HookService {
       const res = await outboundRequest(
         hook.url,
         { method: 'POST', body, headers, signal: AbortSignal.any([stop, AbortSignal.timeout(this.options.timeoutMs)]), insecureTls: !hook.enableSslVerification },
-        { allowPrivate: this.deps.allowPrivate, maxRedirects: 0, timeoutMs: this.options.timeoutMs },
+        { allowPrivate: this.deps.allowPrivate, resolve: this.deps.resolve, maxRedirects: 0, timeoutMs: this.options.timeoutMs },
       );
       res.body.resume();
       // GitLab counts 2xx and 3xx as delivered.
@@ -299,9 +319,9 @@ export class HookService {
 }
 
 /** A hook URL must be an absolute http(s) URL (GitLab: 422 "Invalid url given"). */
-function checkHookUrl(raw: string): string {
-  if (httpUrlProblem(raw) === null) return raw;
-  throw new AppError('invalid', 'Invalid url given', { code: 'unprocessable_error' });
+/** GitLab's answer to a hook URL it refuses (bad, blocked or unresolvable alike): 422 `{"error": "Invalid url given"}`. */
+function invalidHookUrl(cause?: AppError): AppError {
+  return new AppError('invalid', 'Invalid url given', { code: 'unprocessable_error', cause });
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

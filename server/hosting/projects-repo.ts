@@ -1,3 +1,4 @@
+import { AppError } from '../http/errors.js';
 import { nextId, type ProjectRecord, type ProjectShareRecord, type StarRecord, type UploadRecord } from '../store/schema.js';
 import type { Store, TableName } from '../store/store.js';
 
@@ -85,6 +86,12 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
     byName: (namespaceId, name) => db().projects.find((p) => p.namespaceId === namespaceId && lower(p.name) === lower(name)),
     insert: (project) =>
       store.mutate((d) => {
+        // Checked again here, atomically: a create awaits git between its own check and this write.
+        const fields: Record<string, string[]> = {};
+        const here = d.projects.filter((p) => p.namespaceId === project.namespaceId);
+        if (here.some((p) => lower(p.name) === lower(project.name))) fields.name = ['has already been taken'];
+        if (here.some((p) => lower(p.path) === lower(project.path))) fields.path = ['has already been taken'];
+        if (Object.keys(fields).length > 0) throw new AppError('invalid', 'project is invalid', { fields });
         const record: ProjectRecord = { ...project, id: nextId(d, 'projects') };
         d.projects.push(record);
         return record;

@@ -1,9 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { accessLevels, type IdentityService } from '../auth/identity.js';
 import { AppError } from '../http/errors.js';
+import { createLogger, type Logger } from '../http/logger.js';
 import type { JobRunner } from '../queue/job-runner.js';
 import type { MergeMethod, NamespaceRecord, ProjectRecord, ProjectSettings, UserRecord, Visibility } from '../store/schema.js';
 import { ProjectPolicy, type Viewer } from './project-access.js';
@@ -22,6 +23,12 @@ export interface RepositoryOps {
   /** The last commit of `branch`, or null when it has none (badges' `%{commit_sha}`). */
   headCommit(dir: string, branch: string): Promise<string | null>;
   housekeeping(dir: string): Promise<void>;
+  /** Every repository directory under a root. */
+  list(root: string): Promise<string[]>;
+  /** True when something is at `dir`. */
+  exists(dir: string): Promise<boolean>;
+  /** Move an unowned repository under `into` (keeping its path below `root`); returns where it went. */
+  moveAside(dir: string, root: string, into: string, stamp: string): Promise<string>;
   snapshot(dir: string): Promise<Readable>;
   fork(sourceDir: string, targetDir: string, signal: AbortSignal): Promise<void>;
   importFrom(url: string, targetDir: string, signal: AbortSignal): Promise<void>;
@@ -49,6 +56,12 @@ export const projectJobTypes = { fork: 'project-fork', import: 'project-import' 
 export interface ProjectPaths {
   /** The bare repository. */
   repository(project: Readonly<ProjectRecord>): string;
+  /** The folder all repositories live under. */
+  readonly repositoryRoot: string;
+  /** Where repositories no project owns are moved (never deleted). */
+  readonly lostAndFound: string;
+  /** A fresh folder to build a new repository in before it gets its project (tmp/, emptied at boot). */
+  staging(): string;
   /** The project's uploads folder. */
   uploads(projectId: number): string;
 }
@@ -56,6 +69,8 @@ export interface ProjectPaths {
 /** Projects: create, edit, delete, and the lookups every project route starts with. */
 export class ProjectService {
   readonly policy: ProjectPolicy;
+  /** Repository folders a create or rename of this process is filling (never orphans). */
+  private readonly claims = new Set<string>();
 
   constructor(
     readonly identity: IdentityService,
@@ -64,6 +79,7 @@ export class ProjectService {
     readonly paths: ProjectPaths,
     private readonly jobs: JobRunner,
     private readonly now: () => Date = () => new Date(),
+    private readonly log: Logger = createLogger('silent'),
   ) {
     this.policy = new ProjectPolicy(identity, repo, () => this.now().toISOString().slice(0, 10));
   }
@@ -137,18 +153,72 @@ export class ProjectService {
       updatedAt: at,
       lastActivityAt: at,
     };
-    // The repository first: a record never points at a repository that does not exist.
+    // The repository is built in tmp/ (emptied at boot), the record written, then the repository
+    // renamed into place: a crash at any point leaves no repository that no project owns. (One
+    // between the record and the rename leaves a project without its empty repository, which the
+    // boot's reconciliation creates again.)
     const dir = this.repositoryDir(ns, projectPath);
-    if (!input.importUrl) await this.git.init(dir, defaultBranch);
-    let project: Readonly<ProjectRecord>;
-    try {
-      project = await this.repo.insert(record);
-    } catch (error) {
-      await this.git.remove(dir);
-      throw error;
-    }
+    const project = await this.claiming(dir, async () => {
+      const staged = input.importUrl ? null : this.paths.staging();
+      if (staged) await this.git.init(staged, defaultBranch);
+      let inserted: Readonly<ProjectRecord>;
+      try {
+        inserted = await this.repo.insert(record);
+      } catch (error) {
+        if (staged) await this.git.remove(staged);
+        throw error;
+      }
+      try {
+        await this.setAsideOrphan(dir, inserted.id);
+        if (staged) await this.git.move(staged, dir);
+      } catch (error) {
+        await this.repo.remove(inserted.id);
+        if (staged) await this.git.remove(staged);
+        throw error;
+      }
+      return inserted;
+    });
     if (input.importUrl) await this.jobs.submit({ type: projectJobTypes.import, tenant: caller.tenant, params: { projectId: project.id } });
     return project;
+  }
+
+  /**
+   * A repository at `dir` that no project record owns and no operation of this process is making
+   * (a create or delete killed part-way by an older build, a failed removal) is moved to lost+found
+   * and logged, so it never blocks the name. The caller holds the claim on `dir`; `forProject` is
+   * the project the caller is placing there (whose record may already name it).
+   */
+  async setAsideOrphan(dir: string, forProject?: number): Promise<void> {
+    if (!(await this.git.exists(dir))) return;
+    if (this.repo.projects.some((p) => p.id !== forProject && this.ownsDirectory(p, dir))) return;
+    const to = await this.git.moveAside(dir, this.paths.repositoryRoot, this.paths.lostAndFound, lostAndFoundStamp(this.now()));
+    this.log.info(`repositories: ${path.relative(this.paths.repositoryRoot, dir)} belonged to no project; moved to ${to}`);
+  }
+
+  /** Whether `dir` is the repository of `project`. */
+  ownsDirectory(project: Readonly<ProjectRecord>, dir: string): boolean {
+    try {
+      return path.resolve(this.paths.repository(project)) === path.resolve(dir);
+    } catch {
+      return false; // a project whose namespace is gone owns no folder
+    }
+  }
+
+  /** True while a create or rename of this process is putting a repository at `dir`. */
+  isClaimed(dir: string): boolean {
+    return this.claims.has(path.resolve(dir));
+  }
+
+  /** Run `work` holding `dir`: two creates or renames never race for one folder. */
+  private async claiming<T>(dir: string, work: () => Promise<T>): Promise<T> {
+    const key = path.resolve(dir);
+    if (this.claims.has(key)) throw new AppError('invalid', 'project is invalid', { fields: { path: ['has already been taken'] } });
+    this.claims.add(key);
+    try {
+      return await work();
+    } finally {
+      this.claims.delete(key);
+    }
   }
 
   /** Edit a project (maintainers; visibility and path changes included). Unknown-to-us attributes are ignored. */
@@ -166,6 +236,17 @@ export class ProjectService {
     if (!fields.path && projectPath.toLowerCase() !== project.path.toLowerCase() && this.repo.byPath(ns.id, projectPath)) fields.path = ['has already been taken'];
     if (Object.keys(fields).length > 0) throw new AppError('invalid', 'project is invalid', { fields });
 
+    if (projectPath.toLowerCase() !== project.path.toLowerCase()) {
+      const target = this.repositoryDir(ns, projectPath);
+      return this.claiming(target, async () => {
+        await this.setAsideOrphan(target);
+        return this.applyUpdate(project, ns, name, projectPath, visibility, input);
+      });
+    }
+    return this.applyUpdate(project, ns, name, projectPath, visibility, input);
+  }
+
+  private async applyUpdate(project: Readonly<ProjectRecord>, ns: Readonly<NamespaceRecord>, name: string, projectPath: string, visibility: Visibility, input: ProjectInput): Promise<Readonly<ProjectRecord>> {
     if (projectPath !== project.path) await this.git.move(this.repositoryDir(ns, project.path), this.repositoryDir(ns, projectPath));
     const at = this.now().toISOString();
     try {
@@ -235,10 +316,18 @@ export function projectPaths(dataDir: string, identity: IdentityService): Projec
     return group ? identity.fullPath(group) : ns.path;
   };
   return {
+    repositoryRoot: path.join(dataDir, 'repositories'),
+    lostAndFound: path.join(dataDir, 'lost+found', 'repositories'),
+    staging: () => path.join(dataDir, 'tmp', `repository-${randomUUID()}.git`),
     // Lower-cased: paths are unique per namespace ignoring case, and so are the folders.
     repository: (project) => path.join(dataDir, 'repositories', ...nsPath(project.namespaceId).toLowerCase().split('/'), `${project.path.toLowerCase()}.git`),
     uploads: (projectId) => path.join(dataDir, 'uploads', String(projectId)),
   };
+}
+
+/** A lost+found folder name from a time: sortable and safe in paths (2026-01-31T12-00-00-000Z). */
+export function lostAndFoundStamp(at: Date): string {
+  return at.toISOString().replace(/[:.]/g, '-');
 }
 
 function checkImportUrl(url: string, fields: Record<string, string[]>): void {

@@ -6,6 +6,7 @@ import { createErrorMiddleware } from '../http/error-middleware.js';
 import { AppError, notFound } from '../http/errors.js';
 import type { Logger } from '../http/logger.js';
 import { paginate } from '../http/pagination.js';
+import { requestBaseUrl } from '../http/request-host.js';
 import type { UserRecord, Visibility } from '../store/schema.js';
 import { mountBadgeRoutes } from './badge-routes.js';
 import { mountExportRoutes } from './export-routes.js';
@@ -91,7 +92,7 @@ export function createHostingRouter(deps: HostingDeps): Router {
     if (!user.admin) throw new AppError('forbidden', 'Forbidden');
     return user;
   };
-  const baseUrl = (req: Request) => deps.publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  const baseUrl = (req: Request) => requestBaseUrl(req, deps.publicUrl);
   // The public URL may carry a path prefix (a reverse proxy at /cratehouse); keep it.
   const requestUrl = (req: Request) => new URL(baseUrl(req) + req.originalUrl);
   const params = (req: Request) => new Params({ ...(req.query as Record<string, unknown>), ...((req.body as Record<string, unknown> | undefined) ?? {}) });

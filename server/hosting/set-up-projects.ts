@@ -1,4 +1,5 @@
 import type { IdentityService } from '../auth/identity.js';
+import type { Logger } from '../http/logger.js';
 import type { JobHandler, JobRunner } from '../queue/job-runner.js';
 import type { ArchiveLimits } from './archive.js';
 import type { ExportsRepo } from './exports-repo.js';
@@ -27,6 +28,8 @@ export function setUpProjects(options: {
   readonly allowPrivate: boolean;
   /** Limits of imported archives (default 2 GiB uncompressed, 50,000 entries). */
   readonly importLimits?: ArchiveLimits;
+  /** Where repositories moved to lost+found are reported. */
+  readonly log?: Logger;
 }): ProjectsSetup {
   const git = gitOps(options.gitPath, options.allowPrivate);
   let service: ProjectService | null = null;
@@ -45,7 +48,7 @@ export function setUpProjects(options: {
   return {
     handlers,
     connect: (jobs) => {
-      service = new ProjectService(options.identity, options.repo, git, projectPaths(options.dataDir, options.identity), jobs);
+      service = new ProjectService(options.identity, options.repo, git, projectPaths(options.dataDir, options.identity), jobs, undefined, options.log);
       const exports = new ProjectExportService(service, options.exportsRepo, jobs, {
         dataDir: options.dataDir,
         allowPrivate: options.allowPrivate,
@@ -73,6 +76,9 @@ export function gitOps(gitPath: string, allowPrivate: boolean): RepositoryOps {
     setHead: (dir, branch) => repositories.setHead(dir, branch, { gitPath }),
     headCommit: (dir, branch) => repositories.headCommit(dir, branch, { gitPath }),
     housekeeping: (dir) => repositories.housekeeping(dir, { gitPath }),
+    list: (root) => repositories.listRepositories(root),
+    exists: (dir) => repositories.repositoryExists(dir),
+    moveAside: (dir, root, into, stamp) => repositories.moveAside(dir, root, into, stamp),
     snapshot: (dir) => repositories.snapshotTar(dir),
     fork: (from, to, signal) => repositories.forkRepository(from, to, { gitPath, signal }),
     importFrom: (url, to, signal) => repositories.importRepository(url, to, { gitPath, allowPrivate, signal, timeoutMs: 30 * 60_000 }),

@@ -78,6 +78,65 @@ describe('durability', () => {
     }
   }, 60_000);
 
+  it('leaves no name blocked when SIGKILLed in the middle of project creates (no repository without a project)', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-crash-projects-'));
+    const { child, url } = await startServer(dataDir);
+    const exited = new Promise((r) => child.once('exit', r));
+    const attempted: string[] = [];
+    let acknowledged = 0;
+    let killed = false;
+    // 10 writers create projects (a git init and a store write each); the kill lands once 30 are
+    // acknowledged, with creates in every stage still in flight. (Before the fix, runs left 0–4
+    // orphans that answered 409 after the restart.)
+    const writer = async (w: number) => {
+      for (let i = 0; !killed; i++) {
+        const name = `p${w}-${i}`;
+        attempted.push(name);
+        try {
+          const res = await fetch(`${url}/api/v4/projects`, {
+            method: 'POST',
+            headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ name, path: name }),
+          });
+          if (res.status === 201) acknowledged++;
+          else throw new Error(`unexpected ${res.status}`);
+        } catch (e) {
+          if (!killed) throw e;
+        }
+        if (acknowledged >= 30 && !killed) {
+          killed = true;
+          child.kill('SIGKILL');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 10 }, (_, w) => writer(w)));
+    await exited;
+
+    // After a restart every attempted name is either a project with a working repository or free to create.
+    const second = await startServer(dataDir);
+    try {
+      const blocked: string[] = [];
+      const broken: string[] = [];
+      const auth = { Authorization: `Basic ${Buffer.from(`oauth2:${token}`).toString('base64')}` };
+      for (const name of attempted) {
+        const res = await fetch(`${second.url}/api/v4/projects`, {
+          method: 'POST',
+          headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ name, path: name }),
+        });
+        if (res.status === 201) continue;
+        const owned = res.status === 400 && (await fetch(`${second.url}/api/v4/projects/root%2F${name}`, { headers: { 'PRIVATE-TOKEN': token } })).status === 200;
+        if (!owned) blocked.push(`${name}: ${res.status}`);
+        else if ((await fetch(`${second.url}/root/${name}.git/info/refs?service=git-upload-pack`, { headers: auth })).status !== 200) broken.push(name);
+      }
+      expect({ blocked, broken }).toEqual({ blocked: [], broken: [] });
+    } finally {
+      const stopped = new Promise((r) => second.child.once('exit', r));
+      second.child.kill('SIGTERM');
+      await stopped;
+    }
+  }, 120_000);
+
   it('acknowledges 200 concurrent writes over HTTP and has every one of them on disk', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-burst-'));
     const { child, url } = await startServer(dataDir);

@@ -8,6 +8,7 @@ import { createIdentityService, type IdentityService } from '../auth/identity.js
 import { Meter } from '../auth/metering.js';
 import { createUsageRepo } from '../auth/usage-repo.js';
 import type { Logger } from '../http/logger.js';
+import type { OutboundPolicy } from '../http/outbound.js';
 import { JobRunner, type JobHandler } from '../queue/job-runner.js';
 import { createJobsRepo } from '../queue/jobs-repo.js';
 import { createWebhookSender, type WebhookOptions, type WebhookTransport } from '../queue/webhooks.js';
@@ -83,6 +84,8 @@ export async function startTestApp(options: {
   readonly hookDelivery?: Partial<HookDeliveryOptions>;
   /** A built renderer bundle to serve at `/` (none by default). */
   readonly rendererDir?: string | null;
+  /** Hook URLs: private (loopback) targets follow `sources.allowPrivate` unless said here; a resolver for host names. */
+  readonly hooks?: { readonly allowPrivate?: boolean; readonly resolve?: OutboundPolicy['resolve'] };
 } = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-test-'));
   await mkdir(path.join(dataDir, 'tmp'));
@@ -116,7 +119,7 @@ export async function startTestApp(options: {
   const jobs = new JobRunner(jobsRepo, handlers, webhooks, log, options.jobConcurrency ?? 1);
   const { projects, actions: projectActions, exports, imports } = projectsSetup.connect(jobs);
   let appUrl = '';
-  const hooks = new HookService(createHooksRepo(store), projects, { gitPath: 'git', allowPrivate: options.sources?.allowPrivate ?? true, version: '0.0.0-test', baseUrl: () => appUrl, log, delivery: { backoffMs: 20, timeoutMs: 2000, ...options.hookDelivery } });
+  const hooks = new HookService(createHooksRepo(store), projects, { gitPath: 'git', allowPrivate: options.hooks?.allowPrivate ?? options.sources?.allowPrivate ?? true, resolve: options.hooks?.resolve, version: '0.0.0-test', baseUrl: () => appUrl, log, delivery: { backoffMs: 20, timeoutMs: 2000, ...options.hookDelivery } });
   const admin = await identity.createUser({ username: 'root', name: 'Administrator', email: 'root@example.com', admin: true });
   await identity.createToken(admin.id, { name: 'test', scopes: ['api'] }, adminToken);
   const pool: AnalysisPool = createAnalysisPool(2);

@@ -51,6 +51,51 @@ export async function moveRepository(from: string, to: string): Promise<void> {
   await rename(source, target);
 }
 
+/**
+ * Every repository directory under `root`: folders named `*.git` (namespace folders are walked,
+ * repositories are not entered). Absolute paths, sorted; a missing root has none.
+ */
+export async function listRepositories(root: string): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    for (const entry of entries) {
+      if (!entry.isDirectory()) continue;
+      const full = path.join(dir, entry.name);
+      if (entry.name.endsWith('.git')) found.push(full);
+      else await walk(full);
+    }
+  };
+  await walk(path.resolve(root));
+  return found.sort();
+}
+
+/** True when something (a repository, or what is left of one) is at `dir`. */
+export async function repositoryExists(dir: string): Promise<boolean> {
+  return exists(path.resolve(dir));
+}
+
+/**
+ * Move a repository that no project owns out of the way, never deleting it: to
+ * `<into>/<stamp>/<its path under root>` (a numbered suffix if that is taken). Returns where it went.
+ */
+export async function moveAside(dir: string, root: string, into: string, stamp: string): Promise<string> {
+  const source = assertRepositoryPath(dir);
+  const relative = path.relative(path.resolve(root), source);
+  if (relative.startsWith('..') || path.isAbsolute(relative)) throw new Error(`${source} is not under ${root}`);
+  let target = path.join(path.resolve(into), stamp, relative);
+  for (let n = 2; await exists(target); n++) target = path.join(path.resolve(into), `${stamp}-${n}`, relative);
+  await mkdir(path.dirname(target), { recursive: true });
+  await rename(source, target);
+  return target;
+}
+
 /** What GET /projects?statistics=true and the project pages need to know about a repository. */
 export interface RepositoryStats {
   /** No branches at all (GitLab's `empty_repo`). */
