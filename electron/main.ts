@@ -51,7 +51,7 @@ async function startEmbeddedServer(): Promise<RunningServer> {
   const settings = await readDesktopSettings(userData);
   const ffmpeg = bundledFfmpeg();
   const configFor = (port: number) =>
-    loadConfig(process.env, { host, port, dataDir: dataDir(), fetchAllowPrivate: true, allowedHosts: ['loopback'], ...(ffmpeg ? { ffmpegPath: ffmpeg } : {}) });
+    loadConfig(process.env, { host, port, dataDir: dataDir(), fetchAllowPrivate: true, allowedHosts: ['loopback'], authFailExemptLoopback: true, ...(ffmpeg ? { ffmpegPath: ffmpeg } : {}) });
   const port = await choosePort(host, settings.lastPort);
   let started: RunningServer;
   try {

@@ -21,6 +21,8 @@ export interface AppDeps {
   readonly rendererDir: string | null;
   /** Host names the server answers to (the local API's DNS-rebinding defence); absent or null: any. */
   readonly allowedHosts?: readonly string[] | null;
+  /** Express's `trust proxy` (whose X-Forwarded-For gives the client address); absent or null: none. */
+  readonly trustProxy?: string | null;
 }
 
 /** Build the Express app: /audio/v1, /api/v4 and the renderer bundle. No I/O happens here. */
@@ -29,6 +31,8 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
   app.set('etag', false);
+  // The client address keys the failed-authentication limit: behind a proxy, take it from the proxy.
+  if (deps.trustProxy) app.set('trust proxy', /^\d+$/.test(deps.trustProxy) ? Number(deps.trustProxy) : deps.trustProxy === 'true' ? true : deps.trustProxy);
   // First, so every answer (API, git, uploads, errors, 404s) is nosniff and inert unless it opts out.
   app.use(setInertSecurityHeaders);
   // A malformed Host is refused before anything can build a link from it; the audio API answers

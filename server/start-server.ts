@@ -12,7 +12,9 @@ import { presentJob } from './audio/present.js';
 import { sourceJobType } from './audio/sources/source-job.js';
 import { createSourcesRepo } from './audio/sources/sources-repo.js';
 import { setUpSources } from './audio/sources/set-up-sources.js';
+import { createAuthGuard } from './auth/authenticate.js';
 import { bootstrapAdmin, type BootstrapResult } from './auth/bootstrap.js';
+import { FailedAuthLimiter } from './auth/failed-auth-limiter.js';
 import { createIdentityRepo } from './auth/identity-repo.js';
 import { createIdentityService } from './auth/identity.js';
 import { Meter } from './auth/metering.js';
@@ -128,12 +130,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const analysis = new AnalysisService(pool, new ResultCache(path.join(config.dataDir, 'cache')), ffmpeg ? { kind: 'ffmpeg', path: ffmpeg.path } : { kind: 'js' }, meter);
 
     const version = packageVersion();
+    const auth = createAuthGuard(identity, new FailedAuthLimiter({ failures: config.authFailLimit, windowS: config.authFailWindowS, blockS: config.authFailBlockS, exemptLoopback: config.authFailExemptLoopback }));
     const app = createApp({
-      audio: { version, identity, meter, jobs, tools: { ffmpeg, git }, maxJsonKb: config.maxJsonKb, analysis, uploads, sources, accelRedirect: config.accelRedirect, log },
-      hosting: { version, identity, meter, publicUrl: config.publicUrl, maxJsonKb: config.maxJsonKb, projects, projectActions, badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), hooks, exports, imports, uploads, log },
-      repositories: { projects, gitPath, log, onPush: (push) => hooks.firePush(push.project, push.identity.user, push.refUpdates) },
+      audio: { version, identity, auth, meter, jobs, tools: { ffmpeg, git }, maxJsonKb: config.maxJsonKb, analysis, uploads, sources, accelRedirect: config.accelRedirect, log },
+      hosting: { version, identity, auth, meter, publicUrl: config.publicUrl, maxJsonKb: config.maxJsonKb, projects, projectActions, badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), hooks, exports, imports, uploads, log },
+      repositories: { projects, auth, gitPath, log, onPush: (push) => hooks.firePush(push.project, push.identity.user, push.refUpdates) },
       rendererDir: options.rendererDir === undefined ? findRendererDir() : options.rendererDir,
       allowedHosts: config.allowedHosts,
+      trustProxy: config.trustProxy,
     });
 
     const server = await listen(app, config.host, config.port);

@@ -222,6 +222,16 @@ except gitlab.exceptions.GitlabGetError as e:
 gl.projects.delete(replaced["id"])
 step("imported it as %s, import_status %s; overwrite=True replaced it" % (result["path_with_namespace"], status.import_status))
 
+read_only = admin.http_post("/users/%d/personal_access_tokens" % user.id, post_data={"name": "reader", "scopes": ["read_api"]})["token"]
+reader = gitlab.Gitlab(url, private_token=read_only)
+assert p.id in [q.id for q in reader.projects.list(owned=True, get_all=True)]
+try:
+    reader.projects.create({"name": "Read Only"})
+    raise AssertionError("a read_api token created a project")
+except gitlab.exceptions.GitlabCreateError as e:
+    assert e.response_code == 403 and "insufficient_scope" in str(e.error_message), (e.response_code, e.error_message)
+step("a read_api token lists projects and is refused a create (403 insufficient_scope)")
+
 gl.projects.delete(fork.id)
 p.delete()
 for pid in (p.id, fork.id):

@@ -77,6 +77,10 @@ export function presentAudioError(error: AppError | null): { status: number; bod
     case 'unauthorized':
       return { status: 401, body: { detail: error.message }, headers: { 'WWW-Authenticate': 'Bearer' } };
     case 'forbidden':
+      if (error.options.code === 'insufficient_scope') {
+        const scope = (error.options.scopes ?? []).join(' ');
+        return { status: 403, body: { detail: error.message, code: 'insufficient_scope' }, headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", error_description="${error.message}", scope="${scope}"` } };
+      }
       return { status: 403, body: { detail: error.message } };
     case 'not-found':
       return { status: 404, body: { detail: error.message } };
@@ -86,6 +90,8 @@ export function presentAudioError(error: AppError | null): { status: number; bod
       return { status: 413, body: { detail: error.message } };
     case 'unsupported-media':
       return { status: 415, body: { detail: error.message } };
+    case 'rate-limited':
+      return { status: 429, body: { detail: error.message, code: error.options.code ?? 'rate_limited' }, headers: { 'Retry-After': String(error.options.retryAfter ?? 60) } };
     case 'unavailable':
       return {
         status: 503,

@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
-import { resolveIdentity } from '../auth/authenticate.js';
+import type { AuthGuard } from '../auth/authenticate.js';
+import { audioScopeRules, familyOf } from '../auth/scopes.js';
 import type { Identity, IdentityService } from '../auth/identity.js';
 import type { Meter } from '../auth/metering.js';
 import { createErrorMiddleware } from '../http/error-middleware.js';
@@ -23,6 +24,8 @@ import { validatePart } from './validation.js';
 export interface AudioDeps {
   readonly version: string;
   readonly identity: IdentityService;
+  /** Resolves callers (failed-authentication limit, token, scopes). */
+  readonly auth: AuthGuard;
   readonly meter: Meter;
   readonly jobs: JobRunner;
   readonly tools: { readonly ffmpeg: ToolInfo | null; readonly git: ToolInfo | null };
@@ -47,7 +50,7 @@ export function createAudioRouter(deps: AudioDeps): Router {
   const mount = (spec: AudioRouteSpec, handler: Handler) => {
     const expressPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const route: RequestHandler = async (req, res) => {
-      const caller = spec.auth ? authenticate(req) : null;
+      const caller = spec.auth ? await authenticate(req) : null;
       if (caller) {
         const tenant = caller.tenant;
         res.on('finish', () => deps.meter.request(tenant, `${spec.method.toUpperCase()} /audio/v1${spec.path}`));
@@ -59,8 +62,9 @@ export function createAudioRouter(deps: AudioDeps): Router {
     router[spec.method](expressPath, route);
   };
 
-  const authenticate = (req: Request): Identity => {
-    const caller = resolveIdentity(deps.identity, req, ['bearer']);
+  // The token's scopes are checked by the route family of audioScopeRules.
+  const authenticate = async (req: Request): Promise<Identity> => {
+    const caller = await deps.auth.authenticate(req, ['bearer'], familyOf(audioScopeRules, req.method, req.path));
     if (!caller) throw new AppError('unauthorized', 'Not authenticated');
     return caller;
   };

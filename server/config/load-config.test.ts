@@ -54,6 +54,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ CRATEHOUSE_ALLOWED_HOSTS: 'loopback,evil/path' })).toThrow('CRATEHOUSE_ALLOWED_HOSTS must list host names');
   });
 
+  it('reads the failed-authentication limit and the trusted proxy, with 10 failures a minute as the default', () => {
+    expect(loadConfig({})).toMatchObject({ authFailLimit: 10, authFailWindowS: 60, authFailBlockS: 300, authFailExemptLoopback: false, trustProxy: null });
+    const c = loadConfig({ CRATEHOUSE_AUTH_FAIL_LIMIT: '0', CRATEHOUSE_AUTH_FAIL_WINDOW_S: '30', CRATEHOUSE_AUTH_FAIL_BLOCK_S: '900', CRATEHOUSE_AUTH_FAIL_EXEMPT_LOOPBACK: 'yes', CRATEHOUSE_TRUST_PROXY: 'loopback' });
+    expect(c).toMatchObject({ authFailLimit: 0, authFailWindowS: 30, authFailBlockS: 900, authFailExemptLoopback: true, trustProxy: 'loopback' });
+    expect(() => loadConfig({ CRATEHOUSE_AUTH_FAIL_LIMIT: '-1' })).toThrow('failed-authentication limit');
+    expect(() => loadConfig({ CRATEHOUSE_AUTH_FAIL_WINDOW_S: '0' })).toThrow('failed-authentication window');
+  });
+
   it('ignores empty variables and names the culprit of a bad value', () => {
     expect(loadConfig({ CRATEHOUSE_PORT: '' }).port).toBe(defaultConfig.port);
     expect(() => loadConfig({ CRATEHOUSE_PORT: 'eighty' })).toThrow(new ConfigError('CRATEHOUSE_PORT must be a number, got "eighty"'));

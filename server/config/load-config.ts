@@ -39,6 +39,18 @@ export interface Config {
    * `loopback` in the list stands for localhost, 127.0.0.1 and ::1.
    */
   readonly allowedHosts: readonly string[] | null;
+  /** Failed authentications tolerated per client address and per token in the window; 0 turns the limit off. */
+  readonly authFailLimit: number;
+  readonly authFailWindowS: number;
+  /** How long a client address or token over the limit is answered 429. */
+  readonly authFailBlockS: number;
+  /** Leave loopback clients out of the failed-authentication limit (the desktop app sets it). */
+  readonly authFailExemptLoopback: boolean;
+  /**
+   * Express's `trust proxy`: which proxies' X-Forwarded-For to believe for the client address (e.g.
+   * `loopback` behind a local nginx); null takes the socket's address.
+   */
+  readonly trustProxy: string | null;
 }
 
 /** Values every deployment starts from; the data dir is relative to the working directory. */
@@ -61,6 +73,11 @@ export const defaultConfig: Config = {
   accelRedirect: null,
   logLevel: 'info',
   allowedHosts: null,
+  authFailLimit: 10,
+  authFailWindowS: 60,
+  authFailBlockS: 300,
+  authFailExemptLoopback: false,
+  trustProxy: null,
 };
 
 /** The config file in the data dir: the same keys as Config, all optional. */
@@ -87,6 +104,11 @@ const envKeys: Readonly<Record<keyof Config, string>> = {
   accelRedirect: 'CRATEHOUSE_ACCEL_REDIRECT',
   logLevel: 'CRATEHOUSE_LOG_LEVEL',
   allowedHosts: 'CRATEHOUSE_ALLOWED_HOSTS',
+  authFailLimit: 'CRATEHOUSE_AUTH_FAIL_LIMIT',
+  authFailWindowS: 'CRATEHOUSE_AUTH_FAIL_WINDOW_S',
+  authFailBlockS: 'CRATEHOUSE_AUTH_FAIL_BLOCK_S',
+  authFailExemptLoopback: 'CRATEHOUSE_AUTH_FAIL_EXEMPT_LOOPBACK',
+  trustProxy: 'CRATEHOUSE_TRUST_PROXY',
 };
 
 /** Thrown for a value that cannot be used; the message names the setting and where it came from. */
@@ -127,8 +149,8 @@ function readConfigFile(dataDir: string): Record<string, unknown> {
   throw new ConfigError(`${path.join(dataDir, configFileName)} is not a JSON object`);
 }
 
-const numberKeys = new Set<keyof Config>(['port', 'maxUploadMb', 'maxJsonKb', 'jobConcurrency', 'maxSourceMb', 'sourceTimeoutS']);
-const booleanKeys = new Set<keyof Config>(['fetchAllowPrivate', 'hooksAllowPrivate']);
+const numberKeys = new Set<keyof Config>(['port', 'maxUploadMb', 'maxJsonKb', 'jobConcurrency', 'maxSourceMb', 'sourceTimeoutS', 'authFailLimit', 'authFailWindowS', 'authFailBlockS']);
+const booleanKeys = new Set<keyof Config>(['fetchAllowPrivate', 'hooksAllowPrivate', 'authFailExemptLoopback']);
 
 function parseSource(raw: Record<string, unknown>, source: string): Overrides {
   const out: Record<string, unknown> = {};
@@ -179,6 +201,9 @@ function validate(c: Config): Config {
   if (!(c.maxSourceMb > 0)) throw new ConfigError(`max source size must be positive, got ${c.maxSourceMb}`);
   if (!(c.sourceTimeoutS > 0)) throw new ConfigError(`source timeout must be positive, got ${c.sourceTimeoutS}`);
   if (c.accelRedirect !== null && !/^\/[\w./-]*$/.test(c.accelRedirect)) throw new ConfigError(`accel-redirect prefix must be an absolute path such as /_artifacts/, got ${c.accelRedirect}`);
+  if (!Number.isInteger(c.authFailLimit) || c.authFailLimit < 0) throw new ConfigError(`failed-authentication limit must be a whole number (0: off), got ${c.authFailLimit}`);
+  if (!Number.isInteger(c.authFailWindowS) || c.authFailWindowS < 1) throw new ConfigError(`failed-authentication window must be a positive number of seconds, got ${c.authFailWindowS}`);
+  if (!Number.isInteger(c.authFailBlockS) || c.authFailBlockS < 1) throw new ConfigError(`failed-authentication block must be a positive number of seconds, got ${c.authFailBlockS}`);
   const accelRedirect = c.accelRedirect === null ? null : c.accelRedirect.replace(/\/*$/, '/');
   return { ...c, publicUrl: c.publicUrl?.replace(/\/+$/, '') ?? null, accelRedirect };
 }

@@ -100,6 +100,11 @@ export function presentHostingError(error: AppError | null): { status: number; b
       if (o.code === 'invalid_token') return { status: 401, body: { error: 'invalid_token', error_description: error.message }, headers: { 'WWW-Authenticate': `Bearer realm="Cratehouse", error="invalid_token", error_description="${error.message}"` } };
       return { status: 401, body: { message: '401 Unauthorized' } };
     case 'forbidden':
+      if (o.code === 'insufficient_scope') {
+        // rack-oauth2's body; the header is RFC 6750's (GitLab omits it, calling that a bug in a FIXME).
+        const scope = (o.scopes ?? []).join(' ');
+        return { status: 403, body: { error: 'insufficient_scope', error_description: error.message, scope }, headers: { 'WWW-Authenticate': `Bearer realm="Cratehouse", error="insufficient_scope", error_description="${error.message}", scope="${scope}"` } };
+      }
       return { status: 403, body: { message: error.message === 'Forbidden' ? '403 Forbidden' : `403 Forbidden - ${error.message}` } };
     case 'not-found':
       return { status: 404, body: { message: `404 ${error.message}` } };
@@ -109,6 +114,9 @@ export function presentHostingError(error: AppError | null): { status: number; b
       return { status: 413, body: { message: '413 Request Entity Too Large' } };
     case 'unsupported-media':
       return { status: 415, body: { message: '415 Unsupported Media Type' } };
+    case 'rate-limited':
+      // GitLab's application limits (`{"message": {"error": ...}}`), with Retry-After as Rack::Attack sends it.
+      return { status: 429, body: { message: { error: error.message } }, headers: { 'Retry-After': String(o.retryAfter ?? 60) } };
     case 'unavailable':
       return { status: 503, body: { message: error.message }, headers: o.retryAfter === undefined ? undefined : { 'Retry-After': String(o.retryAfter) } };
   }

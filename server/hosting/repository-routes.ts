@@ -1,12 +1,14 @@
 import path from 'node:path';
 import express, { type Request, type Response, type Router } from 'express';
-import { resolveIdentity } from '../auth/authenticate.js';
+import type { AuthGuard } from '../auth/authenticate.js';
 import type { Identity } from '../auth/identity.js';
+import { toAppError } from '../http/error-middleware.js';
 import { AppError } from '../http/errors.js';
 import type { Logger } from '../http/logger.js';
 import { sendUserContent } from '../http/serve-user-content.js';
 import type { ProjectRecord } from '../store/schema.js';
 import { parseGitPath, serveGitHttp, type GitHttpService } from './git/smart-http.js';
+import { presentHostingError } from './present.js';
 import type { ProjectService } from './projects.js';
 
 /** A push that reached the repository: who, where, and which refs moved. */
@@ -19,6 +21,8 @@ export interface PushEvent {
 /** What the repository router needs. */
 export interface RepositoryRouteDeps {
   readonly projects: ProjectService;
+  /** Resolves callers (failed-authentication limit, token, scopes). */
+  readonly auth: AuthGuard;
   readonly gitPath: string;
   readonly log: Logger;
   /** Told after every successful push (hooks fire from here); never awaited by the push. */
@@ -51,14 +55,17 @@ export function createRepositoryRouter(deps: RepositoryRouteDeps): Router {
     }
   });
 
-  router.get(/^\/(?:-\/project\/(\d+)|(.+)\/([^/]+))\/uploads\/([0-9a-f]{32})\/([^/]+)$/, (req, res, next) => {
+  router.get(/^\/(?:-\/project\/(\d+)|(.+)\/([^/]+))\/uploads\/([0-9a-f]{32})\/([^/]+)$/, async (req, res, next) => {
     const part = (i: number) => (req.params as unknown as Record<string, string | undefined>)[i];
     const decode = (s: string | undefined) => decodeURIComponent(s ?? '');
     let caller: Identity | null;
     try {
-      caller = resolveIdentity(projects.identity, req, ['bearer', 'private-token-header', 'private-token-param']);
-    } catch {
-      caller = null;
+      caller = await deps.auth.authenticate(req, ['bearer', 'private-token-header', 'private-token-param'], 'uploads');
+    } catch (error) {
+      // Refused like the API refuses a token (401, 403 insufficient_scope, 429), in its shape.
+      const { status, body, headers } = presentHostingError(toAppError(error));
+      res.status(status).set(headers ?? {}).json(body);
+      return;
     }
     const project = projects.policy.find(part(0) ?? `${decode(part(1))}/${decode(part(2))}`);
     // Unknown and unreadable look the same: the app's 404.
@@ -78,15 +85,14 @@ export function createRepositoryRouter(deps: RepositoryRouteDeps): Router {
   });
 
   async function serveGit(req: Request, res: Response, fullPath: string, service: GitHttpService, access: 'read' | 'write'): Promise<void> {
-    const caller = resolveIdentity(projects.identity, req, tokenSources);
     const wantsPush = access === 'write';
+    const caller = await deps.auth.authenticate(req, tokenSources, wantsPush ? 'git-write' : 'git-read');
     const project = projects.policy.find(fullPath);
     const viewer = projects.policy.viewer(caller?.user ?? null);
     const readable = !!project && viewer.canRead(project);
     // Anonymous: ask for credentials (git prompts, or uses its helper) instead of revealing anything.
     if (!caller && (!readable || wantsPush)) throw new AppError('unauthorized', 'HTTP Basic: Access denied');
     if (!project || !readable) throw new AppError('not-found', 'The project you were looking for could not be found or you don\'t have permission to view it.');
-    if (caller && !scopeAllows(caller, wantsPush)) throw new AppError('forbidden', `The token does not allow ${wantsPush ? 'pushing to' : 'reading'} repositories (scopes: ${caller.token.scopes.join(', ')}).`);
     if (wantsPush && project.archived) throw new AppError('forbidden', 'You are not allowed to push code to this project: it is archived.');
     if (wantsPush && !viewer.canPush(project)) throw new AppError('forbidden', 'You are not allowed to push code to this project.');
     if (project.importStatus === 'scheduled' || project.importStatus === 'started') throw new AppError('unavailable', 'The repository is being imported; try again shortly.', { retryAfter: 5 });
@@ -125,14 +131,9 @@ function answerGitError(res: Response, error: unknown): void {
     res.status(500).type('text/plain').send('Internal server error\n');
     return;
   }
-  const status = { unauthorized: 401, forbidden: 403, 'not-found': 404, unavailable: 503 }[error.kind as string] ?? 400;
+  const status = { unauthorized: 401, forbidden: 403, 'not-found': 404, 'rate-limited': 429, unavailable: 503 }[error.kind as string] ?? 400;
   if (status === 401) res.set('WWW-Authenticate', 'Basic realm="Cratehouse"');
   if (error.options.retryAfter !== undefined) res.set('Retry-After', String(error.options.retryAfter));
-  res.status(status).type('text/plain').send(`${error.message}\n`);
-}
-
-function scopeAllows(caller: Identity, push: boolean): boolean {
-  const scopes = caller.token.scopes;
-  if (scopes.includes('api') || scopes.includes('write_repository')) return true;
-  return !push && (scopes.includes('read_api') || scopes.includes('read_repository'));
+  const needs = error.options.code === 'insufficient_scope' && error.options.scopes ? ` The token needs one of these scopes: ${error.options.scopes.join(', ')}.` : '';
+  res.status(status).type('text/plain').send(`${error.message}${needs}\n`);
 }

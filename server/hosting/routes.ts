@@ -1,5 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
-import { resolveIdentity } from '../auth/authenticate.js';
+import type { AuthGuard } from '../auth/authenticate.js';
+import { familyOf, hostingScopeRules } from '../auth/scopes.js';
 import type { Identity, IdentityService } from '../auth/identity.js';
 import type { Meter } from '../auth/metering.js';
 import { createErrorMiddleware } from '../http/error-middleware.js';
@@ -29,6 +30,8 @@ import { presentGroup, presentHostingError, presentMember, presentNamespace, pre
 export interface HostingDeps {
   readonly version: string;
   readonly identity: IdentityService;
+  /** Resolves callers (failed-authentication limit, token, scopes). */
+  readonly auth: AuthGuard;
   readonly meter: Meter;
   readonly publicUrl: string | null;
   readonly maxJsonKb: number;
@@ -67,8 +70,9 @@ export function createHostingRouter(deps: HostingDeps): Router {
 
   // Resolve the caller once; like GitLab, a presented but unknown token is a 401 even on public reads,
   // and every non-GET needs a caller. Lookup order is GitLab's: Bearer, private_token, PRIVATE-TOKEN.
-  router.use((req, res, next) => {
-    const caller = resolveIdentity(identity, req, ['bearer', 'private-token-param', 'private-token-header']);
+  // The token's scopes are checked here too, by the route family of hostingScopeRules.
+  router.use(async (req, res, next) => {
+    const caller = await deps.auth.authenticate(req, ['bearer', 'private-token-param', 'private-token-header'], familyOf(hostingScopeRules, req.method, req.path));
     res.locals.caller = caller;
     if (!caller && req.method !== 'GET' && req.method !== 'HEAD') throw new AppError('unauthorized', 'Unauthorized');
     if (caller) {

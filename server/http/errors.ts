@@ -7,6 +7,7 @@ export type ErrorKind =
   | 'conflict'
   | 'too-large'
   | 'unsupported-media'
+  | 'rate-limited'
   | 'unavailable';
 
 /** One problem with one input, in the FastAPI/pydantic vocabulary (`loc`, `msg`, `type`). */
@@ -24,7 +25,9 @@ export interface AppErrorOptions {
   readonly issues?: readonly ValidationIssue[];
   /** Model validation: field → messages (GitLab's `{"message": {"name": ["has already been taken"]}}`). */
   readonly fields?: Readonly<Record<string, readonly string[]>>;
-  /** Seconds a client should wait before retrying (`unavailable`). */
+  /** Scopes any one of which would have allowed the request (`forbidden`, code `insufficient_scope`). */
+  readonly scopes?: readonly string[];
+  /** Seconds a client should wait before retrying (`unavailable`, `rate-limited`). */
   readonly retryAfter?: number;
   /** A machine-readable code for clients (for example `invalid_token`, `compute_pending`). */
   readonly code?: string;
@@ -53,6 +56,7 @@ export const statusForKind: Readonly<Record<ErrorKind, number>> = {
   conflict: 409,
   'too-large': 413,
   'unsupported-media': 415,
+  'rate-limited': 429,
   unavailable: 503,
 };
 

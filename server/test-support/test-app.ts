@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../app.js';
 import type { AudioDeps } from '../audio/routes.js';
 import { handleExpectContinue } from '../http/expect-continue.js';
+import { createAuthGuard } from '../auth/authenticate.js';
+import { defaultFailedAuthLimits, FailedAuthLimiter, type FailedAuthLimits } from '../auth/failed-auth-limiter.js';
 import { createIdentityRepo } from '../auth/identity-repo.js';
 import { createIdentityService, type IdentityService } from '../auth/identity.js';
 import { Meter } from '../auth/metering.js';
@@ -35,6 +37,8 @@ import { createExportsRepo } from '../hosting/exports-repo.js';
 import { createProjectsRepo } from '../hosting/projects-repo.js';
 import { setUpProjects } from '../hosting/set-up-projects.js';
 import type { ProjectService } from '../hosting/projects.js';
+import type { RepositoryRouteDeps } from '../hosting/repository-routes.js';
+import type { HostingDeps } from '../hosting/routes.js';
 
 /** A logger that keeps what it is told, for assertions. */
 export function memoryLogger(): Logger & { readonly lines: string[] } {
@@ -57,6 +61,10 @@ export interface TestApp {
   readonly dataDir: string;
   /** What the audio router was built with (to build another, e.g. to inspect its routes). */
   readonly audioDeps: AudioDeps;
+  /** What the /api/v4 router was built with (likewise). */
+  readonly hostingDeps: HostingDeps;
+  /** What the root router (git over HTTP, uploads) was built with (likewise). */
+  readonly repositoryDeps: RepositoryRouteDeps;
   /** Create a user and a token for them; returns the token. */
   addUser(username: string, options?: { admin?: boolean; tenant?: string }): Promise<{ readonly id: number; readonly token: string }>;
   /** fetch relative to the server. */
@@ -86,6 +94,10 @@ export async function startTestApp(options: {
   readonly rendererDir?: string | null;
   /** Hook URLs: private (loopback) targets follow `sources.allowPrivate` unless said here; a resolver for host names. */
   readonly hooks?: { readonly allowPrivate?: boolean; readonly resolve?: OutboundPolicy['resolve'] };
+  /** The failed-authentication limit; off unless given (tests present bad tokens on purpose). */
+  readonly failedAuth?: FailedAuthLimits;
+  /** Express's `trust proxy`. */
+  readonly trustProxy?: string;
 } = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-test-'));
   await mkdir(path.join(dataDir, 'tmp'));
@@ -124,14 +136,12 @@ export async function startTestApp(options: {
   await identity.createToken(admin.id, { name: 'test', scopes: ['api'] }, adminToken);
   const pool: AnalysisPool = createAnalysisPool(2);
   const analysis = new AnalysisService(pool, new ResultCache(path.join(dataDir, 'cache')), ffmpeg ? { kind: 'ffmpeg', path: ffmpeg.path } : { kind: 'js' }, meter);
+  const auth = createAuthGuard(identity, new FailedAuthLimiter(options.failedAuth ?? { ...defaultFailedAuthLimits, failures: 0 }));
   const uploads = { tmpDir: path.join(dataDir, 'tmp'), maxBytes: options.maxUploadBytes ?? 64 * 1024 * 1024 };
-  const audioDeps: AudioDeps = { version: '0.0.0-test', identity, meter, jobs, tools: { ffmpeg: null, git: null }, maxJsonKb: 64, analysis, uploads, sources: sourcesSetup.connect(jobs), accelRedirect: options.accelRedirect ?? null, log };
-  const app = createApp({
-    audio: audioDeps,
-    hosting: { version: '0.0.0-test', identity, meter, publicUrl: options.publicUrl ?? null, maxJsonKb: 64, projects, projectActions, badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), hooks, exports, imports, uploads, log },
-    repositories: { projects, gitPath: 'git', log, onPush: (push) => hooks.firePush(push.project, push.identity.user, push.refUpdates) },
-    rendererDir: options.rendererDir ?? null,
-  });
+  const audioDeps: AudioDeps = { version: '0.0.0-test', identity, auth, meter, jobs, tools: { ffmpeg: null, git: null }, maxJsonKb: 64, analysis, uploads, sources: sourcesSetup.connect(jobs), accelRedirect: options.accelRedirect ?? null, log };
+  const hostingDeps: HostingDeps = { version: '0.0.0-test', identity, auth, meter, publicUrl: options.publicUrl ?? null, maxJsonKb: 64, projects, projectActions, badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), hooks, exports, imports, uploads, log };
+  const repositoryDeps: RepositoryRouteDeps = { projects, auth, gitPath: 'git', log, onPush: (push) => hooks.firePush(push.project, push.identity.user, push.refUpdates) };
+  const app = createApp({ audio: audioDeps, hosting: hostingDeps, repositories: repositoryDeps, rendererDir: options.rendererDir ?? null, trustProxy: options.trustProxy ?? null });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
     handleExpectContinue(s, app);
@@ -150,6 +160,8 @@ export async function startTestApp(options: {
     log,
     dataDir,
     audioDeps,
+    hostingDeps,
+    repositoryDeps,
     async addUser(username, o = {}) {
       const user = await identity.createUser({ username, name: username, email: `${username}@example.com`, admin: o.admin, tenant: o.tenant });
       const { token } = await identity.createToken(user.id, { name: 'test', scopes: ['api'] });

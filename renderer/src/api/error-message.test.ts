@@ -20,6 +20,12 @@ describe('describeApiError', () => {
     expect(describeApiError(400, { error: 'name is missing' })).toBe('Name is missing.');
   });
 
+  it('reads the words of a scope refusal and of a rate limit, not their codes', () => {
+    const scope = { error: 'insufficient_scope', error_description: 'The request requires higher privileges than provided by the access token.', scope: 'api read_api' };
+    expect(describeApiError(403, scope)).toBe('The request requires higher privileges than provided by the access token.');
+    expect(describeApiError(429, { message: { error: 'Too many failed authentication attempts. Try again later.' } })).toBe('Too many failed authentication attempts. Try again later.');
+  });
+
   it('falls back to the status when the body says nothing', () => {
     expect(describeApiError(401, undefined)).toBe('The server did not accept this token.');
     expect(describeApiError(418, {})).toBe('The server answered with status 418.');

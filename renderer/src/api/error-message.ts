@@ -24,6 +24,8 @@ function serverWords(body: unknown): string | null {
   if (typeof body === 'string') return body;
   if (!isRecord(body)) return null;
   const { detail, message, error } = body;
+  // OAuth-style refusals (insufficient_scope, invalid_token) carry the words in error_description.
+  if (typeof body.error_description === 'string') return body.error_description;
   if (typeof detail === 'string') return detail;
   if (Array.isArray(detail)) {
     const parts = detail.filter(isRecord).map((item) => {
@@ -37,6 +39,8 @@ function serverWords(body: unknown): string | null {
     if (parts.length > 0) return parts.join('; ');
   }
   if (typeof message === 'string') return message.replace(/^\d{3}\s+/, ''); // "401 Unauthorized" → "Unauthorized"
+  // GitLab's rate limits: {"message": {"error": "..."}}.
+  if (isRecord(message) && typeof message.error === 'string' && Object.keys(message).length === 1) return message.error;
   if (isRecord(message)) {
     const parts = Object.entries(message).map(([field, value]) => `${field} ${Array.isArray(value) ? value.join(', ') : String(value)}`);
     if (parts.length > 0) return parts.join('; ');
