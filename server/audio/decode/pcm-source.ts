@@ -97,6 +97,7 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
     if (mp3) {
       // A tagged MP3 states its format and (to be confirmed by the decode) its length: no probe needed.
       const format: StreamFormat = { sampleRate: mp3.sampleRate, channels: mp3.channels, channelLayout: mp3.channels === 1 ? 'mono' : 'stereo', totalFrames: null };
+      const input = { ...format, demuxer: 'mp3' };
       return {
         format,
         container: 'mp3',
@@ -104,7 +105,7 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
         durationS: mp3.frames / mp3.sampleRate,
         lengthEstimate: { frames: mp3.frames, tolerance: 1152 },
         ranges: { totalFrames: mp3.frames, decode: (from, to, s) => decodeMp3Range(decoder.path, file, mp3, from, to, s ?? signal) },
-        chunks: (o = {}) => decodeWithFfmpeg(decoder.path, file, format, { headSeconds: o.headSeconds, signal: o.signal ?? signal }),
+        chunks: (o = {}) => decodeWithFfmpeg(decoder.path, file, input, { headSeconds: o.headSeconds, signal: o.signal ?? signal }),
         pcm16: null,
         confirm: always,
       };
@@ -112,6 +113,7 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
     const info = await probeWithFfmpeg(decoder.path, file, signal);
     const format: StreamFormat = { sampleRate: info.sampleRate, channels: info.channels, channelLayout: info.channelLayout, totalFrames: info.exactFrames };
     const container = containerName(info.container, info.codec);
+    const input = { ...format, demuxer: info.container };
     return {
       format,
       container,
@@ -119,7 +121,7 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
       durationS: info.exactFrames !== null ? info.exactFrames / info.sampleRate : info.durationS,
       lengthEstimate: info.exactFrames !== null ? null : estimateLength(info),
       ranges: null,
-      chunks: (o = {}) => decodeWithFfmpeg(decoder.path, file, format, { headSeconds: o.headSeconds, signal: o.signal ?? signal }),
+      chunks: (o = {}) => decodeWithFfmpeg(decoder.path, file, input, { headSeconds: o.headSeconds, signal: o.signal ?? signal }),
       pcm16: null,
       confirm: always,
     };
