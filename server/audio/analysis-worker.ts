@@ -130,7 +130,7 @@ async function runOn(source: PcmSource, task: AnalysisTask, control: FeedReader 
 
   function output(result: unknown, frames: number, wholeSeconds: number): AnalysisOutput {
     return {
-      result,
+      result: requireFiniteResult(result),
       source: { duration_s: Math.round(wholeSeconds * 1000) / 1000, sample_rate: format.sampleRate, channels: format.channels, format: source.container },
       analysedSeconds: frames / format.sampleRate,
     };
@@ -186,7 +186,43 @@ export interface CombineTask {
 export function combineParts(task: CombineTask): unknown {
   const split = engines[task.engineId]?.split;
   if (!split) throw new Error(`engine ${task.engineId} has no parts`);
-  return split.combine(task.results, task.seconds);
+  try {
+    return requireFiniteResult(split.combine(task.results, task.seconds));
+  } catch (error) {
+    if (error instanceof AppError) return { failure: { kind: error.kind, message: error.message, ...(error.options.code ? { code: error.options.code } : {}) } } satisfies AnalysisFailure;
+    throw error;
+  }
+}
+
+/**
+ * The result, when every number in it is finite. JSON would answer NaN and infinity as null, which no
+ * response schema promises; engines map the values they expect to be undefined (silence) to null
+ * themselves, so anything else means the audio defeated the analysis: a 415 rather than a bogus answer.
+ */
+export function requireFiniteResult<T>(result: T): T {
+  const at = findNonFinite(result, '');
+  if (at !== undefined) throw new AppError('unsupported-media', `This audio cannot be analysed: the analysis gave no finite value for ${at || 'the result'}`, { code: 'no_finite_result' });
+  return result;
+}
+
+function findNonFinite(value: unknown, at: string): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : at;
+  if (Array.isArray(value) || ArrayBuffer.isView(value)) {
+    // By index: a spectrogram holds millions of numbers, and Object.entries would copy them all.
+    const items = value as ArrayLike<unknown>;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      if (typeof item === 'number' ? !Number.isFinite(item) : findNonFinite(item, '') !== undefined) return findNonFinite(item, `${at}[${i}]`);
+    }
+    return undefined;
+  }
+  if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const found = findNonFinite(item, at ? `${at}.${key}` : key);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }
 
 /** What a thread warms at start (see warmUp). */

@@ -62,11 +62,19 @@ export function createAnalysisPool(threads = availableParallelism(), options: Po
         else signal.addEventListener('abort', () => writer.cancel(), { once: true });
       }
       const out = (await pool.run({ ...task, ...(control ? { control } : {}) }, { name: 'analyse' })) as AnalysisOutput | AnalysisFailure;
-      if ('failure' in out) throw new AppError(out.failure.kind, out.failure.message, out.failure.code ? { code: out.failure.code } : {});
+      if (isFailure(out)) throw new AppError(out.failure.kind, out.failure.message, out.failure.code ? { code: out.failure.code } : {});
       return out;
     },
-    combine: (engineId, results, seconds) => pool.run({ engineId, results, seconds } satisfies CombineTask, { name: 'combineParts' }) as Promise<unknown>,
+    async combine(engineId, results, seconds) {
+      const out = (await pool.run({ engineId, results, seconds } satisfies CombineTask, { name: 'combineParts' })) as unknown;
+      if (isFailure(out)) throw new AppError(out.failure.kind, out.failure.message, out.failure.code ? { code: out.failure.code } : {});
+      return out;
+    },
     isWarm: () => warm,
     destroy: () => pool.destroy(),
   };
+}
+
+function isFailure(out: unknown): out is AnalysisFailure {
+  return typeof out === 'object' && out !== null && 'failure' in out;
 }

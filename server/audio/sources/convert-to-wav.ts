@@ -2,6 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { AppError } from '../../http/errors.js';
 import { ffmpegInputArgs } from '../decode/ffmpeg-input.js';
+import { requireAnalysableFormat } from '../decode/format-limits.js';
 import { parseFfmpegProbe, readFfmpegReport, type ProbeInfo } from '../decode/probe.js';
 
 /** The sample rate every fetched source is stored at. */
@@ -17,6 +18,7 @@ export interface SourceProbe extends Omit<ProbeInfo, 'exactFrames'> {
 export async function probeSource(ffmpegPath: string, file: string, signal: AbortSignal): Promise<SourceProbe> {
   const stderr = await readFfmpegReport(ffmpegPath, file, { signal, timeoutMs: 60_000 });
   const info = parseFfmpegProbe(stderr);
+  requireAnalysableFormat(info);
   return { ...info, bitsPerSample: highResolution(stderr, info.codec) ? 24 : 16 };
 }
 
