@@ -24,6 +24,10 @@ export interface Config {
   readonly maxSourceMb: number;
   /** Wall-clock limit of one source job (download and conversion), in seconds. */
   readonly sourceTimeoutS: number;
+  /** Time one analysis task may hold a worker: this many seconds… */
+  readonly analysisBudgetS: number;
+  /** …plus this many per second of audio decoded (stereo 48 kHz; denser audio counts for more). */
+  readonly analysisBudgetPerAudioS: number;
   /** yt-dlp for pages it supports: a path, or null to look for `yt-dlp` on PATH; `off` disables it. */
   readonly ytdlpPath: string | null;
   /** Internal prefix for `X-Accel-Redirect` (a front server streams artifacts); null sends the bytes. */
@@ -51,6 +55,8 @@ export const defaultConfig: Config = {
   fetchAllowPrivate: false,
   maxSourceMb: 2048,
   sourceTimeoutS: 3600,
+  analysisBudgetS: 30,
+  analysisBudgetPerAudioS: 0.5,
   ytdlpPath: null,
   accelRedirect: null,
   logLevel: 'info',
@@ -76,6 +82,8 @@ const envKeys: Readonly<Record<keyof Config, string>> = {
   fetchAllowPrivate: 'CRATEHOUSE_FETCH_ALLOW_PRIVATE',
   maxSourceMb: 'CRATEHOUSE_MAX_SOURCE_MB',
   sourceTimeoutS: 'CRATEHOUSE_SOURCE_TIMEOUT_S',
+  analysisBudgetS: 'CRATEHOUSE_ANALYSIS_BUDGET_S',
+  analysisBudgetPerAudioS: 'CRATEHOUSE_ANALYSIS_BUDGET_PER_AUDIO_S',
   ytdlpPath: 'CRATEHOUSE_YTDLP',
   accelRedirect: 'CRATEHOUSE_ACCEL_REDIRECT',
   logLevel: 'CRATEHOUSE_LOG_LEVEL',
@@ -120,7 +128,7 @@ function readConfigFile(dataDir: string): Record<string, unknown> {
   throw new ConfigError(`${path.join(dataDir, configFileName)} is not a JSON object`);
 }
 
-const numberKeys = new Set<keyof Config>(['port', 'maxUploadMb', 'maxJsonKb', 'jobConcurrency', 'maxSourceMb', 'sourceTimeoutS']);
+const numberKeys = new Set<keyof Config>(['port', 'maxUploadMb', 'maxJsonKb', 'jobConcurrency', 'maxSourceMb', 'sourceTimeoutS', 'analysisBudgetS', 'analysisBudgetPerAudioS']);
 const booleanKeys = new Set<keyof Config>(['fetchAllowPrivate']);
 
 function parseSource(raw: Record<string, unknown>, source: string): Overrides {
@@ -171,6 +179,8 @@ function validate(c: Config): Config {
   if (c.publicUrl !== null && !/^https?:\/\/[^/]+/.test(c.publicUrl)) throw new ConfigError(`public URL must be an http(s) URL, got ${c.publicUrl}`);
   if (!(c.maxSourceMb > 0)) throw new ConfigError(`max source size must be positive, got ${c.maxSourceMb}`);
   if (!(c.sourceTimeoutS > 0)) throw new ConfigError(`source timeout must be positive, got ${c.sourceTimeoutS}`);
+  if (!(c.analysisBudgetS > 0)) throw new ConfigError(`analysis budget must be positive, got ${c.analysisBudgetS}`);
+  if (!(c.analysisBudgetPerAudioS >= 0)) throw new ConfigError(`analysis budget per second of audio must not be negative, got ${c.analysisBudgetPerAudioS}`);
   if (c.accelRedirect !== null && !/^\/[\w./-]*$/.test(c.accelRedirect)) throw new ConfigError(`accel-redirect prefix must be an absolute path such as /_artifacts/, got ${c.accelRedirect}`);
   const accelRedirect = c.accelRedirect === null ? null : c.accelRedirect.replace(/\/*$/, '/');
   return { ...c, publicUrl: c.publicUrl?.replace(/\/+$/, '') ?? null, accelRedirect };

@@ -22,6 +22,7 @@ import { AnalysisService } from '../audio/analysis-service.js';
 import { ResultCache } from '../audio/cache.js';
 import { resolveFfmpeg } from '../audio/decode/ffmpeg-path.js';
 import { createAnalysisPool, type AnalysisPool } from '../audio/worker-pool.js';
+import type { AnalysisBudget } from '../audio/task-deadline.js';
 import { sourceJobType } from '../audio/sources/source-job.js';
 import { createSourcesRepo } from '../audio/sources/sources-repo.js';
 import { setUpSources } from '../audio/sources/set-up-sources.js';
@@ -81,6 +82,8 @@ export async function startTestApp(options: {
   /** Limits of imported project archives (the server's defaults otherwise). */
   readonly importLimits?: ArchiveLimits;
   readonly hookDelivery?: Partial<HookDeliveryOptions>;
+  /** Time budget of analysis tasks (the server's default otherwise). */
+  readonly analysisBudget?: AnalysisBudget;
 } = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-test-'));
   await mkdir(path.join(dataDir, 'tmp'));
@@ -117,7 +120,7 @@ export async function startTestApp(options: {
   const hooks = new HookService(createHooksRepo(store), projects, { gitPath: 'git', allowPrivate: options.sources?.allowPrivate ?? true, version: '0.0.0-test', baseUrl: () => appUrl, log, delivery: { backoffMs: 20, timeoutMs: 2000, ...options.hookDelivery } });
   const admin = await identity.createUser({ username: 'root', name: 'Administrator', email: 'root@example.com', admin: true });
   await identity.createToken(admin.id, { name: 'test', scopes: ['api'] }, adminToken);
-  const pool: AnalysisPool = createAnalysisPool(2);
+  const pool: AnalysisPool = createAnalysisPool(2, options.analysisBudget ? { budget: options.analysisBudget } : {});
   const analysis = new AnalysisService(pool, new ResultCache(path.join(dataDir, 'cache')), ffmpeg ? { kind: 'ffmpeg', path: ffmpeg.path } : { kind: 'js' }, meter);
   const uploads = { tmpDir: path.join(dataDir, 'tmp'), maxBytes: options.maxUploadBytes ?? 64 * 1024 * 1024 };
   const audioDeps: AudioDeps = { version: '0.0.0-test', identity, meter, jobs, tools: { ffmpeg: null, git: null }, maxJsonKb: 64, analysis, uploads, sources: sourcesSetup.connect(jobs), accelRedirect: options.accelRedirect ?? null, log };
