@@ -124,7 +124,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const uploads = { tmpDir: path.join(config.dataDir, 'tmp'), maxBytes: config.maxUploadMb * 1024 * 1024 };
     // Warm the JIT before the first request: the analysis threads in the background (they write a
     // WAV to the upload dir), the upload path on this thread now (~0.2 s).
-    const pool = createAnalysisPool(undefined, { warmUpDir: uploads.tmpDir });
+    const pool = createAnalysisPool(undefined, { warmUpDir: uploads.tmpDir, budget: { baseS: config.analysisBudgetS, perAudioS: config.analysisBudgetPerAudioS } });
     undo.push(() => pool.destroy());
     await warmUpUploads(uploads.tmpDir);
     const analysis = new AnalysisService(pool, new ResultCache(path.join(config.dataDir, 'cache')), ffmpeg ? { kind: 'ffmpeg', path: ffmpeg.path } : { kind: 'js' }, meter);

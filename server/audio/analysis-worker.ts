@@ -7,6 +7,7 @@ import { AppError } from '../http/errors.js';
 import { openPcmSource, type DecoderChoice, type PcmRanges, type PcmSource } from './decode/pcm-source.js';
 import { headSeconds, type EngineSpec } from './engine.js';
 import { FeedReader, FeedStopped, FeedWriter } from './decode/upload-feed.js';
+import { DeadlineClock, type AnalysisBudget } from './task-deadline.js';
 import { wavHeader } from './decode/wav-reader.js';
 import { engines } from './engines.js';
 
@@ -28,6 +29,8 @@ export interface AnalysisTask {
    * that needs a decoder, part 0 runs `whole` on its own (one decode) and the other parts skip.
    */
   readonly split?: { readonly whole: string; readonly part: number };
+  /** The task's time budget, and the shared slot where the worker publishes its deadline for the pool (see task-deadline.ts). */
+  readonly deadline?: { readonly shared: SharedArrayBuffer; readonly budget: AnalysisBudget };
 }
 
 /** The `source` block every analysis answer carries. */
@@ -50,7 +53,13 @@ export interface AnalysisOutput {
 
 /** An AppError crossing the thread boundary as plain data (structured clone drops Error subclasses' fields). */
 export interface AnalysisFailure {
-  readonly failure: { readonly kind: AppError['kind']; readonly message: string; readonly code?: string };
+  readonly failure: { readonly kind: AppError['kind']; readonly message: string; readonly code?: string; readonly retryAfter?: number };
+}
+
+/** An AppError as an AnalysisFailure value. */
+function toFailure(error: AppError): AnalysisFailure {
+  const { code, retryAfter } = error.options;
+  return { failure: { kind: error.kind, message: error.message, ...(code ? { code } : {}), ...(retryAfter !== undefined ? { retryAfter } : {}) } };
 }
 
 /**
@@ -63,7 +72,7 @@ export async function analyse(task: AnalysisTask): Promise<AnalysisOutput | Anal
     return await run(task);
   } catch (error) {
     if (error instanceof FeedStopped) return { failure: { kind: 'unavailable', message: `The analysis stopped: ${error.message}`, code: 'cancelled' } };
-    if (error instanceof AppError) return { failure: { kind: error.kind, message: error.message, ...(error.options.code ? { code: error.options.code } : {}) } };
+    if (error instanceof AppError) return toFailure(error);
     throw error;
   }
 }
@@ -72,24 +81,41 @@ async function run(task: AnalysisTask): Promise<AnalysisOutput> {
   const engine = engines[task.engineId];
   if (!engine) throw new Error(`unknown engine ${task.engineId}`);
   const control = task.control ? new FeedReader(task.control) : null;
+  const clock = task.deadline ? new DeadlineClock(task.deadline.shared, task.deadline.budget) : null;
+  const pace: Pace = {
+    check() {
+      control?.check();
+      // The clock runs from the moment the whole upload is there: waiting for a slow client costs no CPU.
+      if (clock && control && task.growing && !control.state().complete) clock.restart();
+      else clock?.check();
+    },
+    advance: (frames, format) => clock?.advance(frames, format.channels, format.sampleRate),
+  };
   if (control && task.growing) {
     // Started while the upload arrives: the answer stands if the complete file confirms the length
     // its header promised; otherwise (a truncated upload) analyse the complete file again.
     const source = await openPcmSource(task.file, task.decoder, { feed: control, skipProbe: !task.headSeconds });
-    const out = await runOn(source, task, control);
+    const out = await runOn(source, task, pace);
     if (await source.confirm()) return out;
   }
-  return runOn(await openPcmSource(task.file, task.decoder, { skipProbe: !task.headSeconds }), task, control);
+  pace.check();
+  return runOn(await openPcmSource(task.file, task.decoder, { skipProbe: !task.headSeconds }), task, pace);
+}
+
+/** Between chunks: cancellation and the deadline (check), and the audio decoded so far (advance, which earns time). */
+interface Pace {
+  check(): void;
+  advance(frames: number, format: { readonly channels: number; readonly sampleRate: number }): void;
 }
 
 /** Parallel decodes of one file: at most this many, and each range at least this long (a process start costs ~20 ms). */
 const maxRanges = 4;
 const minRangeSeconds = 15;
 
-async function runOn(source: PcmSource, task: AnalysisTask, control: FeedReader | null): Promise<AnalysisOutput> {
+async function runOn(source: PcmSource, task: AnalysisTask, pace: Pace): Promise<AnalysisOutput> {
   if (task.split && !source.direct) {
     if (task.split.part > 0) return { result: null, source: { duration_s: 0, sample_rate: source.format.sampleRate, channels: source.format.channels, format: source.container }, analysedSeconds: 0, split: 'skipped' };
-    return { ...(await runOn(source, { ...task, engineId: task.split.whole, split: undefined }, control)), split: 'whole' };
+    return { ...(await runOn(source, { ...task, engineId: task.split.whole, split: undefined }, pace)), split: 'whole' };
   }
   const engine = engines[task.engineId]!;
   let format = source.format;
@@ -112,8 +138,9 @@ async function runOn(source: PcmSource, task: AnalysisTask, control: FeedReader 
     // The container does not state an exact length (lossy formats): count it with a first pass.
     let frames = 0;
     for await (const chunk of source.chunks()) {
-      control?.check();
+      pace.check();
       frames += chunk.length / format.channels;
+      pace.advance(chunk.length / format.channels, format);
     }
     format = { ...format, totalFrames: frames };
   }
@@ -130,7 +157,7 @@ async function runOn(source: PcmSource, task: AnalysisTask, control: FeedReader 
 
   function output(result: unknown, frames: number, wholeSeconds: number): AnalysisOutput {
     return {
-      result,
+      result: requireFiniteResult(result),
       source: { duration_s: Math.round(wholeSeconds * 1000) / 1000, sample_rate: format.sampleRate, channels: format.channels, format: source.container },
       analysedSeconds: frames / format.sampleRate,
     };
@@ -162,11 +189,12 @@ async function runOn(source: PcmSource, task: AnalysisTask, control: FeedReader 
     const channels = format.channels;
     let pushed = 0;
     for await (const chunk of chunks) {
-      control?.check();
+      pace.check();
       const take = Math.min(chunk.length / channels, limit - pushed);
       if (take <= 0) break;
       push(take * channels === chunk.length ? chunk : (chunk.subarray(0, take * channels) as T));
       pushed += take;
+      pace.advance(take, format);
     }
     return pushed;
   }
@@ -186,7 +214,43 @@ export interface CombineTask {
 export function combineParts(task: CombineTask): unknown {
   const split = engines[task.engineId]?.split;
   if (!split) throw new Error(`engine ${task.engineId} has no parts`);
-  return split.combine(task.results, task.seconds);
+  try {
+    return requireFiniteResult(split.combine(task.results, task.seconds));
+  } catch (error) {
+    if (error instanceof AppError) return toFailure(error);
+    throw error;
+  }
+}
+
+/**
+ * The result, when every number in it is finite. JSON would answer NaN and infinity as null, which no
+ * response schema promises; engines map the values they expect to be undefined (silence) to null
+ * themselves, so anything else means the audio defeated the analysis: a 415 rather than a bogus answer.
+ */
+export function requireFiniteResult<T>(result: T): T {
+  const at = findNonFinite(result, '');
+  if (at !== undefined) throw new AppError('unsupported-media', `This audio cannot be analysed: the analysis gave no finite value for ${at || 'the result'}`, { code: 'no_finite_result' });
+  return result;
+}
+
+function findNonFinite(value: unknown, at: string): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : at;
+  if (Array.isArray(value) || ArrayBuffer.isView(value)) {
+    // By index: a spectrogram holds millions of numbers, and Object.entries would copy them all.
+    const items = value as ArrayLike<unknown>;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      if (typeof item === 'number' ? !Number.isFinite(item) : findNonFinite(item, '') !== undefined) return findNonFinite(item, `${at}[${i}]`);
+    }
+    return undefined;
+  }
+  if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const found = findNonFinite(item, at ? `${at}.${key}` : key);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }
 
 /** What a thread warms at start (see warmUp). */

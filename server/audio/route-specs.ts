@@ -45,7 +45,8 @@ const notFoundResponse = { description: 'Unknown, or owned by another tenant', s
 const uploadErrors = {
   401: { description: 'Missing or invalid bearer token', schema: errorMessageSchema },
   413: { description: 'Upload larger than CRATEHOUSE_MAX_UPLOAD_MB', schema: errorMessageSchema },
-  415: { description: 'The file could not be decoded as audio', schema: errorMessageSchema },
+  415: { description: 'The file could not be decoded as audio, its container is refused (playlists, lists), its format is outside 8–384 kHz and 1–32 channels, or its samples are not finite', schema: errorMessageSchema },
+  503: { description: 'The analysis took longer than its time budget (CRATEHOUSE_ANALYSIS_BUDGET_S plus CRATEHOUSE_ANALYSIS_BUDGET_PER_AUDIO_S per second of audio) and was stopped', schema: errorMessageSchema },
 } as const;
 const unauthorized = { description: 'Missing or invalid bearer token', schema: errorMessageSchema };
 

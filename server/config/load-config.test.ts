@@ -47,6 +47,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ CRATEHOUSE_HOOKS_ALLOW_PRIVATE: 'perhaps' })).toThrow('CRATEHOUSE_HOOKS_ALLOW_PRIVATE must be true or false');
   });
 
+  it('reads the analysis time budget, and refuses a budget that could never be met', () => {
+    expect(loadConfig({})).toMatchObject({ analysisBudgetS: 30, analysisBudgetPerAudioS: 0.5 });
+    expect(loadConfig({ CRATEHOUSE_ANALYSIS_BUDGET_S: '120', CRATEHOUSE_ANALYSIS_BUDGET_PER_AUDIO_S: '2' })).toMatchObject({ analysisBudgetS: 120, analysisBudgetPerAudioS: 2 });
+    expect(() => loadConfig({ CRATEHOUSE_ANALYSIS_BUDGET_S: '0' })).toThrow(ConfigError);
+    expect(() => loadConfig({ CRATEHOUSE_ANALYSIS_BUDGET_PER_AUDIO_S: '-1' })).toThrow(ConfigError);
+    expect(() => loadConfig({ CRATEHOUSE_ANALYSIS_BUDGET_S: 'soon' })).toThrow(/CRATEHOUSE_ANALYSIS_BUDGET_S/);
+  });
+
   it('reads the allowed host names as a list, with * meaning any', () => {
     expect(loadConfig({ CRATEHOUSE_ALLOWED_HOSTS: 'loopback, Studio.lan' }).allowedHosts).toEqual(['loopback', 'studio.lan']);
     expect(loadConfig({ CRATEHOUSE_ALLOWED_HOSTS: '*' }).allowedHosts).toBeNull();

@@ -29,6 +29,10 @@ export interface Config {
   readonly maxSourceMb: number;
   /** Wall-clock limit of one source job (download and conversion), in seconds. */
   readonly sourceTimeoutS: number;
+  /** Time one analysis task may hold a worker: this many seconds… */
+  readonly analysisBudgetS: number;
+  /** …plus this many per second of audio decoded (stereo 48 kHz; denser audio counts for more). */
+  readonly analysisBudgetPerAudioS: number;
   /** yt-dlp for pages it supports: a path, or null to look for `yt-dlp` on PATH; `off` disables it. */
   readonly ytdlpPath: string | null;
   /** Internal prefix for `X-Accel-Redirect` (a front server streams artifacts); null sends the bytes. */
@@ -69,6 +73,8 @@ export const defaultConfig: Config = {
   hooksAllowPrivate: null,
   maxSourceMb: 2048,
   sourceTimeoutS: 3600,
+  analysisBudgetS: 30,
+  analysisBudgetPerAudioS: 0.5,
   ytdlpPath: null,
   accelRedirect: null,
   logLevel: 'info',
@@ -100,6 +106,8 @@ const envKeys: Readonly<Record<keyof Config, string>> = {
   hooksAllowPrivate: 'CRATEHOUSE_HOOKS_ALLOW_PRIVATE',
   maxSourceMb: 'CRATEHOUSE_MAX_SOURCE_MB',
   sourceTimeoutS: 'CRATEHOUSE_SOURCE_TIMEOUT_S',
+  analysisBudgetS: 'CRATEHOUSE_ANALYSIS_BUDGET_S',
+  analysisBudgetPerAudioS: 'CRATEHOUSE_ANALYSIS_BUDGET_PER_AUDIO_S',
   ytdlpPath: 'CRATEHOUSE_YTDLP',
   accelRedirect: 'CRATEHOUSE_ACCEL_REDIRECT',
   logLevel: 'CRATEHOUSE_LOG_LEVEL',
@@ -149,7 +157,7 @@ function readConfigFile(dataDir: string): Record<string, unknown> {
   throw new ConfigError(`${path.join(dataDir, configFileName)} is not a JSON object`);
 }
 
-const numberKeys = new Set<keyof Config>(['port', 'maxUploadMb', 'maxJsonKb', 'jobConcurrency', 'maxSourceMb', 'sourceTimeoutS', 'authFailLimit', 'authFailWindowS', 'authFailBlockS']);
+const numberKeys = new Set<keyof Config>(['port', 'maxUploadMb', 'maxJsonKb', 'jobConcurrency', 'maxSourceMb', 'sourceTimeoutS', 'analysisBudgetS', 'analysisBudgetPerAudioS', 'authFailLimit', 'authFailWindowS', 'authFailBlockS']);
 const booleanKeys = new Set<keyof Config>(['fetchAllowPrivate', 'hooksAllowPrivate', 'authFailExemptLoopback']);
 
 function parseSource(raw: Record<string, unknown>, source: string): Overrides {
@@ -200,6 +208,8 @@ function validate(c: Config): Config {
   if (c.publicUrl !== null && !/^https?:\/\/[^/]+/.test(c.publicUrl)) throw new ConfigError(`public URL must be an http(s) URL, got ${c.publicUrl}`);
   if (!(c.maxSourceMb > 0)) throw new ConfigError(`max source size must be positive, got ${c.maxSourceMb}`);
   if (!(c.sourceTimeoutS > 0)) throw new ConfigError(`source timeout must be positive, got ${c.sourceTimeoutS}`);
+  if (!(c.analysisBudgetS > 0)) throw new ConfigError(`analysis budget must be positive, got ${c.analysisBudgetS}`);
+  if (!(c.analysisBudgetPerAudioS >= 0)) throw new ConfigError(`analysis budget per second of audio must not be negative, got ${c.analysisBudgetPerAudioS}`);
   if (c.accelRedirect !== null && !/^\/[\w./-]*$/.test(c.accelRedirect)) throw new ConfigError(`accel-redirect prefix must be an absolute path such as /_artifacts/, got ${c.accelRedirect}`);
   if (!Number.isInteger(c.authFailLimit) || c.authFailLimit < 0) throw new ConfigError(`failed-authentication limit must be a whole number (0: off), got ${c.authFailLimit}`);
   if (!Number.isInteger(c.authFailWindowS) || c.authFailWindowS < 1) throw new ConfigError(`failed-authentication window must be a positive number of seconds, got ${c.authFailWindowS}`);

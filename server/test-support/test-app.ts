@@ -25,6 +25,7 @@ import { AnalysisService } from '../audio/analysis-service.js';
 import { ResultCache } from '../audio/cache.js';
 import { resolveFfmpeg } from '../audio/decode/ffmpeg-path.js';
 import { createAnalysisPool, type AnalysisPool } from '../audio/worker-pool.js';
+import type { AnalysisBudget } from '../audio/task-deadline.js';
 import { sourceJobType } from '../audio/sources/source-job.js';
 import { createSourcesRepo } from '../audio/sources/sources-repo.js';
 import { setUpSources } from '../audio/sources/set-up-sources.js';
@@ -98,6 +99,8 @@ export async function startTestApp(options: {
   readonly failedAuth?: FailedAuthLimits;
   /** Express's `trust proxy`. */
   readonly trustProxy?: string;
+  /** Time budget of analysis tasks (the server's default otherwise). */
+  readonly analysisBudget?: AnalysisBudget;
 } = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-test-'));
   await mkdir(path.join(dataDir, 'tmp'));
@@ -134,7 +137,7 @@ export async function startTestApp(options: {
   const hooks = new HookService(createHooksRepo(store), projects, { gitPath: 'git', allowPrivate: options.hooks?.allowPrivate ?? options.sources?.allowPrivate ?? true, resolve: options.hooks?.resolve, version: '0.0.0-test', baseUrl: () => appUrl, log, delivery: { backoffMs: 20, timeoutMs: 2000, ...options.hookDelivery } });
   const admin = await identity.createUser({ username: 'root', name: 'Administrator', email: 'root@example.com', admin: true });
   await identity.createToken(admin.id, { name: 'test', scopes: ['api'] }, adminToken);
-  const pool: AnalysisPool = createAnalysisPool(2);
+  const pool: AnalysisPool = createAnalysisPool(2, options.analysisBudget ? { budget: options.analysisBudget } : {});
   const analysis = new AnalysisService(pool, new ResultCache(path.join(dataDir, 'cache')), ffmpeg ? { kind: 'ffmpeg', path: ffmpeg.path } : { kind: 'js' }, meter);
   const auth = createAuthGuard(identity, new FailedAuthLimiter(options.failedAuth ?? { ...defaultFailedAuthLimits, failures: 0 }));
   const uploads = { tmpDir: path.join(dataDir, 'tmp'), maxBytes: options.maxUploadBytes ?? 64 * 1024 * 1024 };

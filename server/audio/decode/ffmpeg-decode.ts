@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { AppError } from '../../http/errors.js';
 import type { StreamFormat } from '../engine.js';
+import { ffmpegInputArgs } from './ffmpeg-input.js';
 
 /** How to run one ffmpeg decode. */
 export interface FfmpegDecodeOptions {
@@ -11,13 +12,19 @@ export interface FfmpegDecodeOptions {
   readonly inputOptions?: readonly string[];
 }
 
+/** What a decode must know of its input: the probed format, including the demuxer that recognised it. */
+export type FfmpegInputFormat = Pick<StreamFormat, 'sampleRate' | 'channels'> & {
+  /** The demuxer the probe named (forced with `-f`; see ffmpeg-input.ts). */
+  readonly demuxer: string;
+};
+
 /**
  * Stream f32le PCM from an ffmpeg child. Sample rate and channel count are forced to the probed
  * values so the byte stream always matches `format`; chunks are re-aligned to whole frames.
  */
-export async function* decodeWithFfmpeg(ffmpegPath: string, file: string, format: Pick<StreamFormat, 'sampleRate' | 'channels'>, options: FfmpegDecodeOptions = {}): AsyncGenerator<Float32Array> {
+export async function* decodeWithFfmpeg(ffmpegPath: string, file: string, format: FfmpegInputFormat, options: FfmpegDecodeOptions = {}): AsyncGenerator<Float32Array> {
   const { headSeconds, signal, inputOptions = [] } = options;
-  const args = ['-v', 'error', '-nostdin', ...inputOptions, '-i', file, '-map', '0:a:0', ...(headSeconds ? ['-t', String(headSeconds)] : []), '-f', 'f32le', '-acodec', 'pcm_f32le', '-ar', String(format.sampleRate), '-ac', String(format.channels), 'pipe:1'];
+  const args = ['-v', 'error', '-nostdin', ...ffmpegInputArgs(file, { demuxer: format.demuxer, options: inputOptions }), '-map', '0:a:0', ...(headSeconds ? ['-t', String(headSeconds)] : []), '-f', 'f32le', '-acodec', 'pcm_f32le', '-ar', String(format.sampleRate), '-ac', String(format.channels), 'pipe:1'];
   const child = spawn(ffmpegPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8');

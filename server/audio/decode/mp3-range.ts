@@ -1,5 +1,4 @@
-import type { StreamFormat } from '../engine.js';
-import { decodeWithFfmpeg } from './ffmpeg-decode.js';
+import { decodeWithFfmpeg, type FfmpegInputFormat } from './ffmpeg-decode.js';
 import { walkMp3Frames } from './mp3-frames.js';
 import type { Mp3Info } from './probe.js';
 
@@ -23,7 +22,7 @@ const primingBytes = 1024;
  * on separate cores. Throws RangeMismatch when the file does not hold the frames its tag counts.
  */
 export async function* decodeMp3Range(ffmpegPath: string, file: string, info: Mp3Info, from: number, to: number, signal?: AbortSignal): AsyncGenerator<Float32Array> {
-  const format: Pick<StreamFormat, 'sampleRate' | 'channels'> = { sampleRate: info.sampleRate, channels: info.channels };
+  const format: FfmpegInputFormat = { sampleRate: info.sampleRate, channels: info.channels, demuxer: 'mp3' };
   const channels = info.channels;
   const want = to - from;
   let skip = 0;
@@ -37,7 +36,7 @@ export async function* decodeMp3Range(ffmpegPath: string, file: string, info: Mp
     first = Math.max(0, target - primingFrames);
     while (first > 0 && offsets[target - primingFrames + 1]! - offsets[first]! < primingBytes) first--;
     skip = from + info.startSkip - first * spf;
-    inputOptions = ['-skip_initial_bytes', String(offsets[first]!), '-f', 'mp3'];
+    inputOptions = ['-skip_initial_bytes', String(offsets[first]!)];
   }
   const last = to === info.frames;
   let seen = 0; // frames decoded, skipped ones included

@@ -5,6 +5,7 @@ import { decodeChunked } from 'audio-decode';
 import { AppError } from '../../http/errors.js';
 import type { LengthEstimate, StreamFormat } from '../engine.js';
 import { decodeWithFfmpeg } from './ffmpeg-decode.js';
+import { requireAnalysableFormat, requireFiniteSamples } from './format-limits.js';
 import { decodeMp3Range } from './mp3-range.js';
 import { exactFramesFromHeader, probeWithFfmpeg, readMp3Info, type ProbeInfo } from './probe.js';
 import { readWavChunks, readWavInfo, readWavPcm16, type ByteFeed } from './wav-reader.js';
@@ -72,6 +73,7 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
   const { signal, feed, skipProbe = false } = options;
   const wav = await readWavInfo(file, feed);
   if (wav) {
+    requireAnalysableFormat(wav);
     const pcm16 = wav.bitsPerSample === 16 && !wav.float;
     return {
       format: { sampleRate: wav.sampleRate, channels: wav.channels, channelLayout: wav.channelLayout, totalFrames: wav.frames },
@@ -80,7 +82,10 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
       durationS: wav.frames / wav.sampleRate,
       lengthEstimate: null,
       ranges: null,
-      chunks: (o = {}) => readWavChunks(file, wav, { ...o, signal: o.signal ?? signal, ...(feed ? { feed } : {}) }),
+      chunks: (o = {}) => {
+        const chunks = readWavChunks(file, wav, { ...o, signal: o.signal ?? signal, ...(feed ? { feed } : {}) });
+        return wav.float ? requireFiniteSamples(chunks) : chunks;
+      },
       pcm16: pcm16 ? (o = {}) => readWavPcm16(file, wav, { ...o, signal: o.signal ?? signal, ...(feed ? { feed } : {}) }) : null,
       async confirm() {
         if (!feed) return true;
@@ -95,23 +100,27 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
   if (decoder.kind === 'ffmpeg') {
     const mp3 = skipProbe ? await readMp3Info(file) : null;
     if (mp3) {
+      requireAnalysableFormat(mp3);
       // A tagged MP3 states its format and (to be confirmed by the decode) its length: no probe needed.
       const format: StreamFormat = { sampleRate: mp3.sampleRate, channels: mp3.channels, channelLayout: mp3.channels === 1 ? 'mono' : 'stereo', totalFrames: null };
+      const input = { ...format, demuxer: 'mp3' };
       return {
         format,
         container: 'mp3',
         direct: false,
         durationS: mp3.frames / mp3.sampleRate,
         lengthEstimate: { frames: mp3.frames, tolerance: 1152 },
-        ranges: { totalFrames: mp3.frames, decode: (from, to, s) => decodeMp3Range(decoder.path, file, mp3, from, to, s ?? signal) },
-        chunks: (o = {}) => decodeWithFfmpeg(decoder.path, file, format, { headSeconds: o.headSeconds, signal: o.signal ?? signal }),
+        ranges: { totalFrames: mp3.frames, decode: (from, to, s) => requireFiniteSamples(decodeMp3Range(decoder.path, file, mp3, from, to, s ?? signal)) },
+        chunks: (o = {}) => requireFiniteSamples(decodeWithFfmpeg(decoder.path, file, input, { headSeconds: o.headSeconds, signal: o.signal ?? signal })),
         pcm16: null,
         confirm: always,
       };
     }
     const info = await probeWithFfmpeg(decoder.path, file, signal);
+    requireAnalysableFormat(info);
     const format: StreamFormat = { sampleRate: info.sampleRate, channels: info.channels, channelLayout: info.channelLayout, totalFrames: info.exactFrames };
     const container = containerName(info.container, info.codec);
+    const input = { ...format, demuxer: info.container };
     return {
       format,
       container,
@@ -119,7 +128,7 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
       durationS: info.exactFrames !== null ? info.exactFrames / info.sampleRate : info.durationS,
       lengthEstimate: info.exactFrames !== null ? null : estimateLength(info),
       ranges: null,
-      chunks: (o = {}) => decodeWithFfmpeg(decoder.path, file, format, { headSeconds: o.headSeconds, signal: o.signal ?? signal }),
+      chunks: (o = {}) => requireFiniteSamples(decodeWithFfmpeg(decoder.path, file, input, { headSeconds: o.headSeconds, signal: o.signal ?? signal })),
       pcm16: null,
       confirm: always,
     };
@@ -163,13 +172,17 @@ async function openWithJs(file: string, signal?: AbortSignal): Promise<Omit<PcmS
   const first = await stream(undefined, signal)[Symbol.asyncIterator]().next();
   if (first.done || !first.value) throw new AppError('unsupported-media', 'The file could not be decoded as audio (no audio frames).', { code: 'undecodable' });
   const { sampleRate, channels } = first.value;
+  requireAnalysableFormat(first.value);
   const exact = await exactFramesFromHeader(file, sampleRate);
   return {
     format: { sampleRate, channels, channelLayout: null, totalFrames: exact },
     container: kind === 'oga' ? 'ogg' : kind,
     durationS: exact !== null ? exact / sampleRate : null,
     async *chunks(o = {}) {
-      for await (const c of stream(o.headSeconds, o.signal)) yield c.samples;
+      async function* samples() {
+        for await (const c of stream(o.headSeconds, o.signal)) yield c.samples;
+      }
+      yield* requireFiniteSamples(samples());
     },
   };
 }

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import { AppError } from '../../http/errors.js';
+import { findRefusalInReport, ffmpegInputArgs, requireAllowedDemuxer } from './ffmpeg-input.js';
 import { parseMp3FrameHeader } from './mp3-frames.js';
 
 /** What a file holds, as far as decoding needs to know before the first sample. */
@@ -19,15 +20,25 @@ export interface ProbeInfo {
 
 /** Probe with ffmpeg (`ffmpeg -i`, stderr parsed) plus an exact frame count from WAV/FLAC headers. */
 export async function probeWithFfmpeg(ffmpegPath: string, file: string, signal?: AbortSignal): Promise<ProbeInfo> {
+  const info = parseFfmpegProbe(await readFfmpegReport(ffmpegPath, file, { signal, timeoutMs: 30_000 }));
+  return { ...info, exactFrames: await exactFramesFromHeader(file, info.sampleRate) };
+}
+
+/**
+ * What `ffmpeg -i` prints about `file` (its stderr), opened through ffmpegInputArgs (file protocol and
+ * allowed demuxers only). A container the allow-list refuses is a 415 naming it.
+ */
+export async function readFfmpegReport(ffmpegPath: string, file: string, options: { readonly signal?: AbortSignal | undefined; readonly timeoutMs: number }): Promise<string> {
   const stderr = await new Promise<string>((resolve, reject) => {
-    execFile(ffmpegPath, ['-hide_banner', '-nostdin', '-i', file], { timeout: 30_000, signal, maxBuffer: 4 * 1024 * 1024 }, (error, _stdout, err) => {
+    execFile(ffmpegPath, ['-hide_banner', '-nostdin', ...ffmpegInputArgs(file)], { timeout: options.timeoutMs, signal: options.signal, maxBuffer: 4 * 1024 * 1024 }, (error, _stdout, err) => {
       // ffmpeg exits 1 here ("At least one output file must be specified"); the report is on stderr.
       if (error && (error as NodeJS.ErrnoException).code === 'ABORT_ERR') reject(error);
       else resolve(err);
     });
   });
-  const info = parseFfmpegProbe(stderr);
-  return { ...info, exactFrames: await exactFramesFromHeader(file, info.sampleRate) };
+  const refused = findRefusalInReport(stderr);
+  if (refused) throw refused;
+  return stderr;
 }
 
 /** Parse the input report ffmpeg prints for `-i` (first audio stream). Throws a clear 415 when there is none. */
@@ -42,6 +53,8 @@ export function parseFfmpegProbe(stderr: string): Omit<ProbeInfo, 'exactFrames'>
     throw new AppError('unsupported-media', detail, { code: 'undecodable' });
   }
   const duration = /Duration: (\d+):(\d+):(\d+(?:\.\d+)?)/.exec(stderr);
+  // Whatever ffmpeg recognised must be on the allow-list too (a probe without the whitelist, an older ffmpeg).
+  requireAllowedDemuxer(input[1]!.trim());
   const layout = stream[3]!.trim();
   const channels = channelsFromLayout(layout);
   return {

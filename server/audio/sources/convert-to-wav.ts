@@ -1,7 +1,9 @@
 import { execFile, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { AppError } from '../../http/errors.js';
-import { parseFfmpegProbe, type ProbeInfo } from '../decode/probe.js';
+import { ffmpegInputArgs } from '../decode/ffmpeg-input.js';
+import { requireAnalysableFormat } from '../decode/format-limits.js';
+import { parseFfmpegProbe, readFfmpegReport, type ProbeInfo } from '../decode/probe.js';
 
 /** The sample rate every fetched source is stored at. */
 export const sourceSampleRate = 44_100;
@@ -14,13 +16,9 @@ export interface SourceProbe extends Omit<ProbeInfo, 'exactFrames'> {
 
 /** Probe an input with `ffmpeg -i`; throws a 415 AppError (`undecodable`) when it has no audio. */
 export async function probeSource(ffmpegPath: string, file: string, signal: AbortSignal): Promise<SourceProbe> {
-  const stderr = await new Promise<string>((resolve, reject) => {
-    execFile(ffmpegPath, ['-hide_banner', '-nostdin', '-i', file], { timeout: 60_000, signal, maxBuffer: 4 * 1024 * 1024 }, (error, _out, err) => {
-      if (error && (error as NodeJS.ErrnoException).code === 'ABORT_ERR') reject(error);
-      else resolve(err);
-    });
-  });
+  const stderr = await readFfmpegReport(ffmpegPath, file, { signal, timeoutMs: 60_000 });
   const info = parseFfmpegProbe(stderr);
+  requireAnalysableFormat(info);
   return { ...info, bitsPerSample: highResolution(stderr, info.codec) ? 24 : 16 };
 }
 
@@ -49,7 +47,7 @@ export async function convertToWav(options: {
   const { probe } = options;
   const resample = probe.sampleRate !== sourceSampleRate;
   const args = [
-    '-hide_banner', '-nostdin', '-y', '-i', options.input,
+    '-hide_banner', '-nostdin', '-y', ...ffmpegInputArgs(options.input, { demuxer: probe.container }),
     '-map', '0:a:0', '-vn', '-sn', '-dn', '-map_metadata', '-1', '-map_chapters', '-1',
     '-fflags', '+bitexact', '-flags:a', '+bitexact',
     ...(resample ? ['-af', options.soxr ? `aresample=${sourceSampleRate}:resampler=soxr:precision=28` : `aresample=${sourceSampleRate}`] : []),
