@@ -26,6 +26,7 @@ import { createNotificationsRepo } from './hosting/notifications-repo.js';
 import { createExportsRepo } from './hosting/exports-repo.js';
 import { createProjectsRepo } from './hosting/projects-repo.js';
 import { setUpProjects } from './hosting/set-up-projects.js';
+import { answerClientErrorsAsJson } from './http/client-errors.js';
 import { handleExpectContinue } from './http/expect-continue.js';
 import { createLogger, type Logger } from './http/logger.js';
 import { warmUpUploads } from './http/multipart.js';
@@ -170,6 +171,7 @@ function listen(app: ReturnType<typeof createApp>, host: string, port: number): 
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
     handleExpectContinue(server, app);
+    answerClientErrorsAsJson(server);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
   });

@@ -4,6 +4,7 @@ import type { Identity, IdentityService } from '../auth/identity.js';
 import type { Meter } from '../auth/metering.js';
 import { createErrorMiddleware } from '../http/error-middleware.js';
 import { AppError, notFound } from '../http/errors.js';
+import { parseJsonBodies } from '../http/json-body.js';
 import type { Logger } from '../http/logger.js';
 import { paginate } from '../http/pagination.js';
 import type { UserRecord, Visibility } from '../store/schema.js';
@@ -61,7 +62,7 @@ export function createHostingRouter(deps: HostingDeps): Router {
     };
     next();
   });
-  router.use(express.json({ limit: `${deps.maxJsonKb}kb` }));
+  router.use(parseJsonBodies({ limitKb: deps.maxJsonKb }));
   router.use(express.urlencoded({ extended: true, limit: `${deps.maxJsonKb}kb` }));
 
   // Resolve the caller once; like GitLab, a presented but unknown token is a 401 even on public reads,
