@@ -18,6 +18,7 @@ import { createIdentityService } from './auth/identity.js';
 import { Meter } from './auth/metering.js';
 import { createUsageRepo } from './auth/usage-repo.js';
 import type { Config } from './config/load-config.js';
+import { defaultArchiveLimits } from './hosting/archive.js';
 import { resolveGit } from './hosting/git/git-path.js';
 import { HookService } from './hosting/hooks.js';
 import { createHooksRepo } from './hosting/hooks-repo.js';
@@ -106,7 +107,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     });
     if (sourcesSetup.ytdlp) log.info(`yt-dlp ${sourcesSetup.ytdlp.version} found: used for the sites it supports`);
     const gitPath = git?.path ?? config.gitPath;
-    const projectsSetup = setUpProjects({ repo: createProjectsRepo(store), exportsRepo: createExportsRepo(store), identity, dataDir: config.dataDir, gitPath, allowPrivate: config.fetchAllowPrivate });
+    // An import is capped as a whole: the archive and what it expands to (a 7 MB gzip can hold 1.5 GB).
+    const importLimits = { ...defaultArchiveLimits, maxBytes: config.maxImportMb * 1024 * 1024 };
+    const projectsSetup = setUpProjects({ repo: createProjectsRepo(store), exportsRepo: createExportsRepo(store), identity, dataDir: config.dataDir, gitPath, allowPrivate: config.fetchAllowPrivate, importLimits });
     const handlers = new Map([[sourceJobType, sourcesSetup.handler], ...projectsSetup.handlers, ...(options.jobHandlers ?? [])]);
     const jobs = new JobRunner(jobsRepo, handlers, webhooks, log, config.jobConcurrency);
     undo.push(() => jobs.stop());

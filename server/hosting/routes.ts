@@ -12,6 +12,7 @@ import { mountBadgeRoutes } from './badge-routes.js';
 import { mountExportRoutes } from './export-routes.js';
 import { gitlabCompatibleVersion } from './gitlab-version.js';
 import type { BadgesRepo } from './badges-repo.js';
+import { namespaceStorage } from './namespace-storage.js';
 import { mountNotificationRoutes } from './notification-routes.js';
 import { groupNotificationLevelOf, notificationLevelOf } from './notification-settings.js';
 import type { NotificationsRepo } from './notifications-repo.js';
@@ -281,12 +282,15 @@ export function createHostingRouter(deps: HostingDeps): Router {
     sendPage(req, res, namespaces);
   });
 
-  router.get('/namespaces/:id', (req, res) => {
+  router.get('/namespaces/:id', async (req, res) => {
     const user = requireUser(res);
     const key = String(req.params.id).toLowerCase();
     const ns = identity.namespacesFor(user).find((n) => String(n.id) === key || n.fullPath.toLowerCase() === key);
     if (!ns) throw notFound('Namespace');
-    res.json(presentNamespace(ns, baseUrl(req)));
+    // Storage is told to whom it is counted against (the user, for their own namespace) and to admins.
+    if (!user.admin && !(ns.kind === 'user' && ns.id === user.namespaceId)) return void res.json(presentNamespace(ns, baseUrl(req)));
+    const storage = await namespaceStorage(deps.projects, ns.id);
+    res.json({ ...presentNamespace(ns, baseUrl(req)), root_repository_size: storage.repository_size, root_storage_statistics: storage });
   });
 
   // Before the project routes, so `/projects/import` is never read as `/projects/:id`.
