@@ -4,12 +4,13 @@ import type { Duplex } from 'node:stream';
 /**
  * Answer what Node's HTTP parser refuses before the app sees a request (headers or URL too large,
  * a malformed request line, a header timeout) with a JSON body in the API's shape, instead of
- * Node's bare status line; the connection then closes, as Node's own answer does.
+ * Node's bare status line; the connection then closes, as with Node's own answer.
  */
 export function answerClientErrorsAsJson(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
+    // Only where no answer has started on this connection (Node's own rule), else just close.
     const busy = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
-    if (error.code === 'ECONNRESET' || !socket.writable || busy) {
+    if (!socket.writable || busy) {
       socket.destroy();
       return;
     }
@@ -18,6 +19,8 @@ export function answerClientErrorsAsJson(server: Server): void {
     // The request line, when it arrived, says which API was asked.
     const audio = /^[A-Z]+ \/audio\//.test(error.rawPacket?.toString('latin1', 0, 32) ?? '');
     const body = JSON.stringify(audio ? { detail: reason } : { message: `${status} ${reason}` });
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`);
+    // As Node's own handler does: write the answer, then close.
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`);
+    socket.destroy();
   });
 }
