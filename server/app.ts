@@ -6,6 +6,7 @@ import { createAudioRouter, type AudioDeps } from './audio/routes.js';
 import { createRepositoryRouter, type RepositoryRouteDeps } from './hosting/repository-routes.js';
 import { presentHostingError } from './hosting/present.js';
 import { createHostingRouter, type HostingDeps } from './hosting/routes.js';
+import { createLastResortErrorHandler } from './http/error-middleware.js';
 import { continueUnlessHashFirst } from './http/expect-continue.js';
 import { createHostCheck } from './http/host-check.js';
 import { guiContentSecurityPolicy, setInertSecurityHeaders } from './http/security-headers.js';
@@ -64,6 +65,12 @@ export function createApp(deps: AppDeps): Express {
   app.use((_req, res) => {
     res.status(404).json({ error: 'Not Found' });
   });
+  // Never Express's HTML error page: each API's shape under its prefix, GitLab's elsewhere (git, uploads).
+  const apis = [
+    { prefix: '/audio/v1', present: presentAudioError },
+    { prefix: '/api/v4', present: presentHostingError },
+  ];
+  app.use(createLastResortErrorHandler(apis, presentHostingError, deps.hosting.log));
   return app;
 }
 

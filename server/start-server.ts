@@ -20,6 +20,7 @@ import { createIdentityService } from './auth/identity.js';
 import { Meter } from './auth/metering.js';
 import { createUsageRepo } from './auth/usage-repo.js';
 import { hooksMayTargetPrivate, type Config } from './config/load-config.js';
+import { defaultArchiveLimits } from './hosting/archive.js';
 import { resolveGit } from './hosting/git/git-path.js';
 import { HookService } from './hosting/hooks.js';
 import { createHooksRepo } from './hosting/hooks-repo.js';
@@ -29,6 +30,7 @@ import { createExportsRepo } from './hosting/exports-repo.js';
 import { createProjectsRepo } from './hosting/projects-repo.js';
 import { reconcileRepositories } from './hosting/reconcile-repositories.js';
 import { setUpProjects } from './hosting/set-up-projects.js';
+import { answerClientErrorsAsJson } from './http/client-errors.js';
 import { handleExpectContinue } from './http/expect-continue.js';
 import { createLogger, type Logger } from './http/logger.js';
 import { warmUpUploads } from './http/multipart.js';
@@ -108,7 +110,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     });
     if (sourcesSetup.ytdlp) log.info(`yt-dlp ${sourcesSetup.ytdlp.version} found: used for the sites it supports`);
     const gitPath = git?.path ?? config.gitPath;
-    const projectsSetup = setUpProjects({ repo: createProjectsRepo(store), exportsRepo: createExportsRepo(store), identity, dataDir: config.dataDir, gitPath, allowPrivate: config.fetchAllowPrivate, log });
+    // An import is capped as a whole: the archive and what it expands to (a 7 MB gzip can hold 1.5 GB).
+    const importLimits = { ...defaultArchiveLimits, maxBytes: config.maxImportMb * 1024 * 1024 };
+    const projectsSetup = setUpProjects({ repo: createProjectsRepo(store), exportsRepo: createExportsRepo(store), identity, dataDir: config.dataDir, gitPath, allowPrivate: config.fetchAllowPrivate, importLimits, log });
     const handlers = new Map([[sourceJobType, sourcesSetup.handler], ...projectsSetup.handlers, ...(options.jobHandlers ?? [])]);
     const jobs = new JobRunner(jobsRepo, handlers, webhooks, log, config.jobConcurrency);
     undo.push(() => jobs.stop());
@@ -177,6 +181,7 @@ function listen(app: ReturnType<typeof createApp>, host: string, port: number): 
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
     handleExpectContinue(server, app);
+    answerClientErrorsAsJson(server);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
   });

@@ -76,13 +76,16 @@ export class AnalysisService {
   ) {}
 
   /**
-   * Answer from the cache by content hash alone, before any upload, when this tenant has uploaded
-   * that content before (so a hash is never a way to read someone else's audio analysis).
+   * Answer from the cache by content hash alone, before any upload, only when this tenant has been
+   * given this very answer before, after uploading that content: a hash is not proof of possession, so
+   * it is never a way to read, or learn of, another tenant's analysis.
    */
   async lookup(tenant: string, sha256: string, route: string, engineId: string, params: Readonly<Record<string, unknown>>, headSeconds?: number): Promise<AnalysisAnswer | null> {
     const engine = engines[engineId];
-    if (!engine || !(await this.cache.hasSeen(tenant, sha256))) return null;
-    const cached = (await this.cache.get(cacheKey({ sha256, route, params: { ...params, head: headSeconds ?? null }, engineVersion: engine.version }))) as { source: SourceInfo; result: unknown } | undefined;
+    if (!engine) return null;
+    const key = cacheKey({ sha256, route, params: { ...params, head: headSeconds ?? null }, engineVersion: engine.version });
+    if (!(await this.cache.hasSeen(tenant, key))) return null;
+    const cached = (await this.cache.get(key)) as { source: SourceInfo; result: unknown } | undefined;
     return cached ? { ...cached, cache: 'hit' } : null;
   }
 
@@ -140,11 +143,14 @@ export class AnalysisService {
       const engine = engines[engineId];
       if (!engine) throw new Error(`unknown engine ${engineId}`);
       const key = cacheKey({ sha256: upload.sha256, route, params: { ...params, head: options.headSeconds ?? null }, engineVersion: engine.version });
-      await this.cache.markSeen(tenant, upload.sha256);
+      // The computation is shared across tenants, but a tenant's first answer is a `miss` whoever
+      // computed it: X-Cache must not tell them that someone else analysed this exact file.
+      const seenBefore = await this.cache.hasSeen(tenant, key);
       const cached = (await this.cache.get(key)) as { source: SourceInfo; result: unknown } | undefined;
       if (cached) {
         options.early?.cancel();
-        return { ...cached, cache: 'hit' };
+        if (!seenBefore) await this.cache.markSeen(tenant, key);
+        return { ...cached, cache: seenBefore ? 'hit' : 'miss' };
       }
       const running = options.early?.resultFor(upload.path) ?? null;
       if (!running) options.early?.cancel();
@@ -152,6 +158,7 @@ export class AnalysisService {
       this.meter.analysed(tenant, out.analysedSeconds);
       const entry = { source: out.source, result: out.result };
       await this.cache.set(key, entry);
+      await this.cache.markSeen(tenant, key);
       return { ...entry, cache: 'miss' };
     } finally {
       await upload.discard();

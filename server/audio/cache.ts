@@ -73,26 +73,30 @@ export class ResultCache {
     }
   }
 
-  /** Remember that a tenant has uploaded this content (the right to hash-first cache answers). */
-  async markSeen(tenant: string, sha256: string): Promise<void> {
-    const file = this.seenFile(tenant, sha256);
+  /**
+   * Remember that a tenant has been given this entry's answer: only then does a repeat count as
+   * that tenant's cache hit (and may be answered by content hash alone). One empty file per tenant and
+   * entry next to the entries, so it costs no memory and survives restarts with them.
+   */
+  async markSeen(tenant: string, key: string): Promise<void> {
+    const file = this.seenFile(tenant, key);
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, '');
   }
 
-  /** Has this tenant uploaded this content before? */
-  async hasSeen(tenant: string, sha256: string): Promise<boolean> {
+  /** Has this tenant been given this entry's answer before? */
+  async hasSeen(tenant: string, key: string): Promise<boolean> {
     try {
-      await access(this.seenFile(tenant, sha256));
+      await access(this.seenFile(tenant, key));
       return true;
     } catch {
       return false;
     }
   }
 
-  private seenFile(tenant: string, sha256: string): string {
+  private seenFile(tenant: string, key: string): string {
     const t = createHash('sha256').update(tenant).digest('hex').slice(0, 32);
-    return path.join(this.dir, 'seen', t, sha256);
+    return path.join(this.dir, 'seen', t, key.slice(0, 2), key.slice(2));
   }
 
   private file(key: string): string {

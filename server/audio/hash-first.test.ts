@@ -2,7 +2,11 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeWav, sine } from '../test-support/signals.js';
-import { startTestApp, type TestApp } from '../test-support/test-app.js';
+import { fileForm, startTestApp, type TestApp } from '../test-support/test-app.js';
+import { ResultCache } from './cache.js';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 /** A multipart POST that waits for 100 Continue before sending its body (as curl does for large files). */
 function postExpectContinue(url: string, token: string, file: Buffer, sha: string): Promise<{ status: number; body: unknown; cache: string | null; sentBody: boolean }> {
@@ -61,8 +65,8 @@ describe('hash-first repeated uploads', () => {
     const res = await postExpectContinue(`${app.url}/audio/v1/loudness`, other.token, wav, sha);
     expect(res.status).toBe(200);
     expect(res.sentBody).toBe(true);
-    // Their upload matched cached content, so the analysis itself is still a hit.
-    expect(res.cache).toBe('hit');
+    // Their upload matched cached content: the analysis is shared, but it is their first answer.
+    expect(res.cache).toBe('miss');
   });
 
   it('refuses a hash that does not match the upload, and a malformed hash before the body', async () => {
@@ -88,5 +92,57 @@ describe('hash-first repeated uploads', () => {
       req.flushHeaders();
     });
     expect(status).toBe(200);
+  });
+});
+
+/** Issue 18 item 10: X-Cache and the hash-first protocol never tell a tenant what another tenant analysed. */
+describe('cache answers across tenants', () => {
+  const clip = encodeWav([sine(44_100, 2, 700, 0.3)], 44_100);
+  const clipSha = createHash('sha256').update(clip).digest('hex');
+  const upload = async (token: string, route: string) => {
+    const res = await fetch(`${app.url}${route}`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: fileForm(clip, 'clip.wav') });
+    return { status: res.status, cache: res.headers.get('x-cache'), body: (await res.json()) as unknown };
+  };
+
+  it("answers another tenant's first upload of analysed content as a miss (the same result), then hits", async () => {
+    const a = await app.addUser('tenant-a', { tenant: 'studio-a' });
+    const b = await app.addUser('tenant-b', { tenant: 'studio-b' });
+    const b2 = await app.addUser('tenant-b2', { tenant: 'studio-b' });
+    const first = await upload(a.token, '/audio/v1/waveform?bins=7');
+    expect(first).toMatchObject({ status: 200, cache: 'miss' });
+    const fromB = await upload(b.token, '/audio/v1/waveform?bins=7');
+    expect(fromB).toMatchObject({ status: 200, cache: 'miss' });
+    expect(fromB.body).toEqual(first.body);
+    expect(await upload(b.token, '/audio/v1/waveform?bins=7')).toMatchObject({ status: 200, cache: 'hit' });
+    // A tenant is the unit: a teammate in B's tenant shares B's history.
+    expect(await upload(b2.token, '/audio/v1/waveform?bins=7')).toMatchObject({ status: 200, cache: 'hit' });
+    expect(await upload(a.token, '/audio/v1/waveform?bins=7')).toMatchObject({ status: 200, cache: 'hit' });
+  });
+
+  it('asks a tenant that never uploaded the audio for the body, even when the hash is cached', async () => {
+    const a = await app.addUser('hash-a', { tenant: 'hash-studio-a' });
+    const c = await app.addUser('hash-c', { tenant: 'hash-studio-c' });
+    expect(await upload(a.token, '/audio/v1/waveform?bins=9')).toMatchObject({ status: 200, cache: 'miss' });
+    expect(await upload(a.token, '/audio/v1/loudness')).toMatchObject({ status: 200, cache: 'miss' });
+    const hashOnly = await postExpectContinue(`${app.url}/audio/v1/waveform?bins=9`, c.token, clip, clipSha);
+    expect(hashOnly).toMatchObject({ status: 200, cache: 'miss', sentBody: true });
+    // Having uploaded the audio for /waveform does not reveal who computed /loudness of it.
+    const otherRoute = await postExpectContinue(`${app.url}/audio/v1/loudness`, c.token, clip, clipSha);
+    expect(otherRoute).toMatchObject({ status: 200, cache: 'miss', sentBody: true });
+    // Its own answers are now repeats: by hash alone, without the body.
+    const again = await postExpectContinue(`${app.url}/audio/v1/waveform?bins=9`, c.token, clip, clipSha);
+    expect(again).toMatchObject({ status: 200, cache: 'hit', sentBody: false });
+    expect(again.body).toEqual(hashOnly.body);
+  });
+
+  it('remembers who has seen an answer across restarts (on disk, next to the entries)', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-seen-'));
+    const before = new ResultCache(dir);
+    await before.set('ab'.repeat(32), { result: 1 });
+    await before.markSeen('studio-a', 'ab'.repeat(32));
+    const after = new ResultCache(dir);
+    expect(await after.hasSeen('studio-a', 'ab'.repeat(32))).toBe(true);
+    expect(await after.hasSeen('studio-b', 'ab'.repeat(32))).toBe(false);
+    expect(await after.hasSeen('studio-a', 'cd'.repeat(32))).toBe(false);
   });
 });

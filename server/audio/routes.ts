@@ -6,6 +6,7 @@ import type { Meter } from '../auth/metering.js';
 import { createErrorMiddleware } from '../http/error-middleware.js';
 import { AppError, invalidParams } from '../http/errors.js';
 import { contentHashHeader, expectsContinue } from '../http/expect-continue.js';
+import { parseJsonBodies } from '../http/json-body.js';
 import type { Logger } from '../http/logger.js';
 import { receiveUpload } from '../http/multipart.js';
 import { sendUserContent, userContentHeadersFor } from '../http/serve-user-content.js';
@@ -44,7 +45,7 @@ type Handler = (req: Request, res: Response, caller: Identity | null) => Promise
 /** The /audio/v1 router: every route comes from audioRouteSpecs, so openapi.json lists exactly what is mounted. */
 export function createAudioRouter(deps: AudioDeps): Router {
   const router = express.Router();
-  router.use(express.json({ limit: `${deps.maxJsonKb}kb` }));
+  router.use(parseJsonBodies({ limitKb: deps.maxJsonKb }));
   const openapi = buildOpenApi(Object.values(audioRouteSpecs), deps.version);
 
   const mount = (spec: AudioRouteSpec, handler: Handler) => {

@@ -11,6 +11,7 @@ describe('loadConfig', () => {
     expect(c.port).toBe(8080);
     expect(c.dataDir).toBe(path.resolve('./data'));
     expect(c.maxUploadMb).toBe(1024);
+    expect(c.maxImportMb).toBe(1024);
     expect(c.adminToken).toBeNull();
   });
 
@@ -35,8 +36,9 @@ describe('loadConfig', () => {
       CRATEHOUSE_FETCH_ALLOW_PRIVATE: 'true',
       CRATEHOUSE_PUBLIC_URL: 'https://crates.example.com/',
       CRATEHOUSE_JOB_CONCURRENCY: '4',
+      CRATEHOUSE_MAX_IMPORT_MB: '256',
     });
-    expect(c).toMatchObject({ host: '::1', port: 0, adminToken: 't0ken', ffmpegPath: '/opt/ffmpeg', fetchAllowPrivate: true, publicUrl: 'https://crates.example.com', jobConcurrency: 4 });
+    expect(c).toMatchObject({ host: '::1', port: 0, adminToken: 't0ken', ffmpegPath: '/opt/ffmpeg', fetchAllowPrivate: true, publicUrl: 'https://crates.example.com', jobConcurrency: 4, maxImportMb: 256 });
   });
 
   it('lets hooks target private addresses as the outbound setting does, unless CRATEHOUSE_HOOKS_ALLOW_PRIVATE says otherwise', () => {

@@ -48,6 +48,23 @@ export interface Namespace {
   readonly parent_id: number | null;
   readonly avatar_url: string | null;
   readonly web_url: string;
+  /** GitLab's `root_repository_size`: for the namespace's owner and admins only (GET /namespaces/:id). */
+  readonly root_repository_size?: number;
+  /** What the namespace's projects store, GitLab's Namespace::RootStorageStatistics fields (same audience). */
+  readonly root_storage_statistics?: RootStorageStatistics;
+}
+
+/** GitLab's namespace storage statistics, in bytes (wiki, LFS, CI and packages do not exist here: 0). */
+export interface RootStorageStatistics {
+  readonly storage_size: number;
+  readonly repository_size: number;
+  readonly uploads_size: number;
+  readonly wiki_size: number;
+  readonly lfs_objects_size: number;
+  readonly build_artifacts_size: number;
+  readonly pipeline_artifacts_size: number;
+  readonly packages_size: number;
+  readonly snippets_size: number;
 }
 
 export interface GroupMember extends UserBasic {

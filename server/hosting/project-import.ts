@@ -230,7 +230,10 @@ export class ProjectImportService {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const still = this.projects.repo.byId(projectId);
+      // Nothing of the import is left on disk by the time its status says it failed.
       await rm(uploadsDir, { recursive: true, force: true });
+      await rm(work, { recursive: true, force: true });
+      await rm(params.archive, { force: true });
       if (still) {
         // An empty repository again, so the failed project stays usable (a push can fill it); the
         // failure is recorded even if that does not work out.

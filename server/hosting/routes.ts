@@ -5,6 +5,7 @@ import type { Identity, IdentityService } from '../auth/identity.js';
 import type { Meter } from '../auth/metering.js';
 import { createErrorMiddleware } from '../http/error-middleware.js';
 import { AppError, notFound } from '../http/errors.js';
+import { parseJsonBodies } from '../http/json-body.js';
 import type { Logger } from '../http/logger.js';
 import { paginate } from '../http/pagination.js';
 import { requestBaseUrl } from '../http/request-host.js';
@@ -13,6 +14,7 @@ import { mountBadgeRoutes } from './badge-routes.js';
 import { mountExportRoutes } from './export-routes.js';
 import { gitlabCompatibleVersion } from './gitlab-version.js';
 import type { BadgesRepo } from './badges-repo.js';
+import { namespaceStorage } from './namespace-storage.js';
 import { mountNotificationRoutes } from './notification-routes.js';
 import { groupNotificationLevelOf, notificationLevelOf } from './notification-settings.js';
 import type { NotificationsRepo } from './notifications-repo.js';
@@ -65,7 +67,7 @@ export function createHostingRouter(deps: HostingDeps): Router {
     };
     next();
   });
-  router.use(express.json({ limit: `${deps.maxJsonKb}kb` }));
+  router.use(parseJsonBodies({ limitKb: deps.maxJsonKb }));
   router.use(express.urlencoded({ extended: true, limit: `${deps.maxJsonKb}kb` }));
 
   // Resolve the caller once; like GitLab, a presented but unknown token is a 401 even on public reads,
@@ -285,12 +287,15 @@ export function createHostingRouter(deps: HostingDeps): Router {
     sendPage(req, res, namespaces);
   });
 
-  router.get('/namespaces/:id', (req, res) => {
+  router.get('/namespaces/:id', async (req, res) => {
     const user = requireUser(res);
     const key = String(req.params.id).toLowerCase();
     const ns = identity.namespacesFor(user).find((n) => String(n.id) === key || n.fullPath.toLowerCase() === key);
     if (!ns) throw notFound('Namespace');
-    res.json(presentNamespace(ns, baseUrl(req)));
+    // Storage is told to whom it is counted against (the user, for their own namespace) and to admins.
+    if (!user.admin && !(ns.kind === 'user' && ns.id === user.namespaceId)) return void res.json(presentNamespace(ns, baseUrl(req)));
+    const storage = await namespaceStorage(deps.projects, ns.id);
+    res.json({ ...presentNamespace(ns, baseUrl(req)), root_repository_size: storage.repository_size, root_storage_statistics: storage });
   });
 
   // Before the project routes, so `/projects/import` is never read as `/projects/:id`.

@@ -17,11 +17,30 @@ export function expectsContinue(req: IncomingMessage): boolean {
 }
 
 /**
- * Express middleware: send 100 Continue at once, except for audio uploads that carry a content hash
- * (their route answers from the cache or sends the 100 itself).
+ * Express middleware: send 100 Continue once something starts reading the body, so a request
+ * answered before that (refused: too large by its Content-Length, unauthorized) never invites the
+ * body at all. Audio uploads that carry a content hash are left alone (their route answers from the
+ * cache or sends the 100 itself).
  */
 export function continueUnlessHashFirst(req: IncomingMessage, res: ServerResponse, next: () => void): void {
   const hashFirst = req.method === 'POST' && req.headers[contentHashHeader] !== undefined && (req.url ?? '').startsWith('/audio/v1/');
-  if (expectsContinue(req) && !hashFirst) res.writeContinue();
+  if (expectsContinue(req) && !hashFirst) continueWhenRead(req, res);
   next();
+}
+
+function continueWhenRead(req: IncomingMessage, res: ServerResponse): void {
+  let sent = false;
+  const send = () => {
+    if (sent) return;
+    sent = true;
+    req.off('resume', send);
+    req.off('newListener', onListener);
+    if (!res.headersSent && !req.complete) res.writeContinue();
+  };
+  // pipe() and 'data' listeners resume the stream; async iteration and read() listen for 'readable'.
+  const onListener = (event: string | symbol) => {
+    if (event === 'readable' || event === 'data') queueMicrotask(send);
+  };
+  req.on('resume', send);
+  req.on('newListener', onListener);
 }

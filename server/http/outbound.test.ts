@@ -132,3 +132,91 @@ describe('resolvePublicAddress', () => {
     }
   });
 });
+
+describe('IPv6 forms and IPv4 embedded in them (issue 18 item 8)', () => {
+  // Expected fates from the IANA special-purpose registries and RFC 4291/6052/3056/4380, not from the code.
+  it.each([
+    // IPv4-compatible ::/96: what http://[::127.0.0.1]/ parses to, and the metadata service.
+    '::7f00:1', '::127.0.0.1', '::a9fe:a9fe', '::169.254.169.254', '::a00:1', '::c0a8:101',
+    // IPv4-mapped and IPv4-translated (RFC 6145).
+    '::ffff:7f00:1', '::ffff:a9fe:a9fe', '::ffff:0:7f00:1', '::ffff:0:a9fe:a9fe', '::ffff:0:a00:1',
+    // NAT64 well-known prefix with private IPv4, and the local-use NAT64 prefix (RFC 8215) whatever it holds.
+    '64:ff9b::7f00:1', '64:ff9b::127.0.0.1', '64:ff9b::a9fe:a9fe', '64:ff9b::c0a8:1', '64:ff9b:1::7f00:1', '64:ff9b:1::808:808', '64:ff9b:1:abcd::1',
+    // 6to4 embedding private IPv4 (bits 16–47).
+    '2002:7f00:1::', '2002:7f00:1::1', '2002:a9fe:a9fe::1', '2002:c0a8:101::1', '2002:a00:1:1::1', '2002:ac10:1::1',
+    // Teredo: server 127.0.0.1, or client 10.0.0.1 (inverted: f5ff:fffe).
+    '2001:0:7f00:1::1', '2001:0:808:808::f5ff:fffe', '2001:0:808:808:0:0:80ff:fffe',
+    // Site-local, unique-local, link-local, multicast, loopback, unspecified.
+    'fec0::1', 'feff::1', 'fc00::1', 'fd12:3456::1', 'fe80::1', 'febf::1', 'ff02::1', 'ff0e::1', '::1', '::',
+    // Documentation, discard-only, benchmarking, ORCHID(v2), IETF protocol assignments, 3fff::/20, segment routing.
+    '2001:db8::1', '2001:db8:ffff::1', '100::1', '2001:2::1', '2001:10::1', '2001:20::1', '2001:1::1', '3fff::1', '5f00::1',
+    // Outside 2000::/3 (not allocated for global unicast).
+    '4000::1', 'e000::1',
+  ])('%s is refused', (address) => {
+    expect(isPrivateAddress(address)).toBe(true);
+  });
+
+  it.each([
+    '2606:4700:4700::1111', '2a00:1450:4001:82a::200e', '2001:4860:4860::8888',
+    '::ffff:8.8.8.8', '::ffff:0:808:808', '64:ff9b::808:808', '64:ff9b::1.1.1.1', '2002:808:808::1',
+    // Teredo with public server 8.8.8.8 and public client 1.2.3.4 (inverted: fefd:fcfb).
+    '2001:0:808:808::fefd:fcfb',
+    '8.8.8.8', '1.1.1.1', '93.184.216.34',
+  ])('%s is allowed', (address) => {
+    expect(isPrivateAddress(address)).toBe(false);
+  });
+
+  it.each([
+    ['http://[::127.0.0.1]/', '::7f00:1'],
+    ['http://[::169.254.169.254]/latest/meta-data/', '::a9fe:a9fe'],
+    ['http://[::ffff:0:127.0.0.1]/', '::ffff:0:7f00:1'],
+    ['http://[::ffff:127.0.0.1]/', '::ffff:7f00:1'],
+    ['http://[64:ff9b::127.0.0.1]/', '64:ff9b::7f00:1'],
+    ['http://[64:ff9b:1::a00:1]/', '64:ff9b:1::a00:1'],
+    ['http://[2002:7f00:1::1]/', '2002:7f00:1::1'],
+    ['http://[2002:a9fe:a9fe::]/', '2002:a9fe:a9fe::'],
+    ['http://[fec0::1]/', 'fec0::1'],
+    ['http://[2001:0:7f00:1::1]/', '2001:0:7f00:1::1'],
+    ['http://[::]/', '::'],
+    ['http://[::1]:8080/', '::1'],
+    ['http://[fe80::1]/', 'fe80::1'],
+    ['http://2130706433/', '127.0.0.1'],
+    ['http://0x7f.1/', '127.0.0.1'],
+    ['http://017700000001/', '127.0.0.1'],
+    ['http://0x7f000001/', '127.0.0.1'],
+    ['http://127.1/', '127.0.0.1'],
+    ['http://0/', '0.0.0.0'],
+    ['http://2852039166/', '169.254.169.254'],
+    ['http://0xa9.0xfe.0xa9.0xfe/', '169.254.169.254'],
+    ['http://0251.0376.0251.0376/', '169.254.169.254'],
+    ['https://012.1/', '10.0.0.1'],
+  ])('%s (through the URL parser) is refused as %s', async (url, address) => {
+    // No resolver is asked: a literal that is refused never reaches DNS or a socket.
+    const resolve = async () => {
+      throw new Error('no lookup expected');
+    };
+    for (const call of [resolvePublicAddress(url, { allowPrivate: false, resolve }), outboundRequest(url, { signal: AbortSignal.timeout(2000) }, { allowPrivate: false, resolve })]) {
+      const e = await refusal(call);
+      expect(e.options.code).toBe('private_address');
+      expect(e.message).toContain(`(${address})`);
+    }
+  });
+
+  it.each([
+    ['http://[2606:4700:4700::1111]/', '2606:4700:4700::1111'],
+    ['http://[::ffff:8.8.8.8]/', '::ffff:808:808'],
+    ['http://134744072/', '8.8.8.8'],
+    ['http://0x8.0x8.0x8.0x8/', '8.8.8.8'],
+  ])('%s (a public literal) is allowed as %s', async (url, address) => {
+    const d = await resolvePublicAddress(url, { allowPrivate: false });
+    expect(d.address).toBe(address);
+  });
+
+  it('a resolver answer in any refused IPv6 form is refused too', async () => {
+    for (const address of ['::7f00:1', '64:ff9b::a9fe:a9fe', '2002:a9fe:a9fe::1', 'fec0::1']) {
+      const resolve = async () => [{ address, family: 6 }];
+      const e = await refusal(resolvePublicAddress('https://rebind.example.test/', { allowPrivate: false, resolve }));
+      expect(e.options.code).toBe('private_address');
+    }
+  });
+});

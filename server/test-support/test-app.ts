@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../app.js';
 import type { AudioDeps } from '../audio/routes.js';
+import { answerClientErrorsAsJson } from '../http/client-errors.js';
 import { handleExpectContinue } from '../http/expect-continue.js';
 import { createAuthGuard } from '../auth/authenticate.js';
 import { defaultFailedAuthLimits, FailedAuthLimiter, type FailedAuthLimits } from '../auth/failed-auth-limiter.js';
@@ -148,6 +149,7 @@ export async function startTestApp(options: {
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
     handleExpectContinue(s, app);
+    answerClientErrorsAsJson(s);
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   appUrl = url;
