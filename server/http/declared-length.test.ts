@@ -81,6 +81,20 @@ describe('uploads that declare more than the limit', () => {
     expect(answer.head).toMatch(/\r\nConnection: close/i);
   });
 
+  it.each([
+    ['an audio analysis with an unknown token', '/audio/v1/loudness', { Authorization: 'Bearer not-a-token' }, 401],
+    ['a project upload without a token', '/api/v4/projects/1/uploads', {}, 401],
+  ] as const)('%s, sent whole without Expect (600 KB): the client reads the answer, not a reset', async (_name, route, headers, status) => {
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.alloc(600_000, 1)]), 'a.wav');
+    for (let i = 0; i < 3; i++) {
+      const r = await fetch(`${app.url}${route}`, { method: 'POST', body: form, headers });
+      expect(r.status).toBe(status);
+      expect(r.headers.get('connection')).not.toBe('close');
+      expect(await r.json()).toBeTypeOf('object');
+    }
+  });
+
   it('an upload within the limit still gets its 100 Continue and is stored', async () => {
     const payload = Buffer.concat([Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="small.bin"\r\n\r\n'), Buffer.alloc(1000, 3), Buffer.from('\r\n--b--\r\n')]);
     const status = await new Promise<number>((resolve, reject) => {

@@ -55,9 +55,23 @@ function answerError(err: unknown, req: Request, res: Response, present: ErrorPr
   if (!isSerialisable(answer.body)) answer = { status: answer.status, body: { message: `${answer.status}` } };
   if (answer.headers) res.set(answer.headers);
   if (answer.status === 401 && !res.get('WWW-Authenticate')) res.set('WWW-Authenticate', 'Bearer');
-  // A body the client is still sending is not read to the end: the connection closes after this answer.
-  if (bodyUnread(req)) res.set('Connection', 'close');
+  if (mustCloseUnreadBody(req)) res.set('Connection', 'close');
   res.status(answer.status).json(answer.body);
+}
+
+/** Largest unread body Node is left to read and discard after an early answer, keeping the connection. */
+const drainableBytes = 1024 * 1024;
+
+/**
+ * Whether an early answer (too large, refused, failed) must close the connection: when the client waits
+ * for 100 Continue that never came, or its body is chunked or large. A small body is read and
+ * discarded by Node instead, so the client, still writing, reads the answer rather than a reset.
+ */
+function mustCloseUnreadBody(req: Request): boolean {
+  if (!bodyUnread(req)) return false;
+  if (/100-continue/i.test(req.headers.expect ?? '')) return true;
+  const length = Number(req.headers['content-length']);
+  return req.headers['transfer-encoding'] !== undefined || !(length <= drainableBytes);
 }
 
 /** True while a request's body has not been read whole (answered early: too large, refused, failed). */
