@@ -1,0 +1,68 @@
+/**
+ * Render the GM plan (gm-plan.ts) from one sound font with fluidsynth: every item in its own slot of one
+ * long MIDI file (one fluidsynth run per font, reverb and chorus off, all sound off between slots), then
+ * cut into one WAV per item. Items that come out silent (a font without that drum) are left out.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { itemEvents, itemLength, planGmItems, type GmItem } from './gm-plan.js';
+import { allSoundOff, encodeMidi, programChange, type MidiEvent } from './midi.js';
+import { readWav16, safeName, writeWav16 } from './packages.js';
+
+export interface RenderedItem {
+  readonly item: GmItem;
+  /** The WAV, or null when left out. */
+  readonly wav: string | null;
+  readonly rule: string;
+}
+
+const GAP = 0.5;
+const LEAD = 0.02;
+
+/** Render every planned item of `font` into `outDir` (once; reuses the long render when present). */
+export function renderGmFont(font: string, outDir: string): RenderedItem[] {
+  const items = planGmItems();
+  const events: MidiEvent[] = [];
+  const slots: { item: GmItem; start: number; length: number }[] = [];
+  let t = 0.5;
+  let melodicChannel = 0;
+  for (const item of items) {
+    if (item.role === null) continue;
+    const channel = item.program === null ? 9 : melodicChannel;
+    if (item.program !== null) {
+      melodicChannel = (melodicChannel + 1) % 9;
+      events.push(programChange(t, channel, item.program));
+    }
+    const length = itemLength(item);
+    events.push(...itemEvents(item, t + LEAD, channel));
+    events.push(...allSoundOff(t + LEAD + length, channel));
+    slots.push({ item, start: t, length: LEAD + length });
+    t += LEAD + length + GAP;
+  }
+  mkdirSync(outDir, { recursive: true });
+  const long = path.join(outDir, '_all.wav');
+  if (!existsSync(long)) {
+    const mid = path.join(outDir, '_all.mid');
+    writeFileSync(mid, encodeMidi(events, t + 1));
+    execFileSync('fluidsynth', ['-ni', '-q', '-R', '0', '-C', '0', '-g', '0.5', '-r', '44100', '-T', 'wav', '-O', 's16', '-F', long, font, mid], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  const all = readWav16(long);
+  const ch = all.channels;
+  const out: RenderedItem[] = items.filter((i) => i.role === null).map((item) => ({ item, wav: null, rule: item.rule }));
+  for (const { item, start, length } of slots) {
+    const a = Math.round(start * all.sampleRate) * ch;
+    const b = Math.min(all.samples.length, Math.round((start + length) * all.sampleRate) * ch);
+    const samples = all.samples.slice(a, b);
+    let peak = 0;
+    for (let i = 0; i < samples.length; i++) peak = Math.max(peak, Math.abs(samples[i]!));
+    if (peak < 33) {
+      out.push({ item, wav: null, rule: 'left out: silent in this sound font' });
+      continue;
+    }
+    const wav = path.join(outDir, safeName(item.key));
+    if (!existsSync(wav)) writeWav16(wav, { sampleRate: all.sampleRate, channels: ch, samples });
+    out.push({ item, wav, rule: item.rule });
+  }
+  return out;
+}
