@@ -52,6 +52,9 @@ function melodicItems(p: number): GmItem[] {
   if (kind === 2) add(`chord_${base}`, chord([base, base + 4, base + 7], 96, 1.5));
   if (p % 2 === 0) add(`note_${base + 12}_v70`, single(base + 12, 70, 0.8));
   else add(`phrase_minor_${base - 5}`, phrase([base - 5, base - 2, base, base + 3, base + 7], 0.2, 90));
+  // Long parts too, so that length alone does not separate melodic from atmos.
+  if (p % 2 === 0) add(`long_phrase_${base}`, phrase([base, base + 2, base + 4, base + 7, base + 9, base + 7, base + 4, base + 2, base], 0.4, 96), 1.0);
+  else add(`long_chord_${base - 5}`, chord([base - 5, base - 1, base + 2], 92, 3.5), 1.0);
   return items;
 }
 
@@ -68,6 +71,8 @@ function bassItems(p: number): GmItem[] {
   }));
   const root = 31 + (p % 5);
   items.push({ key: key(`line_${root}`), role: 'bass', rule, program: p, notes: phrase([root, root, root + 7, root + 10, root + 12, root + 10, root + 7, root + 5], 0.25, 105), tail: 0.4 });
+  items.push({ key: key(`long_note_${root + 5}`), role: 'bass', rule, program: p, notes: single(root + 5, 100, 3.5), tail: 0.8 });
+  items.push({ key: key(`long_line_${root}`), role: 'bass', rule, program: p, notes: phrase([root, root + 3, root + 5, root + 7, root + 5, root + 3, root, root - 2, root, root + 3, root + 5, root + 10], 0.375, 100), tail: 0.5 });
   return items;
 }
 
@@ -78,6 +83,7 @@ function atmosItems(p: number): GmItem[] {
   return [
     { key: key(`long_chord_${base}`), role: 'atmos', rule, program: p, notes: chord([base, base + 7, base + 16], 90, 4), tail: 1.5 },
     { key: key(`long_note_${base + 12}`), role: 'atmos', rule, program: p, notes: single(base + 12, 100, 3), tail: 1.5 },
+    { key: key(`short_note_${base + 5}`), role: 'atmos', rule, program: p, notes: single(base + 5, 90, 1.5), tail: 0.8 },
   ];
 }
 
@@ -98,14 +104,17 @@ function drumItems(): GmItem[] {
   const items: GmItem[] = [];
   for (const [note, name, role] of DRUMS) {
     for (const velocity of note === 36 || note === 38 || note === 42 ? [110, 70] : [105]) {
-      items.push({ key: `drum_${note}_v${velocity}`, role, rule: `GM drum map note ${note} (${name}) → ${role}`, program: null, notes: single(note, velocity, 0.1), tail: 1.4 });
+      // Cymbals and open hats ring for seconds: give them room.
+      const tail = /cymbal|ride|open hi-hat/.test(name) ? 3.5 : 1.4;
+      items.push({ key: `drum_${note}_v${velocity}`, role, rule: `GM drum map note ${note} (${name}) → ${role}`, program: null, notes: single(note, velocity, 0.1), tail });
     }
   }
   // Two-bar loops: kick + snare + hats are percs (a drum loop); hats or shakers alone are tops.
-  for (const bpm of [90, 124, 172]) {
+  for (const bpm of [90, 124, 150, 172]) {
     const beat = 60 / bpm;
     const notes: { at: number; note: number; velocity: number; length: number }[] = [];
-    for (let i = 0; i < 16; i++) {
+    const steps = bpm === 150 ? 8 : 16;
+    for (let i = 0; i < steps; i++) {
       const at = (i * beat) / 2;
       notes.push({ at, note: 42, velocity: i % 2 ? 70 : 95, length: 0.05 });
       if (i % 8 === 0 || i % 8 === 5) notes.push({ at, note: 36, velocity: 115, length: 0.1 });
@@ -113,7 +122,7 @@ function drumItems(): GmItem[] {
     }
     items.push({ key: `loop_drums_${bpm}`, role: 'percs', rule: 'GM drum loop with kick and snare → percs', program: null, notes, tail: 0.3 });
   }
-  for (const [bpm, note] of [[100, 42], [128, 70], [140, 46]] as const) {
+  for (const [bpm, note] of [[100, 42], [128, 70], [140, 46], [120, 54], [96, 69]] as const) {
     const beat = 60 / bpm;
     const notes = Array.from({ length: 16 }, (_, i) => ({ at: (i * beat) / 2, note: note === 46 && i % 2 ? 42 : note, velocity: i % 2 ? 72 : 100, length: 0.05 }));
     items.push({ key: `loop_tops_${bpm}_${note}`, role: 'tops', rule: 'GM top loop (hats/shakers only, no kick or snare) → tops', program: null, notes, tail: 0.3 });
