@@ -25,6 +25,8 @@ const log2 = Math.log2;
 /** f0 in octaves above 55 Hz (A1), 0 without a pitch (then `pitched` is 0 too). */
 const f0Octaves = (m: RoleMeasurements) => (m.pitch.f0_hz !== null ? log2(m.pitch.f0_hz / 55) : 0);
 const hasF0 = (m: RoleMeasurements) => (m.pitch.f0_hz !== null ? 1 : 0);
+/** 1 for an attack within 10 ms, 0 from 60 ms, log-linear between. */
+const fastAttack = (m: RoleMeasurements) => Math.max(0, Math.min(1, Math.log(0.06 / Math.max(0.001, m.envelope.attack_s)) / Math.log(6)));
 
 /** The features, in the order of the model's weight columns. */
 export const ROLE_FEATURES: readonly FeatureSpec[] = [
@@ -57,6 +59,13 @@ export const ROLE_FEATURES: readonly FeatureSpec[] = [
   { name: 'halves_similarity', value: (m) => m.loop.halves_similarity },
   { name: 'end_level', value: (m) => Math.max(-60, Math.min(10, m.loop.end_level_db ?? -60)) / 20 },
   { name: 'has_tempo', value: (m) => (m.loop.tempo_bpm !== null ? 1 : 0) },
+  // Products of two measurements, for the "and" a linear model cannot make on its own.
+  { name: 'high_over_low', value: (m) => log2((m.bands.high_mid + m.bands.high + 0.01) / (m.bands.sub + m.bands.low + 0.01)) },
+  { name: 'fast_and_high', value: (m) => fastAttack(m) * m.spectrum.above_4k },
+  { name: 'noisy_and_high', value: (m) => Math.sqrt(m.spectrum.flatness) * m.spectrum.above_4k },
+  { name: 'decay_share', value: (m) => Math.min(1, m.envelope.decay_s / Math.max(0.02, m.duration_s)) },
+  { name: 'pitched_low', value: (m) => m.pitch.voiced_fraction * (m.pitch.f0_hz !== null ? 1 / (1 + Math.exp((f0Octaves(m) - 1.5) * 4)) : 0) },
+  { name: 'tonal_and_held', value: (m) => m.spectrum.tonal_peak_share * m.envelope.sustain },
 ];
 
 /** The feature vector of a measurement set, in ROLE_FEATURES order. */
@@ -122,6 +131,18 @@ export function describeFeature(name: string, high: boolean, m: RoleMeasurements
       return high ? 'the same material throughout' : 'changes from start to end';
     case 'end_level':
       return high ? 'sound continues to the end' : 'fades out by the end';
+    case 'high_over_low':
+      return high ? `energy mostly high (${pct(m.spectrum.above_4k)} above 4 kHz)` : `energy low in the spectrum (${pct(m.bands.sub + m.bands.low)} below 250 Hz)`;
+    case 'fast_and_high':
+      return high ? `sharp attack with bright, high energy (${pct(m.spectrum.above_4k)} above 4 kHz)` : null;
+    case 'noisy_and_high':
+      return high ? 'noisy, high-frequency spectrum (metal or shaker)' : null;
+    case 'decay_share':
+      return high ? 'rings out over the whole clip' : `short hit that dies away (${ms(m.envelope.decay_s)})`;
+    case 'pitched_low':
+      return high && m.pitch.f0_hz !== null ? `strong low fundamental at ${Math.round(m.pitch.f0_hz)} Hz (${noteName(m.pitch.f0_hz)})` : null;
+    case 'tonal_and_held':
+      return high ? 'held tonal sound' : null;
     case 'has_tempo':
       return high ? `a steady beat (${Math.round(m.loop.tempo_bpm ?? 0)} BPM)` : null;
     default:

@@ -31,6 +31,7 @@ export interface RoleModelOutput {
   readonly logits: Record<ModelRole, number>;
   /** The feature values (unstandardised), by name. */
   readonly features: Record<string, number>;
+  readonly temperature: number;
 }
 
 /** Highest confidence a full mix may get (no single role describes it). */
@@ -45,7 +46,7 @@ export function scoreRoleModel(m: RoleMeasurements, w: RoleModelWeights = ROLE_M
     for (let j = 0; j < x.length; j++) s += w.weights[r]![j]! * ((x[j]! - w.mean[j]!) / w.scale[j]!);
     logits[role] = s;
   });
-  return { probabilities: softmax(logits, w.temperature), logits, features: Object.fromEntries(ROLE_FEATURES.map((f, j) => [f.name, x[j]!])) };
+  return { probabilities: softmax(logits, w.temperature), logits, features: Object.fromEntries(ROLE_FEATURES.map((f, j) => [f.name, x[j]!])), temperature: w.temperature };
 }
 
 /** Softmax of logits at a temperature. */
