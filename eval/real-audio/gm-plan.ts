@@ -122,6 +122,12 @@ function drumItems(): GmItem[] {
     }
     items.push({ key: `loop_drums_${bpm}`, role: 'percs', rule: 'GM drum loop with kick and snare → percs', program: null, notes, tail: 0.3 });
   }
+  // Hand-percussion loops (congas, bongos, woodblock: no hats) are percs.
+  for (const [bpm, a, b] of [[105, 62, 64], [118, 60, 61], [132, 76, 63]] as const) {
+    const beat = 60 / bpm;
+    const notes = Array.from({ length: 16 }, (_, i) => ({ at: (i * beat) / 2, note: i % 3 === 0 ? b : a, velocity: i % 4 === 0 ? 110 : 80, length: 0.08 }));
+    items.push({ key: `loop_hand_${bpm}`, role: 'percs', rule: 'GM hand-percussion loop (congas, bongos, woodblocks) → percs', program: null, notes, tail: 0.4 });
+  }
   for (const [bpm, note] of [[100, 42], [128, 70], [140, 46], [120, 54], [96, 69]] as const) {
     const beat = 60 / bpm;
     const notes = Array.from({ length: 16 }, (_, i) => ({ at: (i * beat) / 2, note: note === 46 && i % 2 ? 42 : note, velocity: i % 2 ? 72 : 100, length: 0.05 }));
@@ -133,6 +139,12 @@ function drumItems(): GmItem[] {
 /** Every item rendered from one GM sound font (the same plan for each font). */
 export function planGmItems(): GmItem[] {
   const items: GmItem[] = [];
+  // Reverse cymbal (a riser) and the noise-bed sound effects are atmos by the role table.
+  for (const [p, what] of [[119, 'reverse cymbal (riser)'], [122, 'seashore (noise bed)'], [125, 'helicopter (field recording)'], [126, 'applause (noise bed)']] as const) {
+    const rule = `GM program ${p + 1}: ${what} → atmos (role table: risers, noise beds, field recordings)`;
+    items.push({ key: `prog${p}_long_note_60`, role: 'atmos', rule, program: p, notes: single(60, 100, 3), tail: 0.8 });
+    items.push({ key: `prog${p}_note_48_v80`, role: 'atmos', rule, program: p, notes: single(48, 80, 1.8), tail: 0.5 });
+  }
   for (let p = 0; p < 104; p++) {
     if (EXCLUDED[p] !== undefined) {
       items.push({ key: `prog${String(p).padStart(3, '0')}`, role: null, rule: EXCLUDED[p]!, program: p, notes: [], tail: 0 });

@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { RoleTree } from '../../server/audio/role-model.js';
 import { fitRoleModel, FIT_OPTIONS } from './fit-role-model.js';
 import { loadAnswers, measureFiles, saveAnswers, type Measured } from './measure.js';
 import { cacheDir, repoRoot } from '../real-audio/packages.js';
@@ -23,27 +24,27 @@ function packageVersions(): Record<string, string> {
   return out;
 }
 
-/** The weights file's text. */
+/** The weights file's text: one tree per line (node arrays). */
 export function formatWeights(w: ReturnType<typeof fitRoleModel>): string {
-  const row = (xs: readonly number[]) => `[${xs.join(', ')}]`;
+  const tree = (t: RoleTree) => `{ feature: ${JSON.stringify(t.feature)}, threshold: ${JSON.stringify(t.threshold)}, left: ${JSON.stringify(t.left)}, right: ${JSON.stringify(t.right)}, value: ${JSON.stringify(t.value)} }`;
   return `/**
  * The role model's coefficients: written by \`npm run fit:roles\` (eval/roles/fit-roles.ts), do not edit.
- * Multinomial logistic regression on standardised features (z = (x − mean) / scale), one weight row and
- * bias per role; probabilities are softmax(logits / temperature).
+ * Gradient-boosted regression trees: per round, one tree per role in \`roles\` order; a node goes left
+ * when x[feature] < threshold; logits = rate · Σ leaf values; probabilities = softmax(logits / temperature).
+ * Features: ${w.features.map((f, j) => `${j} ${f}`).join(', ')}.
  */
 import type { RoleModelWeights } from './role-model.js';
 
 export const ROLE_MODEL_WEIGHTS: RoleModelWeights = {
   features: ${JSON.stringify(w.features)},
-  mean: ${row(w.mean)},
-  scale: ${row(w.scale)},
+  mean: ${JSON.stringify(w.mean)},
   roles: ${JSON.stringify(w.roles)},
-  weights: [
-${w.weights.map((r, k) => `    // ${w.roles[k]}\n    ${row(r)},`).join('\n')}
-  ],
-  bias: ${row(w.bias)},
+  rate: ${w.rate},
   temperature: ${w.temperature},
   fitted: ${JSON.stringify(w.fitted, null, 2).replace(/\n/g, '\n  ')},
+  trees: [
+${w.trees.map((round, r) => `    // round ${r}\n    [\n${round.map((t) => `      ${tree(t)},`).join('\n')}\n    ],`).join('\n')}
+  ],
 };
 `;
 }
@@ -63,7 +64,7 @@ async function main(): Promise<void> {
     counts[m.library] ??= {};
     counts[m.library]![m.role] = (counts[m.library]![m.role] ?? 0) + 1;
   }
-  const fitted = { method: 'multinomial logistic regression, L2, full-batch gradient descent with momentum from zero; temperature by leave-one-library-out log loss', options: FIT_OPTIONS, libraries: counts, packages: packageVersions() };
+  const fitted = { method: 'gradient-boosted regression trees, softmax loss, Newton leaves; files weighted 1/(files of their library and role); temperature by leave-one-library-out log loss', options: FIT_OPTIONS, libraries: counts, packages: packageVersions() };
   writeFileSync(target, formatWeights({ ...w, fitted }));
   process.stdout.write(`wrote ${path.relative(repoRoot, target)} (${measured.length} files, temperature ${w.temperature})\n`);
 }

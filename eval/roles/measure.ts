@@ -79,8 +79,16 @@ export async function measureFiles(files: readonly LabelledFile[], progress = tr
 /** Where the last run's answers are kept (for --reuse while developing; never committed). */
 export const answersFile = path.join(cacheDir, 'answers.json');
 
+/** Keep these answers, and the earlier ones of libraries not in them. */
 export function saveAnswers(measured: readonly Measured[]): void {
-  writeFileSync(answersFile, JSON.stringify(measured));
+  const libs = new Set(measured.map((m) => m.library));
+  let kept: Measured[] = [];
+  try {
+    kept = loadAnswers().filter((m) => !libs.has(m.library));
+  } catch {
+    // no earlier answers
+  }
+  writeFileSync(answersFile, JSON.stringify([...kept, ...measured]));
 }
 
 export function loadAnswers(): Measured[] {
