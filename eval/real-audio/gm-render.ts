@@ -1,7 +1,7 @@
 /**
  * Render the GM plan (gm-plan.ts) from one sound font with fluidsynth: every item in its own slot of one
  * long MIDI file (one fluidsynth run per font, reverb and chorus off, all sound off between slots), then
- * cut into one WAV per item. Items that come out silent (a font without that drum) are left out.
+ * cut into one WAV per item, trimmed to within 60 dB of its peak. Items that come out silent (a font without that drum) are left out.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -53,13 +53,21 @@ export function renderGmFont(font: string, outDir: string): RenderedItem[] {
   for (const { item, start, length } of slots) {
     const a = Math.round(start * all.sampleRate) * ch;
     const b = Math.min(all.samples.length, Math.round((start + length) * all.sampleRate) * ch);
-    const samples = all.samples.slice(a, b);
+    const slot = all.samples.subarray(a, b);
     let peak = 0;
-    for (let i = 0; i < samples.length; i++) peak = Math.max(peak, Math.abs(samples[i]!));
+    for (let i = 0; i < slot.length; i++) peak = Math.max(peak, Math.abs(slot[i]!));
     if (peak < 33) {
       out.push({ item, wav: null, rule: 'left out: silent in this sound font' });
       continue;
     }
+    // Trimmed as a sample library trims its files: from the first to the last sample within 60 dB of
+    // the peak (whole frames), so the renders carry no silent lead-in or tail the others lack.
+    const floor = peak / 1000;
+    let first = 0;
+    while (first < slot.length && Math.abs(slot[first]!) < floor) first++;
+    let last = slot.length - 1;
+    while (last > first && Math.abs(slot[last]!) < floor) last--;
+    const samples = slot.slice(first - (first % ch), last - (last % ch) + ch);
     const wav = path.join(outDir, safeName(item.key));
     if (!existsSync(wav)) writeWav16(wav, { sampleRate: all.sampleRate, channels: ch, samples });
     out.push({ item, wav, rule: item.rule });

@@ -97,8 +97,8 @@ export interface SampleAnalysisResult {
     /** Combined harmonicity 0..1 (see `harmonicityOf`). */
     readonly harmonicity: number;
     /**
-     * The material counts as percussive: percussiveness ≥ 0.5 and the percussive roles (percs + tops) hold
-     * at least a quarter of the probability. Only then can the name make it `percs`.
+     * The material counts as percussive: percussiveness ≥ 0.5 and the model hears percs or tops. Only
+     * then can the name make it `percs`.
      */
     readonly percussive: boolean;
   };
@@ -782,9 +782,9 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
     const mixture = !silent && isMixture(modelInput);
     const probs = silent ? uniformRoles() : mixture ? capConfidence(model.probabilities, MIX_CONFIDENCE_CAP) : model.probabilities;
     const scores = Object.fromEntries(SAMPLE_ROLES.map((r) => [r, round(probs[r])])) as Record<SampleRole, number>;
-    const percussive = percussiveness >= 0.5 && probs.percs + probs.tops >= 0.25;
     const ranked = [...SAMPLE_ROLES].sort((a, b) => probs[b] - probs[a] || SAMPLE_ROLES.indexOf(a) - SAMPLE_ROLES.indexOf(b));
     const measured = ranked[0]!;
+    const percussive = percussiveness >= 0.5 && (measured === 'percs' || measured === 'tops');
     const nameUsed = percussive && nameSuggestsDrumLoop(this.params.name);
     const role: SampleRole = nameUsed ? 'percs' : measured;
     const runnerUp = ranked.find((r) => r !== role)!;

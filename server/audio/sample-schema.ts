@@ -54,7 +54,7 @@ export const sampleAnalysisSchema = z
       onset_density: z.number().min(0).describe('Onsets per second of active audio'),
       percussiveness: unit.describe('Mean of four cues: decay, fast attack, HPSS share, onset density; 0..1'),
       harmonicity: unit.describe('Mean of pitch salience, tonal peak share and HPSS harmonic share; 0..1'),
-      percussive: z.boolean().describe('percussiveness ≥ 0.5 and percs + tops hold ≥ 0.25 of the confidence'),
+      percussive: z.boolean().describe('percussiveness ≥ 0.5 and the measured role is percs or tops (only then may the name make it percs)'),
     }),
     pitch: z.object({
       f0_hz: z.number().positive().nullable().describe('YIN (de Cheveigné & Kawahara 2002) median f0 of the voiced frames, Hz; null when under a fifth are voiced'),
