@@ -66,7 +66,11 @@ function growTree(X: readonly Float64Array[], order: readonly number[][], g: Flo
     const id = t.feature.length;
     let G = 0;
     let H = 0;
-    for (let i = 0; i < N; i++) if (inNode[i]) (G += g[i]!), (H += h[i]!);
+    for (let i = 0; i < N; i++) {
+      if (!inNode[i]) continue;
+      G += g[i]!;
+      H += h[i]!;
+    }
     t.feature.push(-1);
     t.threshold.push(0);
     t.left.push(-1);
@@ -102,7 +106,7 @@ function growTree(X: readonly Float64Array[], order: readonly number[][], g: Flo
     if (bestF < 0) return id;
     const L = new Uint8Array(N);
     const R = new Uint8Array(N);
-    for (let i = 0; i < N; i++) if (inNode[i]) (X[i]![bestF]! < bestT ? L : R)[i] = 1;
+    for (let i = 0; i < N; i++) if (inNode[i]) (X[i]![bestF]! < bestT ? L : R)[i] = 1; // both halves of the node
     t.feature[id] = bestF;
     t.threshold[id] = bestT;
     t.left[id] = grow(L, depth - 1);
