@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { drumLoop, STRAIGHT_PATTERNS } from '../test-support/drums.js';
+import { drumLoop, musicLoop, STRAIGHT_PATTERNS } from '../test-support/drums.js';
 import { labelledSampleSet, type LabelledSample } from '../test-support/sample-set.js';
 import { interleave, seededNoise, sine } from '../test-support/signals.js';
 import { SAMPLE_ROLES, nameSuggestsDrumLoop, sampleAnalysisEngine, type SampleAnalysisResult, type SampleRole } from './sample-analysis.js';
@@ -171,6 +171,22 @@ describe('sample analysis: measurements', () => {
       const parsed = sampleAnalysisSchema.parse(body);
       expect(isDeepStrictEqual(parsed, body)).toBe(true);
     }
+  });
+});
+
+describe('sample analysis: mixtures and reasons', () => {
+  it('caps the confidence of a full mix and estimates each role\'s share; a drum loop is no mix', () => {
+    const mix = musicLoop({ bpm: 120, bars: 8, sampleRate: 44_100 });
+    const r = analyse(mix.channels, 44_100);
+    expect(r.mixture).toBe(true);
+    expect(r.confidence).toBeLessThanOrEqual(0.4);
+    expect(r.reasons[0]).toMatch(/full mix/);
+    expect(Object.values(r.shares!).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 2);
+    const drums = analyse(drumLoop({ bpm: 120, bars: 8, sampleRate: 44_100, pattern: 'straight8' }).channels, 44_100);
+    expect(drums.mixture).toBe(false);
+    expect(drums.shares).toBeNull();
+    expect(drums.role).toBe('percs');
+    expect(drums.reasons.length).toBeGreaterThanOrEqual(2);
   });
 });
 
