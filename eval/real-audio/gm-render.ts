@@ -71,6 +71,29 @@ export function renderGmFont(font: string, outDir: string): RenderedItem[] {
     const wav = path.join(outDir, safeName(item.key));
     if (!existsSync(wav)) writeWav16(wav, { sampleRate: all.sampleRate, channels: ch, samples });
     out.push({ item, wav, rule: item.rule });
+    // Drums also as a darker copy: recorded kits are duller than the fonts' bright cymbals and hats.
+    if (item.program === null) {
+      const key = `${item.key}_dark`;
+      const dark = path.join(outDir, safeName(key));
+      if (!existsSync(dark)) writeWav16(dark, { sampleRate: all.sampleRate, channels: ch, samples: lowPass(samples, ch, all.sampleRate, 5000) });
+      out.push({ item: { ...item, key }, wav: dark, rule: `${item.rule}; darker copy (two one-pole low-passes at 5 kHz)` });
+    }
+  }
+  return out;
+}
+
+/** Two cascaded one-pole low-passes at `hz` per channel (16-bit in and out). */
+export function lowPass(x: Int16Array, channels: number, sampleRate: number, hz: number): Int16Array {
+  const a = Math.exp((-2 * Math.PI * hz) / sampleRate);
+  const out = new Int16Array(x.length);
+  for (let c = 0; c < channels; c++) {
+    let y1 = 0;
+    let y2 = 0;
+    for (let i = c; i < x.length; i += channels) {
+      y1 = (1 - a) * x[i]! + a * y1;
+      y2 = (1 - a) * y1 + a * y2;
+      out[i] = Math.max(-32768, Math.min(32767, Math.round(y2)));
+    }
   }
   return out;
 }
