@@ -12,8 +12,8 @@
  *   2048-sample frames, hop 2048, 30–2000 Hz), whose frame spectra (~5 Hz bins) also split the power
  *   below 250 Hz into sub and low.
  * Per-frame reductions are a few floats per frame; samples are never kept. `finish` turns them into the
- * measurements of `SampleAnalysisResult` and scores the five roles from them (`scoreRoles`, documented
- * there). The file name takes no part in that: it can only turn percussive material (`percussive`) into
+ * measurements of `SampleAnalysisResult`, and the role model (role-model.ts, a logistic regression fitted
+ * on real recordings by `npm run fit:roles`) gives the five roles' probabilities and the reasons. The file name takes no part in that: it can only turn percussive material (`percussive`) into
  * `percs` when it names a drum loop or break (`DRUM_LOOP_WORDS`), and the answer then says `name_used`.
  * Only the first `MAX_SECONDS` are analysed (the routes feed the first ~30 s).
  *
@@ -35,6 +35,8 @@ import {
   SpectralShape,
 } from './dsp/role-features.js';
 import { hannWindow } from './dsp/window.js';
+import { estimateMixShares, explainRole, isMixture, MIX_CONFIDENCE_CAP, scoreRoleModel } from './role-model.js';
+import type { RoleMeasurements } from './role-model-features.js';
 import type { EngineSpec, StreamEngine, StreamFormat } from './engine.js';
 
 export const SAMPLE_ROLES = ['percs', 'bass', 'melodic', 'tops', 'atmos'] as const;
@@ -58,10 +60,10 @@ export interface RoleScore {
 
 export interface SampleAnalysisResult {
   readonly role: SampleRole;
-  /** Share of the role in the softmax over the five role scores, 0..1. */
+  /** Calibrated probability of the role (the model's softmax at its fitted temperature; at most 0.4 for a mix), 0..1. */
   readonly confidence: number;
   readonly runner_up: RoleScore;
-  /** Softmax share of every role (sums to 1). */
+  /** Calibrated probability of every role (sums to 1). */
   readonly scores: Record<SampleRole, number>;
   /** The role from the audio alone (differs from `role` only when the name hint applied). */
   readonly measured_role: SampleRole;
@@ -95,8 +97,8 @@ export interface SampleAnalysisResult {
     /** Combined harmonicity 0..1 (see `harmonicityOf`). */
     readonly harmonicity: number;
     /**
-     * The material counts as percussive: percussiveness ≥ 0.5 and the percussive roles (percs + tops) hold
-     * at least a quarter of the confidence. Only then can the name make it `percs`.
+     * The material counts as percussive: percussiveness ≥ 0.5 and the model hears percs or tops. Only
+     * then can the name make it `percs`.
      */
     readonly percussive: boolean;
   };
@@ -131,12 +133,18 @@ export interface SampleAnalysisResult {
     /** Pearson correlation of the first two channels at lag 0 (1 for mono input; null for silence). */
     readonly correlation: number | null;
   };
-  /** The role model's inputs and outputs (see `scoreRoles`). */
+  /** The 2–3 measurements that decided the role, in words (the model's largest contributions). */
+  readonly reasons: readonly string[];
+  /** The material is a full mix (role-model.ts isMixture): the confidence is capped and `shares` estimates each role's part. */
+  readonly mixture: boolean;
+  /** Each role's estimated share of a mix (sums to 1); null unless `mixture`. */
+  readonly shares: Record<SampleRole, number> | null;
+  /** The role model's inputs and outputs (role-model.ts, weights in role-model-weights.ts). */
   readonly role_model: {
-    /** The cues, each 0..1 (`RoleCues`). */
-    readonly cues: { readonly [K in keyof RoleCues]: number };
-    /** The rule score of each role before the softmax, 0..1. */
-    readonly raw_scores: Record<SampleRole, number>;
+    /** The feature values, by name (before standardisation). */
+    readonly features: Record<string, number>;
+    /** Logit of each role before the temperature. */
+    readonly logits: Record<SampleRole, number>;
     readonly temperature: number;
   };
   readonly loop: {
@@ -210,99 +218,6 @@ export function percussivenessOf(f: RoleFeatures): number {
  */
 export function harmonicityOf(f: RoleFeatures): number {
   return (ramp(f.salience, 0.3, 0.8) + ramp(f.tonal, 0.3, 0.7) + ramp(1 - f.hpss, 0.5, 0.85)) / 3;
-}
-
-/** Softmax temperature of the role scores: a score lead of 0.15 gives e times the share. */
-export const ROLE_TEMPERATURE = 0.15;
-
-/** The cues of the role model (each 0..1), reported for transparency. */
-export interface RoleCues {
-  /** percussivenessOf. */
-  readonly P: number;
-  /**
-   * Pitched material: max of a periodic pitch track, ramp(salience, 0.5, 0.75) · ramp(voiced fraction,
-   * 0.4, 0.7), and a peaked spectrum, ramp(tonal share, 0.55, 0.8) (chords, whose pitch track is not
-   * periodic).
-   */
-  readonly pitched: number;
-  /** Energy low: ramp(sub + low share, 0.4, 0.65). */
-  readonly lowHeavy: number;
-  /** Energy mostly above 4 kHz: ramp(above_4k, 0.55, 0.8). */
-  readonly highOnly: number;
-  /** Noise, neither periodic nor peaked: (1 − ramp(salience, 0.3, 0.6)) · (1 − ramp(tonal share, 0.3, 0.6)). */
-  readonly noisy: number;
-  /** A broadband noise part (snare wires, claps): ramp(flatness, 0.04, 0.12). */
-  readonly noiseMix: number;
-  /** Slow swell: ramp(attack, 0.12 s, 0.35 s). */
-  readonly slow: number;
-  /** Timbre moves: ramp(centroid motion, 0.2, 0.5 octaves). */
-  readonly evolving: number;
-  /**
-   * Kick-like: for a single hit (at most two onsets, at most 1.5 s) max(ramp(drop, 4.5, 7.5 dB),
-   * ramp(centroid motion, 0.3, 0.45 octaves)) — a fast decay or a pitch/brightness sweep; otherwise
-   * ramp(drop, 7, 10 dB) (a line of notes is kick-like only when every note is a fast-decaying hit).
-   */
-  readonly kickLike: number;
-  /** Low f0: ramp(f0, 200 Hz, 140 Hz); 0 without f0. */
-  readonly lowF0: number;
-}
-
-export function roleCues(f: RoleFeatures): RoleCues {
-  const singleHit = f.onsetCount <= 2 && f.duration <= 1.5;
-  return {
-    P: percussivenessOf(f),
-    pitched: Math.max(ramp(f.salience, 0.5, 0.75) * ramp(f.voiced, 0.4, 0.7), ramp(f.tonal, 0.55, 0.8)),
-    lowHeavy: ramp(f.bands.sub + f.bands.low, 0.4, 0.65),
-    highOnly: ramp(f.above4k, 0.55, 0.8),
-    noisy: (1 - ramp(f.salience, 0.3, 0.6)) * (1 - ramp(f.tonal, 0.3, 0.6)),
-    noiseMix: ramp(f.flatness, 0.04, 0.12),
-    slow: ramp(f.attack, 0.12, 0.35),
-    evolving: ramp(f.centroidMotion, 0.2, 0.5),
-    kickLike: singleHit ? Math.max(ramp(f.drop, 4.5, 7.5), ramp(f.centroidMotion, 0.3, 0.45)) : ramp(f.drop, 7, 10),
-    lowF0: f.f0 !== null ? ramp(f.f0, 200, 140) : 0,
-  };
-}
-
-/**
- * The role model: one product of cues per role (a cue and its complement act as "and" / "and not"),
- * then a softmax at `ROLE_TEMPERATURE` gives the confidences. With the cues of `roleCues`:
- *
- * - bass    = pitched · lowHeavy · lowF0 · (1 − kickLike) · (1 − slow)
- *             periodic, f0 below ~150 Hz, energy in sub + low, not a kick's decay/sweep, not a swell;
- * - percs   = P · (1 − highOnly) · (1 − tonalMid) · (1 − bassHold), with
- *             tonalMid = pitched · (1 − lowHeavy) · (1 − noiseMix), bassHold = pitched · lowHeavy · (1 − kickLike)
- *             percussive, not highs only, not clean pitched mid/high material, not a held bass;
- * - tops    = max(P, ramp(drop, 1, 4)) · highOnly · (1 − evolving)
- *             percussive or decaying, energy mostly above 4 kHz, no sweep;
- * - melodic = pitched · (1 − lowHeavy) · (1 − slow) · (1 − noisy) · (1 − noiseMix)
- *             clean pitched mid/high material that starts within ~0.1 s;
- * - atmos   = (1 − ramp(drop, 7, 11)) · max(slow, noisy · evolving, noisy · ramp(drop, 2, 0.8) · ramp(duration, 0.3 s, 1 s))
- *             not a hit, and a slow swell, an evolving noise (sweeps, risers, downlifters) or a steady
- *             noise of some length (a ride, decaying 2 dB or more per 0.3 s, stays tops).
- *
- * Silence (no signal at all) scores 0 everywhere: uniform confidences of 0.2, role `percs` by order.
- */
-export function scoreRoles(f: RoleFeatures): Record<SampleRole, number> {
-  const c = roleCues(f);
-  const bassHold = c.pitched * c.lowHeavy * (1 - c.kickLike);
-  const tonalMid = c.pitched * (1 - c.lowHeavy) * (1 - c.noiseMix);
-  return {
-    percs: c.P * (1 - c.highOnly) * (1 - tonalMid) * (1 - bassHold),
-    bass: c.pitched * c.lowHeavy * c.lowF0 * (1 - c.kickLike) * (1 - c.slow),
-    melodic: c.pitched * (1 - c.lowHeavy) * (1 - c.slow) * (1 - c.noisy) * (1 - c.noiseMix),
-    tops: Math.max(c.P, ramp(f.drop, 1, 4)) * c.highOnly * (1 - c.evolving),
-    atmos: (1 - ramp(f.drop, 7, 11)) * Math.max(c.slow, c.noisy * c.evolving, c.noisy * ramp(f.drop, 2, 0.8) * ramp(f.duration, 0.3, 1)),
-  };
-}
-
-/** Softmax of the rule scores at `ROLE_TEMPERATURE`, rounded to 0.001. */
-export function roleShares(scores: Record<SampleRole, number>): Record<SampleRole, number> {
-  const max = Math.max(...SAMPLE_ROLES.map((r) => scores[r]));
-  const exp = SAMPLE_ROLES.map((r) => Math.exp((scores[r] - max) / ROLE_TEMPERATURE));
-  const sum = exp.reduce((a, b) => a + b, 0);
-  const out = {} as Record<SampleRole, number>;
-  SAMPLE_ROLES.forEach((r, i) => (out[r] = round(exp[i]! / sum)));
-  return out;
 }
 
 /** True when the name contains one of `DRUM_LOOP_WORDS`. */
@@ -821,29 +736,12 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
     };
     const percussiveness = percussivenessOf(features);
     const harmonicity = harmonicityOf(features);
-    const cues = roleCues(features);
-    const silent = !(this.sumSquares > 0);
-    const raw = silent ? { percs: 0, bass: 0, melodic: 0, tops: 0, atmos: 0 } : scoreRoles(features);
-    const shares = roleShares(raw);
-    const percussive = percussiveness >= 0.5 && shares.percs + shares.tops >= 0.25;
-    const ranked = [...SAMPLE_ROLES].sort((a, b) => raw[b] - raw[a] || SAMPLE_ROLES.indexOf(a) - SAMPLE_ROLES.indexOf(b));
-    const measured = ranked[0]!;
-    const nameUsed = percussive && nameSuggestsDrumLoop(this.params.name);
-    const role: SampleRole = nameUsed ? 'percs' : measured;
-    const runnerUp = ranked.find((r) => r !== role)!;
     const peakDb = this.peak > 0 ? 20 * Math.log10(this.peak) : null;
     const samples = this.frames * this.channels;
     const rmsDb = this.sumSquares > 0 && samples > 0 ? 10 * Math.log10(this.sumSquares / samples) : null;
-
-    return {
-      role,
-      confidence: shares[role],
-      runner_up: { role: runnerUp, confidence: shares[runnerUp] },
-      scores: shares,
-      measured_role: measured,
-      name_used: nameUsed,
+    // The role model reads the reported (rounded) values, so the answer alone reproduces its input.
+    const measurements = {
       duration_s: round(duration),
-      level: { peak_dbfs: peakDb === null ? null : round(peakDb, 2), rms_dbfs: rmsDb === null ? null : round(rmsDb, 2) },
       bands,
       spectrum: {
         centroid_hz: round(centroidHz, 1),
@@ -851,14 +749,6 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
         flatness: round(flatness),
         tonal_peak_share: round(tonal),
         centroid_motion_oct: round(centroidMotion),
-      },
-      percussion: {
-        hpss_percussive: round(hpss),
-        onset_count: onsetCount,
-        onset_density: round(onsetDensity),
-        percussiveness: round(percussiveness),
-        harmonicity: round(harmonicity),
-        percussive,
       },
       pitch: {
         f0_hz: f0 === null ? null : round(f0, 2),
@@ -875,11 +765,6 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
         mean_drop_db: round(env.meanDropDb, 2),
       },
       stereo: { width: round(width), correlation: correlation === null ? null : round(correlation) },
-      role_model: {
-        cues: Object.fromEntries(Object.entries(cues).map(([k, v]) => [k, round(v)])) as { [K in keyof RoleCues]: number },
-        raw_scores: Object.fromEntries(SAMPLE_ROLES.map((r) => [r, round(raw[r])])) as Record<SampleRole, number>,
-        temperature: ROLE_TEMPERATURE,
-      },
       loop: {
         halves_similarity: round(halvesSimilarity),
         end_level_db: endLevelDb === null ? null : round(endLevelDb, 2),
@@ -890,7 +775,70 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
         is_loop: loopScore >= 0.6,
       },
     };
+    const hpssRounded = round(hpss);
+    const modelInput: RoleMeasurements = { ...measurements, percussion: { hpss_percussive: hpssRounded, onset_count: onsetCount, onset_density: round(onsetDensity) } };
+    const silent = !(this.sumSquares > 0);
+    const model = scoreRoleModel(modelInput);
+    const mixture = !silent && isMixture(modelInput);
+    const probs = silent ? uniformRoles() : mixture ? capConfidence(model.probabilities, MIX_CONFIDENCE_CAP) : model.probabilities;
+    const scores = Object.fromEntries(SAMPLE_ROLES.map((r) => [r, round(probs[r])])) as Record<SampleRole, number>;
+    const ranked = [...SAMPLE_ROLES].sort((a, b) => probs[b] - probs[a] || SAMPLE_ROLES.indexOf(a) - SAMPLE_ROLES.indexOf(b));
+    const measured = ranked[0]!;
+    const percussive = percussiveness >= 0.5 && (measured === 'percs' || measured === 'tops');
+    const nameUsed = percussive && nameSuggestsDrumLoop(this.params.name);
+    const role: SampleRole = nameUsed ? 'percs' : measured;
+    const runnerUp = ranked.find((r) => r !== role)!;
+    const reasons = silent ? ['silence: nothing to measure'] : explainRole(measured, modelInput);
+    if (nameUsed) reasons.unshift('the file name marks percussive material as a drum loop or break');
+    const shares = mixture ? (Object.fromEntries(Object.entries(estimateMixShares(modelInput)).map(([r, v]) => [r, round(v)])) as Record<SampleRole, number>) : null;
+    if (mixture) reasons.unshift('a full mix (long, many onsets, percussive and harmonic parts, broadband): no single role fits');
+
+    return {
+      role,
+      confidence: scores[role],
+      runner_up: { role: runnerUp, confidence: scores[runnerUp] },
+      scores,
+      measured_role: measured,
+      name_used: nameUsed,
+      reasons,
+      mixture,
+      shares,
+      level: { peak_dbfs: peakDb === null ? null : round(peakDb, 2), rms_dbfs: rmsDb === null ? null : round(rmsDb, 2) },
+      ...measurements,
+      percussion: {
+        hpss_percussive: hpssRounded,
+        onset_count: onsetCount,
+        onset_density: round(onsetDensity),
+        percussiveness: round(percussiveness),
+        harmonicity: round(harmonicity),
+        percussive,
+      },
+      role_model: {
+        features: Object.fromEntries(Object.entries(model.features).map(([k, v]) => [k, round(v, 4)])),
+        logits: Object.fromEntries(SAMPLE_ROLES.map((r) => [r, round(model.logits[r], 4)])) as Record<SampleRole, number>,
+        temperature: model.temperature,
+      },
+    };
   }
+}
+
+/** Equal probabilities (silence: nothing to decide on). */
+const uniformRoles = (): Record<SampleRole, number> => Object.fromEntries(SAMPLE_ROLES.map((r) => [r, 1 / SAMPLE_ROLES.length])) as Record<SampleRole, number>;
+
+/**
+ * Scale the probabilities so that none exceeds `cap`: the excess of the top roles is spread over the
+ * others in proportion to their room below the cap (the order is kept; sums to 1).
+ */
+export function capConfidence(p: Record<SampleRole, number>, cap: number): Record<SampleRole, number> {
+  const out = { ...p };
+  let excess = 0;
+  for (const r of SAMPLE_ROLES) if (out[r] > cap) {
+    excess += out[r] - cap;
+    out[r] = cap;
+  }
+  const room = SAMPLE_ROLES.reduce((s, r) => s + (cap - out[r]), 0);
+  if (excess > 0 && room > 0) for (const r of SAMPLE_ROLES) out[r] += (excess * (cap - out[r])) / room;
+  return out;
 }
 
 export const sampleAnalysisEngine: EngineSpec<SampleAnalysisParams, SampleAnalysisResult> = {

@@ -11,18 +11,21 @@ import { sourceSchema } from './schemas.js';
 
 
 const unit = z.number().min(0).max(1);
-const roleSchema = z.enum(SAMPLE_ROLES).describe('percs: kicks, snares, claps, drum loops and breaks; tops: hats, shakers, rides, cymbals (percussive, energy mostly above ~4–6 kHz); bass: pitched, f0 below ~150 Hz, energy low; melodic: pitched mid/high material (plucks, leads, chords, keys); atmos: sustained, noisy or slowly evolving textures (pads, drones, sweeps, risers)');
-const roleScoreSchema = z.object({ role: roleSchema, confidence: unit.describe('Softmax share, 0..1') });
+const roleSchema = z.enum(SAMPLE_ROLES).describe('percs: kicks, snares, claps, toms, hand percussion, drum loops and breaks; tops: hi-hats, cymbals, shakers, tambourines, top loops; bass: pitched bass sounds with a low fundamental (electric, synth, sub, 808), bass lines; melodic: pitched parts above the bass register (keys, leads, plucks, chords, guitars, bells); atmos: pads, drones, textures, ambiences, noise beds, risers and other FX');
+const roleScoreSchema = z.object({ role: roleSchema, confidence: unit.describe('Calibrated probability, 0..1') });
 const perRole = (what: string) => z.object(Object.fromEntries(SAMPLE_ROLES.map((r) => [r, unit])) as Record<(typeof SAMPLE_ROLES)[number], typeof unit>).describe(what);
 
 export const sampleAnalysisSchema = z
   .object({
     source: sourceSchema,
     role: roleSchema.describe('The role: measured from the audio, or percs when the name marked percussive material as a drum loop/break (name_used)'),
-    confidence: unit.describe('Softmax share of the role, 0..1'),
+    confidence: unit.describe('Calibrated probability of the role, 0..1 (at most 0.4 for a mix)'),
     runner_up: roleScoreSchema.describe('The next most likely role'),
-    scores: perRole('Softmax share of every role, 0..1, summing to 1'),
+    scores: perRole('Calibrated probability of every role, 0..1, summing to 1'),
     measured_role: roleSchema.describe('The role from the audio alone, never from the name'),
+    reasons: z.array(z.string()).describe("The 2–3 measurements that decided the role, in words (the model's largest contributions), e.g. \"strong low fundamental at 55 Hz (A1)\""),
+    mixture: z.boolean().describe('A full mix (≥ 8 s, ≥ 1.5 onsets/s, percussive and harmonic parts, broadband): no single role fits, the confidence is capped at 0.4'),
+    shares: perRole('Estimated share of each role in a mix, summing to 1').nullable().describe('Estimated share of each role in a mix (HPSS split, bands, sustain), summing to 1; null unless mixture'),
     name_used: z.boolean().describe('True when the name (break, loop, drum, beat) made percussive material percs'),
     duration_s: z.number().min(0).describe('Seconds analysed'),
     level: z.object({
@@ -51,7 +54,7 @@ export const sampleAnalysisSchema = z
       onset_density: z.number().min(0).describe('Onsets per second of active audio'),
       percussiveness: unit.describe('Mean of four cues: decay, fast attack, HPSS share, onset density; 0..1'),
       harmonicity: unit.describe('Mean of pitch salience, tonal peak share and HPSS harmonic share; 0..1'),
-      percussive: z.boolean().describe('percussiveness ≥ 0.5 and percs + tops hold ≥ 0.25 of the confidence'),
+      percussive: z.boolean().describe('percussiveness ≥ 0.5 and the measured role is percs or tops (only then may the name make it percs)'),
     }),
     pitch: z.object({
       f0_hz: z.number().positive().nullable().describe('YIN (de Cheveigné & Kawahara 2002) median f0 of the voiced frames, Hz; null when under a fifth are voiced'),
@@ -73,22 +76,11 @@ export const sampleAnalysisSchema = z
     }),
     role_model: z
       .object({
-        cues: z.object({
-          P: unit.describe('Percussiveness'),
-          pitched: unit,
-          lowHeavy: unit,
-          highOnly: unit,
-          noisy: unit,
-          noiseMix: unit,
-          slow: unit,
-          evolving: unit,
-          kickLike: unit,
-          lowF0: unit,
-        }),
-        raw_scores: perRole('Rule score of each role before the softmax, 0..1'),
-        temperature: z.number().positive().describe('Softmax temperature'),
+        features: z.record(z.string(), z.number()).describe('The feature values the model read, by name (role-model-features.ts), before standardisation'),
+        logits: z.object(Object.fromEntries(SAMPLE_ROLES.map((r) => [r, z.number()])) as Record<(typeof SAMPLE_ROLES)[number], z.ZodNumber>).describe('Logit of each role before the temperature'),
+        temperature: z.number().positive().describe('Softmax temperature, calibrated on held-out libraries'),
       })
-      .describe('Inputs and outputs of the documented rule model (sample-analysis.ts scoreRoles)'),
+      .describe('Inputs and outputs of the fitted role model (role-model.ts; coefficients in role-model-weights.ts, fitted by npm run fit:roles)'),
     loop: z.object({
       halves_similarity: unit.describe("Similarity of the two halves' mean spectra (24 log bands), exp(−mean |ΔdB|/6), 0..1"),
       end_level_db: z.number().nullable().describe("Level of the last eighth of the clip (50 ms..0.5 s) against the median frame level, dB; far below 0 for a decayed one-shot; null for silence"),
