@@ -219,6 +219,7 @@ describe('loudness engine: BS.1770 calibration', () => {
   it('returns nulls for silence and for an empty stream, without crashing', () => {
     const nulls = {
       integrated_lufs: null,
+      clip_lufs: null,
       loudness_range_lu: null,
       max_momentary_lufs: null,
       max_short_term_lufs: null,
@@ -267,6 +268,65 @@ describe('loudness engine: BS.1770 calibration', () => {
     expect(() => engine.push(new Float32Array(3))).toThrow(RangeError);
     engine.finish();
     expect(() => engine.push(new Float32Array(2))).toThrow();
+  });
+});
+
+describe('loudness engine: clip loudness (K-weighted, ungated, whole clip)', () => {
+  // ITU-R BS.1770-4 Table 1 and Table 2 (48 kHz), typed in from the standard rather than taken from
+  // kWeightingCoefficients, so the expected value does not depend on the code under test.
+  const ITU_SHELF: Biquad = { b0: 1.53512485958697, b1: -2.69169618940638, b2: 1.19839281085285, a1: -1.69065929318241, a2: 0.73248077421585 };
+  const ITU_HIGH_PASS: Biquad = { b0: 1, b1: -2, b2: 1, a1: -1.99004745483398, a2: 0.99007225036621 };
+  /** BS.1770 loudness of one G = 1 channel holding a 1 kHz sine of peak `db` dBFS: −0.691 + 10·log10(A²/2·|K(1 kHz)|²). */
+  const expectedSineLufs = (db: number): number => -0.691 + 10 * Math.log10((dbToAmp(db) ** 2 / 2) * biquadPowerGain(ITU_SHELF, 1000, 48000) * biquadPowerGain(ITU_HIGH_PASS, 1000, 48000));
+
+  it('reads the known loudness of a 200 ms mono 1 kHz sine at −20 dBFS, where I is null', () => {
+    const expected = expectedSineLufs(-20);
+    // Cross-check with the standard's calibration statement: 0 dBFS (997 Hz) in one channel reads −3.01 LKFS,
+    // and 1 kHz is within 0.01 dB of 997 Hz on the K curve.
+    expect(Math.abs(expected - (-3.01 - 20))).toBeLessThan(0.02);
+    const r = measure([sine(48000, 0.2, 1000, dbToAmp(-20))], 48000, 'mono');
+    expect(r.integrated_lufs).toBeNull();
+    within(r.clip_lufs, expected, 0.02);
+  });
+
+  it('a 300 ms clip has a clip loudness but no integrated loudness (shorter than one 400 ms block)', () => {
+    const r = measure(stereo(toneSequence(48000, [{ seconds: 0.3, db: -23 }])), 48000, 'stereo');
+    expect(r.integrated_lufs).toBeNull();
+    within(r.clip_lufs, expectedSineLufs(-23) + 10 * Math.log10(2), 0.02);
+  });
+
+  it('applies the BS.1770 channel weights: stereo sums two G = 1 channels, a surround channel weighs 1.41, LFE 0', () => {
+    const rate = 48000;
+    const tone = sine(rate, 0.25, 1000, dbToAmp(-18));
+    const quiet = new Float32Array(tone.length);
+    const mono = measure([tone], rate, 'mono').clip_lufs!;
+    within(mono, expectedSineLufs(-18), 0.02);
+    within(measure([tone, tone], rate, 'stereo').clip_lufs, mono + 10 * Math.log10(2), 0.01);
+    within(measure([tone, quiet], rate, 'stereo').clip_lufs, mono, 0.01);
+    // 5.1: FL FR FC LFE BL BR; the tone only in BL (G = 1.41).
+    within(measure([quiet, quiet, quiet, quiet, tone, quiet], rate, '5.1').clip_lufs, mono + 10 * Math.log10(1.41), 0.01);
+    expect(measure([quiet, quiet, quiet, tone, quiet, quiet], rate, '5.1').clip_lufs).toBeNull();
+  });
+
+  it('is ungated and averages over the whole clip: 0.2 s of tone then 1.8 s of silence reads 10 dB under the tone alone', () => {
+    const rate = 48000;
+    const burst = measure([toneSequence(rate, [{ seconds: 0.2, db: -20 }])], rate, 'mono').clip_lufs!;
+    const padded = measure([toneSequence(rate, [{ seconds: 0.2, db: -20 }, { seconds: 1.8, db: -Infinity }])], rate, 'mono');
+    within(padded.clip_lufs, burst - 10, 0.02);
+    // I gates the silence out (its blocks are under −70 LUFS), so I stays near the tone's level.
+    expect(padded.integrated_lufs! - padded.clip_lufs!).toBeGreaterThan(3);
+  });
+
+  it('is null for silence and for an empty stream', () => {
+    expect(measure([new Float32Array(4800)], 48000, 'mono').clip_lufs).toBeNull();
+    const empty = loudnessEngine.create({ sampleRate: 48000, channels: 1, channelLayout: null, totalFrames: null }, {});
+    expect(empty.finish().clip_lufs).toBeNull();
+  });
+
+  it.each(RATES)('equals integrated loudness within 0.1 LU on a 10 s steady stereo sine (%i Hz)', (rate) => {
+    const r = measure(stereo(toneSequence(rate, [{ seconds: 10, db: -23 }])), rate, 'stereo');
+    within(r.clip_lufs, r.integrated_lufs!, 0.1);
+    within(r.clip_lufs, -23, 0.1);
   });
 });
 

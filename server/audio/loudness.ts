@@ -8,8 +8,15 @@ export const LOUDNESS_TARGETS = { streaming: -14, club: -9 } as const;
 
 /** BS.1770 / EBU R 128 loudness of a whole file. dB values are rounded to 0.01; null where the value is −∞ (e.g. silence). */
 export interface LoudnessResult {
-  /** Gated integrated loudness I (BS.1770-5), LUFS. */
+  /** Gated integrated loudness I (BS.1770-5), LUFS; null under one 400 ms gating block. */
   readonly integrated_lufs: number | null;
+  /**
+   * Clip loudness, LUFS: BS.1770 K-weighting and channel weights, but UNGATED and over every frame of the
+   * clip (−0.691 + 10·log10(Σ G_i·z_i), z_i the K-weighted mean square over the whole clip). Not BS.1770
+   * integrated loudness; present for a clip of any length, so one-shots under 400 ms get a figure. Null
+   * only where the weighted channels are digitally silent (or the stream is empty).
+   */
+  readonly clip_lufs: number | null;
   /** Always false: I is computed exactly from every 400 ms block's energy, not from a histogram or a sample. */
   readonly approximate: false;
   /** Loudness range LRA (EBU Tech 3342), LU; null for silence or under 3 s of audio. */
@@ -77,6 +84,8 @@ class LoudnessMeter implements StreamEngine<LoudnessResult> {
   private maxMomentary = -Infinity;
   private maxShortTerm = -Infinity;
   private rawSumOfSquares = 0;
+  /** Σ_i G_i·Σ y_i² over every measured frame (no gating, no block boundaries): the clip loudness's energy. */
+  private clipEnergy = 0;
   private frames = 0;
   private finished = false;
 
@@ -137,6 +146,7 @@ class LoudnessMeter implements StreamEngine<LoudnessResult> {
         e += weights[c]! * kWeightSumOfSquares(kw, filterStates[c]!, chunk, c, channels, pos, pos + n);
       }
       this.fineEnergy += e;
+      if (measure) this.clipEnergy += e;
       pos += n;
       this.posInHop += n;
       if (this.posInHop === fineEnd) this.completeFine(measure);
@@ -190,6 +200,9 @@ class LoudnessMeter implements StreamEngine<LoudnessResult> {
     // I drops the incomplete block at the end (BS.1770); it is exact from the stored block energies, hence
     // `approximate: false`.
     const integrated = integratedLoudness(this.hops, this.hopCount, hop);
+    // Clip loudness: the same weighted energy, ungated, over every frame including the incomplete block
+    // that I drops, so a one-shot shorter than a gating block still reads.
+    const clip = this.frames === 0 ? -Infinity : loudnessOfMeanSquare(this.clipEnergy / this.frames);
     // LRA per Tech 3342 for file-based meters: append 1.5 s of silence (through the filters, so their
     // tails count) and take short-term windows over the padded signal.
     const silence = new Float32Array(hop * this.channels);
@@ -202,6 +215,7 @@ class LoudnessMeter implements StreamEngine<LoudnessResult> {
     const shortTerm = this.fineCount >= SHORT_TERM_FINES ? loudnessOfMeanSquare(this.maxShortTerm / (30 * hop)) : -Infinity;
     return {
       integrated_lufs: finiteOrNull(integrated),
+      clip_lufs: finiteOrNull(clip),
       approximate: false,
       loudness_range_lu: range === null ? null : round2(range),
       max_momentary_lufs: finiteOrNull(momentary),
@@ -217,10 +231,10 @@ class LoudnessMeter implements StreamEngine<LoudnessResult> {
   }
 }
 
-/** EBU R 128 / BS.1770 loudness: I, LRA, max M and S, sample and true peak, RMS and crest factor. */
+/** EBU R 128 / BS.1770 loudness: I, ungated clip loudness, LRA, max M and S, sample and true peak, RMS and crest factor. */
 export const loudnessEngine: EngineSpec<Record<string, never>, LoudnessResult> = {
   id: 'loudness',
-  version: '1',
+  version: '2',
   needsTotalFrames: false,
   create(format) {
     return new LoudnessMeter(format);

@@ -128,7 +128,10 @@ const dbOrNull = z.number().nullable();
 export const loudnessSchema = z
   .object({
     source: sourceSchema,
-    integrated_lufs: dbOrNull.describe('BS.1770-4 gated integrated loudness (LUFS); null for silence'),
+    integrated_lufs: dbOrNull.describe('BS.1770-4 gated integrated loudness (LUFS); null for silence or under one 400 ms gating block'),
+    clip_lufs: dbOrNull.describe(
+      'Clip loudness (LUFS): BS.1770-4 K-weighting and channel weights, UNGATED, mean square over the whole clip. Not BS.1770 integrated loudness; present at any length (one-shots under 0.4 s included); null only for silence',
+    ),
     approximate: z.boolean().describe('False: the integrated value is exact over the whole stream'),
     loudness_range_lu: dbOrNull.describe('EBU Tech 3342 loudness range (LU)'),
     max_momentary_lufs: dbOrNull,
