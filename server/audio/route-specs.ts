@@ -127,7 +127,7 @@ export const audioRouteSpecs = {
     id: 'loudness',
     method: 'post',
     path: '/loudness',
-    summary: 'Loudness (full track): BS.1770-4 integrated LUFS, LRA, momentary/short-term maxima, sample and true peak, RMS, crest, gain to targets',
+    summary: 'Loudness (full track): BS.1770-4 integrated LUFS, ungated clip loudness (clip_lufs), LRA, momentary/short-term maxima, sample and true peak, RMS, crest, gain to targets',
     auth: true,
     multipartFile: true,
     responses: { 200: { description: 'Loudness of the whole track', schema: loudnessSchema }, ...uploadErrors },

@@ -53,9 +53,10 @@ function Meter(props: {
   );
 }
 
-/** Integrated LUFS against the streaming (−14) and club (−9) targets, and the true peak against 0 dBTP. */
+/** Integrated LUFS against the streaming (−14) and club (−9) targets, the ungated clip loudness, and the true peak against 0 dBTP. */
 export function LoudnessPanel({ loudness }: { readonly loudness: LoudnessResult }) {
   const lufs = loudness.integrated_lufs;
+  const clip = loudness.clip_lufs;
   const peak = loudness.true_peak_dbtp;
   const over = peak !== null && peak > -1;
   return (
@@ -66,6 +67,15 @@ export function LoudnessPanel({ loudness }: { readonly loudness: LoudnessResult 
           <dd>
             <span className="an-big mono" data-testid="integrated-lufs">
               {formatFixed(lufs, 1)}
+            </span>{' '}
+            <span className="muted">LUFS</span>
+          </dd>
+        </div>
+        <div>
+          <dt title="BS.1770 K-weighting and channel weights, ungated, mean square over the whole clip: not integrated loudness">Clip loudness (ungated)</dt>
+          <dd>
+            <span className="an-big mono" data-testid="clip-lufs">
+              {formatFixed(clip, 1)}
             </span>{' '}
             <span className="muted">LUFS</span>
           </dd>
@@ -112,6 +122,11 @@ export function LoudnessPanel({ loudness }: { readonly loudness: LoudnessResult 
           <dd className="mono">{formatFixed(loudness.sample_peak_dbfs, 1)} dBFS</dd>
         </div>
       </dl>
+      {lufs === null && clip !== null && loudness.source.duration_s < 0.4 ? (
+        <p className="an-note">
+          Shorter than one 400 ms gating block, so there is no integrated loudness. The clip loudness is K-weighted like it, but ungated and averaged over the whole clip: use it to compare one-shots.
+        </p>
+      ) : null}
       {over ? <p className="an-note">The true peak is above −1 dBTP: lossy encoding may clip it. Lower the level or use a true-peak limiter.</p> : null}
     </div>
   );
