@@ -26,13 +26,15 @@ describe('cratehouse analyze', () => {
 
     const json = await cli(['analyze', dir, '--json', '--rename-to', out]);
     expect(json.code).toBe(1); // one file failed
-    const rows = JSON.parse(json.out) as { file: string; role: string | null; tier: string | null; lufs: number | null; tempo_bpm: number | null; name: string | null; error: string | null }[];
+    const rows = JSON.parse(json.out) as { file: string; role: string | null; tier: string | null; lufs: number | null; clip_lufs: number | null; tempo_bpm: number | null; name: string | null; error: string | null }[];
     expect(rows.map((r) => path.basename(r.file))).toEqual(['a-loop.wav', 'b-sub.wav', 'c-broken.wav']);
     expect(rows[0]).toMatchObject({ role: 'percs', error: null });
     expect(Math.abs(rows[0]!.tempo_bpm! - 124)).toBeLessThan(124 * 0.02);
     expect(rows[0]!.name).toMatch(/^01_percs_/);
     expect(rows[1]).toMatchObject({ role: 'bass', error: null });
     expect(rows[1]!.name).toMatch(/^02_bass_/);
+    // A steady 2 s sine: the ungated clip loudness equals the integrated loudness (both exist).
+    expect(Math.abs(rows[1]!.clip_lufs! - rows[1]!.lufs!)).toBeLessThanOrEqual(0.1);
     expect(rows[2]!.error).toMatch(/could not be decoded/);
     expect(rows.map((r) => (r as { copied_to?: string }).copied_to)).toEqual([path.join(out, `${rows[0]!.name}.wav`), path.join(out, `${rows[1]!.name}.wav`), undefined]);
     // Good files copied under their suggested names, originals untouched.
@@ -42,7 +44,7 @@ describe('cratehouse analyze', () => {
     const csv = await cli(['analyze', path.join(dir, 'b-sub.wav'), '--csv']);
     expect(csv.code).toBe(0);
     const [header, line] = csv.out.split('\n');
-    expect(header).toBe('file,role,tier,lufs,true_peak_dbtp,tempo_bpm,key,name,error');
+    expect(header).toBe('file,role,tier,lufs,clip_lufs,true_peak_dbtp,tempo_bpm,key,name,error');
     expect(line!.split(',')[1]).toBe('bass');
 
     // Renaming the same batch again never overwrites: the same names get a suffix.

@@ -108,7 +108,7 @@ async function copyRenamed(rows: readonly AnalyzeRow[], dir: string): Promise<An
   return out;
 }
 
-const columns = ['file', 'role', 'tier', 'lufs', 'true_peak_dbtp', 'tempo_bpm', 'key', 'name', 'error'] as const;
+const columns = ['file', 'role', 'tier', 'lufs', 'clip_lufs', 'true_peak_dbtp', 'tempo_bpm', 'key', 'name', 'error'] as const;
 
 function render(rows: readonly AnalyzeRow[], options: AnalyzeOptions): void {
   if (options.format === 'json') {

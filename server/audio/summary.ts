@@ -11,7 +11,10 @@ export interface SummaryResult {
   readonly role: string | null;
   readonly role_confidence: number | null;
   readonly tier: string | null;
+  /** BS.1770 integrated loudness (null under 0.4 s). */
   readonly lufs: number | null;
+  /** Ungated K-weighted loudness over the whole clip (`/loudness` `clip_lufs`): one-shots under 0.4 s get one too. */
+  readonly clip_lufs: number | null;
   readonly true_peak_dbtp: number | null;
   readonly tempo_bpm: number | null;
   readonly key: string | null;
@@ -25,7 +28,7 @@ export interface SummaryResult {
  */
 export const summaryEngine: EngineSpec<{ index: number }, SummaryResult> = {
   id: 'summary',
-  version: '3',
+  version: '4',
   needsTotalFrames: false,
   create(format, params) {
     const inner = composeEngines('summary-parts', '1', [
@@ -42,6 +45,7 @@ export const summaryEngine: EngineSpec<{ index: number }, SummaryResult> = {
         role_confidence: parts.naming.confidence,
         tier: parts.grade.tier,
         lufs: parts.loudness.integrated_lufs,
+        clip_lufs: parts.loudness.clip_lufs,
         true_peak_dbtp: parts.loudness.true_peak_dbtp,
         tempo_bpm: parts.onsets.tempo_bpm,
         key: parts.features.chroma.key && parts.features.chroma.mode ? `${parts.features.chroma.key} ${parts.features.chroma.mode}` : null,
