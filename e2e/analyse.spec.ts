@@ -96,19 +96,21 @@ test('analyses a drum loop: tempo, loudness, grade, name, spectrogram, playback 
 
   const tier = await page.getByTestId('grade-tier').textContent();
   const lufs = numberOf(await page.getByTestId('integrated-lufs').textContent());
+  const clipLufs = numberOf(await page.getByTestId('clip-lufs').textContent());
   const name = await page.getByTestId('suggested-name').textContent();
   const tempo = numberOf(await page.getByTestId('tempo').textContent());
 
   await test.step('the figures match the API and the loop as synthesized', async () => {
     const [grade, loudness, naming, onsets] = await Promise.all([
       apiAnswer<{ tier: string }>(server.url, server.adminToken, 'grade', loop, loopName),
-      apiAnswer<{ integrated_lufs: number }>(server.url, server.adminToken, 'loudness', loop, loopName),
+      apiAnswer<{ integrated_lufs: number; clip_lufs: number }>(server.url, server.adminToken, 'loudness', loop, loopName),
       apiAnswer<{ name: string }>(server.url, server.adminToken, 'naming?index=1', loop, loopName),
       apiAnswer<{ tempo_bpm: number }>(server.url, server.adminToken, 'onsets', loop, loopName),
     ]);
     console.log(`page: tier ${tier}, integrated ${lufs} LUFS, name ${name}, tempo ${tempo} BPM`);
     expect(tier).toBe(grade.body.tier);
     expect(lufs).toBeCloseTo(loudness.body.integrated_lufs, 1);
+    expect(clipLufs).toBeCloseTo(loudness.body.clip_lufs, 1);
     expect(name).toBe(naming.body.name);
     expect(tempo).toBeCloseTo(onsets.body.tempo_bpm, 1);
     // Known values of the synthesized loop: a seamless 2-bar loop at 124 BPM of kick and hats.
@@ -212,6 +214,24 @@ test('analyses a drum loop: tempo, loudness, grade, name, spectrogram, playback 
   await screenshots(page, 'dark', 1920, 1080);
   await screenshots(page, 'light', 1920, 1080);
   expect(errors).toEqual([]);
+});
+
+test('a one-shot under 400 ms: no integrated loudness, the ungated clip loudness instead, labelled as such', async ({ page, server }) => {
+  test.setTimeout(120_000);
+  // 250 ms of a 1 kHz sine at −20 dBFS: shorter than one BS.1770 gating block.
+  const rate = 44100;
+  const hit = encodeWav([Float32Array.from({ length: Math.round(0.25 * rate) }, (_, i) => 0.1 * Math.sin((2 * Math.PI * 1000 * i) / rate))], rate);
+  const api = await apiAnswer<{ integrated_lufs: number | null; clip_lufs: number }>(server.url, server.adminToken, 'loudness', hit, 'hit.wav');
+  expect(api.body.integrated_lufs).toBeNull();
+  expect(api.body.clip_lufs).toBeCloseTo(-23, 0);
+  await signInBeforeLoad(page, server.adminToken);
+  await page.goto('/analyse');
+  await page.getByTestId('file-input').setInputFiles({ name: 'hit.wav', mimeType: 'audio/wav', buffer: hit });
+  await expect(page.getByTestId('clip-lufs')).not.toHaveText('—', { timeout: 60_000 });
+  expect(numberOf(await page.getByTestId('clip-lufs').textContent())).toBeCloseTo(api.body.clip_lufs, 1);
+  await expect(page.getByTestId('integrated-lufs')).toHaveText('—');
+  await expect(page.getByText('Clip loudness (ungated)')).toBeVisible();
+  await expect(page.getByText(/Shorter than one 400 ms gating block/)).toBeVisible();
 });
 
 test('a file that is not audio shows the server’s sentence next to the file', async ({ page, server }) => {
