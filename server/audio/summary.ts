@@ -1,7 +1,7 @@
 import { composeEngines, mapWithFrames } from './compose.js';
 import { headSeconds, type EngineSpec } from './engine.js';
 import { featuresEngine, type FeaturesResult } from './features.js';
-import { gradeEngine, type GradeResult } from './grade.js';
+import { gradeEngine, scopeGrade, type GradeResult } from './grade.js';
 import { loudnessEngine, type LoudnessResult } from './loudness.js';
 import { namingEngine, type NamingResult } from './naming.js';
 import { onsetsEngine } from './onsets.js';
@@ -25,7 +25,7 @@ export interface SummaryResult {
  */
 export const summaryEngine: EngineSpec<{ index: number }, SummaryResult> = {
   id: 'summary',
-  version: '3',
+  version: '4',
   needsTotalFrames: false,
   create(format, params) {
     const inner = composeEngines('summary-parts', '1', [
@@ -40,7 +40,7 @@ export const summaryEngine: EngineSpec<{ index: number }, SummaryResult> = {
       return {
         role: parts.naming.role,
         role_confidence: parts.naming.confidence,
-        tier: parts.grade.tier,
+        tier: scopeGrade(parts.grade, frames / format.sampleRate).tier,
         lufs: parts.loudness.integrated_lufs,
         true_peak_dbtp: parts.loudness.true_peak_dbtp,
         tempo_bpm: parts.onsets.tempo_bpm,
