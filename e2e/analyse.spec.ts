@@ -95,6 +95,8 @@ test('analyses a drum loop: tempo, loudness, grade, name, spectrogram, playback 
   });
 
   const tier = await page.getByTestId('grade-tier').textContent();
+  // The loop is shorter than the 30 s head: the grade read all of it, and says so.
+  await expect(page.getByTestId('grade-scope')).toHaveText(/^Graded the whole file \(\d+(\.\d)? s\)$/);
   const lufs = numberOf(await page.getByTestId('integrated-lufs').textContent());
   const clipLufs = numberOf(await page.getByTestId('clip-lufs').textContent());
   const name = await page.getByTestId('suggested-name').textContent();

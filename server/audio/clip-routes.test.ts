@@ -40,6 +40,29 @@ describe('/grade over HTTP', () => {
     expect(dc.score).toBeLessThan(body.score);
   });
 
+  it('grades only the head of a 60 s loop: says so, and leaves the seam and bar length out of the score', async () => {
+    // 31 bars at 124 BPM = 60 s; the route grades the first 30 s (15.5 bars), so the bar length cannot be judged.
+    const sr = 22_050;
+    const loop = drumLoop({ bpm: 124, bars: 31, sampleRate: sr, pattern: 'straight8', leadIn: 0, tail: 0 }).channels[0]!.slice(0, 60 * sr);
+    const body = gradeSchema.parse(await (await app.fetch('/audio/v1/grade?role=drums', { method: 'POST', headers: auth, body: form(encodeWav([loop], sr)) })).json());
+    expect(body.source.duration_s).toBe(60);
+    expect(body.graded_s).toBe(30);
+    expect(body.duration_s).toBe(60);
+    expect(body.sub_scores.bar_consistency).toMatchObject({ applicable: false, score: null, reason: 'only the first 30 s of 1:00 were graded' });
+    expect(body.sub_scores.seam_click).toMatchObject({ applicable: false, score: null });
+    expect(body.weights.bar_consistency).toBe(0);
+    expect(body.weights.seam_click).toBe(0);
+    expect(body.flags.map((f) => f.code)).not.toContain('not_whole_bars');
+
+    // The same loop cut to its first 2 bars is graded whole: its seam and bars count.
+    const short = loop.slice(0, Math.round(2 * 4 * (60 / 124) * sr));
+    const whole = gradeSchema.parse(await (await app.fetch('/audio/v1/grade?role=drums', { method: 'POST', headers: auth, body: form(encodeWav([short], sr)) })).json());
+    expect(whole.graded_s).toBe(whole.duration_s);
+    expect(whole.sub_scores.bar_consistency.applicable).toBe(true);
+    expect(whole.sub_scores.bar_consistency.whole_bars).toBe(2);
+    expect(whole.weights.bar_consistency).toBeGreaterThan(0);
+  });
+
   it('validates the role hint', async () => {
     const res = await app.fetch(`/audio/v1/grade?role=${'x'.repeat(65)}`, { method: 'POST', headers: auth, body: form(encodeWav(cleanLoop(), 44_100)) });
     expect(res.status).toBe(422);

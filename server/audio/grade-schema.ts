@@ -11,6 +11,12 @@ import { sourceSchema } from './schemas.js';
 const unit = () => z.number().min(0).max(1);
 const dbOrNull = () => z.number().nullable();
 
+/** A loop-only check: whether it was scored, and why not. */
+const applicability = () => ({
+  applicable: z.boolean().describe('False when only the head of a longer file was graded: the wrap and the length of the cut are not the loop’s'),
+  reason: z.string().nullable().describe('Why the check is not applicable, e.g. "only the first 30 s of 3:00 were graded"; null when applicable'),
+});
+
 const tierText = TIER_THRESHOLDS.map(([t, min]) => `${t} ≥ ${min}`).join(', ') + ', else D';
 const roles = Object.keys(ROLE_WEIGHTS) as [GradeRole, ...GradeRole[]];
 const weightTable = roles.map((r) => `${r}: ${SUB_SCORES.map((k) => `${k} ${ROLE_WEIGHTS[r][k]}`).join(', ')}`).join('; ');
@@ -43,11 +49,18 @@ export const gradeSchema = z
     weights: z
       .object(Object.fromEntries(SUB_SCORES.map((k) => [k, unit()])) as Record<(typeof SUB_SCORES)[number], z.ZodNumber>)
       .describe(`Effective weights, summing to 1 over the scored sub-scores (0 where a sub-score is null). Rows per role: ${weightTable}`),
-    duration_s: z.number().min(0).describe('Seconds analysed (the head of the file, ~30 s at most)'),
+    graded_s: z.number().min(0).describe('Seconds graded: the head of the file, 30 s at most'),
+    duration_s: z
+      .number()
+      .min(0)
+      .describe('Seconds of the whole file. When it exceeds graded_s (beyond 0.05 s), the loop-only checks (seam_click, bar_consistency) are not applicable and left out of the score'),
     sub_scores: z.object({
       seam_click: z
         .object({
-          score: unit().describe('1 at ratio ≤ 2, 0 at ratio ≥ 16 (log-linear), the loss scaled by the jump’s audibility (none at ≤ −60 dBFS); flagged below 0.5'),
+          score: unit()
+            .nullable()
+            .describe('1 at ratio ≤ 2, 0 at ratio ≥ 16 (log-linear), the loss scaled by the jump’s audibility (none at ≤ −60 dBFS); flagged below 0.5; null when not applicable'),
+          ...applicability(),
           channel: z.number().int().min(0).describe('Worst channel, 0-based'),
           jump: z.number().min(0).describe('|x[0] − x[N−1]|, linear full scale: the step the wrap makes'),
           jump_dbfs: dbOrNull().describe('The jump in dBFS; null for 0'),
@@ -75,7 +88,8 @@ export const gradeSchema = z
         .object({
           score: unit()
             .nullable()
-            .describe('length_score × (0.75 + 0.25 × similarity_score) (either alone when the other is null); null when no tempo is found'),
+            .describe('length_score × (0.75 + 0.25 × similarity_score) (either alone when the other is null); null when no tempo is found or not applicable'),
+          ...applicability(),
           detected_tempo_bpm: z.number().nullable().describe('Tempo of the onsets engine, BPM'),
           tempo_bpm: z.number().nullable().describe('Tempo used: refined by a least-squares fit of the onsets to their metrical grid, else the detected one'),
           tempo_source: z.enum(['onset_grid', 'detected']).nullable(),

@@ -5,6 +5,8 @@ import {
   gradeEngine,
   resolveRole,
   ROLE_WEIGHTS,
+  SCORE_FLOOR,
+  scopeGrade,
   SUB_SCORES,
   tierOf,
   type GradeFlagCode,
@@ -421,6 +423,70 @@ describe('streaming', () => {
   });
 });
 
+describe('scopeGrade: the head of a longer file', () => {
+  // A steady 124 BPM loop of exactly 31 bars = 60 s; the route grades its first 30 s = 15.5 bars, the
+  // issue's "15.5 bars, over by 967 ms": a length that says where the head was cut, not how the loop is cut.
+  const HEAD_S = 30;
+  const FILE_S = (31 * 4 * 60) / BPM;
+  const file = cleanLoop({ bars: 31, pattern: 'straight8', leadIn: 0 });
+  const head = file.map((ch) => ch.subarray(0, HEAD_S * FS));
+  const raw = grade(head, 'drums');
+  const scoped = scopeGrade(raw, FILE_S);
+
+  it('fixture: the file is 60 s, and the head alone is judged 15.5 bars long and flagged', () => {
+    expect(file[0]!.length).toBe(60 * FS);
+    expect(raw.sub_scores.bar_consistency.bars).toBeCloseTo(15.5, 1);
+    expect(codes(raw)).toContain('not_whole_bars');
+  });
+
+  it('says how much was graded of how much', () => {
+    expect(scoped.graded_s).toBe(30);
+    expect(scoped.duration_s).toBe(60);
+  });
+
+  it('marks the seam and the bar length not applicable, with the reason, and drops their flags', () => {
+    for (const k of ['seam_click', 'bar_consistency'] as const) {
+      expect(scoped.sub_scores[k].applicable).toBe(false);
+      expect(scoped.sub_scores[k].score).toBeNull();
+      expect(scoped.sub_scores[k].reason).toBe('only the first 30 s of 1:00 were graded');
+      expect(scoped.weights[k]).toBe(0);
+    }
+    expect(codes(scoped)).not.toContain('not_whole_bars');
+    expect(codes(scoped)).not.toContain('seam_click');
+  });
+
+  it('scores the other four alone, with the role weights renormalised over them', () => {
+    const rest = ['zero_crossing', 'dc_offset', 'level', 'bass_mono'] as const;
+    const row = ROLE_WEIGHTS.percs;
+    const total = rest.reduce((t, k) => t + row[k], 0);
+    const expected = Math.exp(rest.reduce((l, k) => l + (row[k] / total) * Math.log(Math.max(SCORE_FLOOR, raw.sub_scores[k].score)), 0));
+    expect(scoped.score).toBeCloseTo(expected, 3);
+    for (const k of rest) expect(scoped.weights[k]).toBeCloseTo(row[k] / total, 4);
+    expect(scoped.tier).toBe(tierOf(scoped.score));
+    // The measurements stay for the curious; only the judgement changes.
+    expect(scoped.sub_scores.bar_consistency.bars).toBe(raw.sub_scores.bar_consistency.bars);
+    expect(scoped.score).toBeGreaterThan(raw.score);
+  });
+
+  it('leaves a wholly graded exact 2-bar loop as it was: seam and bars applicable and scored', () => {
+    const loop = cleanLoop({ bars: 2 });
+    const whole = grade(loop, 'drums');
+    const same = scopeGrade(whole, loop[0]!.length / FS);
+    expect(same).toEqual(whole);
+    expect(same.sub_scores.seam_click.applicable).toBe(true);
+    expect(same.sub_scores.bar_consistency.applicable).toBe(true);
+    expect(same.sub_scores.bar_consistency.whole_bars).toBe(2);
+    expect(same.sub_scores.bar_consistency.score).toBeGreaterThan(0.9);
+    expect(same.sub_scores.seam_click.score).toBeGreaterThan(0.9);
+    expect(same.weights.bar_consistency).toBeGreaterThan(0);
+  });
+
+  it('keeps the score of digital silence at 0', () => {
+    const silent = grade([new Float32Array(FS), new Float32Array(FS)]);
+    expect(scopeGrade(silent, 10).score).toBe(0);
+  });
+});
+
 describe('gradeSchema', () => {
   it('describes the engine output exactly (nothing stripped, everything valid)', () => {
     const source = { duration_s: 7.742, sample_rate: FS, channels: 2, format: 'wav' };
@@ -432,9 +498,11 @@ describe('gradeSchema', () => {
       [periodicSine(400, 100, 0.5)],
     ];
     for (const x of inputs) {
-      const body = { source, ...grade(x, 'drums') };
-      const parsed: GradeResponse = gradeSchema.parse(body);
-      expect(parsed).toEqual(body);
+      for (const r of [grade(x, 'drums'), scopeGrade(grade(x, 'drums'), 60)]) {
+        const body = { source, ...r };
+        const parsed: GradeResponse = gradeSchema.parse(body);
+        expect(parsed).toEqual(body);
+      }
     }
   });
 

@@ -26,9 +26,9 @@
  * weights of the role renormalised over the scored ones), so that one severe defect pulls the grade down
  * instead of being averaged away; digital silence scores 0. Tiers: S ≥ 0.9, A ≥ 0.8, B ≥ 0.65, C ≥ 0.5, else D.
  *
- * Assumptions: the clip starts on a bar line, in 4/4; the clip fed is the whole loop (when the route cuts a
- * longer file at its head, the seam, the ends and the length describe that cut — compare `duration_s` with
- * the file's `source.duration_s`).
+ * Assumptions: the clip starts on a bar line, in 4/4; the clip fed is the whole loop. When the route cuts a
+ * longer file at its head, `scopeGrade` marks the loop-only checks (seam, bar length) not applicable and
+ * rescores without them: the seam and the length of a cut describe the cut, not the loop.
  */
 import type { EngineSpec, StreamEngine, StreamFormat } from './engine.js';
 import { loudnessEngine, type LoudnessResult } from './loudness.js';
@@ -232,11 +232,16 @@ export interface GradeResult {
   readonly role_used: GradeRole;
   /** Effective weights (renormalised over the scored sub-scores; 0 where a sub-score is null). */
   readonly weights: Record<SubScoreName, number>;
-  /** Seconds analysed (frames / sample rate). */
+  /** Seconds graded (frames fed / sample rate): the head of a longer file. */
+  readonly graded_s: number;
+  /** Seconds of the whole file (equal to graded_s until `scopeGrade` learns the file is longer). */
   readonly duration_s: number;
   readonly sub_scores: {
     readonly seam_click: {
-      readonly score: number;
+      readonly score: number | null;
+      /** False when only the head of a longer file was graded: the seam of a cut is not the loop's. */
+      readonly applicable: boolean;
+      readonly reason: string | null;
       readonly channel: number;
       readonly jump: number;
       readonly jump_dbfs: number | null;
@@ -248,6 +253,9 @@ export interface GradeResult {
     readonly dc_offset: { readonly score: number; readonly mean: number[]; readonly max_abs: number; readonly max_abs_dbfs: number | null };
     readonly bar_consistency: {
       readonly score: number | null;
+      /** False when only the head of a longer file was graded: its length is not the loop's. */
+      readonly applicable: boolean;
+      readonly reason: string | null;
       readonly detected_tempo_bpm: number | null;
       readonly tempo_bpm: number | null;
       readonly tempo_source: 'onset_grid' | 'detected' | null;
@@ -718,10 +726,13 @@ class GradeMeter implements StreamEngine<GradeResult> {
       role: this.role,
       role_used: roleUsed,
       weights,
+      graded_s: r3(duration),
       duration_s: r3(duration),
       sub_scores: {
         seam_click: {
           score: subScores.seam_click!,
+          applicable: true,
+          reason: null,
           channel: seamRes.c,
           jump: round(seamRes.m.jump, 6),
           jump_dbfs: dbOrNull(ampToDb(seamRes.m.jump)),
@@ -731,7 +742,7 @@ class GradeMeter implements StreamEngine<GradeResult> {
         },
         zero_crossing: { score: subScores.zero_crossing!, start, end },
         dc_offset: { score: subScores.dc_offset!, mean: means.map((m) => round(m, 6)), max_abs: round(maxDc, 6), max_abs_dbfs: dbOrNull(ampToDb(maxDc)) },
-        bar_consistency: { ...bars.report, score: subScores.bar_consistency },
+        bar_consistency: { ...bars.report, score: subScores.bar_consistency, applicable: true, reason: null },
         level: {
           score: subScores.level!,
           integrated_lufs: lufs,
@@ -749,7 +760,7 @@ class GradeMeter implements StreamEngine<GradeResult> {
     };
   }
 
-  private barConsistency(ons: OnsetsResult, duration: number): { report: GradeResult['sub_scores']['bar_consistency']; flag: GradeFlag | null } {
+  private barConsistency(ons: OnsetsResult, duration: number): { report: Omit<GradeResult['sub_scores']['bar_consistency'], 'applicable' | 'reason'>; flag: GradeFlag | null } {
     const detected = ons.tempo_bpm;
     const none = {
       score: null,
@@ -821,13 +832,60 @@ class GradeMeter implements StreamEngine<GradeResult> {
 }
 
 const edgeScoreOf = (e: EdgeReport): number => e.score;
+
+/** The file may be this much longer than the graded head and still count as wholly graded (container rounding). */
+export const WHOLE_FILE_TOLERANCE_S = 0.05;
+
+/** Sub-scores that judge the clip as a loop: they need its real end (the wrap) and its real length. */
+export const LOOP_ONLY_SUB_SCORES = ['seam_click', 'bar_consistency'] as const satisfies readonly SubScoreName[];
+const LOOP_ONLY_FLAGS: ReadonlySet<GradeFlagCode> = new Set(['seam_click', 'not_whole_bars']);
+
+/**
+ * The grade of a file of `fileSeconds` from the grade of its head: when the file is longer than what was
+ * graded, the seam and the bar length describe where the head was cut, not the loop, so they are marked not
+ * applicable (with the reason), their flags dropped and the composite recomputed without them.
+ */
+export function scopeGrade(result: GradeResult, fileSeconds: number): GradeResult {
+  const whole = !(fileSeconds > result.graded_s + WHOLE_FILE_TOLERANCE_S);
+  if (whole) return { ...result, duration_s: result.graded_s };
+  const reason = `only the first ${fmtSeconds(result.graded_s)} of ${fmtSeconds(fileSeconds)} were graded`;
+  const sub = result.sub_scores;
+  const scores = {} as Record<SubScoreName, number | null>;
+  for (const k of SUB_SCORES) scores[k] = (LOOP_ONLY_SUB_SCORES as readonly SubScoreName[]).includes(k) ? null : sub[k].score;
+  const composite = compositeScore(scores, result.role_used);
+  // Digital silence stays 0 (as in finish).
+  const score = sub.level.sample_peak_dbfs === null ? 0 : r3(composite.score);
+  const weights = {} as Record<SubScoreName, number>;
+  for (const k of SUB_SCORES) weights[k] = round(composite.weights[k], 4);
+  return {
+    ...result,
+    score,
+    tier: tierOf(score),
+    weights,
+    duration_s: r3(fileSeconds),
+    sub_scores: {
+      ...sub,
+      seam_click: { ...sub.seam_click, score: null, applicable: false, reason },
+      bar_consistency: { ...sub.bar_consistency, score: null, applicable: false, reason },
+    },
+    flags: result.flags.filter((f) => !LOOP_ONLY_FLAGS.has(f.code)),
+  };
+}
+
+/** "30 s", "2:59.5" style: seconds under a minute, else m:ss. */
+const fmtSeconds = (s: number): string => {
+  if (s < 60) return `${Number(s.toFixed(1))} s`;
+  const m = Math.floor(s / 60);
+  const rest = s - 60 * m;
+  return `${m}:${rest < 10 ? '0' : ''}${Number(rest.toFixed(1))}`;
+};
 const fmt = (x: number, digits: number): string => x.toFixed(digits);
 const fmtDb = (amp: number): string => (amp > 0 ? ampToDb(amp).toFixed(1) : '-inf');
 
 /** Loop/one-shot quality grade (spec rule 11). `role` is a hint that picks the weight row (see ROLE_WEIGHTS). */
 export const gradeEngine: EngineSpec<{ role: string }, GradeResult> = {
   id: 'grade',
-  version: '1',
+  version: '2',
   needsTotalFrames: false,
   create(format, params) {
     return new GradeMeter(format, params.role ?? '');

@@ -12,8 +12,10 @@ import { receiveUpload } from '../http/multipart.js';
 import { sendUserContent, userContentHeadersFor } from '../http/serve-user-content.js';
 import type { JobRunner } from '../queue/job-runner.js';
 import type { AnalysisService } from './analysis-service.js';
+import type { SourceInfo } from './analysis-worker.js';
 import type { StoredArtifact } from './artifacts/artifact-store.js';
 import { headSeconds } from './engine.js';
+import { scopeGrade, type GradeResult } from './grade.js';
 import { buildOpenApi } from './openapi.js';
 import { presentAnalysis, presentAudioError, presentHealth, presentJob, presentMe, presentSeparationPending, separationRetryAfterS, type ToolInfo } from './present.js';
 import { audioRouteSpecs, type AudioRouteSpec } from './route-specs.js';
@@ -39,6 +41,9 @@ export interface AudioDeps {
   readonly accelRedirect: string | null;
   readonly log: Logger;
 }
+
+/** Adapts an engine's result to the file it was asked about (the cache holds the engine's own result). */
+type Scope = (result: unknown, source: SourceInfo) => unknown;
 
 type Handler = (req: Request, res: Response, caller: Identity | null) => Promise<unknown> | unknown;
 
@@ -104,7 +109,7 @@ export function createAudioRouter(deps: AudioDeps): Router {
   });
 
   /** An analysis route: validate the query, stream the upload to disk, analyse (cached), answer. */
-  const mountAnalysis = (spec: AudioRouteSpec, engineId: string, options: { readonly headSeconds?: number } = {}) =>
+  const mountAnalysis = (spec: AudioRouteSpec, engineId: string, options: { readonly headSeconds?: number } = {}, scope: Scope = (result) => result) =>
     mount(spec, async (req, res, caller) => {
       const who = requireCaller(caller);
       const params = spec.query ? (validatePart(spec.query, 'query', req.query) as Record<string, unknown>) : {};
@@ -116,7 +121,7 @@ export function createAudioRouter(deps: AudioDeps): Router {
           res.set('X-Cache', 'hit');
           // The body was never asked for: close the connection rather than read it.
           if (!expectsContinue(req)) res.set('Connection', 'close');
-          return presentAnalysis(hit.source, hit.result);
+          return presentAnalysis(hit.source, scope(hit.result, hit.source));
         }
         if (expectsContinue(req)) res.writeContinue();
       }
@@ -144,13 +149,14 @@ export function createAudioRouter(deps: AudioDeps): Router {
       }
       const answer = await deps.analysis.analyse(who.tenant, upload, spec.path, engineId, params, { ...options, signal: abort.signal, early });
       res.set('X-Cache', answer.cache);
-      return presentAnalysis(answer.source, answer.result);
+      return presentAnalysis(answer.source, scope(answer.result, answer.source));
     });
   mountAnalysis(audioRouteSpecs.loudness, 'loudness');
   mountAnalysis(audioRouteSpecs.waveform, 'waveform');
   mountAnalysis(audioRouteSpecs.spectrum, 'spectrum');
   mountAnalysis(audioRouteSpecs.onsets, 'onsets');
-  mountAnalysis(audioRouteSpecs.grade, 'grade', { headSeconds: headSeconds.clip });
+  // The grade of a head is rescoped to the whole file at answer time (the cached result is the head's).
+  mountAnalysis(audioRouteSpecs.grade, 'grade', { headSeconds: headSeconds.clip }, (result, source) => scopeGrade(result as GradeResult, source.duration_s));
   mountAnalysis(audioRouteSpecs.samples, 'samples', { headSeconds: headSeconds.clip });
   mountAnalysis(audioRouteSpecs.naming, 'naming', { headSeconds: headSeconds.clip });
   mountAnalysis(audioRouteSpecs.features, 'features', { headSeconds: headSeconds.clip });

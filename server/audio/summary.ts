@@ -1,7 +1,7 @@
 import { composeEngines, mapWithFrames } from './compose.js';
 import { headSeconds, type EngineSpec } from './engine.js';
 import { featuresEngine, type FeaturesResult } from './features.js';
-import { gradeEngine, type GradeResult } from './grade.js';
+import { gradeEngine, scopeGrade, type GradeResult } from './grade.js';
 import { loudnessEngine, type LoudnessResult } from './loudness.js';
 import { namingEngine, type NamingResult } from './naming.js';
 import { onsetsEngine } from './onsets.js';
@@ -43,7 +43,7 @@ export const summaryEngine: EngineSpec<{ index: number }, SummaryResult> = {
       return {
         role: parts.naming.role,
         role_confidence: parts.naming.confidence,
-        tier: parts.grade.tier,
+        tier: scopeGrade(parts.grade, frames / format.sampleRate).tier,
         lufs: parts.loudness.integrated_lufs,
         clip_lufs: parts.loudness.clip_lufs,
         true_peak_dbtp: parts.loudness.true_peak_dbtp,

@@ -1,4 +1,5 @@
 import type { GradeResult } from '../../api/audio';
+import { describeGradedLength } from '../grade/grade-request';
 import { formatFixed, formatPercent } from './readouts';
 
 type SubScores = GradeResult['sub_scores'];
@@ -14,6 +15,7 @@ const subScoreLabels: Readonly<Record<keyof SubScores, string>> = {
 
 /** The measurement behind each sub-score, in words a producer reads. */
 function measurement(key: keyof SubScores, s: SubScores): string {
+  if ((key === 'seam_click' || key === 'bar_consistency') && !s[key].applicable) return `not applicable: ${s[key].reason ?? 'not the whole file'}`;
   switch (key) {
     case 'seam_click':
       return s.seam_click.jump_dbfs === null ? 'no jump at the wrap' : `jump of ${formatFixed(s.seam_click.jump_dbfs, 1)} dBFS at the wrap`;
@@ -53,6 +55,9 @@ export function GradePanel({ grade }: { readonly grade: GradeResult }) {
             <span className="an-big mono">{formatFixed(grade.score, 2)}</span> <span className="muted">of 1</span>
           </dd>
           <dd className="muted small">{grade.role_used === 'default' ? 'Default weights' : `Weights for ${grade.role_used}`}</dd>
+          <dd className="muted small" data-testid="grade-scope">
+            Graded the {describeGradedLength(grade.graded_s, grade.duration_s)}
+          </dd>
         </div>
       </dl>
       <ul className="an-scores" aria-label="Sub-scores">

@@ -12,6 +12,7 @@ import {
   type WaveformResult,
 } from '../../api/audio';
 import { ApiError, isAbort } from '../../api/http';
+import { requestGrade } from '../grade/grade-request';
 import { createLimiter } from './limiter';
 
 /**
@@ -84,7 +85,7 @@ const calls: { readonly [K in RequestKey]: Call<K> } = {
   spectrumLog: (file, options) => analyse('spectrum', file, file.name, { bands: SPECTRUM_BANDS, frames: SPECTRUM_FRAMES, mel: false }, options),
   loudness: (file, options) => analyse('loudness', file, file.name, {}, options),
   analyze: (file, options) => analyse('analyze', file, file.name, {}, options),
-  grade: (file, options) => analyse('grade', file, file.name, {}, options),
+  grade: (file, options) => requestGrade(file, options),
   naming: (file, options, index) => analyse('naming', file, file.name, { index }, options),
 };
 

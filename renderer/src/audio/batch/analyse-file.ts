@@ -1,6 +1,7 @@
 // The four requests that analyse one file of a batch, one after the other: the server has few
 // cores, and the batch already runs two files at once.
 import { analyse } from '../../api/audio';
+import { requestGrade } from '../grade/grade-request';
 import type { BatchResult, Stage } from './batch-model';
 
 /** Which request is under way and how far the whole file is, 0..1. */
@@ -11,7 +12,7 @@ export type AnalyseFile = (file: File, index: number, options: { readonly token:
 
 const stages: readonly Stage[] = ['loudness', 'analyze', 'grade', 'naming'];
 
-/** /loudness, /analyze, /grade (with the measured role as its hint) and /naming?index=N for one file. */
+/** /loudness, /analyze, /grade (the shared query of requestGrade) and /naming?index=N for one file. */
 export const analyseFile: AnalyseFile = async (file, index, { token, signal, onProgress }) => {
   // Each request is a quarter: its first half is the upload, its second the server's work.
   const step = (stage: Stage) => {
@@ -27,7 +28,8 @@ export const analyseFile: AnalyseFile = async (file, index, { token, signal, onP
   const loudness = (await analyse('loudness', file, file.name, {}, step('loudness'))).result;
   const analysis = (await analyse('analyze', file, file.name, {}, step('analyze'))).result;
   const role = analysis.sample.role;
-  const grade = (await analyse('grade', file, file.name, { role }, step('grade'))).result;
+  // The same request as the Analyse screen's (no role hint): one file, one grade.
+  const grade = (await requestGrade(file, step('grade'))).result;
   const naming = (await analyse('naming', file, file.name, { index }, step('naming'))).result;
   onProgress('naming', 1);
 
@@ -38,6 +40,7 @@ export const analyseFile: AnalyseFile = async (file, index, { token, signal, onP
     roleConfidence: analysis.sample.confidence,
     tier: grade.tier,
     score: grade.score,
+    gradedS: grade.graded_s,
     flags: grade.flags.map((flag) => ({ code: flag.code, message: flag.message })),
     integratedLufs: loudness.integrated_lufs,
     truePeakDbtp: loudness.true_peak_dbtp,

@@ -19,6 +19,8 @@ export interface BatchResult {
   readonly roleConfidence: number;
   readonly tier: Tier;
   readonly score: number;
+  /** Seconds the grade read (the head of a longer file); absent in results stored before it was reported. */
+  readonly gradedS?: number;
   readonly flags: readonly { readonly code: string; readonly message: string }[];
   readonly integratedLufs: number | null;
   readonly truePeakDbtp: number | null;

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { Pill } from '../../ui/status';
 import { keyLabel, type BatchItem, type BatchResult, type SortKey, type SortOrder } from './batch-model';
 import { formatOneDecimal, formatScore, missingReason, stageLabels } from './format';
+import { describeGradedLength } from '../grade/grade-request';
 
 interface Column {
   readonly key: SortKey;
@@ -95,6 +96,9 @@ function ResultCells({ result }: { readonly result: BatchResult }) {
           {result.tier}
         </span>{' '}
         <span className="mono muted">{formatScore(result.score)}</span>
+        {result.gradedS !== undefined && result.durationS > result.gradedS + 0.05 ? (
+          <span className="muted small batch-graded"> · graded the {describeGradedLength(result.gradedS, result.durationS)}</span>
+        ) : null}
       </td>
       <td className="num">{lufs ?? <Missing why={missingReason('lufs', result)} />}</td>
       <td className="num">{peak ?? <Missing why={missingReason('truePeak', result)} />}</td>
