@@ -3,13 +3,12 @@
  * child process (node --import tsx server/main.ts, a fresh data directory), and every file is posted
  * to POST /audio/v1/analyze/samples under the neutral name `sample.wav`, so only the audio can decide.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
+import { startServerProcess } from '../../bench/bench-support.js';
 import type { SampleAnalysisResult } from '../../server/audio/sample-analysis.js';
-import { cacheDir, repoRoot } from '../real-audio/packages.js';
+import { cacheDir } from '../real-audio/packages.js';
 import type { LabelledFile } from '../real-audio/sets.js';
 
 export interface Measured extends LabelledFile {
@@ -18,31 +17,16 @@ export interface Measured extends LabelledFile {
 
 const TOKEN = 'eval-token';
 
-/** Start the server from source on a free port; resolves with its URL and a stop function. */
+/** Start the server from source on a free port; resolves with its URL and a stop function that also removes its data. */
 export async function startSourceServer(): Promise<{ url: string; stop: () => Promise<void> }> {
   const data = mkdtempSync(path.join(tmpdir(), 'cratehouse-eval-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd: repoRoot,
-    env: { ...process.env, CRATEHOUSE_PORT: '0', CRATEHOUSE_DATA_DIR: data, CRATEHOUSE_ADMIN_TOKEN: TOKEN, CRATEHOUSE_LOG_LEVEL: 'error' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout }).on('line', (l) => {
-      const m = /listening on (\S+)/.exec(l);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited (${String(code)})`)));
-  });
+  const server = await startServerProcess(['--import', 'tsx', 'server/main.ts'], { CRATEHOUSE_PORT: '0', CRATEHOUSE_DATA_DIR: data, CRATEHOUSE_ADMIN_TOKEN: TOKEN, CRATEHOUSE_LOG_LEVEL: 'error' });
   return {
-    url,
-    stop: () =>
-      new Promise((r) => {
-        child.once('exit', () => {
-          rmSync(data, { recursive: true, force: true });
-          r();
-        });
-        child.kill('SIGTERM');
-      }),
+    url: server.url,
+    stop: async () => {
+      await server.stop();
+      rmSync(data, { recursive: true, force: true });
+    },
   };
 }
 

@@ -53,6 +53,21 @@ function Meter(props: {
   );
 }
 
+/** One headline loudness figure in LUFS ("—" when there is none). */
+function LufsReadout({ label, title, value, testId }: { readonly label: string; readonly title?: string; readonly value: number | null; readonly testId: string }) {
+  return (
+    <div>
+      <dt title={title}>{label}</dt>
+      <dd>
+        <span className="an-big mono" data-testid={testId}>
+          {formatFixed(value, 1)}
+        </span>{' '}
+        <span className="muted">LUFS</span>
+      </dd>
+    </div>
+  );
+}
+
 /** Integrated LUFS against the streaming (−14) and club (−9) targets, the ungated clip loudness, and the true peak against 0 dBTP. */
 export function LoudnessPanel({ loudness }: { readonly loudness: LoudnessResult }) {
   const lufs = loudness.integrated_lufs;
@@ -62,24 +77,8 @@ export function LoudnessPanel({ loudness }: { readonly loudness: LoudnessResult 
   return (
     <div className="an-loudness">
       <dl className="an-headline">
-        <div>
-          <dt>Integrated</dt>
-          <dd>
-            <span className="an-big mono" data-testid="integrated-lufs">
-              {formatFixed(lufs, 1)}
-            </span>{' '}
-            <span className="muted">LUFS</span>
-          </dd>
-        </div>
-        <div>
-          <dt title="BS.1770 K-weighting and channel weights, ungated, mean square over the whole clip: not integrated loudness">Clip loudness (ungated)</dt>
-          <dd>
-            <span className="an-big mono" data-testid="clip-lufs">
-              {formatFixed(clip, 1)}
-            </span>{' '}
-            <span className="muted">LUFS</span>
-          </dd>
-        </div>
+        <LufsReadout label="Integrated" value={lufs} testId="integrated-lufs" />
+        <LufsReadout label="Clip loudness (ungated)" title="BS.1770 K-weighting and channel weights, ungated, mean square over the whole clip: not integrated loudness" value={clip} testId="clip-lufs" />
         <div>
           <dt>True peak</dt>
           <dd>
