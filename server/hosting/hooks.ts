@@ -173,7 +173,10 @@ export class HookService {
       throw new AppError('invalid', 'trigger does not have a valid value', { issues: [{ loc: ['trigger'], msg: 'does not have a valid value', type: 'value', input: trigger }] });
     }
     const dir = this.projects.paths.repository(project);
-    const commits = project.emptyRepo ? [] : await recentCommits(dir, `refs/heads/${project.defaultBranch}`, 3, { gitPath: this.deps.gitPath });
+    // The record's emptyRepo is updated only after a first push has returned to the client, so a test
+    // right after that push asks the repository itself; a branch that does not exist yet holds no commit.
+    const read = () => recentCommits(dir, `refs/heads/${project.defaultBranch}`, 3, { gitPath: this.deps.gitPath });
+    const commits = project.emptyRepo ? await read().catch(() => []) : await read();
     if (commits.length === 0) throw new AppError('invalid', 'Ensure the project has at least one commit.', { code: 'unprocessable' });
     const head = commits[commits.length - 1]!.id;
     const tag = trigger === 'tag_push_events';
