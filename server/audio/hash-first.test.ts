@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postAfterContinue } from '../test-support/continue-upload.js';
 import { encodeWav, sine } from '../test-support/signals.js';
 import { fileForm, startTestApp, type TestApp } from '../test-support/test-app.js';
 import { ResultCache } from './cache.js';
@@ -81,16 +82,7 @@ describe('hash-first repeated uploads', () => {
   it('still sends 100 Continue for ordinary uploads that expect it', async () => {
     const boundary = 'b';
     const payload = Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="c.wav"\r\n\r\n`), wav, Buffer.from(`\r\n--${boundary}--\r\n`)]);
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = http.request(`${app.url}/audio/v1/waveform?bins=5`, { method: 'POST', headers: { Authorization: 'Bearer admin-token', 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': payload.length, Expect: '100-continue' } });
-      req.on('continue', () => req.end(payload));
-      req.on('response', (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
-      req.on('error', reject);
-      req.flushHeaders();
-    });
+    const status = await postAfterContinue(`${app.url}/audio/v1/waveform?bins=5`, { Authorization: 'Bearer admin-token', 'Content-Type': `multipart/form-data; boundary=${boundary}` }, payload);
     expect(status).toBe(200);
   });
 });

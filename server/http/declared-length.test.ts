@@ -1,8 +1,8 @@
 import { readdir } from 'node:fs/promises';
-import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postAfterContinue } from '../test-support/continue-upload.js';
 import { adminToken, startTestApp, type TestApp } from '../test-support/test-app.js';
 
 /**
@@ -97,16 +97,7 @@ describe('uploads that declare more than the limit', () => {
 
   it('an upload within the limit still gets its 100 Continue and is stored', async () => {
     const payload = Buffer.concat([Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="small.bin"\r\n\r\n'), Buffer.alloc(1000, 3), Buffer.from('\r\n--b--\r\n')]);
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = http.request(`${app.url}/api/v4/projects/1/uploads`, { method: 'POST', headers: { 'PRIVATE-TOKEN': adminToken, 'Content-Type': 'multipart/form-data; boundary=b', 'Content-Length': payload.length, Expect: '100-continue' } });
-      req.on('continue', () => req.end(payload));
-      req.on('response', (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
-      req.on('error', reject);
-      req.flushHeaders();
-    });
+    const status = await postAfterContinue(`${app.url}/api/v4/projects/1/uploads`, { 'PRIVATE-TOKEN': adminToken, 'Content-Type': 'multipart/form-data; boundary=b' }, payload);
     expect(status).toBe(201);
   });
 });
