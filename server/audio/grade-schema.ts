@@ -22,7 +22,11 @@ const roles = Object.keys(ROLE_WEIGHTS) as [GradeRole, ...GradeRole[]];
 const weightTable = roles.map((r) => `${r}: ${SUB_SCORES.map((k) => `${k} ${ROLE_WEIGHTS[r][k]}`).join(', ')}`).join('; ');
 
 const edgeSchema = z.object({
-  score: unit().describe('1 − relative_level × audibility (audibility 0 at ≤ −60 dBFS, 1 at ≥ −40 dBFS, linear in dB); flagged below 0.5'),
+  score: unit()
+    .nullable()
+    .describe('1 − relative_level × audibility (audibility 0 at ≤ −60 dBFS, 1 at ≥ −40 dBFS, linear in dB); flagged below 0.5; null when not applicable (the end of a head cut from a longer file)'),
+  applicable: z.boolean().describe('Always true for the start; false for the end when only the head of a longer file was graded: its last sample is where the head was cut, not the file’s end'),
+  reason: z.string().nullable().describe('Why the edge is not applicable, e.g. "only the first 30 s of 3:00 were graded"; null when applicable'),
   channel: z.number().int().min(0).describe('Worst channel, 0-based'),
   sample: z.number().describe('Its edge sample (first or last), linear full scale'),
   sample_dbfs: dbOrNull().describe('|sample| in dBFS; null for exactly 0'),
@@ -53,7 +57,7 @@ export const gradeSchema = z
     duration_s: z
       .number()
       .min(0)
-      .describe('Seconds of the whole file. When it exceeds graded_s (beyond 0.05 s), the loop-only checks (seam_click, bar_consistency) are not applicable and left out of the score'),
+      .describe('Seconds of the whole file. When it exceeds graded_s (beyond 0.05 s), the loop-only checks (seam_click, bar_consistency, and the end of zero_crossing) are not applicable and left out of the score'),
     sub_scores: z.object({
       seam_click: z
         .object({
@@ -71,7 +75,7 @@ export const gradeSchema = z
         .describe('The wrap from the last sample to the first, compared with the signal’s own roughness beside it'),
       zero_crossing: z
         .object({
-          score: unit().describe('Mean of the start and end scores'),
+          score: unit().describe('Mean of the start and end scores; the start’s alone when the end is not applicable (the head of a longer file)'),
           start: edgeSchema,
           end: edgeSchema,
         })

@@ -455,11 +455,12 @@ describe('scopeGrade: the head of a longer file', () => {
     expect(codes(scoped)).not.toContain('seam_click');
   });
 
-  it('scores the other four alone, with the role weights renormalised over them', () => {
+  it('scores the other four alone (clean edges on the start alone), with the role weights renormalised over them', () => {
     const rest = ['zero_crossing', 'dc_offset', 'level', 'bass_mono'] as const;
     const row = ROLE_WEIGHTS.percs;
     const total = rest.reduce((t, k) => t + row[k], 0);
-    const expected = Math.exp(rest.reduce((l, k) => l + (row[k] / total) * Math.log(Math.max(SCORE_FLOOR, raw.sub_scores[k].score)), 0));
+    const judged = (k: (typeof rest)[number]): number => (k === 'zero_crossing' ? raw.sub_scores.zero_crossing.start.score! : raw.sub_scores[k].score);
+    const expected = Math.exp(rest.reduce((l, k) => l + (row[k] / total) * Math.log(Math.max(SCORE_FLOOR, judged(k))), 0));
     expect(scoped.score).toBeCloseTo(expected, 3);
     for (const k of rest) expect(scoped.weights[k]).toBeCloseTo(row[k] / total, 4);
     expect(scoped.tier).toBe(tierOf(scoped.score));
@@ -479,6 +480,33 @@ describe('scopeGrade: the head of a longer file', () => {
     expect(same.sub_scores.bar_consistency.score).toBeGreaterThan(0.9);
     expect(same.sub_scores.seam_click.score).toBeGreaterThan(0.9);
     expect(same.weights.bar_consistency).toBeGreaterThan(0);
+  });
+
+  it('does not judge the end of a head cut mid-waveform: the edges score is the start alone', () => {
+    // A 60 s sine at 100.125 Hz from phase 0: the file starts on a zero crossing, and 30 s in it has run
+    // 3003.75 cycles, so the last sample of the 30 s head sits on a (negative) crest: a hard edge that is
+    // the cut's, not the file's.
+    const tone = sine(FS, 60, 100.125, 0.5);
+    const cut = grade([tone.subarray(0, HEAD_S * FS)], 'bass');
+    expect(Math.abs(tone[HEAD_S * FS - 1]!)).toBeGreaterThan(0.49);
+    expect(cut.sub_scores.zero_crossing.end.score).toBeLessThan(0.5);
+    expect(codes(cut)).toContain('end_not_at_zero_crossing');
+    const tScoped = scopeGrade(cut, 60);
+    const edges = tScoped.sub_scores.zero_crossing;
+    expect(edges.start.applicable).toBe(true);
+    expect(edges.start.score).toBeGreaterThan(0.99);
+    expect(edges.end.applicable).toBe(false);
+    expect(edges.end.score).toBeNull();
+    expect(edges.end.reason).toBe('only the first 30 s of 1:00 were graded');
+    // The measurement stays; the judgement goes.
+    expect(edges.end.relative_level).toBe(cut.sub_scores.zero_crossing.end.relative_level);
+    expect(edges.score).toBe(edges.start.score);
+    expect(codes(tScoped)).not.toContain('end_not_at_zero_crossing');
+    expect(tScoped.score).toBeGreaterThan(cut.score);
+    // Wholly graded, the same end is the file's end and is judged.
+    const whole = scopeGrade(cut, HEAD_S);
+    expect(whole.sub_scores.zero_crossing.end.applicable).toBe(true);
+    expect(codes(whole)).toContain('end_not_at_zero_crossing');
   });
 
   it('keeps the score of digital silence at 0', () => {

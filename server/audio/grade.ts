@@ -14,7 +14,7 @@
  * - seam_click: the wrap from the last sample to the first, per channel: |x[0] − x[N−1]| over the RMS
  *   sample-to-sample step of the first and last 1.5 ms (the rougher side: a wrap into a transient is masked).
  * - zero_crossing: each end's sample relative to the peak of the 10 ms beside it (0 = on a zero crossing,
- *   1 = on a crest), and the distance to the nearest sign change.
+ *   1 = on a crest), and the distance to the nearest sign change (the start's alone when `scopeGrade` cut).
  * - dc_offset: the mean of each channel.
  * - bar_consistency: the length against a whole number of 4/4 bars at the tempo of the onsets engine, refined
  *   on the onsets' metrical grid (dsp/grade-math `refineBeatPeriod`), and the bar-to-bar similarity of
@@ -210,7 +210,11 @@ export interface GradeFlag {
 }
 
 export interface EdgeReport {
-  readonly score: number;
+  /** Null when not applicable (the end of a head cut from a longer file). */
+  readonly score: number | null;
+  /** False for the end when only the head of a longer file was graded: that end is the cut's, not the file's. */
+  readonly applicable: boolean;
+  readonly reason: string | null;
   /** The worst channel (0-based). */
   readonly channel: number;
   /** Its edge sample, linear. */
@@ -622,6 +626,8 @@ class GradeMeter implements StreamEngine<GradeResult> {
       const w = worst!;
       return {
         score: r3(w.score),
+        applicable: true,
+        reason: null,
         channel: w.c,
         sample: round(w.m.value, 6),
         sample_dbfs: dbOrNull(ampToDb(w.m.value)),
@@ -631,13 +637,13 @@ class GradeMeter implements StreamEngine<GradeResult> {
     };
     const start = edge(head, true);
     const end = edge(tail, false);
-    if (start.score < FLAG_BELOW) {
+    if (edgeScoreOf(start) < FLAG_BELOW) {
       flags.push({
         code: 'start_not_at_zero_crossing',
         message: `The first sample is far from zero (${start.sample_dbfs} dBFS, ${Math.round(start.relative_level * 100)} % of the local peak): the sound starts on a hard edge; start it at a zero crossing or fade it in.`,
       });
     }
-    if (end.score < FLAG_BELOW) {
+    if (edgeScoreOf(end) < FLAG_BELOW) {
       flags.push({
         code: 'end_not_at_zero_crossing',
         message: `The last sample is far from zero (${end.sample_dbfs} dBFS, ${Math.round(end.relative_level * 100)} % of the local peak): cut the end at a zero crossing or fade it out.`,
@@ -831,19 +837,22 @@ class GradeMeter implements StreamEngine<GradeResult> {
   }
 }
 
-const edgeScoreOf = (e: EdgeReport): number => e.score;
+/** An edge's score; an end that is not applicable (null) is never scored, so it neither flags nor counts. */
+const edgeScoreOf = (e: EdgeReport): number => e.score ?? 1;
 
 /** The file may be this much longer than the graded head and still count as wholly graded (container rounding). */
 export const WHOLE_FILE_TOLERANCE_S = 0.05;
 
 /** Sub-scores that judge the clip as a loop: they need its real end (the wrap) and its real length. */
 export const LOOP_ONLY_SUB_SCORES = ['seam_click', 'bar_consistency'] as const satisfies readonly SubScoreName[];
-const LOOP_ONLY_FLAGS: ReadonlySet<GradeFlagCode> = new Set(['seam_click', 'not_whole_bars']);
+/** Flags dropped with them; the end's zero crossing too: the last sample graded is where the head was cut. */
+const LOOP_ONLY_FLAGS: ReadonlySet<GradeFlagCode> = new Set(['seam_click', 'not_whole_bars', 'end_not_at_zero_crossing']);
 
 /**
  * The grade of a file of `fileSeconds` from the grade of its head: when the file is longer than what was
  * graded, the seam and the bar length describe where the head was cut, not the loop, so they are marked not
- * applicable (with the reason), their flags dropped and the composite recomputed without them.
+ * applicable (with the reason), their flags dropped and the composite recomputed without them. So is the end
+ * of the zero-crossing check: the clean-edges score is then the start's alone.
  */
 export function scopeGrade(result: GradeResult, fileSeconds: number): GradeResult {
   const whole = !(fileSeconds > result.graded_s + WHOLE_FILE_TOLERANCE_S);
@@ -852,6 +861,9 @@ export function scopeGrade(result: GradeResult, fileSeconds: number): GradeResul
   const sub = result.sub_scores;
   const scores = {} as Record<SubScoreName, number | null>;
   for (const k of SUB_SCORES) scores[k] = (LOOP_ONLY_SUB_SCORES as readonly SubScoreName[]).includes(k) ? null : sub[k].score;
+  // The cut's last sample says nothing about how the file ends: only the start is judged.
+  const edgesScore = edgeScoreOf(sub.zero_crossing.start);
+  scores.zero_crossing = edgesScore;
   const composite = compositeScore(scores, result.role_used);
   // Digital silence stays 0 (as in finish).
   const score = sub.level.sample_peak_dbfs === null ? 0 : r3(composite.score);
@@ -866,6 +878,7 @@ export function scopeGrade(result: GradeResult, fileSeconds: number): GradeResul
     sub_scores: {
       ...sub,
       seam_click: { ...sub.seam_click, score: null, applicable: false, reason },
+      zero_crossing: { ...sub.zero_crossing, score: edgesScore, end: { ...sub.zero_crossing.end, score: null, applicable: false, reason } },
       bar_consistency: { ...sub.bar_consistency, score: null, applicable: false, reason },
     },
     flags: result.flags.filter((f) => !LOOP_ONLY_FLAGS.has(f.code)),

@@ -19,8 +19,11 @@ function measurement(key: keyof SubScores, s: SubScores): string {
   switch (key) {
     case 'seam_click':
       return s.seam_click.jump_dbfs === null ? 'no jump at the wrap' : `jump of ${formatFixed(s.seam_click.jump_dbfs, 1)} dBFS at the wrap`;
-    case 'zero_crossing':
-      return `start ${formatPercent(s.zero_crossing.start.relative_level)}, end ${formatPercent(s.zero_crossing.end.relative_level)} of the local peak`;
+    case 'zero_crossing': {
+      const start = `start ${formatPercent(s.zero_crossing.start.relative_level)}`;
+      const end = s.zero_crossing.end.applicable ? `end ${formatPercent(s.zero_crossing.end.relative_level)}` : null;
+      return end ? `${start}, ${end} of the local peak` : `${start} of the local peak; end not judged: ${s.zero_crossing.end.reason ?? 'not the whole file'}`;
+    }
     case 'dc_offset':
       return s.dc_offset.max_abs_dbfs === null ? 'none' : `${formatFixed(s.dc_offset.max_abs_dbfs, 1)} dBFS`;
     case 'bar_consistency': {
