@@ -41,7 +41,7 @@ const fixtures: readonly Fixture[] = [
   { name: 'quiet-pad.wav', buffer: encodeWav([quietPad(6)], rate) },
 ];
 
-const columns = ['Status', 'Role', 'Tier', 'LUFS', 'Peak', 'BPM', 'Key', 'Suggested name'] as const;
+const columns = ['Status', 'Role', 'Tier', 'LUFS', 'Clip LUFS', 'Peak', 'BPM', 'Key', 'Suggested name'] as const;
 type Column = (typeof columns)[number];
 
 const table = (page: Page) => page.getByRole('region', { name: 'Files in the batch' });
@@ -118,7 +118,7 @@ test('batch: analyse five files, sort, filter, export and apply names', async ({
   const suggested = new Map<string, string>();
   await test.step('the table shows what the API answers', async () => {
     const loop = fixtures[0] as Fixture;
-    const loudness = await api<{ integrated_lufs: number; true_peak_dbtp: number }>(server.url, producer.token, 'loudness', loop);
+    const loudness = await api<{ integrated_lufs: number; clip_lufs: number; true_peak_dbtp: number }>(server.url, producer.token, 'loudness', loop);
     const naming = await api<{ name: string }>(server.url, producer.token, 'naming?index=1', loop);
     const analysis = await api<{ sample: { role: string }; features: { rhythm?: { tempo_bpm: number | null }; chroma: { key: string | null; mode: string | null } } }>(
       server.url,
@@ -128,6 +128,8 @@ test('batch: analyse five files, sort, filter, export and apply names', async ({
     );
     const row = rowOf(page, loop.name);
     await expect(cell(row, 'LUFS')).toHaveText(oneDecimal(loudness.integrated_lufs));
+    await expect(cell(row, 'Clip LUFS')).toHaveText(oneDecimal(loudness.clip_lufs));
+    await expect(table(page).getByRole('columnheader', { name: 'Clip loudness (ungated), LUFS' })).toBeVisible();
     await expect(cell(row, 'Peak')).toHaveText(oneDecimal(loudness.true_peak_dbtp));
     await expect(cell(row, 'Role')).toHaveText(analysis.sample.role);
     await expect(cell(row, 'Suggested name')).toHaveText(naming.name);
@@ -210,16 +212,19 @@ test('batch: analyse five files, sort, filter, export and apply names', async ({
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
     expect(download.suggestedFilename()).toBe('cratehouse-batch.csv');
     const lines = (await downloadText(download)).split('\r\n');
-    expect(lines[0]).toBe('file,role,role_confidence,tier,score,integrated_lufs,true_peak_dbtp,tempo_bpm,key,mode,key_confidence,duration_s,suggested_name,flags');
+    expect(lines[0]).toBe('file,role,role_confidence,tier,score,integrated_lufs,clip_lufs,true_peak_dbtp,tempo_bpm,key,mode,key_confidence,duration_s,graded_s,suggested_name,flags');
     expect(lines.at(-1)).toBe('');
     const data = lines.slice(1, -1).map((line) => line.split(','));
     expect(data).toHaveLength(5);
     // In the table's order (tempo, descending) with the API's raw numbers.
     expect(data.slice(0, 3).map((fields) => fields[0])).toEqual(['loop-140.wav', 'loop-120.wav', 'loop-105.wav']);
-    const loop = await api<{ integrated_lufs: number }>(server.url, producer.token, 'loudness', fixtures[0] as Fixture);
+    const loop = await api<{ integrated_lufs: number; clip_lufs: number }>(server.url, producer.token, 'loudness', fixtures[0] as Fixture);
+    const graded = await api<{ graded_s: number }>(server.url, producer.token, 'grade', fixtures[0] as Fixture);
     const loopRow = data.find((fields) => fields[0] === 'loop-120.wav') ?? [];
     expect(Number(loopRow[5])).toBe(loop.integrated_lufs);
-    expect(loopRow[12]).toBe(suggested.get('loop-120.wav'));
+    expect(Number(loopRow[6])).toBe(loop.clip_lufs);
+    expect(Number(loopRow[13])).toBe(graded.graded_s);
+    expect(loopRow[14]).toBe(suggested.get('loop-120.wav'));
     await expect(page.getByText('Saved cratehouse-batch.csv with 5 files.')).toBeVisible();
   });
 

@@ -43,6 +43,7 @@ export const analyseFile: AnalyseFile = async (file, index, { token, signal, onP
     gradedS: grade.graded_s,
     flags: grade.flags.map((flag) => ({ code: flag.code, message: flag.message })),
     integratedLufs: loudness.integrated_lufs,
+    clipLufs: loudness.clip_lufs,
     truePeakDbtp: loudness.true_peak_dbtp,
     tempoBpm: analysis.features.rhythm?.tempo_bpm ?? null,
     key: chroma.key,

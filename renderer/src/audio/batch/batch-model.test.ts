@@ -10,6 +10,8 @@ function result(overrides: Partial<BatchResult>): BatchResult {
     score: 0.85,
     flags: [],
     integratedLufs: -12,
+    clipLufs: -10.5,
+    gradedS: 4,
     truePeakDbtp: -1,
     tempoBpm: 120,
     key: 'C',
@@ -56,6 +58,10 @@ describe('sortItems', () => {
     expect(names(sortItems(items, { key: 'tempo', direction: 'ascending' }))).toEqual(['kick 2.wav', 'kick 10.wav', 'queued.wav', 'pad.wav']);
     expect(names(sortItems(items, { key: 'tempo', direction: 'descending' }))).toEqual(['kick 10.wav', 'kick 2.wav', 'queued.wav', 'pad.wav']);
     expect(names(sortItems(items, { key: 'lufs', direction: 'descending' }))).toEqual(['kick 10.wav', 'pad.wav', 'kick 2.wav', 'queued.wav']);
+    // A one-shot under 0.4 s has no integrated loudness but does have a clip loudness, so it sorts among the rest.
+    const clip = [item('short kick.wav', { integratedLufs: null, clipLufs: -8 }), item('long pad.wav', { clipLufs: -25 }), item('older.wav', { clipLufs: undefined })];
+    expect(names(sortItems(clip, { key: 'clipLufs', direction: 'descending' }))).toEqual(['short kick.wav', 'long pad.wav', 'older.wav']);
+    expect(names(sortItems(clip, { key: 'clipLufs', direction: 'ascending' }))).toEqual(['long pad.wav', 'short kick.wav', 'older.wav']);
   });
 
   it('sorts tiers by score and keys by pitch class, major before minor', () => {
@@ -101,21 +107,30 @@ describe('exports', () => {
     item('a, "quoted".wav', { suggestedName: '01_percs_punchy', flags: [{ code: 'seam_click', message: 'A click.' }] }),
     item('waiting.wav', null, 'queued'),
     item('b.wav', { suggestedName: '02_bass_dark', key: null, mode: null, tempoBpm: null }),
+    // The head of a 3-minute file, and a one-shot too short for integrated loudness.
+    item('c.wav', { suggestedName: '03_melodic_warm', durationS: 180, gradedS: 30, integratedLufs: null, clipLufs: -7.25 }),
+    // Stored before clip loudness and the graded length were reported.
+    item('d.wav', { suggestedName: '04_atmos_wide', clipLufs: undefined, gradedS: undefined }),
   ];
 
   it('writes a CSV row per analysed file, in order, with empty fields for missing values', () => {
     const lines = batchCsv(items).split('\r\n');
     expect(lines[0]).toBe(csvHeader.join(','));
-    expect(lines).toHaveLength(4); // header, two rows, and the empty string after the last CRLF
-    expect(lines[1]).toBe('"a, ""quoted"".wav",percs,0.8,A,0.85,-12,-1,120,C,major,0.5,4,01_percs_punchy,seam_click');
-    expect(lines[2]).toBe('b.wav,percs,0.8,A,0.85,-12,-1,,,,0.5,4,02_bass_dark,');
+    expect(lines[0]).toBe('file,role,role_confidence,tier,score,integrated_lufs,clip_lufs,true_peak_dbtp,tempo_bpm,key,mode,key_confidence,duration_s,graded_s,suggested_name,flags');
+    expect(lines).toHaveLength(6); // header, four rows, and the empty string after the last CRLF
+    expect(lines[1]).toBe('"a, ""quoted"".wav",percs,0.8,A,0.85,-12,-10.5,-1,120,C,major,0.5,4,4,01_percs_punchy,seam_click');
+    expect(lines[2]).toBe('b.wav,percs,0.8,A,0.85,-12,-10.5,-1,,,,0.5,4,4,02_bass_dark,');
+    expect(lines[3]).toBe('c.wav,percs,0.8,A,0.85,,-7.25,-1,120,C,major,0.5,180,30,03_melodic_warm,');
+    expect(lines[4]).toBe('d.wav,percs,0.8,A,0.85,-12,,-1,120,C,major,0.5,4,,04_atmos_wide,');
   });
 
   it('writes the same fields as JSON with the flags spelled out', () => {
     const parsed = JSON.parse(batchJson(items)) as { files: Record<string, unknown>[] };
-    expect(parsed.files).toHaveLength(2);
+    expect(parsed.files).toHaveLength(4);
     expect(Object.keys(parsed.files[0] ?? {})).toEqual([...csvHeader]);
     expect(parsed.files[0]).toMatchObject({ file: 'a, "quoted".wav', suggested_name: '01_percs_punchy', flags: [{ code: 'seam_click', message: 'A click.' }] });
     expect(parsed.files[1]).toMatchObject({ file: 'b.wav', key: null, tempo_bpm: null });
+    expect(parsed.files[2]).toMatchObject({ file: 'c.wav', integrated_lufs: null, clip_lufs: -7.25, duration_s: 180, graded_s: 30 });
+    expect(parsed.files[3]).toMatchObject({ file: 'd.wav', clip_lufs: null, graded_s: null });
   });
 });

@@ -23,6 +23,8 @@ export interface BatchResult {
   readonly gradedS?: number;
   readonly flags: readonly { readonly code: string; readonly message: string }[];
   readonly integratedLufs: number | null;
+  /** K-weighted, ungated loudness over the whole clip (/loudness `clip_lufs`); absent in results stored before it was reported. */
+  readonly clipLufs?: number | null;
   readonly truePeakDbtp: number | null;
   readonly tempoBpm: number | null;
   readonly key: string | null;
@@ -53,7 +55,7 @@ export interface BatchItem {
 }
 
 /** Columns the table sorts by. */
-export type SortKey = 'name' | 'status' | 'role' | 'tier' | 'lufs' | 'truePeak' | 'tempo' | 'key' | 'suggestedName';
+export type SortKey = 'name' | 'status' | 'role' | 'tier' | 'lufs' | 'clipLufs' | 'truePeak' | 'tempo' | 'key' | 'suggestedName';
 export type SortDirection = 'ascending' | 'descending';
 
 export interface SortOrder {
@@ -93,6 +95,8 @@ function sortValue(item: BatchItem, key: SortKey): SortValue {
       return result?.score ?? null;
     case 'lufs':
       return result?.integratedLufs ?? null;
+    case 'clipLufs':
+      return result?.clipLufs ?? null;
     case 'truePeak':
       return result?.truePeakDbtp ?? null;
     case 'tempo':
@@ -160,12 +164,14 @@ export const csvHeader = [
   'tier',
   'score',
   'integrated_lufs',
+  'clip_lufs',
   'true_peak_dbtp',
   'tempo_bpm',
   'key',
   'mode',
   'key_confidence',
   'duration_s',
+  'graded_s',
   'suggested_name',
   'flags',
 ] as const;
@@ -189,12 +195,14 @@ export function batchCsv(items: readonly BatchItem[]): string {
       r.tier,
       r.score,
       r.integratedLufs,
+      r.clipLufs,
       r.truePeakDbtp,
       r.tempoBpm,
       r.key,
       r.mode,
       r.keyConfidence,
       r.durationS,
+      r.gradedS,
       r.suggestedName,
       r.flags.map((flag) => flag.code).join(' '),
     ]),
@@ -210,12 +218,15 @@ export function batchJson(items: readonly BatchItem[]): string {
     tier: r.tier,
     score: r.score,
     integrated_lufs: r.integratedLufs,
+    // Results stored before these were reported have neither: null, as for a missing figure.
+    clip_lufs: r.clipLufs ?? null,
     true_peak_dbtp: r.truePeakDbtp,
     tempo_bpm: r.tempoBpm,
     key: r.key,
     mode: r.mode,
     key_confidence: r.keyConfidence,
     duration_s: r.durationS,
+    graded_s: r.gradedS ?? null,
     suggested_name: r.suggestedName,
     flags: r.flags.map((flag) => ({ code: flag.code, message: flag.message })),
   }));

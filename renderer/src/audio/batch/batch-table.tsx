@@ -18,6 +18,7 @@ const columns: readonly Column[] = [
   { key: 'role', label: 'Role' },
   { key: 'tier', label: 'Tier' },
   { key: 'lufs', label: 'LUFS', longLabel: 'Integrated loudness, LUFS', numeric: true },
+  { key: 'clipLufs', label: 'Clip LUFS', longLabel: 'Clip loudness (ungated), LUFS', numeric: true },
   { key: 'truePeak', label: 'Peak dBTP', longLabel: 'True peak dBTP', numeric: true },
   { key: 'tempo', label: 'BPM', longLabel: 'Tempo, BPM', numeric: true },
   { key: 'key', label: 'Key' },
@@ -82,6 +83,7 @@ function RowProgress({ item }: { readonly item: BatchItem }) {
 
 function ResultCells({ result }: { readonly result: BatchResult }) {
   const lufs = formatOneDecimal(result.integratedLufs);
+  const clipLufs = formatOneDecimal(result.clipLufs ?? null);
   const peak = formatOneDecimal(result.truePeakDbtp);
   const tempo = formatOneDecimal(result.tempoBpm);
   const key = keyLabel(result);
@@ -101,6 +103,7 @@ function ResultCells({ result }: { readonly result: BatchResult }) {
         ) : null}
       </td>
       <td className="num">{lufs ?? <Missing why={missingReason('lufs', result)} />}</td>
+      <td className="num">{clipLufs ?? <Missing why={missingReason('clipLufs', result)} />}</td>
       <td className="num">{peak ?? <Missing why={missingReason('truePeak', result)} />}</td>
       <td className="num">{tempo ?? <Missing why={missingReason('tempo', result)} />}</td>
       <td>{key ?? <Missing why={missingReason('key', result)} />}</td>

@@ -23,10 +23,12 @@ export const stageLabels: Readonly<Record<Stage, string>> = {
 };
 
 /** Why a figure is missing, for a title on the dash. */
-export function missingReason(column: 'lufs' | 'truePeak' | 'tempo' | 'key', result: BatchResult): string {
+export function missingReason(column: 'lufs' | 'clipLufs' | 'truePeak' | 'tempo' | 'key', result: BatchResult): string {
   switch (column) {
     case 'lufs':
       return 'Silent, or shorter than the 0.4 s loudness needs';
+    case 'clipLufs':
+      return result.clipLufs === undefined ? 'Analysed before clip loudness was measured: retry to measure it' : 'Silent';
     case 'truePeak':
       return 'Silent';
     case 'tempo':
