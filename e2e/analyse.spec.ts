@@ -1,5 +1,6 @@
 import type { Locator, Page } from '@playwright/test';
 import { encodeWav } from '../server/test-support/signals.js';
+import { musicLoop } from '../server/test-support/drums.js';
 import { monoDrumLoop } from './support/audio-fixtures.js';
 import { expect, saveScreenshot, test as base } from './support/fixtures.js';
 import { postAudio, signInBeforeLoad } from './support/session.js';
@@ -68,6 +69,19 @@ async function screenshots(page: Page, scheme: 'dark' | 'light', width: number, 
   await saveScreenshot(page, `analyse-bottom-${scheme}-${width}`);
 }
 
+/** The role card at a laptop's and a phone's width: nothing overflows, and a screenshot of each. */
+async function roleScreenshots(page: Page, what: string): Promise<void> {
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await expectNoHorizontalOverflow(page);
+    await page.getByRole('region', { name: 'Role and name' }).evaluate((element) => (element as unknown as { scrollIntoView(): void }).scrollIntoView());
+    await saveScreenshot(page, `analyse-role-${what}-${width}`);
+  }
+}
+
 // e2e/ is type-checked without DOM types; this callback runs in the page, where window exists.
 declare const window: { scrollTo(x: number, y: number): void };
 
@@ -103,11 +117,18 @@ test('analyses a drum loop: tempo, loudness, grade, name, spectrogram, playback 
   const tempo = numberOf(await page.getByTestId('tempo').textContent());
 
   await test.step('the figures match the API and the loop as synthesized', async () => {
-    const [grade, loudness, naming, onsets] = await Promise.all([
+    const [grade, loudness, naming, onsets, samples] = await Promise.all([
       apiAnswer<{ tier: string }>(server.url, server.adminToken, 'grade', loop, loopName),
       apiAnswer<{ integrated_lufs: number; clip_lufs: number }>(server.url, server.adminToken, 'loudness', loop, loopName),
       apiAnswer<{ name: string }>(server.url, server.adminToken, 'naming?index=1', loop, loopName),
       apiAnswer<{ tempo_bpm: number }>(server.url, server.adminToken, 'onsets', loop, loopName),
+      apiAnswer<{ role: string; confidence: number; runner_up: { role: string; confidence: number }; reasons: string[]; mixture: boolean }>(
+        server.url,
+        server.adminToken,
+        'analyze/samples',
+        loop,
+        loopName,
+      ),
     ]);
     console.log(`page: tier ${tier}, integrated ${lufs} LUFS, name ${name}, tempo ${tempo} BPM`);
     expect(tier).toBe(grade.body.tier);
@@ -122,6 +143,18 @@ test('analyses a drum loop: tempo, loudness, grade, name, spectrogram, playback 
     expect(lufs).toBeLessThan(-15);
     expect(name).toMatch(/^01_percs_[a-z-]+(_[a-z-]+)?$/);
     await expect(page.getByTestId('role')).toHaveText('Percs');
+    // The role's reasons, confidence and runner-up as the server words them (a capital added), one per line.
+    const role = samples.body;
+    expect(role.role).toBe('percs');
+    expect(role.reasons.length).toBeGreaterThan(0);
+    const reasons = page.getByRole('list', { name: 'Why percs' });
+    await expect(reasons.getByRole('listitem')).toHaveText(role.reasons.map((r) => r.charAt(0).toUpperCase() + r.slice(1)));
+    await expect(page.getByTestId('role-confidence')).toHaveText(`${Math.round(role.confidence * 100)} %`);
+    await expect(page.getByTestId('role-runner-up')).toContainText(role.runner_up.role, { ignoreCase: true });
+    // A 4-second loop is no full mix: no mix note, and the probabilities of every role.
+    expect(role.mixture).toBe(false);
+    await expect(page.getByTestId('role-mixture')).toHaveCount(0);
+    await expect(page.getByRole('list', { name: 'Every role' }).getByRole('listitem')).toHaveCount(5);
     await expect(page.getByRole('region', { name: 'File' })).toContainText('Mono');
     await expect(page.getByRole('region', { name: 'File' })).toContainText('44.1 kHz');
   });
@@ -160,6 +193,7 @@ test('analyses a drum loop: tempo, loudness, grade, name, spectrogram, playback 
   });
 
   await screenshots(page, 'dark', 1280, 800);
+  await roleScreenshots(page, 'loop-dark');
 
   await test.step('the mel/log toggle changes the spectrogram', async () => {
     const spectrogram = page.getByRole('region', { name: 'Spectrogram' });
@@ -216,6 +250,38 @@ test('analyses a drum loop: tempo, loudness, grade, name, spectrogram, playback 
   await screenshots(page, 'dark', 1920, 1080);
   await screenshots(page, 'light', 1920, 1080);
   expect(errors).toEqual([]);
+});
+
+test('a full mix: a low confidence, the reasons, a "full mix" note and the share of each role', async ({ page, server }) => {
+  test.setTimeout(180_000);
+  // 8 bars at 120 BPM (16 s) of drums, bass and chords together: a track, not a sample.
+  const mix = encodeWav(musicLoop({ bpm: 120, bars: 8, sampleRate: 44100 }).channels, 44100);
+  const api = await apiAnswer<{ role: string; confidence: number; reasons: string[]; mixture: boolean; shares: Record<string, number> | null }>(
+    server.url,
+    server.adminToken,
+    'analyze/samples',
+    mix,
+    'mix.wav',
+  );
+  expect(api.body.mixture).toBe(true);
+  const shares = api.body.shares ?? {};
+  await signInBeforeLoad(page, server.adminToken);
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.goto('/analyse');
+  await page.getByTestId('file-input').setInputFiles({ name: 'mix.wav', mimeType: 'audio/wav', buffer: mix });
+  await expect(page.getByTestId('role-mixture')).toBeVisible({ timeout: 150_000 });
+  await expect(page.getByTestId('role-mixture')).toContainText('Full mix');
+  await expect(page.getByTestId('role-confidence')).toHaveText(`${Math.round(api.body.confidence * 100)} %`);
+  const reasons = page.getByTestId('role-reasons').getByRole('listitem');
+  await expect(reasons).toHaveText(api.body.reasons.map((r) => r.charAt(0).toUpperCase() + r.slice(1)));
+  await expect(reasons.first()).toContainText('full mix');
+  // The shares, largest first, instead of the probabilities.
+  const order = Object.entries(shares).sort((a, b) => b[1] - a[1]);
+  const rows = page.getByRole('list', { name: 'Share of the mix' }).getByRole('listitem');
+  const percent = (share: number) => (share > 0 && share < 0.005 ? '< 1 %' : `${Math.round(share * 100)} %`);
+  await expect(rows).toHaveText(order.map(([role, share]) => new RegExp(`^${role}\\s*${percent(share)}$`, 'i')));
+  await expect(page.getByRole('list', { name: 'Every role' })).toHaveCount(0);
+  await roleScreenshots(page, 'mix-light');
 });
 
 test('a one-shot under 400 ms: no integrated loudness, the ungated clip loudness instead, labelled as such', async ({ page, server }) => {

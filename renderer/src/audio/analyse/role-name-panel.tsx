@@ -7,9 +7,34 @@ import type { RequestState } from './use-analysis';
 
 type Sample = AnalyzeResult['sample'];
 
-/** The role from the audio, its confidence and the runner-up. */
+/** One role per line with a bar, its share (0..1) and the percentage, largest first. */
+function RoleBars({ label, values }: { readonly label: string; readonly values: Readonly<Record<string, number>> }) {
+  const rows = Object.entries(values).sort((a, b) => b[1] - a[1]);
+  return (
+    <ul className="an-shares" aria-label={label}>
+      {rows.map(([role, share]) => (
+        <li key={role} className="an-share">
+          <span className="an-share-label">{humanize(role)}</span>
+          <span className="an-bar" aria-hidden="true">
+            <span className="an-bar-fill" style={{ width: `${share * 100}%` }} />
+          </span>
+          <span className="mono small">{formatPercent(share)}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** A reason as the server words it, starting with a capital. */
+const sentenceStart = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+
+/**
+ * The role from the audio, its calibrated confidence and the runner-up, the measurements that decided
+ * it, and every role's probability; for a full mix, a note and each role's share of the mix instead.
+ */
 export function RolePanel({ sample }: { readonly sample: Sample }) {
-  const scores = Object.entries(sample.scores).sort((a, b) => b[1] - a[1]);
+  const shares = sample.mixture ? sample.shares : null;
+  const reasonsId = useId();
   return (
     <div className="an-role">
       <dl className="an-headline">
@@ -22,30 +47,38 @@ export function RolePanel({ sample }: { readonly sample: Sample }) {
           </dd>
         </div>
         <div>
-          <dt>Confidence</dt>
+          <dt title="Calibrated: of the sounds given this confidence, about this share really have this role">Confidence</dt>
           <dd>
-            <span className="an-big mono">{formatPercent(sample.confidence)}</span>
+            <span className="an-big mono" data-testid="role-confidence">
+              {formatPercent(sample.confidence)}
+            </span>
           </dd>
         </div>
         <div>
           <dt>Runner-up</dt>
-          <dd>
+          <dd data-testid="role-runner-up">
             {humanize(sample.runner_up.role)} <span className="muted mono">{formatPercent(sample.runner_up.confidence)}</span>
           </dd>
         </div>
       </dl>
-      <ul className="an-shares" aria-label="Every role">
-        {scores.map(([role, share]) => (
-          <li key={role} className="an-share">
-            <span className="an-share-label">{humanize(role)}</span>
-            <span className="an-bar" aria-hidden="true">
-              <span className="an-bar-fill" style={{ width: `${share * 100}%` }} />
-            </span>
-            <span className="mono small">{formatPercent(share)}</span>
-          </li>
-        ))}
-      </ul>
-      {sample.name_used ? <p className="help">The file name marked this percussive sound as a loop or break.</p> : null}
+      {shares ? (
+        <p className="an-mix-note" data-testid="role-mixture">
+          <strong>Full mix.</strong> No single role fits a whole track, so the confidence stays low (at most 40 %); the bars show the estimated share of each role in the mix.
+        </p>
+      ) : null}
+      {sample.reasons.length > 0 ? (
+        <div className="an-reasons-block">
+          <h3 className="an-subhead" id={reasonsId}>
+            Why {humanize(sample.role).toLowerCase()}
+          </h3>
+          <ul className="an-reasons" aria-labelledby={reasonsId} data-testid="role-reasons">
+            {sample.reasons.map((reason) => (
+              <li key={reason}>{sentenceStart(reason)}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {shares ? <RoleBars label="Share of the mix" values={shares} /> : <RoleBars label="Every role" values={sample.scores} />}
     </div>
   );
 }
