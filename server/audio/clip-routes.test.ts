@@ -50,6 +50,9 @@ describe('/grade over HTTP', () => {
     expect(body.duration_s).toBe(60);
     expect(body.sub_scores.bar_consistency).toMatchObject({ applicable: false, score: null, reason: 'only the first 30 s of 1:00 were graded' });
     expect(body.sub_scores.seam_click).toMatchObject({ applicable: false, score: null });
+    // The last sample graded is where the head was cut: only the start's edge is judged.
+    expect(body.sub_scores.zero_crossing.end).toMatchObject({ applicable: false, score: null, reason: 'only the first 30 s of 1:00 were graded' });
+    expect(body.sub_scores.zero_crossing.score).toBe(body.sub_scores.zero_crossing.start.score);
     expect(body.weights.bar_consistency).toBe(0);
     expect(body.weights.seam_click).toBe(0);
     expect(body.flags.map((f) => f.code)).not.toContain('not_whole_bars');
@@ -59,6 +62,7 @@ describe('/grade over HTTP', () => {
     const whole = gradeSchema.parse(await (await app.fetch('/audio/v1/grade?role=drums', { method: 'POST', headers: auth, body: form(encodeWav([short], sr)) })).json());
     expect(whole.graded_s).toBe(whole.duration_s);
     expect(whole.sub_scores.bar_consistency.applicable).toBe(true);
+    expect(whole.sub_scores.zero_crossing.end).toMatchObject({ applicable: true, reason: null });
     expect(whole.sub_scores.bar_consistency.whole_bars).toBe(2);
     expect(whole.weights.bar_consistency).toBeGreaterThan(0);
   });
