@@ -1,20 +1,22 @@
 /**
  * npm run eval:sets [-- library…]: build the labelled development sets from Debian packages into
  * .cache/real-audio/sets/<library>/ (WAV) and write eval/labels/<library>.tsv. Needs apt-get, dpkg,
- * ffmpeg and fluidsynth (apt-get install -y ffmpeg fluidsynth).
+ * ffmpeg, fluidsynth and timidity (apt-get install -y ffmpeg fluidsynth timidity).
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { renderFreepats } from './freepats.js';
 import { renderGmFont } from './gm-render.js';
 import { labelHydrogenKits } from './hydrogen.js';
 import { convertToWav, ensurePackage, requireCommand, safeName } from './packages.js';
 import { LIBRARIES, wavDir, writeLabels, type LabelRow } from './sets.js';
 import { labelSonicPiSample } from './sonic-pi.js';
 
-const FONTS: Record<string, [string, string]> = {
-  'gm-fluid': ['fluid-soundfont-gm', 'usr/share/sounds/sf2/FluidR3_GM.sf2'],
-  'gm-timgm6mb': ['timgm6mb-soundfont', 'usr/share/sounds/sf2/TimGM6mb.sf2'],
-  'gm-musescore': ['musescore-general-soundfont-small', 'usr/share/sounds/sf3/MuseScore_General_Lite.sf3'],
+/** Each font with its own variant of the render plan (gm-plan.ts), so that no two fonts play the same notes the same way. */
+const FONTS: Record<string, [string, string, number]> = {
+  'gm-fluid': ['fluid-soundfont-gm', 'usr/share/sounds/sf2/FluidR3_GM.sf2', 0],
+  'gm-timgm6mb': ['timgm6mb-soundfont', 'usr/share/sounds/sf2/TimGM6mb.sf2', 1],
+  'gm-musescore': ['musescore-general-soundfont-small', 'usr/share/sounds/sf3/MuseScore_General_Lite.sf3', 2],
 };
 
 /** Build one library; returns the label rows written. */
@@ -37,9 +39,13 @@ export function buildLibrary(id: string): LabelRow[] {
     }
   } else if (FONTS[id]) {
     requireCommand('fluidsynth', 'fluidsynth');
-    const [name, rel] = FONTS[id]!;
+    const [name, rel, variant] = FONTS[id]!;
     const pkg = ensurePackage(name);
-    for (const r of renderGmFont(path.join(pkg.dir, rel), out)) rows.push({ file: r.item.key, role: r.wav ? r.item.role : null, rule: r.rule });
+    for (const r of renderGmFont(path.join(pkg.dir, rel), out, variant)) rows.push({ file: r.item.key, role: r.wav ? r.item.role : null, rule: r.rule });
+  } else if (id === 'freepats') {
+    requireCommand('timidity', 'timidity');
+    const pkg = ensurePackage('freepats');
+    for (const r of renderFreepats(pkg.dir, out)) rows.push({ file: r.item.key, role: r.wav ? r.item.role : null, rule: r.rule });
   } else throw new Error(`unknown library ${id}`);
   writeLabels(id, rows);
   return rows;

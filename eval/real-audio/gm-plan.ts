@@ -18,6 +18,8 @@ export interface GmItem {
   readonly notes: readonly { at: number; note: number; velocity: number; length: number }[];
   /** Seconds kept after the last note ends (release). */
   readonly tail: number;
+  /** Effect sends and level (absent: dry, level unchanged). */
+  readonly render?: ItemRender;
 }
 
 /** GM program names (0-based), for the label rules. */
@@ -38,52 +40,99 @@ const EXCLUDED: Record<number, string> = {
 };
 
 const single = (note: number, velocity: number, length: number) => [{ at: 0, note, velocity, length }];
-const phrase = (notes: readonly number[], step: number, velocity: number) => notes.map((note, i) => ({ at: i * step, note, velocity: velocity - (i % 2) * 12, length: step * 0.9 }));
+const phrase = (notes: readonly number[], step: number, velocity: number) => notes.map((note, i) => ({ at: r3(i * step), note, velocity: velocity - (i % 2) * 12, length: r3(step * 0.9) }));
 const chord = (notes: readonly number[], velocity: number, length: number) => notes.map((note) => ({ at: 0, note, velocity, length }));
+/** A phrase played `times` times in a row: a loop (its halves alike), as sample packs cut them. */
+const loop = (notes: readonly number[], step: number, velocity: number, times: number) => Array.from({ length: times }, (_, k) => phrase(notes, step, velocity).map((n) => ({ ...n, at: r3(n.at + k * notes.length * step) }))).flat();
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
-function melodicItems(p: number): GmItem[] {
-  const rule = `GM program ${p + 1} (${FAMILY[p >> 3]}): melodic family`;
-  const base = 60 + ((p * 5) % 12);
+/**
+ * A deterministic pseudo-random stream (mulberry32) per variant and program: each sound font gets its own
+ * registers, velocities, note lengths, effects and levels, so the fonts' renders are not one plan four times.
+ */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** How an item is rendered beyond its notes: effect sends (MIDI CC 91, 93) and a level change after rendering. */
+export interface ItemRender {
+  readonly reverb: number;
+  readonly chorus: number;
+  readonly gainDb: number;
+}
+
+/** Variant 0 is the original plan's render (dry, level unchanged); other variants draw sends and level per item. */
+function drawRender(r: () => number, variant: number): ItemRender {
+  if (variant === 0) return { reverb: 0, chorus: 0, gainDb: 0 };
+  const wet = r() < 0.3;
+  return { reverb: wet ? 30 + Math.floor(r() * 90) : 0, chorus: wet && r() < 0.5 ? 40 + Math.floor(r() * 60) : 0, gainDb: -Math.round(r() * 180) / 10 };
+}
+
+/** Melodic-family items of GM program p (variant 0: the original plan; others: drawn registers, velocities, lengths, loops). */
+export function planMelodicItems(p: number, variant = 0): GmItem[] {
+  const rule = `GM program ${p + 1} (${FAMILY[p >> 3] ?? 'outside the GM families'}): melodic family`;
+  const r = seeded(variant * 1009 + p);
+  const v0 = variant === 0;
+  // Registers from C3 to B5 in the variants (the original plan: C4 to B4).
+  const base = v0 ? 60 + ((p * 5) % 12) : 48 + Math.floor(r() * 30);
+  const vel = (d: number) => (v0 ? d : 50 + Math.floor(r() * 75));
+  const len = (d: number, lo: number, hi: number) => (v0 ? d : r3(lo + r() * (hi - lo)));
   const items: GmItem[] = [];
-  const add = (suffix: string, notes: GmItem['notes'], tail = 0.6) => items.push({ key: `prog${String(p).padStart(3, '0')}_${suffix}`, role: 'melodic', rule, program: p, notes, tail });
-  const kind = p % 3;
-  if (kind === 0) add(`note_${base}_v100`, single(base, 100, 1.2));
-  if (kind === 1) add(`phrase_${base}`, phrase([base, base + 4, base + 7, base + 12, base + 7, base + 4], 0.25, 100));
-  if (kind === 2) add(`chord_${base}`, chord([base, base + 4, base + 7], 96, 1.5));
-  if (p % 2 === 0) add(`note_${base + 12}_v70`, single(base + 12, 70, 0.8));
-  else add(`phrase_minor_${base - 5}`, phrase([base - 5, base - 2, base, base + 3, base + 7], 0.2, 90));
+  const add = (suffix: string, notes: GmItem['notes'], tail = 0.6) => items.push({ key: `prog${String(p).padStart(3, '0')}_${suffix}`, role: 'melodic', rule, program: p, notes, tail, render: drawRender(r, variant) });
+  const kind = (p + variant) % 3;
+  if (kind === 0) add(`note_${base}_v100`, single(base, vel(100), len(1.2, 0.15, 2.5)));
+  if (kind === 1) add(`phrase_${base}`, phrase([base, base + 4, base + 7, base + 12, base + 7, base + 4], len(0.25, 0.1, 0.4), vel(100)));
+  if (kind === 2) add(`chord_${base}`, chord([base, base + 4, base + 7], vel(96), len(1.5, 0.2, 2.5)));
+  if ((p + variant) % 2 === 0) add(`note_${base + 12}_v70`, single(base + 12, vel(70), len(0.8, 0.1, 1.5)));
+  else add(`phrase_minor_${base - 5}`, phrase([base - 5, base - 2, base, base + 3, base + 7], len(0.2, 0.1, 0.35), vel(90)));
   // Long parts too, so that length alone does not separate melodic from atmos.
-  if (p % 2 === 0) add(`long_phrase_${base}`, phrase([base, base + 2, base + 4, base + 7, base + 9, base + 7, base + 4, base + 2, base], 0.4, 96), 1.0);
-  else add(`long_chord_${base - 5}`, chord([base - 5, base - 1, base + 2], 92, 3.5), 1.0);
+  if ((p + variant) % 2 === 0) add(`long_phrase_${base}`, phrase([base, base + 2, base + 4, base + 7, base + 9, base + 7, base + 4, base + 2, base], len(0.4, 0.25, 0.6), vel(96)), 1.0);
+  else add(`long_chord_${base - 5}`, chord([base - 5, base - 1, base + 2], vel(92), len(3.5, 2, 5)), 1.0);
+  // Loops (a riff played twice, cut at its end) in the variants: pack loops are not all one-shots.
+  if (!v0 && r() < 0.6) add(`loop_${base}`, loop([base, base + 7, base + 3, base + 10].slice(0, 2 + Math.floor(r() * 3)), len(0.25, 0.12, 0.3), vel(100), 2 + Math.floor(r() * 3)), 0.05);
   return items;
 }
 
-function bassItems(p: number): GmItem[] {
+/** Bass-family items of GM program p (variant 0: the original plan). */
+export function planBassItems(p: number, variant = 0): GmItem[] {
   const rule = `GM program ${p + 1} (bass family)`;
+  const r = seeded(variant * 2003 + p);
+  const v0 = variant === 0;
   const key = (s: string) => `prog${String(p).padStart(3, '0')}_${s}`;
-  const items: GmItem[] = [28, 33, 40, 45].map((note, i) => ({
-    key: key(`note_${note}_v${i % 2 ? 70 : 110}`),
-    role: 'bass',
-    rule,
-    program: p,
-    notes: single(note, i % 2 ? 70 : 110, 1.0),
-    tail: 0.5,
-  }));
-  const root = 31 + (p % 5);
-  items.push({ key: key(`line_${root}`), role: 'bass', rule, program: p, notes: phrase([root, root, root + 7, root + 10, root + 12, root + 10, root + 7, root + 5], 0.25, 105), tail: 0.4 });
-  items.push({ key: key(`long_note_${root + 5}`), role: 'bass', rule, program: p, notes: single(root + 5, 100, 3.5), tail: 0.8 });
-  items.push({ key: key(`long_line_${root}`), role: 'bass', rule, program: p, notes: phrase([root, root + 3, root + 5, root + 7, root + 5, root + 3, root, root - 2, root, root + 3, root + 5, root + 10], 0.375, 100), tail: 0.5 });
+  const notes = v0 ? [28, 33, 40, 45] : [0, 1, 2, 3].map((i) => 26 + i * 5 + Math.floor(r() * 5));
+  const items: GmItem[] = notes.map((note, i) => {
+    const velocity = v0 ? (i % 2 ? 70 : 110) : 55 + Math.floor(r() * 70);
+    return { key: key(`note_${note}_v${velocity}`), role: 'bass', rule, program: p, notes: single(note, velocity, v0 ? 1.0 : r3(0.15 + r() * 1.8)), tail: 0.5, render: drawRender(r, variant) };
+  });
+  const root = v0 ? 31 + (p % 5) : 28 + Math.floor(r() * 9);
+  const step = v0 ? 0.25 : r3(0.12 + r() * 0.3);
+  items.push({ key: key(`line_${root}`), role: 'bass', rule, program: p, notes: phrase([root, root, root + 7, root + 10, root + 12, root + 10, root + 7, root + 5], step, 105), tail: 0.4, render: drawRender(r, variant) });
+  items.push({ key: key(`long_note_${root + 5}`), role: 'bass', rule, program: p, notes: single(root + 5, 100, v0 ? 3.5 : r3(2 + r() * 3)), tail: 0.8, render: drawRender(r, variant) });
+  items.push({ key: key(`long_line_${root}`), role: 'bass', rule, program: p, notes: phrase([root, root + 3, root + 5, root + 7, root + 5, root + 3, root, root - 2, root, root + 3, root + 5, root + 10], v0 ? 0.375 : r3(0.2 + r() * 0.3), 100), tail: 0.5, render: drawRender(r, variant) });
+  if (!v0) items.push({ key: key(`loop_${root}`), role: 'bass', rule, program: p, notes: loop([root, root, root + 12, root + 7], r3(0.15 + r() * 0.15), 110, 4), tail: 0.05, render: drawRender(r, variant) });
   return items;
 }
 
-function atmosItems(p: number): GmItem[] {
+/** Pad and synth-effect items of GM program p (variant 0: the original plan). */
+export function planAtmosItems(p: number, variant = 0): GmItem[] {
   const rule = p < 96 ? `GM program ${p + 1} (synth pad family)` : `GM program ${p + 1} (synth effects family)`;
+  const r = seeded(variant * 3001 + p);
+  const v0 = variant === 0;
   const key = (s: string) => `prog${String(p).padStart(3, '0')}_${s}`;
-  const base = 48 + ((p * 7) % 12);
+  const base = v0 ? 48 + ((p * 7) % 12) : 40 + Math.floor(r() * 30);
+  const vel = (d: number) => (v0 ? d : 60 + Math.floor(r() * 60));
+  const len = (d: number, lo: number, hi: number) => (v0 ? d : r3(lo + r() * (hi - lo)));
   return [
-    { key: key(`long_chord_${base}`), role: 'atmos', rule, program: p, notes: chord([base, base + 7, base + 16], 90, 4), tail: 1.5 },
-    { key: key(`long_note_${base + 12}`), role: 'atmos', rule, program: p, notes: single(base + 12, 100, 3), tail: 1.5 },
-    { key: key(`short_note_${base + 5}`), role: 'atmos', rule, program: p, notes: single(base + 5, 90, 1.5), tail: 0.8 },
+    { key: key(`long_chord_${base}`), role: 'atmos', rule, program: p, notes: chord([base, base + 7, base + 16], vel(90), len(4, 2.5, 7)), tail: 1.5, render: drawRender(r, variant) },
+    { key: key(`long_note_${base + 12}`), role: 'atmos', rule, program: p, notes: single(base + 12, vel(100), len(3, 2, 6)), tail: 1.5, render: drawRender(r, variant) },
+    { key: key(`short_note_${base + 5}`), role: 'atmos', rule, program: p, notes: single(base + 5, vel(90), len(1.5, 0.8, 2)), tail: 0.8, render: drawRender(r, variant) },
   ];
 }
 
@@ -100,61 +149,72 @@ const DRUMS: readonly (readonly [number, string, SampleRole])[] = [
   [55, 'splash cymbal', 'tops'], [57, 'crash cymbal 2', 'tops'], [59, 'ride cymbal 2', 'tops'], [69, 'cabasa', 'tops'], [70, 'maracas', 'tops'],
 ];
 
-function drumItems(): GmItem[] {
+/** Drum-map hits and loops on channel 10 (variant 0: the original plan; others: drawn velocities, tempi, patterns, sends). */
+export function planDrumItems(variant = 0): GmItem[] {
+  const r = seeded(variant * 4001 + 9);
+  const v0 = variant === 0;
   const items: GmItem[] = [];
   for (const [note, name, role] of DRUMS) {
-    for (const velocity of note === 36 || note === 38 || note === 42 ? [110, 70] : [105]) {
+    const velocities = v0 ? (note === 36 || note === 38 || note === 42 ? [110, 70] : [105]) : [95 + Math.floor(r() * 33), 40 + Math.floor(r() * 45)];
+    for (const velocity of velocities) {
       // Cymbals and open hats ring for seconds: give them room.
       const tail = /cymbal|ride|open hi-hat/.test(name) ? 3.5 : 1.4;
-      items.push({ key: `drum_${note}_v${velocity}`, role, rule: `GM drum map note ${note} (${name}) → ${role}`, program: null, notes: single(note, velocity, 0.1), tail });
+      items.push({ key: `drum_${note}_v${velocity}`, role, rule: `GM drum map note ${note} (${name}) → ${role}`, program: null, notes: single(note, velocity, 0.1), tail, render: drawRender(r, variant) });
     }
   }
+  const shift = v0 ? 0 : variant * 7;
   // Two-bar loops: kick + snare + hats are percs (a drum loop); hats or shakers alone are tops.
-  for (const bpm of [90, 124, 150, 172]) {
+  for (const bpm0 of [90, 124, 150, 172]) {
+    const bpm = bpm0 + shift;
     const beat = 60 / bpm;
     const notes: { at: number; note: number; velocity: number; length: number }[] = [];
-    const steps = bpm === 150 ? 8 : 16;
+    const steps = bpm0 === 150 ? 8 : 16;
+    const hat = !v0 && r() < 0.4 ? 51 : 42; // ride instead of hats in some variants' loops
     for (let i = 0; i < steps; i++) {
-      const at = (i * beat) / 2;
-      notes.push({ at, note: 42, velocity: i % 2 ? 70 : 95, length: 0.05 });
+      const at = r3((i * beat) / 2);
+      notes.push({ at, note: hat, velocity: i % 2 ? 70 : 95, length: 0.05 });
       if (i % 8 === 0 || i % 8 === 5) notes.push({ at, note: 36, velocity: 115, length: 0.1 });
-      if (i % 4 === 2) notes.push({ at, note: 38, velocity: 110, length: 0.1 });
+      if (i % 4 === 2) notes.push({ at, note: !v0 && i % 8 === 6 && r() < 0.5 ? 39 : 38, velocity: 110, length: 0.1 });
+      if (!v0 && i % 4 === 3 && r() < 0.3) notes.push({ at, note: 38, velocity: 45, length: 0.05 }); // ghost notes
     }
-    items.push({ key: `loop_drums_${bpm}`, role: 'percs', rule: 'GM drum loop with kick and snare → percs', program: null, notes, tail: 0.3 });
+    items.push({ key: `loop_drums_${bpm}${hat === 51 ? '_ride' : ''}`, role: 'percs', rule: 'GM drum loop with kick and snare → percs', program: null, notes, tail: 0.3, render: drawRender(r, variant) });
   }
   // Hand-percussion loops (congas, bongos, woodblock: no hats) are percs.
-  for (const [bpm, a, b] of [[105, 62, 64], [118, 60, 61], [132, 76, 63]] as const) {
+  for (const [bpm0, a, b] of [[105, 62, 64], [118, 60, 61], [132, 76, 63]] as const) {
+    const bpm = bpm0 + shift;
     const beat = 60 / bpm;
-    const notes = Array.from({ length: 16 }, (_, i) => ({ at: (i * beat) / 2, note: i % 3 === 0 ? b : a, velocity: i % 4 === 0 ? 110 : 80, length: 0.08 }));
-    items.push({ key: `loop_hand_${bpm}`, role: 'percs', rule: 'GM hand-percussion loop (congas, bongos, woodblocks) → percs', program: null, notes, tail: 0.4 });
+    const notes = Array.from({ length: 16 }, (_, i) => ({ at: r3((i * beat) / 2), note: i % 3 === 0 ? b : a, velocity: i % 4 === 0 ? 110 : 80, length: 0.08 }));
+    items.push({ key: `loop_hand_${bpm}`, role: 'percs', rule: 'GM hand-percussion loop (congas, bongos, woodblocks) → percs', program: null, notes, tail: 0.4, render: drawRender(r, variant) });
   }
-  for (const [bpm, note] of [[100, 42], [128, 70], [140, 46], [120, 54], [96, 69]] as const) {
+  for (const [bpm0, note] of [[100, 42], [128, 70], [140, 46], [120, 54], [96, 69]] as const) {
+    const bpm = bpm0 + shift;
     const beat = 60 / bpm;
-    const notes = Array.from({ length: 16 }, (_, i) => ({ at: (i * beat) / 2, note: note === 46 && i % 2 ? 42 : note, velocity: i % 2 ? 72 : 100, length: 0.05 }));
-    items.push({ key: `loop_tops_${bpm}_${note}`, role: 'tops', rule: 'GM top loop (hats/shakers only, no kick or snare) → tops', program: null, notes, tail: 0.3 });
+    const notes = Array.from({ length: 16 }, (_, i) => ({ at: r3((i * beat) / 2), note: note === 46 && i % 2 ? 42 : note, velocity: i % 2 ? 72 : 100, length: 0.05 }));
+    items.push({ key: `loop_tops_${bpm}_${note}`, role: 'tops', rule: 'GM top loop (hats/shakers only, no kick or snare) → tops', program: null, notes, tail: 0.3, render: drawRender(r, variant) });
   }
   return items;
 }
 
-/** Every item rendered from one GM sound font (the same plan for each font). */
-export function planGmItems(): GmItem[] {
+/** Every item rendered from one GM sound font; each font its own `variant` of the plan (0: the original one). */
+export function planGmItems(variant = 0): GmItem[] {
   const items: GmItem[] = [];
+  const r = seeded(variant * 5003 + 1);
   // Reverse cymbal (a riser) and the noise-bed sound effects are atmos by the role table.
   for (const [p, what] of [[119, 'reverse cymbal (riser)'], [122, 'seashore (noise bed)'], [125, 'helicopter (field recording)'], [126, 'applause (noise bed)']] as const) {
     const rule = `GM program ${p + 1}: ${what} → atmos (role table: risers, noise beds, field recordings)`;
-    items.push({ key: `prog${p}_long_note_60`, role: 'atmos', rule, program: p, notes: single(60, 100, 3), tail: 0.8 });
-    items.push({ key: `prog${p}_note_48_v80`, role: 'atmos', rule, program: p, notes: single(48, 80, 1.8), tail: 0.5 });
+    items.push({ key: `prog${p}_long_note_60`, role: 'atmos', rule, program: p, notes: single(60, 100, 3), tail: 0.8, render: drawRender(r, variant) });
+    items.push({ key: `prog${p}_note_48_v80`, role: 'atmos', rule, program: p, notes: single(48, 80, 1.8), tail: 0.5, render: drawRender(r, variant) });
   }
   for (let p = 0; p < 104; p++) {
     if (EXCLUDED[p] !== undefined) {
       items.push({ key: `prog${String(p).padStart(3, '0')}`, role: null, rule: EXCLUDED[p]!, program: p, notes: [], tail: 0 });
       continue;
     }
-    if (p >= 32 && p < 40) items.push(...bassItems(p));
-    else if (p >= 88) items.push(...atmosItems(p));
-    else items.push(...melodicItems(p));
+    if (p >= 32 && p < 40) items.push(...planBassItems(p, variant));
+    else if (p >= 88) items.push(...planAtmosItems(p, variant));
+    else items.push(...planMelodicItems(p, variant));
   }
-  items.push(...drumItems());
+  items.push(...planDrumItems(variant));
   return items;
 }
 

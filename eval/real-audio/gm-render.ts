@@ -1,13 +1,13 @@
 /**
  * Render the GM plan (gm-plan.ts) from one sound font with fluidsynth: every item in its own slot of one
- * long MIDI file (one fluidsynth run per font, reverb and chorus off, all sound off between slots), then
+ * long MIDI file (one fluidsynth run per font, effect sends set per item, all sound off between slots), then
  * cut into one WAV per item, trimmed to within 60 dB of its peak. Items that come out silent (a font without that drum) are left out.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { itemEvents, itemLength, planGmItems, type GmItem } from './gm-plan.js';
-import { allSoundOff, encodeMidi, programChange, type MidiEvent } from './midi.js';
+import { allSoundOff, controlChange, encodeMidi, programChange, TICKS_PER_SECOND, type MidiEvent } from './midi.js';
 import { readWav16, safeName, writeWav16 } from './packages.js';
 
 export interface RenderedItem {
@@ -18,11 +18,22 @@ export interface RenderedItem {
 }
 
 const GAP = 0.5;
+const WET_GAP = 3;
 const LEAD = 0.02;
 
-/** Render every planned item of `font` into `outDir` (once; reuses the long render when present). */
-export function renderGmFont(font: string, outDir: string): RenderedItem[] {
-  const items = planGmItems();
+/** Render the plan's `variant` from `font` into `outDir` (once; reuses the long render when present). */
+export function renderGmFont(font: string, outDir: string, variant: number): RenderedItem[] {
+  // Reverb and chorus units on; each item sets its own sends (CC 91, 93), 0 for a dry item.
+  return renderPlan(planGmItems(variant), outDir, (mid, wav) =>
+    execFileSync('fluidsynth', ['-ni', '-q', '-R', '1', '-C', '1', '-g', '0.5', '-r', '44100', '-T', 'wav', '-O', 's16', '-F', wav, font, mid], { stdio: ['ignore', 'ignore', 'inherit'] }),
+  );
+}
+
+/**
+ * Render planned items with `synth` (MIDI file in, 16-bit WAV out) into `outDir`, one WAV per item.
+ * `trimsLeadIn`: the synth starts its output at the first note (TiMidity++ does), not at time 0.
+ */
+export function renderPlan(items: readonly GmItem[], outDir: string, synth: (mid: string, wav: string) => void, trimsLeadIn = false): RenderedItem[] {
   const events: MidiEvent[] = [];
   const slots: { item: GmItem; start: number; length: number }[] = [];
   let t = 0.5;
@@ -34,25 +45,29 @@ export function renderGmFont(font: string, outDir: string): RenderedItem[] {
       melodicChannel = (melodicChannel + 1) % 9;
       events.push(programChange(t, channel, item.program));
     }
+    events.push(controlChange(t, channel, 91, item.render?.reverb ?? 0), controlChange(t, channel, 93, item.render?.chorus ?? 0));
     const length = itemLength(item);
     events.push(...itemEvents(item, t + LEAD, channel));
     events.push(...allSoundOff(t + LEAD + length, channel));
     slots.push({ item, start: t, length: LEAD + length });
-    t += LEAD + length + GAP;
+    // A wet item's reverb outlives all-sound-off: a longer gap keeps it out of the next slot.
+    t += LEAD + length + (item.render?.reverb ? WET_GAP : GAP);
   }
   mkdirSync(outDir, { recursive: true });
   const long = path.join(outDir, '_all.wav');
   if (!existsSync(long)) {
     const mid = path.join(outDir, '_all.mid');
     writeFileSync(mid, encodeMidi(events, t + 1));
-    execFileSync('fluidsynth', ['-ni', '-q', '-R', '0', '-C', '0', '-g', '0.5', '-r', '44100', '-T', 'wav', '-O', 's16', '-F', long, font, mid], { stdio: ['ignore', 'ignore', 'inherit'] });
+    synth(mid, long);
   }
   const all = readWav16(long);
   const ch = all.channels;
+  const firstNote = Math.min(...events.filter((e) => (e.bytes[0]! & 0xf0) === 0x90).map((e) => e.at));
+  const shift = trimsLeadIn ? Math.round(firstNote * TICKS_PER_SECOND) / TICKS_PER_SECOND : 0;
   const out: RenderedItem[] = items.filter((i) => i.role === null).map((item) => ({ item, wav: null, rule: item.rule }));
   for (const { item, start, length } of slots) {
-    const a = Math.round(start * all.sampleRate) * ch;
-    const b = Math.min(all.samples.length, Math.round((start + length) * all.sampleRate) * ch);
+    const a = Math.max(0, Math.round((start - shift) * all.sampleRate)) * ch;
+    const b = Math.min(all.samples.length, Math.round((start - shift + length) * all.sampleRate) * ch);
     const slot = all.samples.subarray(a, b);
     let peak = 0;
     for (let i = 0; i < slot.length; i++) peak = Math.max(peak, Math.abs(slot[i]!));
@@ -67,7 +82,7 @@ export function renderGmFont(font: string, outDir: string): RenderedItem[] {
     while (first < slot.length && Math.abs(slot[first]!) < floor) first++;
     let last = slot.length - 1;
     while (last > first && Math.abs(slot[last]!) < floor) last--;
-    const samples = slot.slice(first - (first % ch), last - (last % ch) + ch);
+    const samples = applyGain(slot.slice(first - (first % ch), last - (last % ch) + ch), item.render?.gainDb ?? 0);
     const wav = path.join(outDir, safeName(item.key));
     if (!existsSync(wav)) writeWav16(wav, { sampleRate: all.sampleRate, channels: ch, samples });
     out.push({ item, wav, rule: item.rule });
@@ -80,6 +95,13 @@ export function renderGmFont(font: string, outDir: string): RenderedItem[] {
     }
   }
   return out;
+}
+
+/** Scale 16-bit samples by `db` decibels (a library's files are not all at one level). */
+export function applyGain(x: Int16Array, db: number): Int16Array {
+  if (db === 0) return x;
+  const g = 10 ** (db / 20);
+  return Int16Array.from(x, (v) => Math.max(-32768, Math.min(32767, Math.round(v * g))));
 }
 
 /** Two cascaded one-pole low-passes at `hz` per channel (16-bit in and out). */

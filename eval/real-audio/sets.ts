@@ -20,6 +20,7 @@ export const LIBRARIES: readonly Library[] = [
   { id: 'gm-fluid', packages: ['fluid-soundfont-gm', 'fluidsynth'] },
   { id: 'gm-timgm6mb', packages: ['timgm6mb-soundfont', 'fluidsynth'] },
   { id: 'gm-musescore', packages: ['musescore-general-soundfont-small', 'fluidsynth'] },
+  { id: 'freepats', packages: ['freepats', 'timidity'] },
 ];
 
 export interface LabelRow {

@@ -13,7 +13,7 @@ import type { SampleRole } from '../../server/audio/sample-analysis.js';
 import type { Measured } from './measure.js';
 import type { Prediction } from './metrics.js';
 
-export const FIT_OPTIONS = { rounds: 40, depth: 2, rate: 0.3, lambda: 1, minHessian: 1 } as const;
+export const FIT_OPTIONS = { rounds: 80, depth: 2, rate: 0.3, lambda: 1, minHessian: 1 } as const;
 
 const r6 = (x: number) => Math.round(x * 1e6) / 1e6 + 0;
 
