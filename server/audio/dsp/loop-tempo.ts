@@ -42,11 +42,17 @@ export const LOOP_TEMPO_RANGE = { min: 60, max: 200 } as const;
 export const PREFERRED_BPM = { min: 70, max: 180 } as const;
 /** Fewer onsets than this give no loop-length tempo. */
 export const MIN_LOOP_ONSETS = 4;
+/** Onsets before this (seconds) are the clip's start, not evidence of a grid. */
+export const START_GUARD_S = 0.03;
+/** The largest gap between onsets (around the wrap too) as a share of the clip. */
+export const MAX_GAP = 0.375;
 /** Share of the onset strength that must sit on the grid. */
 export const MIN_GRID_FIT = 0.8;
 /** Grid tolerance: a share of one grid step, with a floor in seconds (onset times are good to ~1 frame). */
-export const GRID_TOLERANCE_STEP = 0.15;
+export const GRID_TOLERANCE_STEP = 0.2;
 export const GRID_TOLERANCE_MIN_S = 0.012;
+/** A detected tempo vetoes a candidate only when the clip holds at least this many of its beats. */
+export const MIN_VETO_BEATS = 8;
 /** Relative tolerance of a detected tempo against a candidate times a power of two. */
 export const OCTAVE_AGREEMENT = 0.05;
 
@@ -90,15 +96,27 @@ export function inferLoopTempo(input: LoopTempoInput): LoopTempo | null {
   return d !== null && d > 0 ? { bpm: d, source: 'onsets', bars: null, grid: null, fit: null } : null;
 }
 
-function loopLengthTempo({ onsets, strengths, duration, detectedBpm }: LoopTempoInput): Candidate | null {
-  if (!(duration > 0) || onsets.length < MIN_LOOP_ONSETS) return null;
-  if (onsets[onsets.length - 1]! - onsets[0]! < duration / 2) return null;
-  const weights = onsets.map((_, i) => Math.max(0, strengths?.[i] ?? 1));
+function loopLengthTempo({ onsets: all, strengths, duration, detectedBpm }: LoopTempoInput): Candidate | null {
+  if (!(duration > 0)) return null;
+  // An onset at the very start is the clip's own start (audio from silence always reads as one): it says
+  // nothing about a grid, and its strength would outweigh the rest.
+  const kept = all.map((t, i) => ({ t, s: strengths?.[i] ?? 1 })).filter((o) => o.t >= START_GUARD_S && o.t <= duration);
+  if (kept.length < MIN_LOOP_ONSETS) return null;
+  const onsets = kept.map((o) => o.t);
+  // A loop has events all through it: no gap (around the wrap too) longer than MAX_GAP of its length.
+  let gap = onsets[0]! + duration - onsets[onsets.length - 1]!;
+  for (let i = 1; i < onsets.length; i++) gap = Math.max(gap, onsets[i]! - onsets[i - 1]!);
+  if (gap > MAX_GAP * duration) return null;
+  // Squared strengths: the accents decide; weak onsets (ghost notes, the ripple of a low note in the onset
+  // envelope) count little.
+  const weights = kept.map((o) => Math.max(0, o.s) ** 2);
+  // A detected tempo vetoes only when the clip holds enough of its beats for it to be trusted.
+  const veto = detectedBpm !== null && detectedBpm > 0 && (duration * detectedBpm) / 60 >= MIN_VETO_BEATS ? detectedBpm : null;
   const candidates: Candidate[] = [];
   for (const bars of LOOP_BAR_COUNTS) {
     const bpm = (60 * BEATS_PER_BAR * bars) / duration;
     if (bpm < LOOP_TEMPO_RANGE.min || bpm > LOOP_TEMPO_RANGE.max) continue;
-    if (detectedBpm !== null && detectedBpm > 0 && !agreesUpToOctaves(bpm, detectedBpm)) continue;
+    if (veto !== null && !agreesUpToOctaves(bpm, veto)) continue;
     let best: Candidate | null = null;
     for (const [grid, steps] of [['16th', 16], ['8th_triplet', 12]] as const) {
       const fit = gridFit(onsets, weights, duration / (bars * steps));
@@ -121,9 +139,10 @@ function loopLengthTempo({ onsets, strengths, duration, detectedBpm }: LoopTempo
 
 /** Whether `bpm` is within `OCTAVE_AGREEMENT` of `detected`·2^k for some integer k. */
 function agreesUpToOctaves(bpm: number, detected: number): boolean {
-  const octaves = Math.log2(bpm / detected);
-  const k = Math.round(octaves);
-  return Math.abs(bpm / (detected * 2 ** k) - 1) <= OCTAVE_AGREEMENT;
+  return [1, 3].some((m) => {
+    const k = Math.round(Math.log2(bpm / (m * detected)));
+    return Math.abs(bpm / (m * detected * 2 ** k) - 1) <= OCTAVE_AGREEMENT;
+  });
 }
 
 /**
