@@ -8,17 +8,22 @@
  * Steps (`inferLoopTempo`):
  * 1. Candidates: B ∈ `LOOP_BAR_COUNTS` (1, 2, 4, 8) whose tempo 240·B/duration lies within
  *    `LOOP_TEMPO_RANGE` (60–200 BPM, the range of the onsets engine).
- * 2. Grid fit: the onsets must sit on the 16th-note grid of that tempo (16 steps a bar), or on its
- *    8th-triplet grid (12 a bar: shuffles and swing). The grid phase is free (the weighted circular mean of
- *    the onsets modulo one step): it absorbs a constant detection latency and a loop cut a few ms early. An
- *    onset fits when it is within max(15 % of a step, 12 ms) of the grid; the candidate fits when the
- *    fitting onsets carry at least `MIN_GRID_FIT` (80 %) of the onset strength. Onsets placed at random
- *    fit a 16th grid by chance with probability ≈ 0.3 each, so four or more onsets all fitting by chance is
- *    rare (< 1 %); with fewer than `MIN_LOOP_ONSETS` onsets, or onsets spanning less than half the clip (a
- *    one-shot's flams), no loop tempo is inferred.
- * 3. Agreement with the onsets' own periodicity: when a tempo was detected from the onsets (the caller's
- *    estimate), a candidate must be within `OCTAVE_AGREEMENT` (5 %) of it times a power of two. A clip whose
- *    length happens to fit a grid but whose pulse says otherwise is not a loop of that length.
+ * 2. Grid fit: an onset in the first 30 ms (the clip's own start) is left out; at least `MIN_LOOP_ONSETS`
+ *    must remain, with no gap (around the wrap too) over `MAX_GAP` (3/8) of the clip, since a loop has
+ *    events all through it. The onsets must sit on the 16th-note grid of the candidate (16 steps a bar) or
+ *    on its 8th-triplet grid (12 a bar: shuffles and swing). The grid phase is free (the weighted circular
+ *    mean of the onsets modulo one step): it absorbs a detection latency (later for soft bass attacks)
+ *    and a loop cut a few ms early. An onset fits when it is within max(20 % of a step, 12 ms) of the
+ *    grid; the candidate fits when the fitting onsets carry at least `MIN_GRID_FIT` (80 %) of the squared
+ *    onset strength (squared, so the accents decide and the ripple a low note leaves in the onset
+ *    envelope counts little). Onsets at random fit a 16th grid with probability ≈ 0.4 each.
+ * 3. Agreement with the onsets' own periodicity: when the clip holds at least `MIN_VETO_BEATS` (8) beats
+ *    of the tempo detected from the onsets (the caller's estimate; on fewer it is unreliable), a candidate
+ *    must be within `OCTAVE_AGREEMENT` (5 %) of it times 2^k or 3·2^k (a 3-3-2 bass pattern pulses at 4/3
+ *    of the beat). A clip whose length happens to fit a grid but whose pulse says otherwise is not a loop
+ *    of that length (on the rendered takes of eval/real-audio/tempo-loops.ts, with silence around the
+ *    loop, measured before the start and gap rules: none got a loop-length tempo with the veto, 8 of 81
+ *    without it).
  * 4. Metrical level (half/double): the candidates left are an octave apart, all making the loop whole bars.
  *    The one inside the preferred range `PREFERRED_BPM` (70–180 BPM inclusive, where loops of nearly every
  *    genre are notated: hip-hop 70–100, house 120–128, drum and bass 160–180) is taken; estimators that
