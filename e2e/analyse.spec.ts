@@ -138,6 +138,8 @@ test('analyses a drum loop: tempo, loudness, grade, name, spectrogram, playback 
     expect(tempo).toBeCloseTo(onsets.body.tempo_bpm, 1);
     // Known values of the synthesized loop: a seamless 2-bar loop at 124 BPM of kick and hats.
     expect(Math.abs(tempo - BPM)).toBeLessThan(1);
+    // Two whole bars whose onsets fit their grid: the tempo comes from the loop length, and the strip says so.
+    await expect(page.getByTestId('tempo-source')).toHaveText(/from loop length \(2 bars\)/);
     expect(['S', 'A']).toContain(tier);
     expect(lufs).toBeGreaterThan(-30);
     expect(lufs).toBeLessThan(-15);

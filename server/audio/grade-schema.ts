@@ -94,9 +94,15 @@ export const gradeSchema = z
             .nullable()
             .describe('length_score × (0.75 + 0.25 × similarity_score) (either alone when the other is null); null when no tempo is found or not applicable'),
           ...applicability(),
-          detected_tempo_bpm: z.number().nullable().describe('Tempo of the onsets engine, BPM'),
+          detected_tempo_bpm: z.number().nullable().describe('Tempo of the onsets engine (its tempo_bpm), BPM'),
+          detected_tempo_source: z.enum(['onsets', 'loop_length']).nullable().describe('How the onsets engine found it (its tempo_source)'),
           tempo_bpm: z.number().nullable().describe('Tempo used: refined by a least-squares fit of the onsets to their metrical grid, else the detected one'),
-          tempo_source: z.enum(['onset_grid', 'detected']).nullable(),
+          tempo_source: z
+            .enum(['onset_grid', 'onsets', 'loop_length'])
+            .nullable()
+            .describe(
+              "'onset_grid': the detected tempo refined on the onsets' grid (only this one judges the length); else detected_tempo_source ('loop_length' makes the length whole bars by construction, so length_score is null). Before version 3 the unrefined value was 'detected'",
+            ),
           grid: z.enum(['16th', '8th_triplet', '8th', 'beat']).nullable().describe('Metrical grid the onsets were fitted to'),
           bar_s: z.number().nullable().describe('Bar length (4 beats), seconds'),
           bars: z.number().nullable().describe('duration_s / bar_s'),

@@ -288,6 +288,21 @@ describe('bar consistency', () => {
     }
   });
 
+  it('a one-bar loop (1.94 s, too short for the periodicity) gets its tempo from its length and is checked', () => {
+    const r = grade(cleanLoop({ bars: 1 }));
+    const b = r.sub_scores.bar_consistency;
+    expect(b.detected_tempo_source).toBe('loop_length');
+    expect(b.detected_tempo_bpm).toBeCloseTo(BPM, 1);
+    expect(b.whole_bars).toBe(1);
+    expect(b.score).not.toBeNull();
+    expect(Math.abs(b.length_error_ms!)).toBeLessThan(5);
+    // 37 ms too long: the length is judged on the onsets' own grid, not on the tempo the length gave.
+    const long = grade(cleanLoop({ bars: 1, extra: 0.037 }));
+    expect(long.sub_scores.bar_consistency.tempo_source).toBe('onset_grid');
+    expect(Math.abs(long.sub_scores.bar_consistency.length_error_ms! - 37)).toBeLessThan(5);
+    expect(codes(long)).toContain('not_whole_bars');
+  });
+
   it('a sound without a tempo is not scored on bars (null, weights renormalised)', () => {
     const tone = periodicSine(400, 800, 0.5);
     const r = grade([tone, tone]);

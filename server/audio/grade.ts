@@ -33,6 +33,7 @@
 import type { EngineSpec, StreamEngine, StreamFormat } from './engine.js';
 import { loudnessEngine, type LoudnessResult } from './loudness.js';
 import { onsetsEngine, type OnsetsResult } from './onsets.js';
+import type { TempoSource } from './dsp/loop-tempo.js';
 import type { Biquad } from './dsp/k-weighting.js';
 import {
   ampToDb,
@@ -260,9 +261,17 @@ export interface GradeResult {
       /** False when only the head of a longer file was graded: its length is not the loop's. */
       readonly applicable: boolean;
       readonly reason: string | null;
+      /** The onsets engine's tempo (its `tempo_bpm`). */
       readonly detected_tempo_bpm: number | null;
+      /** How the onsets engine found it: 'loop_length' or 'onsets' (its `tempo_source`). */
+      readonly detected_tempo_source: TempoSource | null;
       readonly tempo_bpm: number | null;
-      readonly tempo_source: 'onset_grid' | 'detected' | null;
+      /**
+       * 'onset_grid': the detected tempo refined on the onsets' grid; otherwise the detected tempo as it
+       * came ('loop_length' or 'onsets'). Only 'onset_grid' judges the length: a tempo taken from the loop
+       * length makes it whole bars by construction.
+       */
+      readonly tempo_source: 'onset_grid' | TempoSource | null;
       readonly grid: '16th' | '8th_triplet' | '8th' | 'beat' | null;
       readonly bar_s: number | null;
       readonly bars: number | null;
@@ -771,6 +780,7 @@ class GradeMeter implements StreamEngine<GradeResult> {
     const none = {
       score: null,
       detected_tempo_bpm: detected,
+      detected_tempo_source: ons.tempo_source,
       tempo_bpm: null,
       tempo_source: null,
       grid: null,
@@ -820,8 +830,9 @@ class GradeMeter implements StreamEngine<GradeResult> {
       report: {
         score,
         detected_tempo_bpm: detected,
+        detected_tempo_source: ons.tempo_source,
         tempo_bpm: round(60 / beat, 3),
-        tempo_source: refined ? 'onset_grid' : 'detected',
+        tempo_source: refined ? 'onset_grid' : ons.tempo_source,
         grid: refined ? GRID_NAMES[refined.subdivision as 4 | 3 | 2 | 1] : null,
         bar_s: round(barSeconds, 5),
         bars: round(barsFloat, 4),
@@ -898,7 +909,7 @@ const fmtDb = (amp: number): string => (amp > 0 ? ampToDb(amp).toFixed(1) : '-in
 /** Loop/one-shot quality grade (spec rule 11). `role` is a hint that picks the weight row (see ROLE_WEIGHTS). */
 export const gradeEngine: EngineSpec<{ role: string }, GradeResult> = {
   id: 'grade',
-  version: '2',
+  version: '3',
   needsTotalFrames: false,
   create(format, params) {
     return new GradeMeter(format, params.role ?? '');

@@ -106,19 +106,19 @@ describe('onsets engine on grooves with bass and pad (the voices of the benchmar
 describe('onsets engine edge cases', () => {
   it('has the engine contract fields', () => {
     expect(onsetsEngine.id).toBe('onsets');
-    expect(onsetsEngine.version).toBe('2');
+    expect(onsetsEngine.version).toBe('3');
     expect(onsetsEngine.needsTotalFrames).toBe(false);
   });
 
   it('finds no onsets and no tempo in silence', () => {
     const silence = new Float32Array(10 * 44100);
-    expect(analyse([silence, silence], 44100)).toEqual({ onsets: [], onset_count: 0, onset_rate: 0, tempo_bpm: null, full_track: true, duration_s: 10 });
+    expect(analyse([silence, silence], 44100)).toEqual({ onsets: [], onset_count: 0, onset_rate: 0, tempo_bpm: null, tempo_source: null, loop_bars: null, full_track: true, duration_s: 10 });
   });
 
   it('survives an empty stream', () => {
     const engine = onsetsEngine.create({ sampleRate: 48000, channels: 2, channelLayout: 'stereo', totalFrames: 0 }, {});
     engine.push(new Float32Array(0));
-    expect(engine.finish()).toEqual({ onsets: [], onset_count: 0, onset_rate: 0, tempo_bpm: null, full_track: true, duration_s: 0 });
+    expect(engine.finish()).toEqual({ onsets: [], onset_count: 0, onset_rate: 0, tempo_bpm: null, tempo_source: null, loop_bars: null, full_track: true, duration_s: 0 });
   });
 
   it.each([44100, 48000])('puts a single click at the right time (±10 ms) at %i Hz, with no tempo', (sampleRate) => {

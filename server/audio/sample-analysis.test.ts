@@ -129,6 +129,15 @@ describe('sample analysis: measurements', () => {
     }
   });
 
+  it('gives a one-bar loop (1.94 s) its tempo from its length; keeps the periodicity tempo for the role model', () => {
+    const loop = drumLoop({ bpm: 124, bars: 1, sampleRate: 44_100, pattern: 'straight16', leadIn: 0, tail: 0 });
+    const r = analyse(loop.channels, 44_100);
+    expect(r.loop.tempo_source).toBe('loop_length');
+    expect(r.loop.bars).toBe(1);
+    expect(r.loop.tempo_bpm).toBeCloseTo(124, 1);
+    expect(r.role_model.features['has_tempo']).toBe(r.loop.detected_tempo_bpm === null ? 0 : 1);
+  });
+
   it('measures a slow attack', () => {
     const sr = 44_100;
     const pad = harmonicTone(sr, 4, 220).map((v, i) => v * Math.min(1, i / sr / 1.5));

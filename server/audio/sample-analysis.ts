@@ -35,6 +35,7 @@ import {
   SpectralShape,
 } from './dsp/role-features.js';
 import { hannWindow } from './dsp/window.js';
+import { inferLoopTempo, type TempoSource } from './dsp/loop-tempo.js';
 import { estimateMixShares, explainRole, isMixture, MIX_CONFIDENCE_CAP, scoreRoleModel } from './role-model.js';
 import type { RoleMeasurements } from './role-model-features.js';
 import type { EngineSpec, StreamEngine, StreamFormat } from './engine.js';
@@ -153,11 +154,20 @@ export interface SampleAnalysisResult {
     /** Level of the last eighth of the clip (50 ms .. 0.5 s) against the median frame level, dB (null for silence); a one-shot's tail is far below. */
     readonly end_level_db: number | null;
     /**
-     * Beat tempo from the periodicity of the amplitude-onset curve (70–180 BPM), null when not periodic. A
-     * kick/snare backbeat above ~130 BPM may read at half tempo (still whole beats); /onsets and
-     * /features?rhythm=true choose the metrical level with accent channels.
+     * Beat tempo from the periodicity of the amplitude-onset curve (70–180 BPM, clips ≥ 1.5 s), null when not
+     * periodic. A kick/snare backbeat above ~130 BPM may read at half tempo. The role model's `has_tempo`
+     * reads this one (it was fitted on it).
+     */
+    readonly detected_tempo_bpm: number | null;
+    /**
+     * The tempo: from the loop length when the clip is 1, 2, 4 or 8 whole 4/4 bars whose amplitude onsets fit
+     * that grid (dsp/loop-tempo.ts), else detected_tempo_bpm.
      */
     readonly tempo_bpm: number | null;
+    /** 'loop_length', 'onsets' (= detected_tempo_bpm), or null without a tempo. */
+    readonly tempo_source: TempoSource | null;
+    /** Whole bars at tempo_bpm when tempo_source is 'loop_length', else null. */
+    readonly bars: number | null;
     /** Duration in beats at tempo_bpm. */
     readonly beats: number | null;
     /** beats within 0.1 of a whole number ≥ 2. */
@@ -706,7 +716,19 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
     const onsetCurve = new Float64Array(blocks.length);
     for (let i = rise; i < blocks.length; i++) onsetCurve[i] = Math.max(0, level[i]! - level[i - rise]!);
     const beat = duration >= 1.5 && onsetCount >= 3 ? beatPeriod(onsetCurve, 1 / blockSeconds) : null;
-    const tempo = beat && beat.strength >= 0.2 ? beat.bpm : null;
+    const detectedTempo = beat && beat.strength >= 0.2 ? beat.bpm : null;
+    // Onset times for the loop-length grid: peaks of the 5 ms onset curve (the 23 ms STFT hop of the flux
+    // onsets is too coarse for a 16th-note grid), at least a tenth of the largest rise, 30 ms apart.
+    let maxRise = 0;
+    for (let i = 0; i < onsetCurve.length; i++) maxRise = Math.max(maxRise, onsetCurve[i]!);
+    const risePeaks = maxRise > 0 ? pickPeaks(onsetCurve, 0.1 * maxRise, 6) : [];
+    const loopTempo = inferLoopTempo({
+      onsets: risePeaks.map((i) => i * blockSeconds),
+      strengths: risePeaks.map((i) => onsetCurve[i]!),
+      duration,
+      detectedBpm: detectedTempo,
+    });
+    const tempo = loopTempo ? loopTempo.bpm : null;
     const beats = tempo !== null ? (duration * tempo) / 60 : null;
     const beatError = beats !== null ? Math.abs(beats - Math.round(beats)) : 1;
     const wholeBeats = beats !== null && Math.round(beats) >= 2 && beatError <= 0.1;
@@ -768,7 +790,10 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
       loop: {
         halves_similarity: round(halvesSimilarity),
         end_level_db: endLevelDb === null ? null : round(endLevelDb, 2),
+        detected_tempo_bpm: detectedTempo === null ? null : round(detectedTempo, 2),
         tempo_bpm: tempo === null ? null : round(tempo, 2),
+        tempo_source: loopTempo ? loopTempo.source : null,
+        bars: loopTempo ? loopTempo.bars : null,
         beats: beats === null ? null : round(beats, 2),
         whole_beats: wholeBeats,
         score: round(loopScore),
@@ -776,7 +801,8 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
       },
     };
     const hpssRounded = round(hpss);
-    const modelInput: RoleMeasurements = { ...measurements, percussion: { hpss_percussive: hpssRounded, onset_count: onsetCount, onset_density: round(onsetDensity) } };
+    // The role model was fitted with has_tempo on the periodicity tempo: it keeps reading that one.
+    const modelInput: RoleMeasurements = { ...measurements, loop: { ...measurements.loop, tempo_bpm: measurements.loop.detected_tempo_bpm }, percussion: { hpss_percussive: hpssRounded, onset_count: onsetCount, onset_density: round(onsetDensity) } };
     const silent = !(this.sumSquares > 0);
     const model = scoreRoleModel(modelInput);
     const mixture = !silent && isMixture(modelInput);
@@ -843,7 +869,7 @@ export function capConfidence(p: Record<SampleRole, number>, cap: number): Recor
 
 export const sampleAnalysisEngine: EngineSpec<SampleAnalysisParams, SampleAnalysisResult> = {
   id: 'samples',
-  version: '2',
+  version: '3',
   needsTotalFrames: false,
   create(format, params): StreamEngine<SampleAnalysisResult> {
     return new SampleAnalyser(format, params);

@@ -84,7 +84,13 @@ export const sampleAnalysisSchema = z
     loop: z.object({
       halves_similarity: unit.describe("Similarity of the two halves' mean spectra (24 log bands), exp(−mean |ΔdB|/6), 0..1"),
       end_level_db: z.number().nullable().describe("Level of the last eighth of the clip (50 ms..0.5 s) against the median frame level, dB; far below 0 for a decayed one-shot; null for silence"),
-      tempo_bpm: z.number().nullable().describe('Beat tempo from the amplitude-onset curve (70–180 BPM); null when not periodic. A kick/snare backbeat above ~130 BPM may read at half tempo; /onsets chooses the metrical level with accent channels'),
+      detected_tempo_bpm: z
+        .number()
+        .nullable()
+        .describe('Beat tempo from the periodicity of the amplitude-onset curve (70–180 BPM, clips ≥ 1.5 s); null when not periodic. A kick/snare backbeat above ~130 BPM may read at half tempo. The role model reads this one (has_tempo)'),
+      tempo_bpm: z.number().nullable().describe("The tempo: 240 × bars / duration when the clip is 1, 2, 4 or 8 whole 4/4 bars whose onsets fit that grid (tempo_source 'loop_length'), else detected_tempo_bpm"),
+      tempo_source: z.enum(['onsets', 'loop_length']).nullable().describe("How tempo_bpm was found: 'loop_length', 'onsets' (= detected_tempo_bpm), or null"),
+      bars: z.number().int().nullable().describe("Whole 4/4 bars at tempo_bpm when tempo_source is 'loop_length', else null"),
       beats: z.number().nullable().describe('Duration in beats at tempo_bpm'),
       whole_beats: z.boolean().describe('beats within 0.1 of a whole number ≥ 2'),
       score: unit.describe('0.6·halves_similarity·ramp(end_level_db, −15, −6) + 0.4·beat fit (1 − |beats − round(beats)|/0.25)'),

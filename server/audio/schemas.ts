@@ -177,7 +177,17 @@ export const onsetsSchema = z
     onsets: z.array(z.number()).describe('Onset times in seconds'),
     onset_count: z.number(),
     onset_rate: z.number().describe('Onsets per second'),
-    tempo_bpm: z.number().nullable(),
+    tempo_bpm: z
+      .number()
+      .nullable()
+      .describe('Global tempo, BPM (60–200); null with fewer than 4 onsets, or under 2 s when the clip is not a loop of whole bars'),
+    tempo_source: z
+      .enum(['onsets', 'loop_length'])
+      .nullable()
+      .describe(
+        "How the tempo was found: 'loop_length' = 240 × loop_bars / duration, for a clip of 1, 2, 4 or 8 whole 4/4 bars whose onsets fit that grid (16ths or 8th triplets), the metrical level in 70–180 BPM; 'onsets' = the periodicity of the onsets; null without a tempo",
+      ),
+    loop_bars: z.number().int().nullable().describe("Whole 4/4 bars at tempo_bpm when tempo_source is 'loop_length', else null"),
     full_track: z.literal(true),
     duration_s: z.number(),
   })

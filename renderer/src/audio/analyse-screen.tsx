@@ -14,7 +14,7 @@ import { formatFixed } from './analyse/readouts';
 import { Pending, RequestList } from './analyse/request-status';
 import { NamePanel, RolePanel } from './analyse/role-name-panel';
 import { SpectrogramView, spectrogramWorker } from './analyse/spectrogram-view';
-import { tempoIsNone, tempoOf } from './analyse/tempo';
+import { tempoIsNone, tempoOf, tempoSourceOf } from './analyse/tempo';
 import { useAnalysis, type AnalysisState } from './analyse/use-analysis';
 import { WaveformView } from './analyse/waveform-view';
 import { formatClock } from './analyse/waveform-math';
@@ -38,6 +38,7 @@ function FileStrip({ state, onFiles }: { readonly state: AnalysisState; readonly
   const unknown = state.fileProblem ? '—' : '…';
   const chroma = requests.analyze.status === 'done' ? requests.analyze.result.features.chroma : null;
   const tempo = tempoOf(requests);
+  const tempoSource = tempoSourceOf(requests);
   const tempoKnown = tempo !== null || tempoIsNone(requests);
   const keyKnown = chroma !== null;
   const pending = (key: 'onsets' | 'analyze') => (requests[key].status === 'failed' || requests[key].status === 'skipped' ? 'not measured' : '…');
@@ -84,6 +85,12 @@ function FileStrip({ state, onFiles }: { readonly state: AnalysisState; readonly
                     {formatFixed(tempo, 1)}
                   </span>{' '}
                   <span className="muted">BPM</span>
+                  {tempoSource ? (
+                    <span className="muted small" data-testid="tempo-source">
+                      {' '}
+                      · {tempoSource}
+                    </span>
+                  ) : null}
                 </>
               )
             ) : (

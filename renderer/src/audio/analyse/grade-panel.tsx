@@ -1,6 +1,7 @@
 import type { GradeResult } from '../../api/audio';
 import { describeGradedLength } from '../grade/grade-request';
 import { formatFixed, formatPercent } from './readouts';
+import { describeTempoSource } from './tempo';
 
 type SubScores = GradeResult['sub_scores'];
 
@@ -31,7 +32,8 @@ function measurement(key: keyof SubScores, s: SubScores): string {
       if (b.tempo_bpm === null) return 'no tempo found';
       const bars = b.whole_bars === null ? '' : `${b.whole_bars} bar${b.whole_bars === 1 ? '' : 's'} at `;
       const error = b.length_error_ms === null ? '' : `, ${formatFixed(b.length_error_ms, 1)} ms off`;
-      return `${bars}${formatFixed(b.tempo_bpm, 1)} BPM${error}`;
+      const source = describeTempoSource(b.tempo_source, b.tempo_source === 'loop_length' ? b.whole_bars : null);
+      return `${bars}${formatFixed(b.tempo_bpm, 1)} BPM${source ? ` · ${source}` : ''}${error}`;
     }
     case 'level':
       return `${formatFixed(s.level.integrated_lufs, 1)} LUFS, ${formatFixed(s.level.true_peak_dbtp, 1)} dBTP${s.level.clip_runs > 0 ? `, ${s.level.clip_runs} clipped runs` : ''}`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AnalyzeResult, OnsetsResult } from '../../api/audio';
-import { tempoIsNone, tempoOf } from './tempo';
+import { describeTempoSource, tempoIsNone, tempoOf, tempoSourceOf } from './tempo';
 import type { RequestStates } from './use-analysis';
 
 type Requests = Pick<RequestStates, 'onsets' | 'analyze'>;
@@ -39,5 +39,25 @@ describe('tempoIsNone', () => {
     expect(tempoIsNone({ onsets: onsetsDone(null), analyze: running })).toBe(false);
     expect(tempoIsNone({ onsets: onsetsDone(null), analyze: analyzeDone(62) })).toBe(false);
     expect(tempoIsNone({ onsets: failed, analyze: failed })).toBe(false);
+  });
+});
+
+describe('how the tempo was found', () => {
+  const onsetsWith = (tempo: number | null, source: OnsetsResult['tempo_source'], bars: number | null): Requests['onsets'] => ({
+    status: 'done',
+    result: { tempo_bpm: tempo, tempo_source: source, loop_bars: bars } as OnsetsResult,
+    cache: 'miss',
+  });
+
+  it('names the loop length with its bars, or the onsets', () => {
+    expect(tempoSourceOf({ onsets: onsetsWith(124, 'loop_length', 1), analyze: running })).toBe('from loop length (1 bar)');
+    expect(tempoSourceOf({ onsets: onsetsWith(170, 'loop_length', 2), analyze: running })).toBe('from loop length (2 bars)');
+    expect(tempoSourceOf({ onsets: onsetsWith(123.9, 'onsets', null), analyze: running })).toBe('from the onsets');
+    expect(describeTempoSource('onset_grid', null)).toBe('from the onset grid');
+  });
+
+  it('says nothing when the strip shows no onsets tempo', () => {
+    expect(tempoSourceOf({ onsets: onsetsWith(null, null, null), analyze: analyzeDone(62) })).toBeNull();
+    expect(tempoSourceOf({ onsets: running, analyze: analyzeDone(62) })).toBeNull();
   });
 });

@@ -10,6 +10,20 @@ export function tempoOf(requests: TempoRequests): number | null {
   return onsets ?? rhythm;
 }
 
+/** How a tempo was found, in words: "from loop length (1 bar)", "from the onsets", "from the onset grid". */
+export function describeTempoSource(source: 'loop_length' | 'onsets' | 'onset_grid' | null, bars: number | null): string | null {
+  if (source === 'loop_length') return bars === null ? 'from loop length' : `from loop length (${bars} bar${bars === 1 ? '' : 's'})`;
+  if (source === 'onsets') return 'from the onsets';
+  if (source === 'onset_grid') return 'from the onset grid';
+  return null;
+}
+
+/** How the strip's tempo (`tempoOf`) was found; null when it is not the onsets answer's or there is none. */
+export function tempoSourceOf(requests: TempoRequests): string | null {
+  if (requests.onsets.status !== 'done' || requests.onsets.result.tempo_bpm === null) return null;
+  return describeTempoSource(requests.onsets.result.tempo_source, requests.onsets.result.loop_bars);
+}
+
 const settled = (state: RequestState<unknown>) => state.status === 'done' || state.status === 'failed' || state.status === 'skipped';
 
 /** True once the file has no tempo for sure: neither answer has one, at least one came, and none is still coming. */
