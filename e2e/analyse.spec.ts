@@ -122,6 +122,9 @@ test('analyses a drum loop: tempo, loudness, grade, name, spectrogram, playback 
     expect(lufs).toBeLessThan(-15);
     expect(name).toMatch(/^01_percs_[a-z-]+(_[a-z-]+)?$/);
     await expect(page.getByTestId('role')).toHaveText('Percs');
+    // Kick and hats have no key: the headline says so, with the reason.
+    await expect(page.getByTestId('key')).toHaveText('no key');
+    await expect(page.getByTestId('key-reason')).toHaveText(/^(no stable pitch: drums, noise or silence|no key fits clearly \(nearest: [A-G]#? (major|minor)\))$/);
     await expect(page.getByRole('region', { name: 'File' })).toContainText('Mono');
     await expect(page.getByRole('region', { name: 'File' })).toContainText('44.1 kHz');
   });
