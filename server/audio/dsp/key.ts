@@ -98,7 +98,7 @@ export type KeyReason = 'no_pitched_content' | 'low_confidence';
  * Thresholds of `judgeKey`, calibrated (eval/key/eval-key.ts, bench/RESULTS.md) on the hydrogen-drumkits
  * kick, snare, clap, hat and cymbal one-shots and the I–IV–V–I / i–iv–V–i progressions rendered from the
  * FluidR3 and TimGM6mb sound fonts; sonic-pi-samples and the MuseScore General font were kept for the report.
- * - MIN_TONAL_STABILITY: noise has frame profiles that do not repeat (white noise about 0.1, drums 0.07–0.9,
+ * - MIN_TONAL_STABILITY: noise has frame profiles that do not repeat (2 s of white noise 0.30, drums 0.07–0.9,
  *   median 0.5); held chords 0.9. Below 0.35 nothing is held long enough to be a pitch.
  * - MIN_KEY_CORRELATION: the best of 24 correlations of a random profile is high by chance (drum one-shots:
  *   median 0.58, 95th percentile 0.8); the rendered progressions fit their key at 0.77–0.97 (5th
