@@ -59,7 +59,7 @@ export const featuresChromaSchema = z
       .nullable()
       .describe('The best-fitting key even when key is withheld (equal to key and mode when given); null without a pitch-class profile'),
     key_confidence: unit.describe('(r1 − r2)/(1 − r2) for the correlations r1, r2 of the best and second key, 0..1: 0 a tie with the runner-up, 1 a perfect profile match'),
-    tonal_stability: unit.describe('Mean Pearson correlation of the pitch-class profiles of consecutive frames, 0..1: about 0 for noise, near 1 for held notes and chords'),
+    tonal_stability: unit.describe('Mean Pearson correlation of the pitch-class profiles of consecutive frames, 0..1: white noise about 0.3, held notes and chords near 1; below 0.35 the key is withheld (no_pitched_content)'),
     key_correlation: z.number().min(-1).max(1).nullable().describe('Pearson correlation of the mean chroma with the best key profile, -1..1'),
     runner_up: z
       .object({ key: pitchClassSchema, mode: modeSchema, correlation: z.number().min(-1).max(1).describe('Pearson correlation, -1..1') })
