@@ -157,6 +157,9 @@ test('analyses a drum loop: tempo, loudness, grade, name, spectrogram, playback 
     expect(role.mixture).toBe(false);
     await expect(page.getByTestId('role-mixture')).toHaveCount(0);
     await expect(page.getByRole('list', { name: 'Every role' }).getByRole('listitem')).toHaveCount(5);
+    // Kick and hats have no key: the headline says so, with the reason.
+    await expect(page.getByTestId('key')).toHaveText('no key');
+    await expect(page.getByTestId('key-reason')).toHaveText(/^(no stable pitch: drums, noise or silence|no key fits clearly \(nearest: [A-G]#? (major|minor)\))$/);
     await expect(page.getByRole('region', { name: 'File' })).toContainText('Mono');
     await expect(page.getByRole('region', { name: 'File' })).toContainText('44.1 kHz');
   });

@@ -48,9 +48,18 @@ export const featuresChromaSchema = z
   .object({
     mean: z.object(Object.fromEntries(PITCH_CLASSES.map((pc) => [pc, unit])) as Record<(typeof PITCH_CLASSES)[number], typeof unit>).describe('Mean chroma per pitch class, 0..1 (the largest is 1); from interpolated spectral peaks 60 Hz–5 kHz with harmonic suppression and tuning correction'),
     tuning_cents: z.number().min(-50).max(50).describe('Deviation of the reference pitch from A4 = 440 Hz, cents'),
-    key: pitchClassSchema.nullable().describe('Tonic of the Krumhansl–Schmuckler key (Pearson correlation with the Krumhansl–Kessler profiles); null without tonal content'),
-    mode: modeSchema.nullable(),
+    key: pitchClassSchema.nullable().describe('Tonic of the Krumhansl–Schmuckler key (Pearson correlation with the Krumhansl–Kessler profiles); null when key_reason says why there is none'),
+    mode: modeSchema.nullable().describe('major or minor; null with key'),
+    key_reason: z
+      .enum(['no_pitched_content', 'low_confidence'])
+      .nullable()
+      .describe('Why key is null: no_pitched_content (silence, flat chroma, or tonal_stability < 0.35: drums, noise), low_confidence (best key correlation < 0.78 or key_confidence < 0.02: no key fits clearly, e.g. a single note or pitch class); null when a key is given'),
+    best_guess: z
+      .object({ key: pitchClassSchema, mode: modeSchema, correlation: z.number().min(-1).max(1).describe('Pearson correlation, -1..1') })
+      .nullable()
+      .describe('The best-fitting key even when key is withheld (equal to key and mode when given); null without a pitch-class profile'),
     key_confidence: unit.describe('(r1 − r2)/(1 − r2) for the correlations r1, r2 of the best and second key, 0..1: 0 a tie with the runner-up, 1 a perfect profile match'),
+    tonal_stability: unit.describe('Mean Pearson correlation of the pitch-class profiles of consecutive frames, 0..1: white noise about 0.3, held notes and chords near 1; below 0.35 the key is withheld (no_pitched_content)'),
     key_correlation: z.number().min(-1).max(1).nullable().describe('Pearson correlation of the mean chroma with the best key profile, -1..1'),
     runner_up: z
       .object({ key: pitchClassSchema, mode: modeSchema, correlation: z.number().min(-1).max(1).describe('Pearson correlation, -1..1') })

@@ -123,6 +123,37 @@ describe('features engine: key detection (Krumhansl–Schmuckler on peak chroma)
   });
 });
 
+describe('features engine: key only when there is one (dsp/key.ts judgeKey)', () => {
+  it('white noise: no key, no_pitched_content (its frame profiles do not repeat)', () => {
+    const rand = seededNoise(3);
+    const r = analyse([Float32Array.from({ length: 2 * SR }, () => 0.3 * rand())]).chroma;
+    expect(r.tonal_stability).toBeLessThan(0.35);
+    expect(r.key).toBeNull();
+    expect(r.mode).toBeNull();
+    expect(r.key_reason).toBe('no_pitched_content');
+    // The best guess stays visible.
+    expect(r.best_guess).not.toBeNull();
+  });
+
+  it('a held C major triad (C4 E4 G4, 6 harmonics ×0.6): C major, no reason', () => {
+    const x = new Float64Array(3 * SR);
+    for (const m of [60, 64, 67]) addTone(x, 0, x.length, m, 0.2, 0.6);
+    const r = analyse([Float32Array.from(x)]).chroma;
+    expect(r.tonal_stability).toBeGreaterThan(0.9);
+    expect(`${r.key} ${r.mode}`).toBe('C major');
+    expect(r.key_reason).toBeNull();
+    expect(r.best_guess).toEqual({ key: 'C', mode: 'major', correlation: r.key_correlation });
+  });
+
+  it('a pure 1 kHz sine: stable but one pitch class (B), which is a note, not a key: low_confidence', () => {
+    const r = analyse([sine(SR, 2, 1000, 0.5)]).chroma;
+    expect(r.tonal_stability).toBeGreaterThan(0.9);
+    expect(r.key).toBeNull();
+    expect(r.key_reason).toBe('low_confidence');
+    expect(r.best_guess!.key).toBe('B');
+  });
+});
+
 // ---------------------------------------------------------------------------------------------------
 // Spectral features on known signals.
 

@@ -49,7 +49,7 @@ import {
   ZeroCrossingCounter,
 } from './dsp/spectral-features.js';
 import { PeakChroma, PITCH_CLASSES, type PitchClass } from './dsp/chroma.js';
-import { estimateKey, type Mode } from './dsp/key.js';
+import { estimateKey, judgeKey, type KeyReason, type Mode } from './dsp/key.js';
 import { envelopeFeatures, RmsEnvelope } from './dsp/envelope.js';
 import { beatStrength, melFluxEnvelope, pulseClarity, smoothEnvelope } from './dsp/rhythm-features.js';
 
@@ -110,11 +110,17 @@ export interface ChromaFeatures {
   readonly mean: Record<PitchClass, number>;
   /** Deviation of the reference pitch from A4 = 440 Hz, cents (−50..50). */
   readonly tuning_cents: number;
-  /** Tonic of the Krumhansl–Schmuckler key; null without tonal content (flat chroma). */
+  /** Tonic of the Krumhansl–Schmuckler key; null when `key_reason` says why there is none. */
   readonly key: PitchClass | null;
   readonly mode: Mode | null;
+  /** Why `key` is null (dsp/key.ts `judgeKey`): no stable pitch content, or no key fits clearly; null with a key. */
+  readonly key_reason: KeyReason | null;
+  /** The best-fitting key even when it is withheld (null only without a pitch-class profile). */
+  readonly best_guess: RunnerUpKey | null;
   /** 0..1: (r₁ − r₂)/(1 − r₂) of the correlations of the best and second key (0 a tie, 1 a perfect match). */
   readonly key_confidence: number;
+  /** 0..1: mean correlation of the pitch-class profiles of consecutive frames (white noise about 0.3, a held chord about 0.9). */
+  readonly tonal_stability: number;
   /** Pearson correlation of the mean chroma with the best key's profile, −1..1. */
   readonly key_correlation: number | null;
   /** The second-best key. */
@@ -186,7 +192,7 @@ export const FEATURE_UNITS = {
     zero_crossing_rate: 'crossings per sample, 0..1',
   },
   mfcc: { mean: 'dB (cepstral)', std: 'dB (cepstral)' },
-  chroma: { mean: '0..1', tuning_cents: 'cents', key: 'pitch class', mode: 'major | minor', key_confidence: '0..1', key_correlation: '-1..1', runner_up: 'key, mode, correlation -1..1' },
+  chroma: { mean: '0..1', tuning_cents: 'cents', key: 'pitch class', mode: 'major | minor', key_reason: 'no_pitched_content | low_confidence', best_guess: 'key, mode, correlation -1..1', key_confidence: '0..1', tonal_stability: '0..1', key_correlation: '-1..1', runner_up: 'key, mode, correlation -1..1' },
   envelope: { attack_s: 's', decay_s: 's', sustain_level: '0..1', temporal_centroid_s: 's', crest_db: 'dB', dynamic_range_db: 'dB' },
   rhythm: { tempo_bpm: 'BPM', onset_rate_per_s: '1/s', beat_strength: 'ratio (1 = no beat emphasis)', pulse_clarity: '0..1' },
 } as const;
@@ -481,6 +487,7 @@ class FeaturesAnalysis {
     // Chroma and key.
     const chroma = this.chroma.finish();
     const key = estimateKey(chroma.chroma);
+    const judged = judgeKey(key, chroma.stability);
     const chromaMean = {} as Record<PitchClass, number>;
     PITCH_CLASSES.forEach((pc, i) => (chromaMean[pc] = r3(chroma.chroma[i]!)));
 
@@ -511,9 +518,12 @@ class FeaturesAnalysis {
       chroma: {
         mean: chromaMean,
         tuning_cents: r ? roundTo(1)(chroma.tuningCents) : chroma.tuningCents,
-        key: key ? key.best.key : null,
-        mode: key ? key.best.mode : null,
+        key: judged.key ? judged.key.key : null,
+        mode: judged.key ? judged.key.mode : null,
+        key_reason: judged.reason,
+        best_guess: key ? { key: key.best.key, mode: key.best.mode, correlation: r3(key.best.correlation) } : null,
         key_confidence: key ? r3(key.confidence) : 0,
+        tonal_stability: r3(chroma.stability),
         key_correlation: key ? r3(key.best.correlation) : null,
         runner_up: key ? { key: key.runnerUp.key, mode: key.runnerUp.mode, correlation: r3(key.runnerUp.correlation) } : null,
       },

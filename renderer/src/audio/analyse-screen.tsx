@@ -103,7 +103,14 @@ function FileStrip({ state, onFiles }: { readonly state: AnalysisState; readonly
           <dd>
             {keyKnown && chroma ? (
               chroma.key === null ? (
-                <span className="an-placeholder muted">none</span>
+                <>
+                  <span className="an-placeholder muted" data-testid="key">
+                    no key
+                  </span>
+                  <span className="an-key-confidence small muted" data-testid="key-reason">
+                    {noKeyReason(chroma)}
+                  </span>
+                </>
               ) : (
                 <>
                   <span className="an-huge" data-testid="key">
@@ -251,4 +258,11 @@ export function AnalyseScreen() {
       </Panel>
     </div>
   );
+}
+
+/** Why the key is withheld, in words (the API's key_reason), with the best guess when there is a profile. */
+function noKeyReason(chroma: { key_reason: 'no_pitched_content' | 'low_confidence' | null; best_guess: { key: string; mode: string } | null }): string {
+  const guess = chroma.best_guess ? ` (nearest: ${chroma.best_guess.key} ${chroma.best_guess.mode})` : '';
+  if (chroma.key_reason === 'low_confidence') return `no key fits clearly${guess}`;
+  return 'no stable pitch: drums, noise or silence';
 }

@@ -63,6 +63,11 @@ export interface ChromaResult {
   readonly tuningCents: number;
   /** Frames that contributed (had at least one peak). */
   readonly frames: number;
+  /**
+   * Mean Pearson correlation of the 12-class profiles of consecutive contributing frames, 0..1 (negative
+   * means count as 0); 0 with fewer than two frames. See `PeakChroma`.
+   */
+  readonly stability: number;
 }
 
 /**
@@ -93,6 +98,11 @@ export class PeakChroma {
   private readonly sum = new Float64Array(FINE);
   private readonly frameHist = new Float64Array(FINE);
   private frames = 0;
+  /** This and the previous contributing frame's 12-class profile, and the running sum of their correlations. */
+  private classes = new Float64Array(12);
+  private prevClasses = new Float64Array(12);
+  private stabilitySum = 0;
+  private stabilityPairs = 0;
   /** The current frame's peaks: MIDI pitch (fractional) and linear amplitude. */
   private readonly pitch: Float64Array;
   private readonly amp: Float64Array;
@@ -178,17 +188,29 @@ export class PeakChroma {
     if (!(total > 0)) return false;
     const inv = 1 / total;
     const sum = this.sum;
+    const classes = this.classes;
+    classes.fill(0);
     for (let b = 0; b < FINE; b++) {
       sum[b] = sum[b]! + frameHist[b]! * inv;
+      // Nearest class without the tuning correction (unknown until the end): a half-semitone fold.
+      const c = Math.round(b / RES) % 12;
+      classes[c] = classes[c]! + frameHist[b]!;
       frameHist[b] = 0;
     }
+    if (this.frames > 0) {
+      this.stabilitySum += Math.max(0, pearson12(classes, this.prevClasses));
+      this.stabilityPairs++;
+    }
+    this.classes = this.prevClasses;
+    this.prevClasses = classes;
     this.frames++;
     return true;
   }
 
   finish(): ChromaResult {
     const chroma = new Float64Array(12);
-    if (this.frames === 0) return { chroma, tuningCents: 0, frames: 0 };
+    const stability = this.stabilityPairs > 0 ? this.stabilitySum / this.stabilityPairs : 0;
+    if (this.frames === 0) return { chroma, tuningCents: 0, frames: 0, stability };
     const h = this.sum;
     let re = 0;
     let im = 0;
@@ -211,6 +233,29 @@ export class PeakChroma {
     let max = 0;
     for (let i = 0; i < 12; i++) if (chroma[i]! > max) max = chroma[i]!;
     if (max > 0) for (let i = 0; i < 12; i++) chroma[i] = chroma[i]! / max;
-    return { chroma, tuningCents: 100 * delta, frames: this.frames };
+    return { chroma, tuningCents: 100 * delta, frames: this.frames, stability };
   }
+}
+
+/** Pearson correlation of two 12-vectors; 0 when either is constant. */
+function pearson12(a: Float64Array, b: Float64Array): number {
+  let ma = 0;
+  let mb = 0;
+  for (let i = 0; i < 12; i++) {
+    ma += a[i]!;
+    mb += b[i]!;
+  }
+  ma /= 12;
+  mb /= 12;
+  let sab = 0;
+  let saa = 0;
+  let sbb = 0;
+  for (let i = 0; i < 12; i++) {
+    const x = a[i]! - ma;
+    const y = b[i]! - mb;
+    sab += x * y;
+    saa += x * x;
+    sbb += y * y;
+  }
+  return saa > 0 && sbb > 0 ? sab / Math.sqrt(saa * sbb) : 0;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { estimateKey, keyCorrelations, KRUMHANSL_MAJOR, KRUMHANSL_MINOR, pearson } from './key.js';
+import { estimateKey, judgeKey, keyCorrelations, KRUMHANSL_MAJOR, KRUMHANSL_MINOR, MIN_KEY_CORRELATION, MIN_TONAL_STABILITY, pearson } from './key.js';
 import { PITCH_CLASSES } from './chroma.js';
 
 const rotate = (profile: readonly number[], tonic: number) => Array.from({ length: 12 }, (_, pc) => profile[(pc - tonic + 12) % 12]!);
@@ -39,5 +39,24 @@ describe('Krumhansl–Schmuckler key estimation', () => {
   it('has no key for a flat or empty chroma', () => {
     expect(estimateKey(new Array(12).fill(0.5))).toBeNull();
     expect(estimateKey(new Array(12).fill(0))).toBeNull();
+  });
+});
+
+describe('judgeKey: a key only with stable pitch content and a clear fit', () => {
+  const cMajor = estimateKey(rotate(KRUMHANSL_MAJOR, 0))!;
+  it('answers the profile key when the frames are stable', () => {
+    expect(judgeKey(cMajor, 0.9)).toEqual({ key: cMajor.best, reason: null });
+  });
+  it('no_pitched_content below the stability threshold or without a profile', () => {
+    expect(judgeKey(cMajor, MIN_TONAL_STABILITY - 0.01)).toEqual({ key: null, reason: 'no_pitched_content' });
+    expect(judgeKey(null, 1)).toEqual({ key: null, reason: 'no_pitched_content' });
+  });
+  it('low_confidence for one pitch class (its major and minor key tie) and for a poor fit', () => {
+    const single = estimateKey([1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])!;
+    expect(single.best.correlation).toBeLessThan(MIN_KEY_CORRELATION);
+    expect(judgeKey(single, 1)).toEqual({ key: null, reason: 'low_confidence' });
+    // A chromatic-cluster profile: every class alike but one.
+    const poor = estimateKey([1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0.5])!;
+    expect(judgeKey(poor, 1).reason).toBe('low_confidence');
   });
 });

@@ -49,6 +49,7 @@ export const analyseFile: AnalyseFile = async (file, index, { token, signal, onP
     key: chroma.key,
     mode: chroma.mode,
     keyConfidence: chroma.key_confidence,
+    keyReason: chroma.key_reason,
     suggestedName: naming.name,
   };
 };

@@ -30,6 +30,8 @@ export interface BatchResult {
   readonly key: string | null;
   readonly mode: KeyMode | null;
   readonly keyConfidence: number;
+  /** Why key is null (the API's key_reason); absent in results stored before it was reported. */
+  readonly keyReason?: 'no_pitched_content' | 'low_confidence' | null;
   readonly suggestedName: string;
 }
 

@@ -34,6 +34,6 @@ export function missingReason(column: 'lufs' | 'clipLufs' | 'truePeak' | 'tempo'
     case 'tempo':
       return 'Too few onsets for a tempo';
     case 'key':
-      return result.mode === null ? 'No tonal content' : 'No key';
+      return result.keyReason === 'low_confidence' ? 'No key fits clearly' : 'No stable pitch (drums, noise or silence)';
   }
 }
