@@ -20,16 +20,16 @@ import { createIdentityService } from './auth/identity.js';
 import { Meter } from './auth/metering.js';
 import { createUsageRepo } from './auth/usage-repo.js';
 import { hooksMayTargetPrivate, type Config } from './config/load-config.js';
-import { defaultArchiveLimits } from './hosting/archive.js';
+import { defaultArchiveLimits } from './shared/tar-archive.js';
 import { resolveGit } from './hosting/git/git-path.js';
-import { HookService } from './hosting/hooks.js';
-import { createHooksRepo } from './hosting/hooks-repo.js';
-import { createBadgesRepo } from './hosting/badges-repo.js';
-import { createNotificationsRepo } from './hosting/notifications-repo.js';
-import { createExportsRepo } from './hosting/exports-repo.js';
-import { createProjectsRepo } from './hosting/projects-repo.js';
-import { reconcileRepositories } from './hosting/reconcile-repositories.js';
-import { setUpProjects } from './hosting/set-up-projects.js';
+import { HookService } from './hosting/hooks/hooks.js';
+import { createHooksRepo } from './hosting/hooks/hooks-repo.js';
+import { createBadgesRepo } from './hosting/badges/badges-repo.js';
+import { createNotificationsRepo } from './hosting/notifications/notifications-repo.js';
+import { createExportsRepo } from './hosting/import-export/exports-repo.js';
+import { createProjectsRepo } from './hosting/projects/projects-repo.js';
+import { reconcileRepositories } from './hosting/projects/reconcile-repositories.js';
+import { setUpProjects } from './hosting/projects/set-up-projects.js';
 import { answerClientErrorsAsJson } from './http/client-errors.js';
 import { handleExpectContinue } from './http/expect-continue.js';
 import { createLogger, type Logger } from './http/logger.js';
@@ -117,7 +117,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const jobs = new JobRunner(jobsRepo, handlers, webhooks, log, config.jobConcurrency);
     undo.push(() => jobs.stop());
     const sources = sourcesSetup.connect(jobs);
-    const { projects, actions: projectActions, exports, imports } = projectsSetup.connect(jobs);
+    const { projects, actions: projectActions, queries: projectQueries, exports, imports } = projectsSetup.connect(jobs);
     // Before any request or job: no repository without a project, no project without a repository.
     await reconcileRepositories(projects, log);
     // Payload links need the server's URL, known once it listens (or the configured public URL).
@@ -137,7 +137,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const auth = createAuthGuard(identity, new FailedAuthLimiter({ failures: config.authFailLimit, windowS: config.authFailWindowS, blockS: config.authFailBlockS, exemptLoopback: config.authFailExemptLoopback }));
     const app = createApp({
       audio: { version, identity, auth, meter, jobs, tools: { ffmpeg, git }, maxJsonKb: config.maxJsonKb, analysis, uploads, sources, accelRedirect: config.accelRedirect, log },
-      hosting: { version, identity, auth, meter, publicUrl: config.publicUrl, maxJsonKb: config.maxJsonKb, projects, projectActions, badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), hooks, exports, imports, uploads, log },
+      hosting: { version, identity, auth, meter, publicUrl: config.publicUrl, maxJsonKb: config.maxJsonKb, projects, projectActions, projectQueries, badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), hooks, exports, imports, uploads, log },
       repositories: { projects, auth, gitPath, log, onPush: (push) => hooks.firePush(push.project, push.identity.user, push.refUpdates) },
       rendererDir: options.rendererDir === undefined ? findRendererDir() : options.rendererDir,
       allowedHosts: config.allowedHosts,

@@ -30,16 +30,16 @@ import type { AnalysisBudget } from '../audio/task-deadline.js';
 import { sourceJobType } from '../audio/sources/source-job.js';
 import { createSourcesRepo } from '../audio/sources/sources-repo.js';
 import { setUpSources } from '../audio/sources/set-up-sources.js';
-import { HookService, type HookDeliveryOptions } from '../hosting/hooks.js';
-import { createHooksRepo } from '../hosting/hooks-repo.js';
-import { createBadgesRepo } from '../hosting/badges-repo.js';
-import { createNotificationsRepo } from '../hosting/notifications-repo.js';
-import type { ArchiveLimits } from '../hosting/archive.js';
-import { createExportsRepo } from '../hosting/exports-repo.js';
-import { createProjectsRepo } from '../hosting/projects-repo.js';
-import { setUpProjects } from '../hosting/set-up-projects.js';
-import type { ProjectService } from '../hosting/projects.js';
-import type { RepositoryRouteDeps } from '../hosting/repository-routes.js';
+import { HookService, type HookDeliveryOptions } from '../hosting/hooks/hooks.js';
+import { createHooksRepo } from '../hosting/hooks/hooks-repo.js';
+import { createBadgesRepo } from '../hosting/badges/badges-repo.js';
+import { createNotificationsRepo } from '../hosting/notifications/notifications-repo.js';
+import type { ArchiveLimits } from '../shared/tar-archive.js';
+import { createExportsRepo } from '../hosting/import-export/exports-repo.js';
+import { createProjectsRepo } from '../hosting/projects/projects-repo.js';
+import { setUpProjects } from '../hosting/projects/set-up-projects.js';
+import type { ProjectService } from '../hosting/projects/projects.js';
+import type { RepositoryRouteDeps } from '../hosting/git/repository-routes.js';
 import type { HostingDeps } from '../hosting/routes.js';
 
 /** A logger that keeps what it is told, for assertions. */
@@ -133,7 +133,7 @@ export async function startTestApp(options: {
   const projectsSetup = setUpProjects({ repo: createProjectsRepo(store), exportsRepo: createExportsRepo(store), identity, dataDir, gitPath: 'git', allowPrivate: options.sources?.allowPrivate ?? true, importLimits: options.importLimits });
   const handlers = new Map([[sourceJobType, sourcesSetup.handler], ...projectsSetup.handlers, ...(options.jobHandlers ?? [])]);
   const jobs = new JobRunner(jobsRepo, handlers, webhooks, log, options.jobConcurrency ?? 1);
-  const { projects, actions: projectActions, exports, imports } = projectsSetup.connect(jobs);
+  const { projects, actions: projectActions, queries: projectQueries, exports, imports } = projectsSetup.connect(jobs);
   let appUrl = '';
   const hooks = new HookService(createHooksRepo(store), projects, { gitPath: 'git', allowPrivate: options.hooks?.allowPrivate ?? options.sources?.allowPrivate ?? true, resolve: options.hooks?.resolve, version: '0.0.0-test', baseUrl: () => appUrl, log, delivery: { backoffMs: 20, timeoutMs: 2000, ...options.hookDelivery } });
   const admin = await identity.createUser({ username: 'root', name: 'Administrator', email: 'root@example.com', admin: true });
@@ -143,7 +143,7 @@ export async function startTestApp(options: {
   const auth = createAuthGuard(identity, new FailedAuthLimiter(options.failedAuth ?? { ...defaultFailedAuthLimits, failures: 0 }));
   const uploads = { tmpDir: path.join(dataDir, 'tmp'), maxBytes: options.maxUploadBytes ?? 64 * 1024 * 1024 };
   const audioDeps: AudioDeps = { version: '0.0.0-test', identity, auth, meter, jobs, tools: { ffmpeg: null, git: null }, maxJsonKb: 64, analysis, uploads, sources: sourcesSetup.connect(jobs), accelRedirect: options.accelRedirect ?? null, log };
-  const hostingDeps: HostingDeps = { version: '0.0.0-test', identity, auth, meter, publicUrl: options.publicUrl ?? null, maxJsonKb: 64, projects, projectActions, badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), hooks, exports, imports, uploads, log };
+  const hostingDeps: HostingDeps = { version: '0.0.0-test', identity, auth, meter, publicUrl: options.publicUrl ?? null, maxJsonKb: 64, projects, projectActions, projectQueries, badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), hooks, exports, imports, uploads, log };
   const repositoryDeps: RepositoryRouteDeps = { projects, auth, gitPath: 'git', log, onPush: (push) => hooks.firePush(push.project, push.identity.user, push.refUpdates) };
   const app = createApp({ audio: audioDeps, hosting: hostingDeps, repositories: repositoryDeps, rendererDir: options.rendererDir ?? null, trustProxy: options.trustProxy ?? null });
   const server: Server = await new Promise((resolve) => {
