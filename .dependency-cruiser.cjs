@@ -44,13 +44,20 @@ module.exports = {
     },
     {
       name: 'only-repositories-touch-the-store',
-      comment: 'Only *-repo.ts modules (and the composition roots) import server/store.',
+      comment: 'Only *-repo.ts modules (and the composition roots: start-server, build-services) import server/store.',
       severity: 'error',
       from: {
         path: '^server/',
-        pathNot: '^server/store/|-repo\\.ts$|\\.test\\.ts$|/test-support/|^server/(start-server|app|cli|main)\\.ts$',
+        pathNot: '^server/store/|-repo\\.ts$|\\.test\\.ts$|/test-support/|^server/(start-server|build-services|app|cli|main)\\.ts$',
       },
       to: { path: '^server/store/', pathNot: '^server/store/schema\\.ts$' },
+    },
+    {
+      name: 'hosting-routes-go-through-services',
+      comment: 'Hosting route files (routes.ts, <family>-routes.ts, request.ts) reach records through services, never a *-repo.ts module.',
+      severity: 'error',
+      from: { path: ['^server/hosting/[a-z-]*(routes|request)[.]ts$', '^server/hosting/[a-z-]+/[a-z-]*routes[.]ts$'] },
+      to: { path: '-repo\\.ts$' },
     },
     {
       name: 'renderer-types-only-from-api-types',

@@ -8,7 +8,7 @@ import { AppError } from '../http/errors.js';
 import { parseJsonBodies } from '../http/json-body.js';
 import type { Logger } from '../http/logger.js';
 import { mountBadgeRoutes } from './badges/badge-routes.js';
-import type { BadgesRepo } from './badges/badges-repo.js';
+import type { BadgeService } from './badges/badges.js';
 import { gitlabCompatibleVersion } from './gitlab-version.js';
 import { mountHookRoutes } from './hooks/hook-routes.js';
 import type { HookService } from './hooks/hooks.js';
@@ -16,8 +16,7 @@ import { mountExportRoutes } from './import-export/export-routes.js';
 import type { ProjectExportService } from './import-export/project-export.js';
 import type { ProjectImportService } from './import-export/project-import.js';
 import { mountNotificationRoutes } from './notifications/notification-routes.js';
-import { groupNotificationLevelOf, notificationLevelOf } from './notifications/notification-settings.js';
-import type { NotificationsRepo } from './notifications/notifications-repo.js';
+import type { NotificationSettingsService } from './notifications/notification-settings.js';
 import { presentHostingError } from './present.js';
 import type { ProjectActions } from './projects/project-actions.js';
 import type { ProjectQueries } from './projects/project-queries.js';
@@ -41,8 +40,8 @@ export interface HostingDeps {
   readonly projects: ProjectService;
   readonly projectActions: ProjectActions;
   readonly projectQueries: ProjectQueries;
-  readonly badges: BadgesRepo;
-  readonly notifications: NotificationsRepo;
+  readonly badges: BadgeService;
+  readonly notifications: NotificationSettingsService;
   readonly hooks: HookService;
   readonly exports: ProjectExportService;
   readonly imports: ProjectImportService;
@@ -99,7 +98,7 @@ export function createHostingRouter(deps: HostingDeps): Router {
   mountNamespaceRoutes(router, { identity, queries: deps.projectQueries, links });
   // Before the project routes, so `/projects/import` is never read as `/projects/:id`.
   mountExportRoutes(router, { projects: deps.projects, exports: deps.exports, imports: deps.imports, tmpDir: deps.uploads.tmpDir, links });
-  mountProjectRoutes(router, { projects: deps.projects, actions: deps.projectActions, queries: deps.projectQueries, uploads: deps.uploads, links, onProjectRemoved: (projectId) => deps.exports.forget(projectId), notificationLevels: (userId, project) => ({ project: notificationLevelOf(deps.notifications, userId, project), group: groupNotificationLevelOf(deps.notifications, userId, project.namespaceId) }) });
+  mountProjectRoutes(router, { projects: deps.projects, actions: deps.projectActions, queries: deps.projectQueries, uploads: deps.uploads, links, onProjectRemoved: (projectId) => deps.exports.forget(projectId), notificationLevels: (userId, project) => deps.notifications.levelsFor(userId, project) });
   mountBadgeRoutes(router, { projects: deps.projects, badges: deps.badges, links });
   mountNotificationRoutes(router, { projects: deps.projects, notifications: deps.notifications });
   mountHookRoutes(router, { projects: deps.projects, hooks: deps.hooks, links });

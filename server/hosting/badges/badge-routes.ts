@@ -1,8 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import { paginate } from '../../http/pagination.js';
 import type { GroupRecord } from '../../store/schema.js';
-import { BadgeService, presentBadge, presentBadgeRender, type BadgeInput } from './badges.js';
-import type { BadgesRepo } from './badges-repo.js';
+import { presentBadge, presentBadgeRender, type BadgeInput, type BadgeService } from './badges.js';
 import { Params } from '../params.js';
 import type { ProjectService } from '../projects/projects.js';
 import { paramsOf, requireUser, userOf, viewerOf, type RequestLinks } from '../request.js';
@@ -10,7 +9,7 @@ import { paramsOf, requireUser, userOf, viewerOf, type RequestLinks } from '../r
 /** What the badge routes need. */
 export interface BadgeRouteDeps {
   readonly projects: ProjectService;
-  readonly badges: BadgesRepo;
+  readonly badges: BadgeService;
   readonly links: RequestLinks;
 }
 
@@ -21,7 +20,7 @@ export interface BadgeRouteDeps {
  */
 export function mountBadgeRoutes(router: Router, deps: BadgeRouteDeps): void {
   const { projects } = deps;
-  const badges = new BadgeService(projects, deps.badges);
+  const { badges } = deps;
   const badgeIdOf = (req: Request): number => {
     const p = new Params({ badge_id: req.params.badge_id });
     const id = p.int('badge_id');

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import express, { type Request, type Response, type Router } from 'express';
 import type { AuthGuard } from '../../auth/authenticate.js';
 import type { Identity } from '../../auth/identity.js';
@@ -70,9 +69,9 @@ export function createRepositoryRouter(deps: RepositoryRouteDeps): Router {
     const project = projects.policy.find(part(0) ?? `${decode(part(1))}/${decode(part(2))}`);
     // Unknown and unreadable look the same: the app's 404.
     if (!project || !projects.policy.viewer(caller?.user ?? null).canRead(project)) return next();
-    const upload = projects.repo.upload(project.id, String(part(3)), decode(part(4)));
-    if (!upload) return next();
-    const file = path.join(projects.paths.uploads(project.id), upload.secret, upload.filename);
+    const found = projects.findUpload(project, String(part(3)), decode(part(4)));
+    if (!found) return next();
+    const { upload, file } = found;
     // Readers of the project only, so no shared cache may keep it; revalidated, since uploads can be deleted.
     sendUserContent(res, file, upload.filename, { cacheControl: 'private, no-cache' }).then(
       (sent) => (sent ? undefined : next()),
@@ -105,16 +104,7 @@ export function createRepositoryRouter(deps: RepositoryRouteDeps): Router {
 
   /** A push changes the project: activity, emptiness, and the default branch of a first push. */
   async function afterPush(project: Readonly<ProjectRecord>, identity: Identity, refUpdates: PushEvent['refUpdates']): Promise<void> {
-    const dir = projects.paths.repository(project);
-    const stats = await projects.git.stats(dir, project.defaultBranch);
-    let defaultBranch = project.defaultBranch;
-    // GitLab makes the first pushed branch the default when the configured one does not exist.
-    if (!stats.empty && !stats.branches.includes(defaultBranch) && stats.branches.length > 0) {
-      defaultBranch = stats.branches.includes('main') ? 'main' : stats.branches.includes('master') ? 'master' : stats.branches[0]!;
-      await projects.git.setHead(dir, defaultBranch);
-    }
-    const at = new Date().toISOString();
-    const updated = await projects.repo.update(project.id, { emptyRepo: stats.empty, defaultBranch, lastActivityAt: at });
+    const updated = await projects.recordPush(project);
     try {
       deps.onPush?.({ project: updated, identity, refUpdates });
     } catch (error) {

@@ -45,6 +45,20 @@ export interface HookDeliveryOptions {
 
 export const defaultHookDelivery: HookDeliveryOptions = { timeoutMs: 10_000, maxAttempts: 3, backoffMs: 1000, concurrency: 4 };
 
+/** How hooks reach git, the network and this server's URL. */
+export interface HookServiceOptions {
+  readonly gitPath: string;
+  /** Hook URLs may name private and loopback addresses (checked at create, edit and delivery). */
+  readonly allowPrivate: boolean;
+  /** Resolve a host name; the system resolver unless a test injects one. */
+  readonly resolve?: OutboundPolicy['resolve'];
+  readonly version: string;
+  /** The server's public base URL (payload links, X-Gitlab-Instance). */
+  readonly baseUrl: () => string;
+  readonly log: Logger;
+  readonly delivery?: Partial<HookDeliveryOptions>;
+}
+
 /** One delivery's outcome, kept in memory (the latest per hook) for tests and diagnostics. */
 export interface DeliveryRecord {
   readonly hookId: number;
@@ -81,18 +95,7 @@ export class HookService {
   constructor(
     private readonly repo: HooksRepo,
     private readonly projects: ProjectService,
-    private readonly deps: {
-      readonly gitPath: string;
-      /** Hook URLs may name private and loopback addresses (checked at create, edit and delivery). */
-      readonly allowPrivate: boolean;
-      /** Resolve a host name; the system resolver unless a test injects one. */
-      readonly resolve?: OutboundPolicy['resolve'];
-      readonly version: string;
-      /** The server's public base URL (payload links, X-Gitlab-Instance). */
-      readonly baseUrl: () => string;
-      readonly log: Logger;
-      readonly delivery?: Partial<HookDeliveryOptions>;
-    },
+    private readonly deps: HookServiceOptions,
   ) {
     this.options = { ...defaultHookDelivery, ...deps.delivery };
     this.queue = new PQueue({ concurrency: this.options.concurrency });

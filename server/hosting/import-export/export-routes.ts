@@ -42,14 +42,7 @@ export function mountExportRoutes(router: Router, deps: ExportRouteDeps): void {
 
   /** GitLab's ProjectIdentity. */
   const identityOf = (p: Readonly<ProjectRecord>): ProjectIdentity => {
-    const ns = projects.namespaceOf(p);
-    const identity = projects.identity;
-    let namespaceName = ns.name;
-    if (ns.kind === 'user') namespaceName = identity.repo.userById(ns.ownerId)?.name ?? ns.name;
-    else {
-      const group = identity.repo.groupById(ns.id);
-      namespaceName = group ? identity.fullName(group) : '';
-    }
+    const namespaceName = projects.namespaceName(projects.namespaceOf(p));
     return {
       id: p.id,
       description: p.description,
@@ -101,7 +94,7 @@ export function mountExportRoutes(router: Router, deps: ExportRouteDeps): void {
 
   router.get('/projects/:id/export', (req, res) => {
     const project = exportable(req, res);
-    const record = exports.repo.byProject(project.id);
+    const record = exports.findExport(project);
     const status = record?.status ?? 'none';
     const body: ProjectExportStatus = {
       ...identityOf(project),

@@ -8,7 +8,7 @@ import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../http/errors.js';
 import { outboundRequest } from '../../http/outbound.js';
-import type { JobContext, JobHandler, JobOutcome, JobRunner } from '../../queue/job-runner.js';
+import type { JobContext, JobOutcome, JobRunner } from '../../queue/job-runner.js';
 import type { ExportStatus, ProjectExportRecord, ProjectHookRecord, ProjectRecord } from '../../store/schema.js';
 import { writeTarGz, type TarInput } from '../../shared/tar-archive.js';
 import type { ExportsRepo } from './exports-repo.js';
@@ -65,13 +65,18 @@ export class ProjectExportService {
 
   constructor(
     private readonly projects: ProjectService,
-    readonly repo: ExportsRepo,
+    private readonly repo: ExportsRepo,
     private readonly jobs: JobRunner,
     private readonly options: ExportOptions,
   ) {
     this.now = options.now ?? (() => new Date());
     this.exportsDir = path.join(options.dataDir, 'exports');
     this.tmpDir = path.join(options.dataDir, 'tmp');
+  }
+
+  /** The project's export record (its state, error and archive), or undefined before the first export. */
+  findExport(project: Readonly<ProjectRecord>): Readonly<ProjectExportRecord> | undefined {
+    return this.repo.byProject(project.id);
   }
 
   /** The export state GitLab reports: `none` until the first export. */
@@ -211,11 +216,6 @@ export class ProjectExportService {
     if (!full.startsWith(path.resolve(this.exportsDir) + path.sep)) throw new Error('export file outside exports/');
     return full;
   }
-}
-
-/** The job handler, resolving the service once the runner exists (handlers are built before it). */
-export function createExportJobHandler(service: () => ProjectExportService): JobHandler {
-  return (ctx) => service().run(ctx);
 }
 
 /** GitLab's archive name: `<YYYY-MM-DD_HH-MM-mmm>_<full path, / → _>` cut to 51 characters, then `_export.tar.gz`. */

@@ -14,7 +14,7 @@ import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { accessLevels } from '../../auth/identity.js';
 import { AppError, notFound } from '../../http/errors.js';
-import type { JobContext, JobHandler, JobOutcome, JobRunner } from '../../queue/job-runner.js';
+import type { JobContext, JobOutcome, JobRunner } from '../../queue/job-runner.js';
 import type { NamespaceRecord, ProjectRecord, Visibility } from '../../store/schema.js';
 import { ArchiveError, defaultArchiveLimits, type ArchiveLimits } from '../../shared/tar-archive.js';
 import type { ExportsRepo } from './exports-repo.js';
@@ -251,11 +251,6 @@ export class ProjectImportService {
   private groupVisibility(ns: Readonly<NamespaceRecord>): Visibility | null {
     return ns.kind === 'group' ? (this.projects.identity.repo.groupById(ns.id)?.visibility ?? 'private') : null;
   }
-}
-
-/** The job handler, resolving the service once the runner exists (handlers are built before it). */
-export function createImportJobHandler(service: () => ProjectImportService): JobHandler {
-  return (ctx) => service().run(ctx);
 }
 
 /** GitLab's first full message of a failed project validation: `Path has already been taken`. */

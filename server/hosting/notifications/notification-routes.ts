@@ -1,14 +1,13 @@
 import type { Request, Router } from 'express';
 import type { UserRecord } from '../../store/schema.js';
-import { notificationEvents, NotificationSettingsService, presentGlobalNotificationSetting, presentNotificationSetting, type NotificationUpdate } from './notification-settings.js';
-import type { NotificationSource, NotificationsRepo } from './notifications-repo.js';
+import { notificationEvents, presentGlobalNotificationSetting, presentNotificationSetting, type NotificationSettingsService, type NotificationSource, type NotificationUpdate } from './notification-settings.js';
 import type { ProjectService } from '../projects/projects.js';
 import { paramsOf, requireUser } from '../request.js';
 
 /** What the notification settings routes need. */
 export interface NotificationRouteDeps {
   readonly projects: ProjectService;
-  readonly notifications: NotificationsRepo;
+  readonly notifications: NotificationSettingsService;
 }
 
 /**
@@ -18,7 +17,7 @@ export interface NotificationRouteDeps {
  */
 export function mountNotificationRoutes(router: Router, deps: NotificationRouteDeps): void {
   const { projects } = deps;
-  const settings = new NotificationSettingsService(deps.notifications);
+  const settings = deps.notifications;
   /** The attributes of a PUT, checked like Grape (an event that is not a boolean is "x is invalid"). */
   const changeOf = (req: Request, global: boolean): NotificationUpdate => {
     const p = paramsOf(req);

@@ -3,6 +3,8 @@ import type { NotificationLevel, NotificationSettingRecord, ProjectRecord, UserR
 import type { GlobalNotificationSetting, NotificationSetting } from '../api-types.js';
 import type { NotificationSource, NotificationsRepo } from './notifications-repo.js';
 
+export type { NotificationSource } from './notifications-repo.js';
+
 /** The levels and the numbers GitLab stores them as (the `notification_level` of project permissions). */
 export const notificationLevels: Readonly<Record<NotificationLevel, number>> = { disabled: 0, participating: 1, watch: 2, global: 3, mention: 4, custom: 5 };
 
@@ -63,6 +65,11 @@ export function presentGlobalNotificationSetting(s: Readonly<NotificationSetting
 /** Users' notification settings: global (default participating) and per group or project (default global). */
 export class NotificationSettingsService {
   constructor(private readonly repo: NotificationsRepo) {}
+
+  /** The caller's numeric levels for a project and for its namespace's group (project permissions show them). */
+  levelsFor(userId: number, project: Pick<ProjectRecord, 'id' | 'namespaceId'>): { readonly project: number; readonly group: number } {
+    return { project: notificationLevelOf(this.repo, userId, project), group: groupNotificationLevelOf(this.repo, userId, project.namespaceId) };
+  }
 
   /** The stored setting, or the default one a user has until they change it. */
   settingOf(user: Readonly<UserRecord>, target: NotificationSource): Readonly<NotificationSettingRecord> {

@@ -12,10 +12,9 @@ export interface ProjectJobParams {
  * finished, or failed with `import_error`; a rerun after a restart starts from a clean target folder.
  * A failed import still leaves an empty repository, so the project stays usable.
  */
-export function createProjectJobHandlers(projects: () => ProjectService): ReadonlyMap<string, JobHandler> {
+export function createProjectJobHandlers(service: ProjectService): ReadonlyMap<string, JobHandler> {
   const run = (copy: (service: ProjectService, ctx: JobContext, target: string, projectId: number) => Promise<void>): JobHandler =>
     async (ctx) => {
-      const service = projects();
       const { projectId } = ctx.params as ProjectJobParams;
       const project = service.repo.byId(projectId);
       if (!project) return { result: { project_id: projectId, skipped: 'project deleted' } };

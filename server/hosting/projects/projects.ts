@@ -6,7 +6,7 @@ import { accessLevels, type IdentityService } from '../../auth/identity.js';
 import { AppError } from '../../http/errors.js';
 import { createLogger, type Logger } from '../../http/logger.js';
 import type { JobRunner } from '../../queue/job-runner.js';
-import type { MergeMethod, NamespaceRecord, ProjectRecord, ProjectSettings, UserRecord, Visibility } from '../../store/schema.js';
+import type { MergeMethod, NamespaceRecord, ProjectRecord, ProjectSettings, UploadRecord, UserRecord, Visibility } from '../../store/schema.js';
 import { ProjectPolicy, type Viewer } from './project-access.js';
 import { isValidBranchName } from '../git/git-names.js';
 import type { RepositoryStats } from '../git/repositories.js';
@@ -96,6 +96,13 @@ export class ProjectService {
     if (ns.kind === 'user') return ns.path;
     const group = this.identity.repo.groupById(ns.id);
     return group ? this.identity.fullPath(group) : ns.path;
+  }
+
+  /** The namespace's name as GitLab's `name_with_namespace` starts: the owner's name, or the group's full name. */
+  namespaceName(ns: Readonly<NamespaceRecord>): string {
+    if (ns.kind === 'user') return this.identity.findUserById(ns.ownerId)?.name ?? ns.name;
+    const group = this.identity.repo.groupById(ns.id);
+    return group ? this.identity.fullName(group) : '';
   }
 
   /** `namespace/path`. */
@@ -278,6 +285,26 @@ export class ProjectService {
     await extraCleanup(project.id);
     await this.git.remove(dir);
     await rm(this.paths.uploads(project.id), { recursive: true, force: true });
+  }
+
+  /** A push changed the repository: record activity and emptiness, and give a first push's branch the default. */
+  async recordPush(project: Readonly<ProjectRecord>): Promise<Readonly<ProjectRecord>> {
+    const dir = this.paths.repository(project);
+    const stats = await this.git.stats(dir, project.defaultBranch);
+    let defaultBranch = project.defaultBranch;
+    // GitLab makes the first pushed branch the default when the configured one does not exist.
+    if (!stats.empty && !stats.branches.includes(defaultBranch) && stats.branches.length > 0) {
+      defaultBranch = stats.branches.includes('main') ? 'main' : stats.branches.includes('master') ? 'master' : stats.branches[0]!;
+      await this.git.setHead(dir, defaultBranch);
+    }
+    const at = new Date().toISOString();
+    return this.repo.update(project.id, { emptyRepo: stats.empty, defaultBranch, lastActivityAt: at });
+  }
+
+  /** An upload of the project and its file, or undefined when the secret and name match none. */
+  findUpload(project: Readonly<ProjectRecord>, secret: string, filename: string): { readonly upload: Readonly<UploadRecord>; readonly file: string } | undefined {
+    const upload = this.repo.upload(project.id, secret, filename);
+    return upload && { upload, file: path.join(this.paths.uploads(project.id), upload.secret, upload.filename) };
   }
 
   /** Record activity (a push, a change) so `last_activity_at` and its ordering follow it. */

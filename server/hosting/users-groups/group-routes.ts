@@ -25,23 +25,7 @@ export function mountGroupRoutes(router: Router, deps: GroupRouteDeps): void {
     const sort = p.oneOf('sort', ['asc', 'desc'] as const) ?? 'asc';
     const allAvailable = p.bool('all_available');
     p.check();
-    const groups = identity.repo.groups
-      .filter((g) => identity.canReadGroup(viewer, g))
-      .filter((g) => {
-        // Like GitLab: a signed-in non-admin sees the groups they belong to (with their ancestors and
-        // descendants) unless all_available is set; anonymous callers see public groups.
-        if (!viewer || viewer.admin || allAvailable) return true;
-        return identity.inHierarchyOf(viewer, g);
-      })
-      .filter((g) => !search || g.name.toLowerCase().includes(search) || g.path.toLowerCase().includes(search))
-      .filter((g) => !owned || (viewer !== null && identity.accessLevel(viewer, g.id) >= 50))
-      .filter((g) => minAccess === undefined || (viewer !== null && identity.accessLevel(viewer, g.id) >= minAccess));
-    const key = orderBy === 'id' ? (g: (typeof groups)[number]) => g.id : (g: (typeof groups)[number]) => (orderBy === 'path' ? g.path : g.name).toLowerCase();
-    groups.sort((a, b) => {
-      const [x, y] = [key(a), key(b)];
-      const c = x < y ? -1 : x > y ? 1 : a.id - b.id;
-      return sort === 'asc' ? c : -c;
-    });
+    const groups = identity.listGroups(viewer, { search, owned, minAccessLevel: minAccess, allAvailable, orderBy, sort });
     links.sendPage(req, res, groups.map((g) => groupJson(req, g)));
   });
 
@@ -67,12 +51,7 @@ export function mountGroupRoutes(router: Router, deps: GroupRouteDeps): void {
 
   router.get('/groups/:id/members', (req, res) => {
     const group = identity.readableGroup(userOf(res), String(req.params.id));
-    const members = identity.repo.members
-      .filter((m) => m.groupId === group.id)
-      .flatMap((m) => {
-        const u = identity.repo.userById(m.userId);
-        return u ? [presentMember(m, u, links.baseUrl(req))] : [];
-      });
+    const members = identity.groupMembers(group).map(({ member, user }) => presentMember(member, user, links.baseUrl(req)));
     links.sendPage(req, res, members);
   });
 

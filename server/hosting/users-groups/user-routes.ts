@@ -30,12 +30,7 @@ export function mountUserRoutes(router: Router, deps: UserRouteDeps): void {
     p.check();
     // Anonymous callers may look a user up by username only, as on GitLab instances with public profiles.
     if (!viewer && username === undefined) throw new AppError('forbidden', 'Not authorized to access /api/v4/users');
-    const users = identity.repo.users
-      .filter((u) => username === undefined || u.username.toLowerCase() === username.toLowerCase())
-      .filter((u) => !search || u.username.toLowerCase().includes(search) || u.name.toLowerCase().includes(search) || (viewer?.admin && u.email.toLowerCase().includes(search)))
-      .filter((u) => !active || u.state === 'active')
-      .filter((u) => !blocked || u.state === 'blocked')
-      .sort((a, b) => a.id - b.id);
+    const users = identity.listUsers(viewer, { username, search, active, blocked });
     links.sendPage(req, res, users.map((u) => (viewer?.admin ? presentUser(u, links.baseUrl(req), viewer) : presentUserBasic(u, links.baseUrl(req)))));
   });
 
@@ -43,7 +38,7 @@ export function mountUserRoutes(router: Router, deps: UserRouteDeps): void {
     const p = new Params({ id: req.params.id });
     const id = p.int('id');
     p.check();
-    const user = id === undefined ? undefined : identity.repo.userById(id);
+    const user = id === undefined ? undefined : identity.findUserById(id);
     if (!user) throw notFound('User');
     res.json(presentUser(user, links.baseUrl(req), userOf(res)));
   });
