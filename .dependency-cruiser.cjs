@@ -29,6 +29,13 @@ module.exports = {
       to: { path: '^server/audio/' },
     },
     {
+      name: 'shared-serves-both-services',
+      comment: 'server/shared (tar archives, byte sizes) is below audio and hosting: it imports neither.',
+      severity: 'error',
+      from: { path: '^server/shared/' },
+      to: { path: '^server/(audio|hosting)/' },
+    },
+    {
       name: 'dsp-is-pure',
       comment: 'server/audio/dsp imports only itself (no node built-ins, no packages).',
       severity: 'error',

@@ -219,7 +219,7 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
       const group = service.readableGroup(caller, groupId);
       if (!caller.admin && service.accessLevel(caller, group.id) < accessLevels.maintainer) throw new AppError('forbidden', 'Forbidden');
       if (!caller.admin && accessLevel === accessLevels.owner && service.accessLevel(caller, group.id) < accessLevels.owner) throw new AppError('forbidden', 'Forbidden');
-      const userId = service.findUser(user).id;
+      const userId = service.getUser(user).id;
       if (repo.member(groupId, userId)) throw new AppError('conflict', 'Member already exists');
       return repo.upsertMember({ groupId, userId, accessLevel, expiresAt, createdAt: iso() });
     },
@@ -260,8 +260,8 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
       return group;
     },
 
-    /** Find a user by numeric id or username, else `404 User Not Found`. */
-    findUser(idOrUsername: string | number): Readonly<UserRecord> {
+    /** The user with this numeric id or username; `404 User Not Found` when there is none. */
+    getUser(idOrUsername: string | number): Readonly<UserRecord> {
       const s = String(idOrUsername);
       const user = /^\d+$/.test(s) ? repo.userById(Number(s)) : repo.userByUsername(s);
       if (!user) throw notFound('User');

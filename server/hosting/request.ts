@@ -1,5 +1,8 @@
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { AuthGuard } from '../auth/authenticate.js';
 import type { Identity } from '../auth/identity.js';
+import type { Meter } from '../auth/metering.js';
+import { familyOf, hostingScopeRules } from '../auth/scopes.js';
 import { AppError } from '../http/errors.js';
 import { paginate } from '../http/pagination.js';
 import { requestBaseUrl } from '../http/request-host.js';
@@ -10,6 +13,39 @@ import type { ProjectService } from './projects/projects.js';
 
 /** The visibility levels a `visibility` parameter accepts, least open first. */
 export const visibilities: readonly Visibility[] = ['private', 'internal', 'public'];
+
+/** GitLab's frame headers, and its JSON: `Content-Type: application/json` with no charset. */
+export function answerLikeGitLab(_req: Request, res: Response, next: NextFunction): void {
+  res.set({ 'X-Frame-Options': 'SAMEORIGIN', 'X-Content-Type-Options': 'nosniff' });
+  // python-gitlab 3.x parses a body only when the header is exactly that; express would append
+  // "; charset=utf-8" (res.type/res.set would add the charset back: set the raw header).
+  res.json = (body: unknown) => {
+    res.setHeader('Content-Type', 'application/json');
+    return res.send(Buffer.from(JSON.stringify(body) ?? 'null'));
+  };
+  next();
+}
+
+/**
+ * Resolve the caller once per request (for callerOf); like GitLab, a presented but unknown token is a
+ * 401 even on public reads, and every non-GET needs a caller. Lookup order is GitLab's: Bearer,
+ * private_token, PRIVATE-TOKEN. The token's scopes are checked here too, by the route family of
+ * hostingScopeRules; a caller's requests are metered by route.
+ */
+export function resolveCaller(auth: AuthGuard, meter: Meter): RequestHandler {
+  return async (req, res, next) => {
+    const caller = await auth.authenticate(req, ['bearer', 'private-token-param', 'private-token-header'], familyOf(hostingScopeRules, req.method, req.path));
+    res.locals.caller = caller;
+    if (!caller && req.method !== 'GET' && req.method !== 'HEAD') throw new AppError('unauthorized', 'Unauthorized');
+    if (caller) {
+      res.on('finish', () => {
+        const route = (req.route as { path?: string } | undefined)?.path;
+        if (route) meter.request(caller.tenant, `${req.method} /api/v4${route}`);
+      });
+    }
+    next();
+  };
+}
 
 /** The caller the /api/v4 router resolved for this request, or null (anonymous). */
 export function callerOf(res: Response): Identity | null {

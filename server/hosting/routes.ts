@@ -2,9 +2,7 @@ import express, { type Router } from 'express';
 import type { AuthGuard } from '../auth/authenticate.js';
 import type { IdentityService } from '../auth/identity.js';
 import type { Meter } from '../auth/metering.js';
-import { familyOf, hostingScopeRules } from '../auth/scopes.js';
 import { createErrorMiddleware } from '../http/error-middleware.js';
-import { AppError } from '../http/errors.js';
 import { parseJsonBodies } from '../http/json-body.js';
 import type { Logger } from '../http/logger.js';
 import { mountBadgeRoutes } from './badges/badge-routes.js';
@@ -22,7 +20,7 @@ import type { ProjectActions } from './projects/project-actions.js';
 import type { ProjectQueries } from './projects/project-queries.js';
 import { mountProjectRoutes } from './projects/project-routes.js';
 import type { ProjectService } from './projects/projects.js';
-import { createRequestLinks, requireUser } from './request.js';
+import { answerLikeGitLab, createRequestLinks, requireUser, resolveCaller } from './request.js';
 import { mountGroupRoutes } from './users-groups/group-routes.js';
 import { mountNamespaceRoutes } from './users-groups/namespace-routes.js';
 import { mountTokenRoutes } from './users-groups/token-routes.js';
@@ -55,35 +53,11 @@ export function createHostingRouter(deps: HostingDeps): Router {
   const { identity } = deps;
   const router = express.Router();
   // Before the body parsers, so their errors (bad JSON, 413) carry the headers too.
-  router.use((_req, res, next) => {
-    res.set({ 'X-Frame-Options': 'SAMEORIGIN', 'X-Content-Type-Options': 'nosniff' });
-    // GitLab answers `Content-Type: application/json` with no charset, and python-gitlab 3.x parses a
-    // body only when the header is exactly that; express would append "; charset=utf-8".
-    // (res.type/res.set would add the charset back: set the raw header.)
-    res.json = (body: unknown) => {
-      res.setHeader('Content-Type', 'application/json');
-      return res.send(Buffer.from(JSON.stringify(body) ?? 'null'));
-    };
-    next();
-  });
+  router.use(answerLikeGitLab);
   router.use(parseJsonBodies({ limitKb: deps.maxJsonKb }));
   router.use(express.urlencoded({ extended: true, limit: `${deps.maxJsonKb}kb` }));
 
-  // Resolve the caller once; like GitLab, a presented but unknown token is a 401 even on public reads,
-  // and every non-GET needs a caller. Lookup order is GitLab's: Bearer, private_token, PRIVATE-TOKEN.
-  // The token's scopes are checked here too, by the route family of hostingScopeRules.
-  router.use(async (req, res, next) => {
-    const caller = await deps.auth.authenticate(req, ['bearer', 'private-token-param', 'private-token-header'], familyOf(hostingScopeRules, req.method, req.path));
-    res.locals.caller = caller;
-    if (!caller && req.method !== 'GET' && req.method !== 'HEAD') throw new AppError('unauthorized', 'Unauthorized');
-    if (caller) {
-      res.on('finish', () => {
-        const route = (req.route as { path?: string } | undefined)?.path;
-        if (route) deps.meter.request(caller.tenant, `${req.method} /api/v4${route}`);
-      });
-    }
-    next();
-  });
+  router.use(resolveCaller(deps.auth, deps.meter));
 
   // GitLab answers /version to signed-in callers only (lib/api/version.rb: authenticate!).
   router.get('/version', (_req, res) => {

@@ -3,6 +3,7 @@
  * every entry (name, type, size, count) before anything of it is written, writes only regular
  * files and directories, and only into a fresh folder; links, devices, FIFOs, absolute names and
  * `..` are refused, as are archives that grow beyond their limits while they are decompressed.
+ * One file (over 400 lines) on purpose: the writer and the checking reader share the ustar header format.
  */
 import { constants as fsConstants, createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, stat, type FileHandle } from 'node:fs/promises';

@@ -23,9 +23,8 @@ export function mountBadgeRoutes(router: Router, deps: BadgeRouteDeps): void {
   const { badges } = deps;
   const badgeIdOf = (req: Request): number => {
     const p = new Params({ badge_id: req.params.badge_id });
-    const id = p.int('badge_id');
-    p.check();
-    return id!;
+    const [id] = p.checked(p.int('badge_id'));
+    return id;
   };
   const inputOf = (p: Params): BadgeInput => ({
     name: p.has('name') ? (p.string('name') ?? null) : undefined,

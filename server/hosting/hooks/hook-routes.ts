@@ -31,9 +31,8 @@ export function mountHookRoutes(router: Router, deps: HookRouteDeps): void {
   const { projects, hooks } = deps;
   const hookIdOf = (req: Request) => {
     const p = new Params({ hook_id: req.params.hook_id });
-    const id = p.int('hook_id');
-    p.check();
-    return id!;
+    const [id] = p.checked(p.int('hook_id'));
+    return id;
   };
   /** Hook attributes; on edit the wiki switch is spelled `wiki_events` (the spec), `wiki_page_events` accepted too. */
   const inputOf = (p: Params, edit: boolean): HookInput => {

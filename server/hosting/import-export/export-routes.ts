@@ -73,7 +73,7 @@ export function mountExportRoutes(router: Router, deps: ExportRouteDeps): void {
     } catch (error) {
       await upload.discard();
       // GitLab answers a project that cannot be created with its first full message.
-      if (error instanceof AppError && error.options.fields) return void res.status(400).json({ message: firstFullMessage(error.options.fields) });
+      if (error instanceof AppError && error.options.fields) throw new AppError('invalid', firstFullMessage(error.options.fields), { code: 'render_api_error', cause: error });
       throw error;
     }
     res.status(201).json(importStatusOf(project, res));
@@ -110,9 +110,9 @@ export function mountExportRoutes(router: Router, deps: ExportRouteDeps): void {
   router.get('/projects/:id/export/download', async (req, res) => {
     const project = exportable(req, res);
     const found = exports.download(project);
-    if (found === 'not-ready') return void res.status(404).json({ message: 'The project export file is not available yet' });
+    if (found === 'not-ready') throw new AppError('not-found', 'The project export file is not available yet', { code: 'render_api_error' });
     const size = found === 'none' ? null : await stat(found.file).then((s) => s.size, () => null);
-    if (found === 'none' || size === null) return void res.status(404).json({ message: '404 Not found or has expired' });
+    if (found === 'none' || size === null) throw new AppError('not-found', 'Not found or has expired');
     res.set({
       'Content-Type': 'application/gzip',
       'Content-Length': String(size),

@@ -2,7 +2,7 @@
  * Serialised project JSON, kept across requests until the store changes. A list page is then the
  * concatenation of cached fragments instead of 20 presentations and one 45 KiB JSON.stringify.
  * Correctness rests on two keys: the store's revision (bumped by every write, so an edit, star, share,
- * fork, rename or membership change drops everything) and a variant naming every per-request input of
+ * fork, rename or membership change drops everything) and a variant (project-presenter.ts's variantOf) naming every per-request input of
  * the presenter (base URL, the caller's access and notification levels, whether they administer the
  * project and can read its fork parent).
  */

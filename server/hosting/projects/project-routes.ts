@@ -123,7 +123,7 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
 
   router.post('/projects/user/:user_id', async (req, res) => {
     requireAdmin(res);
-    const owner = projects.findUser(String(req.params.user_id));
+    const owner = projects.getUser(String(req.params.user_id));
     const p = paramsOf(req);
     p.require('name');
     const input = inputOf(p);
@@ -133,12 +133,12 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
   });
 
   router.get('/users/:user_id/projects', async (req, res) => {
-    const owner = projects.findUser(String(req.params.user_id));
+    const owner = projects.getUser(String(req.params.user_id));
     await sendList(req, res, { namespaceId: owner.namespaceId });
   });
 
   router.get('/users/:user_id/starred_projects', async (req, res) => {
-    const user = projects.findUser(String(req.params.user_id));
+    const user = projects.getUser(String(req.params.user_id));
     const viewer = viewerOf(projects, res);
     const p = paramsOf(req);
     const { simple } = filtersOf(p, req);
@@ -213,11 +213,10 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     const project = readableProjectOf(projects, req, res);
     const p = paramsOf(req);
     p.require('group_id', 'group_access');
-    const groupId = p.int('group_id');
-    const groupAccess = p.int('group_access');
+    const reads = [p.int('group_id'), p.int('group_access')] as const;
     const expiresAt = p.string('expires_at') ?? null;
-    p.check();
-    const share = await actions.share(viewerOf(projects, res), project, groupId!, groupAccess!, expiresAt === '' ? null : expiresAt);
+    const [groupId, groupAccess] = p.checked(...reads);
+    const share = await actions.share(viewerOf(projects, res), project, groupId, groupAccess, expiresAt === '' ? null : expiresAt);
     res.status(201).json(presentShare(share));
   });
 
@@ -225,9 +224,8 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     requireUser(res);
     const project = readableProjectOf(projects, req, res);
     const p = new Params({ group_id: req.params.group_id });
-    const groupId = p.int('group_id');
-    p.check();
-    await actions.unshare(viewerOf(projects, res), project, groupId!);
+    const [groupId] = p.checked(p.int('group_id'));
+    await actions.unshare(viewerOf(projects, res), project, groupId);
     res.status(204).end();
   });
 
@@ -251,9 +249,8 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     requireUser(res);
     const project = readableProjectOf(projects, req, res);
     const p = new Params({ forked_from_id: req.params.forked_from_id });
-    const from = p.int('forked_from_id');
-    p.check();
-    const updated = await actions.linkFork(viewerOf(projects, res), project, from!);
+    const [from] = p.checked(p.int('forked_from_id'));
+    const updated = await actions.linkFork(viewerOf(projects, res), project, from);
     res.status(201).json(presenter(req, res).full(updated));
   });
 

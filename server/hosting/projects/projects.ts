@@ -328,8 +328,8 @@ export class ProjectService {
   }
 
   /** A user by id or username, as `POST /projects/user/:user_id` and `/users/:id/projects` take it. */
-  findUser(idOrUsername: string): Readonly<UserRecord> {
-    return this.identity.findUser(idOrUsername);
+  getUser(idOrUsername: string): Readonly<UserRecord> {
+    return this.identity.getUser(idOrUsername);
   }
 }
 

@@ -67,6 +67,6 @@ export function mountGroupRoutes(router: Router, deps: GroupRouteDeps): void {
     const expiresAt = p.string('expires_at') ?? null;
     p.check();
     const member = await identity.addGroupMember(user, group.id, userId ?? username ?? '', accessLevel ?? 0, expiresAt);
-    res.status(201).json(presentMember(member, identity.findUser(member.userId), links.baseUrl(req)));
+    res.status(201).json(presentMember(member, identity.getUser(member.userId), links.baseUrl(req)));
   });
 }

@@ -22,7 +22,7 @@ export function mountTokenRoutes(router: Router, deps: TokenRouteDeps): void {
     const scopes = p.list('scopes') ?? [];
     const expiresAt = p.string('expires_at') ?? null;
     p.check();
-    const user = identity.findUser(String(req.params.id));
+    const user = identity.getUser(String(req.params.id));
     const { record, token } = await identity.createToken(user.id, { name, scopes, expiresAt });
     res.status(201).json(presentToken(record, today(), token));
   });
