@@ -29,6 +29,13 @@ module.exports = {
       to: { path: '^server/audio/' },
     },
     {
+      name: 'shared-serves-both-services',
+      comment: 'server/shared (tar archives, byte sizes) is below audio and hosting: it imports neither.',
+      severity: 'error',
+      from: { path: '^server/shared/' },
+      to: { path: '^server/(audio|hosting)/' },
+    },
+    {
       name: 'dsp-is-pure',
       comment: 'server/audio/dsp imports only itself (no node built-ins, no packages).',
       severity: 'error',
@@ -37,20 +44,27 @@ module.exports = {
     },
     {
       name: 'only-routes-import-express',
-      comment: 'In a service, only the HTTP layer (routes.ts, <family>-routes.ts) imports express.',
+      comment: 'In a service, only the HTTP layer (routes.ts, <family>-routes.ts, hosting/request.ts) imports express.',
       severity: 'error',
-      from: { path: '^server/(audio|hosting)/', pathNot: '(^|/)[a-z-]*routes\\.ts$|\\.test\\.ts$' },
+      from: { path: '^server/(audio|hosting)/', pathNot: '(^|/)[a-z-]*routes\\.ts$|^server/hosting/request\\.ts$|\\.test\\.ts$' },
       to: { path: '(^|/)node_modules/(@types/)?express/' },
     },
     {
       name: 'only-repositories-touch-the-store',
-      comment: 'Only *-repo.ts modules (and the composition roots) import server/store.',
+      comment: 'Only *-repo.ts modules (and the composition roots: start-server, build-services) import server/store.',
       severity: 'error',
       from: {
         path: '^server/',
-        pathNot: '^server/store/|-repo\\.ts$|\\.test\\.ts$|/test-support/|^server/(start-server|app|cli|main)\\.ts$',
+        pathNot: '^server/store/|-repo\\.ts$|\\.test\\.ts$|/test-support/|^server/(start-server|build-services|app|cli|main)\\.ts$',
       },
       to: { path: '^server/store/', pathNot: '^server/store/schema\\.ts$' },
+    },
+    {
+      name: 'hosting-routes-go-through-services',
+      comment: 'Hosting route files (routes.ts, <family>-routes.ts, request.ts) reach records through services, never a *-repo.ts module.',
+      severity: 'error',
+      from: { path: ['^server/hosting/[a-z-]*(routes|request)[.]ts$', '^server/hosting/[a-z-]+/[a-z-]*routes[.]ts$'] },
+      to: { path: '-repo\\.ts$' },
     },
     {
       name: 'renderer-types-only-from-api-types',

@@ -3,7 +3,7 @@ import path from 'node:path';
 import express, { type Express } from 'express';
 import { presentAudioError } from './audio/present.js';
 import { createAudioRouter, type AudioDeps } from './audio/routes.js';
-import { createRepositoryRouter, type RepositoryRouteDeps } from './hosting/repository-routes.js';
+import { createRepositoryRouter, type RepositoryRouteDeps } from './hosting/git/repository-routes.js';
 import { presentHostingError } from './hosting/present.js';
 import { createHostingRouter, type HostingDeps } from './hosting/routes.js';
 import { createLastResortErrorHandler } from './http/error-middleware.js';

@@ -116,11 +116,11 @@ async function fileOps(config: Config): Promise<AdminOps & { close(): Promise<vo
       return presentUser(user, base, user) as unknown as Record<string, unknown>;
     },
     createToken: async (user, i) => {
-      const { record, token } = await identity.createToken(identity.findUser(user).id, i);
+      const { record, token } = await identity.createToken(identity.getUser(user).id, i);
       return presentToken(record, today(), token) as unknown as Record<string, unknown>;
     },
     listTokens: async (user) => {
-      return identity.listTokens(operator, user ? identity.findUser(user).id : undefined).map((t) => presentToken(t, today()) as unknown as Record<string, unknown>);
+      return identity.listTokens(operator, user ? identity.getUser(user).id : undefined).map((t) => presentToken(t, today()) as unknown as Record<string, unknown>);
     },
     revokeToken: (id) => identity.revokeToken(operator, id),
     createGroup: async (i) => {

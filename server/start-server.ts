@@ -4,39 +4,19 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp } from './app.js';
-import { AnalysisService } from './audio/analysis-service.js';
-import { ResultCache } from './audio/cache.js';
 import { resolveFfmpeg } from './audio/decode/ffmpeg-path.js';
-import { createAnalysisPool } from './audio/worker-pool.js';
-import { presentJob } from './audio/present.js';
-import { sourceJobType } from './audio/sources/source-job.js';
-import { createSourcesRepo } from './audio/sources/sources-repo.js';
-import { setUpSources } from './audio/sources/set-up-sources.js';
-import { createAuthGuard } from './auth/authenticate.js';
 import { bootstrapAdmin, type BootstrapResult } from './auth/bootstrap.js';
-import { FailedAuthLimiter } from './auth/failed-auth-limiter.js';
-import { createIdentityRepo } from './auth/identity-repo.js';
-import { createIdentityService } from './auth/identity.js';
-import { Meter } from './auth/metering.js';
-import { createUsageRepo } from './auth/usage-repo.js';
+import { buildServices } from './build-services.js';
 import { hooksMayTargetPrivate, type Config } from './config/load-config.js';
-import { defaultArchiveLimits } from './hosting/archive.js';
 import { resolveGit } from './hosting/git/git-path.js';
-import { HookService } from './hosting/hooks.js';
-import { createHooksRepo } from './hosting/hooks-repo.js';
-import { createBadgesRepo } from './hosting/badges-repo.js';
-import { createNotificationsRepo } from './hosting/notifications-repo.js';
-import { createExportsRepo } from './hosting/exports-repo.js';
-import { createProjectsRepo } from './hosting/projects-repo.js';
-import { reconcileRepositories } from './hosting/reconcile-repositories.js';
-import { setUpProjects } from './hosting/set-up-projects.js';
+import { reconcileRepositories } from './hosting/projects/reconcile-repositories.js';
 import { answerClientErrorsAsJson } from './http/client-errors.js';
 import { handleExpectContinue } from './http/expect-continue.js';
 import { createLogger, type Logger } from './http/logger.js';
 import { warmUpUploads } from './http/multipart.js';
-import { JobRunner, type JobHandler } from './queue/job-runner.js';
-import { createJobsRepo } from './queue/jobs-repo.js';
-import { createWebhookSender, outboundTransport, type WebhookOptions, type WebhookTransport } from './queue/webhooks.js';
+import type { JobHandler } from './queue/job-runner.js';
+import { outboundTransport, type WebhookOptions, type WebhookTransport } from './queue/webhooks.js';
+import { defaultArchiveLimits } from './shared/tar-archive.js';
 import { acquireLock, prepareDataDir } from './store/data-dir.js';
 import { DurableJsonFile } from './store/file-adapter.js';
 import type { DbSchema } from './store/schema.js';
@@ -80,65 +60,54 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     undo.push(() => store.flush());
     for (const step of store.migrationsApplied) log.info(`store: ${step}`);
 
-    const identity = createIdentityService(createIdentityRepo(store));
-    const admin = await bootstrapAdmin(identity, config.dataDir, config.adminToken);
-    const meter = new Meter(createUsageRepo(store), options.meterFlushMs ?? 5000);
-    meter.start();
-    undo.push(() => meter.stop());
-
-    const jobsRepo = createJobsRepo(store);
-    const webhooks = createWebhookSender({
-      repo: jobsRepo,
-      secretFor: (tenant) => identity.tenantSecret(tenant),
-      present: presentJob,
-      transport: options.webhookTransport ?? outboundTransport(config.fetchAllowPrivate),
-      log,
-      options: options.webhookOptions,
-    });
     const [ffmpeg, git] = await Promise.all([resolveFfmpeg(config.ffmpegPath), resolveGit(config.gitPath)]);
     if (!ffmpeg) log.info('ffmpeg not found: set CRATEHOUSE_FFMPEG or install ffmpeg (audio decoding falls back to the built-in decoders; sources need it)');
     if (!git) log.info('git not found: set CRATEHOUSE_GIT or install git (project repositories need it)');
-
-    const sourcesSetup = await setUpSources({
-      repo: createSourcesRepo(store),
-      dataDir: config.dataDir,
-      ffmpegPath: ffmpeg?.path ?? null,
-      ytdlpPath: config.ytdlpPath,
-      policy: { allowPrivate: config.fetchAllowPrivate, maxRedirects: sourceMaxRedirects, timeoutMs: 30_000 },
-      maxBytes: config.maxSourceMb * 1024 * 1024,
-      timeoutS: config.sourceTimeoutS,
-    });
-    if (sourcesSetup.ytdlp) log.info(`yt-dlp ${sourcesSetup.ytdlp.version} found: used for the sites it supports`);
-    const gitPath = git?.path ?? config.gitPath;
-    // An import is capped as a whole: the archive and what it expands to (a 7 MB gzip can hold 1.5 GB).
-    const importLimits = { ...defaultArchiveLimits, maxBytes: config.maxImportMb * 1024 * 1024 };
-    const projectsSetup = setUpProjects({ repo: createProjectsRepo(store), exportsRepo: createExportsRepo(store), identity, dataDir: config.dataDir, gitPath, allowPrivate: config.fetchAllowPrivate, importLimits, log });
-    const handlers = new Map([[sourceJobType, sourcesSetup.handler], ...projectsSetup.handlers, ...(options.jobHandlers ?? [])]);
-    const jobs = new JobRunner(jobsRepo, handlers, webhooks, log, config.jobConcurrency);
-    undo.push(() => jobs.stop());
-    const sources = sourcesSetup.connect(jobs);
-    const { projects, actions: projectActions, exports, imports } = projectsSetup.connect(jobs);
-    // Before any request or job: no repository without a project, no project without a repository.
-    await reconcileRepositories(projects, log);
+    const version = packageVersion();
+    const uploads = { tmpDir: path.join(config.dataDir, 'tmp'), maxBytes: config.maxUploadMb * 1024 * 1024 };
     // Payload links need the server's URL, known once it listens (or the configured public URL).
     let listeningUrl = `http://${config.host}:${config.port}`;
-    const hooks = new HookService(createHooksRepo(store), projects, { gitPath, allowPrivate: hooksMayTargetPrivate(config), version: packageVersion(), baseUrl: () => config.publicUrl ?? listeningUrl, log });
-    undo.push(() => hooks.stop());
-
-    const uploads = { tmpDir: path.join(config.dataDir, 'tmp'), maxBytes: config.maxUploadMb * 1024 * 1024 };
-    // Warm the JIT before the first request: the analysis threads in the background (they write a
-    // WAV to the upload dir), the upload path on this thread now (~0.2 s).
-    const pool = createAnalysisPool(undefined, { warmUpDir: uploads.tmpDir, budget: { baseS: config.analysisBudgetS, perAudioS: config.analysisBudgetPerAudioS } });
-    undo.push(() => pool.destroy());
+    const services = await buildServices({
+      store,
+      dataDir: config.dataDir,
+      version,
+      log,
+      tools: { ffmpeg, git },
+      ffmpegPath: ffmpeg?.path ?? null,
+      gitPath: git?.path ?? config.gitPath,
+      meterFlushMs: options.meterFlushMs ?? 5000,
+      webhooks: { transport: options.webhookTransport ?? outboundTransport(config.fetchAllowPrivate), options: options.webhookOptions },
+      jobConcurrency: config.jobConcurrency,
+      jobHandlers: options.jobHandlers,
+      sources: {
+        ytdlpPath: config.ytdlpPath,
+        policy: { allowPrivate: config.fetchAllowPrivate, maxRedirects: sourceMaxRedirects, timeoutMs: 30_000 },
+        maxBytes: config.maxSourceMb * 1024 * 1024,
+        timeoutS: config.sourceTimeoutS,
+      },
+      projectsAllowPrivate: config.fetchAllowPrivate,
+      // An import is capped as a whole: the archive and what it expands to (a 7 MB gzip can hold 1.5 GB).
+      importLimits: { ...defaultArchiveLimits, maxBytes: config.maxImportMb * 1024 * 1024 },
+      hooks: { allowPrivate: hooksMayTargetPrivate(config), version, baseUrl: () => config.publicUrl ?? listeningUrl },
+      // Warm the JIT before the first request: the analysis threads in the background (they write a
+      // WAV to the upload dir), the upload path on this thread below (~0.2 s).
+      analysisPool: { options: { warmUpDir: uploads.tmpDir, budget: { baseS: config.analysisBudgetS, perAudioS: config.analysisBudgetPerAudioS } } },
+      failedAuth: { failures: config.authFailLimit, windowS: config.authFailWindowS, blockS: config.authFailBlockS, exemptLoopback: config.authFailExemptLoopback },
+      uploads,
+      http: { publicUrl: config.publicUrl, maxJsonKb: config.maxJsonKb, accelRedirect: config.accelRedirect },
+    });
+    undo.push(() => services.stop());
+    const { identity, meter, jobs } = services;
+    const admin = await bootstrapAdmin(identity, config.dataDir, config.adminToken);
+    meter.start();
+    undo.push(() => meter.stop());
+    if (services.ytdlp) log.info(`yt-dlp ${services.ytdlp.version} found: used for the sites it supports`);
+    // Before any request or job: no repository without a project, no project without a repository.
+    await reconcileRepositories(services.hosting.projects, log);
     await warmUpUploads(uploads.tmpDir);
-    const analysis = new AnalysisService(pool, new ResultCache(path.join(config.dataDir, 'cache')), ffmpeg ? { kind: 'ffmpeg', path: ffmpeg.path } : { kind: 'js' }, meter);
 
-    const version = packageVersion();
-    const auth = createAuthGuard(identity, new FailedAuthLimiter({ failures: config.authFailLimit, windowS: config.authFailWindowS, blockS: config.authFailBlockS, exemptLoopback: config.authFailExemptLoopback }));
     const app = createApp({
-      audio: { version, identity, auth, meter, jobs, tools: { ffmpeg, git }, maxJsonKb: config.maxJsonKb, analysis, uploads, sources, accelRedirect: config.accelRedirect, log },
-      hosting: { version, identity, auth, meter, publicUrl: config.publicUrl, maxJsonKb: config.maxJsonKb, projects, projectActions, badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), hooks, exports, imports, uploads, log },
-      repositories: { projects, auth, gitPath, log, onPush: (push) => hooks.firePush(push.project, push.identity.user, push.refUpdates) },
+      ...services.app,
       rendererDir: options.rendererDir === undefined ? findRendererDir() : options.rendererDir,
       allowedHosts: config.allowedHosts,
       trustProxy: config.trustProxy,
@@ -162,9 +131,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       stop: () =>
         (stopping ??= (async () => {
           await closeServer(server, 10_000);
-          await jobs.stop();
-          await hooks.stop();
-          await pool.destroy();
+          await services.stop();
           await meter.stop();
           await store.flush();
           lock.release();

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAudioRouter } from './audio/routes.js';
-import { createRepositoryRouter } from './hosting/repository-routes.js';
+import { createRepositoryRouter } from './hosting/git/repository-routes.js';
 import { createHostingRouter } from './hosting/routes.js';
 import { callHosting, gitClient, readJson, withToken } from './test-support/hosting-client.js';
 import { adminToken, startTestApp, type TestApp } from './test-support/test-app.js';

@@ -52,6 +52,24 @@ const tenantPattern = /^[a-z0-9_.][a-z0-9_.-]{0,254}$/;
 const reservedNames = new Set(['api', 'admin', 'audio', 'assets', 'dashboard', 'explore', 'groups', 'help', 'projects', 'users', 'uploads', '-']);
 
 /** The rules of identity: users, tokens, groups and namespaces, over an IdentityRepo. */
+/** GitLab's /users filters (search lower-cased). */
+export interface UserFilters {
+  readonly username?: string;
+  readonly search?: string;
+  readonly active?: boolean;
+  readonly blocked?: boolean;
+}
+
+/** GitLab's /groups filters (search lower-cased). */
+export interface GroupFilters {
+  readonly search?: string;
+  readonly owned?: boolean;
+  readonly minAccessLevel?: number;
+  readonly allAvailable?: boolean;
+  readonly orderBy: 'name' | 'path' | 'id' | 'similarity';
+  readonly sort: 'asc' | 'desc';
+}
+
 export type IdentityService = ReturnType<typeof createIdentityService>;
 
 /** Build the identity service. `now` is injectable for tests. */
@@ -201,7 +219,7 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
       const group = service.readableGroup(caller, groupId);
       if (!caller.admin && service.accessLevel(caller, group.id) < accessLevels.maintainer) throw new AppError('forbidden', 'Forbidden');
       if (!caller.admin && accessLevel === accessLevels.owner && service.accessLevel(caller, group.id) < accessLevels.owner) throw new AppError('forbidden', 'Forbidden');
-      const userId = service.findUser(user).id;
+      const userId = service.getUser(user).id;
       if (repo.member(groupId, userId)) throw new AppError('conflict', 'Member already exists');
       return repo.upsertMember({ groupId, userId, accessLevel, expiresAt, createdAt: iso() });
     },
@@ -242,12 +260,61 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
       return group;
     },
 
-    /** Find a user by numeric id or username, else `404 User Not Found`. */
-    findUser(idOrUsername: string | number): Readonly<UserRecord> {
+    /** The user with this numeric id or username; `404 User Not Found` when there is none. */
+    getUser(idOrUsername: string | number): Readonly<UserRecord> {
       const s = String(idOrUsername);
       const user = /^\d+$/.test(s) ? repo.userById(Number(s)) : repo.userByUsername(s);
       if (!user) throw notFound('User');
       return user;
+    },
+
+    /** A user by numeric id, or undefined. */
+    findUserById(id: number): Readonly<UserRecord> | undefined {
+      return repo.userById(id);
+    },
+
+    /** Users matching GitLab's /users filters, by id; an admin viewer's search also matches e-mail addresses. */
+    listUsers(viewer: Readonly<UserRecord> | null, filters: UserFilters): readonly Readonly<UserRecord>[] {
+      const { username, search, active, blocked } = filters;
+      return repo.users
+        .filter((u) => username === undefined || u.username.toLowerCase() === username.toLowerCase())
+        .filter((u) => !search || u.username.toLowerCase().includes(search) || u.name.toLowerCase().includes(search) || (viewer?.admin && u.email.toLowerCase().includes(search)))
+        .filter((u) => !active || u.state === 'active')
+        .filter((u) => !blocked || u.state === 'blocked')
+        .sort((a, b) => a.id - b.id);
+    },
+
+    /** The groups GitLab's /groups shows `viewer`, filtered and sorted. */
+    listGroups(viewer: Readonly<UserRecord> | null, filters: GroupFilters): readonly Readonly<GroupRecord>[] {
+      const { search, owned, minAccessLevel, allAvailable, orderBy, sort } = filters;
+      const groups = repo.groups
+        .filter((g) => service.canReadGroup(viewer, g))
+        .filter((g) => {
+          // Like GitLab: a signed-in non-admin sees the groups they belong to (with their ancestors and
+          // descendants) unless all_available is set; anonymous callers see public groups.
+          if (!viewer || viewer.admin || allAvailable) return true;
+          return service.inHierarchyOf(viewer, g);
+        })
+        .filter((g) => !search || g.name.toLowerCase().includes(search) || g.path.toLowerCase().includes(search))
+        .filter((g) => !owned || (viewer !== null && service.accessLevel(viewer, g.id) >= 50))
+        .filter((g) => minAccessLevel === undefined || (viewer !== null && service.accessLevel(viewer, g.id) >= minAccessLevel));
+      const key = orderBy === 'id' ? (g: (typeof groups)[number]) => g.id : (g: (typeof groups)[number]) => (orderBy === 'path' ? g.path : g.name).toLowerCase();
+      groups.sort((a, b) => {
+        const [x, y] = [key(a), key(b)];
+        const c = x < y ? -1 : x > y ? 1 : a.id - b.id;
+        return sort === 'asc' ? c : -c;
+      });
+      return groups;
+    },
+
+    /** A group's direct members with their users (a member whose user is gone is left out). */
+    groupMembers(group: Readonly<GroupRecord>): readonly { readonly member: Readonly<GroupMemberRecord>; readonly user: Readonly<UserRecord> }[] {
+      return repo.members
+        .filter((m) => m.groupId === group.id)
+        .flatMap((m) => {
+          const user = repo.userById(m.userId);
+          return user ? [{ member: m, user }] : [];
+        });
     },
 
     /** Namespaces a user can create projects in: their own and groups they develop in (admins: all). */

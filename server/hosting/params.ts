@@ -83,6 +83,18 @@ export class Params {
     return undefined;
   }
 
+  /**
+   * Throw the collected problems, if any; else return `values`, each known to be present, so callers
+   * need no `!`. Pass only reads of required parameters (path parameters, or those named in `require`):
+   * one absent here is a bug in the route, thrown as such (a 500).
+   */
+  checked<const T extends readonly unknown[]>(...values: T): { readonly [K in keyof T]: Exclude<T[K], undefined> } {
+    this.check();
+    const absent = values.findIndex((v) => v === undefined);
+    if (absent >= 0) throw new Error(`Params.checked: value ${absent} was read from a parameter that is not required`);
+    return values as { readonly [K in keyof T]: Exclude<T[K], undefined> };
+  }
+
   /** Throw the collected problems, if any. */
   check(): void {
     if (this.issues.length === 0) return;

@@ -91,7 +91,7 @@ export function presentHostingError(error: AppError | null): { status: number; b
       // GitLab's 422s: `unprocessable_entity!(msg)` → {"message"}, Grape's `error!(msg, 422)` → {"error"}.
       if (o.code === 'unprocessable') return { status: 422, body: { message: error.message } };
       if (o.code === 'unprocessable_error') return { status: 422, body: { error: error.message } };
-      // `render_api_error!(msg, 400)`: the bare message (the notification level's enum error).
+      // `render_api_error!(msg, 400)`: the bare message (the notification level's enum error, an import's first full message).
       if (o.code === 'render_api_error') return { status: 400, body: { message: error.message } };
       if (o.fields) return { status: 400, body: { message: o.fields } };
       if (o.issues) return { status: 400, body: { error: error.message } };
@@ -107,6 +107,8 @@ export function presentHostingError(error: AppError | null): { status: number; b
       }
       return { status: 403, body: { message: error.message === 'Forbidden' ? '403 Forbidden' : `403 Forbidden - ${error.message}` } };
     case 'not-found':
+      // `render_api_error!(msg, 404)`: the bare message (an export that is not ready yet).
+      if (o.code === 'render_api_error') return { status: 404, body: { message: error.message } };
       return { status: 404, body: { message: `404 ${error.message}` } };
     case 'conflict':
       return { status: 409, body: { message: o.fields ?? error.message } };

@@ -49,16 +49,27 @@ export class JobRunner {
   private readonly running = new Map<string, AbortController>();
   private stopping = false;
   private readonly progressWrittenAt = new Map<string, number>();
+  private readonly handlers = new Map<string, JobHandler>();
 
   constructor(
     private readonly repo: JobsRepo,
-    private readonly handlers: ReadonlyMap<string, JobHandler>,
+    handlers: ReadonlyMap<string, JobHandler>,
     private readonly webhooks: WebhookSender,
     private readonly log: Logger,
     concurrency: number,
     private readonly clock: () => number = () => Date.now() / 1000,
   ) {
     this.queue = new PQueue({ concurrency });
+    for (const [kind, handler] of handlers) this.register(kind, handler);
+  }
+
+  /**
+   * Run jobs of `kind` with `handler`. Services register theirs once the runner exists, so a service
+   * and its handler are built together; register before resume() (a resumed job needs its handler).
+   */
+  register(kind: string, handler: JobHandler): void {
+    if (this.handlers.has(kind)) throw new Error(`job type ${kind} is registered twice`);
+    this.handlers.set(kind, handler);
   }
 
   /** Persist a new pending job and queue it. */

@@ -1,46 +1,30 @@
+import { mkdtemp, mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createApp } from '../app.js';
+import { resolveFfmpeg } from '../audio/decode/ffmpeg-path.js';
 import type { AudioDeps } from '../audio/routes.js';
+import type { AnalysisBudget } from '../audio/task-deadline.js';
+import { defaultFailedAuthLimits, type FailedAuthLimits } from '../auth/failed-auth-limiter.js';
+import type { IdentityService } from '../auth/identity.js';
+import type { Meter } from '../auth/metering.js';
+import { buildServices } from '../build-services.js';
+import type { RepositoryRouteDeps } from '../hosting/git/repository-routes.js';
+import type { HookDeliveryOptions, HookService } from '../hosting/hooks/hooks.js';
+import type { ProjectService } from '../hosting/projects/projects.js';
+import type { HostingDeps } from '../hosting/routes.js';
 import { answerClientErrorsAsJson } from '../http/client-errors.js';
 import { handleExpectContinue } from '../http/expect-continue.js';
-import { createAuthGuard } from '../auth/authenticate.js';
-import { defaultFailedAuthLimits, FailedAuthLimiter, type FailedAuthLimits } from '../auth/failed-auth-limiter.js';
-import { createIdentityRepo } from '../auth/identity-repo.js';
-import { createIdentityService, type IdentityService } from '../auth/identity.js';
-import { Meter } from '../auth/metering.js';
-import { createUsageRepo } from '../auth/usage-repo.js';
 import type { Logger } from '../http/logger.js';
 import type { OutboundPolicy } from '../http/outbound.js';
-import { JobRunner, type JobHandler } from '../queue/job-runner.js';
-import { createJobsRepo } from '../queue/jobs-repo.js';
-import { createWebhookSender, type WebhookOptions, type WebhookTransport } from '../queue/webhooks.js';
-import { presentJob } from '../audio/present.js';
+import type { JobHandler, JobRunner } from '../queue/job-runner.js';
+import type { WebhookOptions, WebhookTransport } from '../queue/webhooks.js';
+import type { ArchiveLimits } from '../shared/tar-archive.js';
 import { MemoryAdapter } from '../store/file-adapter.js';
 import type { DbSchema } from '../store/schema.js';
 import { openStore, type Store } from '../store/store.js';
-import { mkdtemp, mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { AnalysisService } from '../audio/analysis-service.js';
-import { ResultCache } from '../audio/cache.js';
-import { resolveFfmpeg } from '../audio/decode/ffmpeg-path.js';
-import { createAnalysisPool, type AnalysisPool } from '../audio/worker-pool.js';
-import type { AnalysisBudget } from '../audio/task-deadline.js';
-import { sourceJobType } from '../audio/sources/source-job.js';
-import { createSourcesRepo } from '../audio/sources/sources-repo.js';
-import { setUpSources } from '../audio/sources/set-up-sources.js';
-import { HookService, type HookDeliveryOptions } from '../hosting/hooks.js';
-import { createHooksRepo } from '../hosting/hooks-repo.js';
-import { createBadgesRepo } from '../hosting/badges-repo.js';
-import { createNotificationsRepo } from '../hosting/notifications-repo.js';
-import type { ArchiveLimits } from '../hosting/archive.js';
-import { createExportsRepo } from '../hosting/exports-repo.js';
-import { createProjectsRepo } from '../hosting/projects-repo.js';
-import { setUpProjects } from '../hosting/set-up-projects.js';
-import type { ProjectService } from '../hosting/projects.js';
-import type { RepositoryRouteDeps } from '../hosting/repository-routes.js';
-import type { HostingDeps } from '../hosting/routes.js';
 
 /** A logger that keeps what it is told, for assertions. */
 export function memoryLogger(): Logger & { readonly lines: string[] } {
@@ -108,44 +92,41 @@ export async function startTestApp(options: {
   await mkdir(path.join(dataDir, 'artifacts'));
   const adapter = new MemoryAdapter<DbSchema>();
   const store = await openStore(adapter);
-  const identity = createIdentityService(createIdentityRepo(store));
   const log = memoryLogger();
-  const meter = new Meter(createUsageRepo(store), 60_000);
-  const jobsRepo = createJobsRepo(store);
-  const webhooks = createWebhookSender({
-    repo: jobsRepo,
-    secretFor: (t) => identity.tenantSecret(t),
-    present: presentJob,
-    transport: options.webhookTransport ?? (async () => 599),
-    log,
-    options: { backoffMs: 10, ...options.webhookOptions },
-  });
   const ffmpeg = options.jsDecoder ? null : await resolveFfmpeg(null);
-  const sourcesSetup = await setUpSources({
-    repo: createSourcesRepo(store),
-    dataDir,
-    ffmpegPath: ffmpeg?.path ?? null,
-    ytdlpPath: options.sources?.ytdlpPath ?? 'off',
-    policy: { allowPrivate: options.sources?.allowPrivate ?? true, maxRedirects: options.sources?.maxRedirects ?? 5, timeoutMs: 10_000 },
-    maxBytes: options.sources?.maxBytes ?? 256 * 1024 * 1024,
-    timeoutS: options.sources?.timeoutS ?? 60,
-  });
-  const projectsSetup = setUpProjects({ repo: createProjectsRepo(store), exportsRepo: createExportsRepo(store), identity, dataDir, gitPath: 'git', allowPrivate: options.sources?.allowPrivate ?? true, importLimits: options.importLimits });
-  const handlers = new Map([[sourceJobType, sourcesSetup.handler], ...projectsSetup.handlers, ...(options.jobHandlers ?? [])]);
-  const jobs = new JobRunner(jobsRepo, handlers, webhooks, log, options.jobConcurrency ?? 1);
-  const { projects, actions: projectActions, exports, imports } = projectsSetup.connect(jobs);
   let appUrl = '';
-  const hooks = new HookService(createHooksRepo(store), projects, { gitPath: 'git', allowPrivate: options.hooks?.allowPrivate ?? options.sources?.allowPrivate ?? true, resolve: options.hooks?.resolve, version: '0.0.0-test', baseUrl: () => appUrl, log, delivery: { backoffMs: 20, timeoutMs: 2000, ...options.hookDelivery } });
+  const services = await buildServices({
+    store,
+    dataDir,
+    version: '0.0.0-test',
+    log,
+    tools: { ffmpeg: null, git: null },
+    ffmpegPath: ffmpeg?.path ?? null,
+    gitPath: 'git',
+    meterFlushMs: 60_000,
+    webhooks: { transport: options.webhookTransport ?? (async () => 599), options: { backoffMs: 10, ...options.webhookOptions } },
+    jobConcurrency: options.jobConcurrency ?? 1,
+    jobHandlers: options.jobHandlers,
+    sources: {
+      ytdlpPath: options.sources?.ytdlpPath ?? 'off',
+      policy: { allowPrivate: options.sources?.allowPrivate ?? true, maxRedirects: options.sources?.maxRedirects ?? 5, timeoutMs: 10_000 },
+      maxBytes: options.sources?.maxBytes ?? 256 * 1024 * 1024,
+      timeoutS: options.sources?.timeoutS ?? 60,
+    },
+    projectsAllowPrivate: options.sources?.allowPrivate ?? true,
+    importLimits: options.importLimits,
+    hooks: { allowPrivate: options.hooks?.allowPrivate ?? options.sources?.allowPrivate ?? true, resolve: options.hooks?.resolve, version: '0.0.0-test', baseUrl: () => appUrl, delivery: { backoffMs: 20, timeoutMs: 2000, ...options.hookDelivery } },
+    analysisPool: { threads: 2, options: options.analysisBudget ? { budget: options.analysisBudget } : {} },
+    failedAuth: options.failedAuth ?? { ...defaultFailedAuthLimits, failures: 0 },
+    uploads: { tmpDir: path.join(dataDir, 'tmp'), maxBytes: options.maxUploadBytes ?? 64 * 1024 * 1024 },
+    http: { publicUrl: options.publicUrl ?? null, maxJsonKb: 64, accelRedirect: options.accelRedirect ?? null },
+  });
+  const { identity, meter, jobs } = services;
+  const { projects, hooks } = services.hosting;
   const admin = await identity.createUser({ username: 'root', name: 'Administrator', email: 'root@example.com', admin: true });
   await identity.createToken(admin.id, { name: 'test', scopes: ['api'] }, adminToken);
-  const pool: AnalysisPool = createAnalysisPool(2, options.analysisBudget ? { budget: options.analysisBudget } : {});
-  const analysis = new AnalysisService(pool, new ResultCache(path.join(dataDir, 'cache')), ffmpeg ? { kind: 'ffmpeg', path: ffmpeg.path } : { kind: 'js' }, meter);
-  const auth = createAuthGuard(identity, new FailedAuthLimiter(options.failedAuth ?? { ...defaultFailedAuthLimits, failures: 0 }));
-  const uploads = { tmpDir: path.join(dataDir, 'tmp'), maxBytes: options.maxUploadBytes ?? 64 * 1024 * 1024 };
-  const audioDeps: AudioDeps = { version: '0.0.0-test', identity, auth, meter, jobs, tools: { ffmpeg: null, git: null }, maxJsonKb: 64, analysis, uploads, sources: sourcesSetup.connect(jobs), accelRedirect: options.accelRedirect ?? null, log };
-  const hostingDeps: HostingDeps = { version: '0.0.0-test', identity, auth, meter, publicUrl: options.publicUrl ?? null, maxJsonKb: 64, projects, projectActions, badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), hooks, exports, imports, uploads, log };
-  const repositoryDeps: RepositoryRouteDeps = { projects, auth, gitPath: 'git', log, onPush: (push) => hooks.firePush(push.project, push.identity.user, push.refUpdates) };
-  const app = createApp({ audio: audioDeps, hosting: hostingDeps, repositories: repositoryDeps, rendererDir: options.rendererDir ?? null, trustProxy: options.trustProxy ?? null });
+  const { audio: audioDeps, hosting: hostingDeps, repositories: repositoryDeps } = services.app;
+  const app = createApp({ ...services.app, rendererDir: options.rendererDir ?? null, trustProxy: options.trustProxy ?? null });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
     handleExpectContinue(s, app);
@@ -174,9 +155,7 @@ export async function startTestApp(options: {
     },
     fetch: (path, init) => fetch(url + path, init),
     async close() {
-      await jobs.stop();
-      await hooks.stop();
-      await pool.destroy();
+      await services.stop();
       await new Promise<void>((r) => {
         server.closeAllConnections();
         server.close(() => r());

@@ -1,0 +1,130 @@
+import path from 'node:path';
+import type { AppDeps } from './app.js';
+import { AnalysisService } from './audio/analysis-service.js';
+import { ResultCache } from './audio/cache.js';
+import { presentJob, type ToolInfo } from './audio/present.js';
+import { sourceJobType } from './audio/sources/source-job.js';
+import { createSourcesRepo } from './audio/sources/sources-repo.js';
+import { setUpSources } from './audio/sources/set-up-sources.js';
+import type { SourceService } from './audio/sources/source-service.js';
+import type { YtDlp } from './audio/sources/yt-dlp.js';
+import { createAnalysisPool, type AnalysisPool, type PoolOptions } from './audio/worker-pool.js';
+import { createAuthGuard } from './auth/authenticate.js';
+import { FailedAuthLimiter, type FailedAuthLimits } from './auth/failed-auth-limiter.js';
+import { createIdentityRepo } from './auth/identity-repo.js';
+import { createIdentityService, type IdentityService } from './auth/identity.js';
+import { Meter } from './auth/metering.js';
+import { createUsageRepo } from './auth/usage-repo.js';
+import { createBadgesRepo } from './hosting/badges/badges-repo.js';
+import type { HookServiceOptions } from './hosting/hooks/hooks.js';
+import { createHooksRepo } from './hosting/hooks/hooks-repo.js';
+import { createExportsRepo } from './hosting/import-export/exports-repo.js';
+import { createNotificationsRepo } from './hosting/notifications/notifications-repo.js';
+import { createProjectsRepo } from './hosting/projects/projects-repo.js';
+import { setUpHosting, type HostingServices } from './hosting/set-up-hosting.js';
+import type { Logger } from './http/logger.js';
+import type { OutboundPolicy } from './http/outbound.js';
+import { JobRunner, type JobHandler } from './queue/job-runner.js';
+import { createJobsRepo } from './queue/jobs-repo.js';
+import { createWebhookSender, type WebhookOptions, type WebhookTransport } from './queue/webhooks.js';
+import type { ArchiveLimits } from './shared/tar-archive.js';
+import type { Store } from './store/store.js';
+
+/** Everything the services are built from; startServer reads it from the config, the test harness from its options. */
+export interface ServiceOptions {
+  readonly store: Store;
+  readonly dataDir: string;
+  readonly version: string;
+  readonly log: Logger;
+  /** ffmpeg and git as /audio/v1/healthz reports them. */
+  readonly tools: { readonly ffmpeg: ToolInfo | null; readonly git: ToolInfo | null };
+  /** The ffmpeg that decodes and converts (null: the built-in JavaScript decoders, and no sources). */
+  readonly ffmpegPath: string | null;
+  readonly gitPath: string;
+  /** How often usage counters are persisted (ms); the caller starts the meter. */
+  readonly meterFlushMs: number;
+  readonly webhooks: { readonly transport: WebhookTransport; readonly options?: Partial<WebhookOptions> };
+  readonly jobConcurrency: number;
+  /** Extra job kinds (tests). */
+  readonly jobHandlers?: ReadonlyMap<string, JobHandler>;
+  /** Source fetching. */
+  readonly sources: { readonly ytdlpPath: string | null; readonly policy: OutboundPolicy; readonly maxBytes: number; readonly timeoutS: number };
+  /** May project imports from a URL and exports reach private addresses? */
+  readonly projectsAllowPrivate: boolean;
+  readonly importLimits?: ArchiveLimits;
+  readonly hooks: Omit<HookServiceOptions, 'gitPath' | 'log'>;
+  readonly analysisPool: { readonly threads?: number; readonly options: PoolOptions };
+  readonly failedAuth: FailedAuthLimits;
+  /** Where uploads stream to while they arrive, and how large they may be. */
+  readonly uploads: { readonly tmpDir: string; readonly maxBytes: number };
+  readonly http: { readonly publicUrl: string | null; readonly maxJsonKb: number; readonly accelRedirect: string | null };
+}
+
+/** The built service graph: what createApp takes, and the parts the host starts, stops or inspects. */
+export interface Services {
+  readonly identity: IdentityService;
+  readonly meter: Meter;
+  readonly jobs: JobRunner;
+  readonly hosting: HostingServices;
+  readonly sources: SourceService;
+  readonly ytdlp: YtDlp | null;
+  readonly pool: AnalysisPool;
+  /** The audio, hosting and repository parts of createApp's deps. */
+  readonly app: Pick<AppDeps, 'audio' | 'hosting' | 'repositories'>;
+  /** Stop the job runner, hook deliveries and analysis threads (the meter and store are the host's). */
+  stop(): Promise<void>;
+}
+
+/** The one wiring of the service graph, used by startServer and the test harness alike. */
+export async function buildServices(options: ServiceOptions): Promise<Services> {
+  const { store, dataDir, log, version } = options;
+  const identity = createIdentityService(createIdentityRepo(store));
+  const meter = new Meter(createUsageRepo(store), options.meterFlushMs);
+  const jobsRepo = createJobsRepo(store);
+  const webhooks = createWebhookSender({
+    repo: jobsRepo,
+    secretFor: (tenant) => identity.tenantSecret(tenant),
+    present: presentJob,
+    transport: options.webhooks.transport,
+    log,
+    options: options.webhooks.options,
+  });
+  const sourcesSetup = await setUpSources({ repo: createSourcesRepo(store), dataDir, ffmpegPath: options.ffmpegPath, ...options.sources });
+  const jobs = new JobRunner(jobsRepo, new Map([[sourceJobType, sourcesSetup.handler], ...(options.jobHandlers ?? [])]), webhooks, log, options.jobConcurrency);
+  const sources = sourcesSetup.connect(jobs);
+  const hosting = setUpHosting({
+    repos: { projects: createProjectsRepo(store), exports: createExportsRepo(store), hooks: createHooksRepo(store), badges: createBadgesRepo(store), notifications: createNotificationsRepo(store) },
+    identity,
+    jobs,
+    dataDir,
+    gitPath: options.gitPath,
+    allowPrivate: options.projectsAllowPrivate,
+    importLimits: options.importLimits,
+    hooks: options.hooks,
+    log,
+  });
+  const pool = createAnalysisPool(options.analysisPool.threads, options.analysisPool.options);
+  const analysis = new AnalysisService(pool, new ResultCache(path.join(dataDir, 'cache')), options.ffmpegPath ? { kind: 'ffmpeg', path: options.ffmpegPath } : { kind: 'js' }, meter);
+  const auth = createAuthGuard(identity, new FailedAuthLimiter(options.failedAuth));
+  const { uploads } = options;
+  const { projects, hooks } = hosting;
+  return {
+    identity,
+    meter,
+    jobs,
+    hosting,
+    sources,
+    ytdlp: sourcesSetup.ytdlp,
+    pool,
+    app: {
+      audio: { version, identity, auth, meter, jobs, tools: options.tools, maxJsonKb: options.http.maxJsonKb, analysis, uploads, sources, accelRedirect: options.http.accelRedirect, log },
+      hosting: { version, identity, auth, meter, publicUrl: options.http.publicUrl, maxJsonKb: options.http.maxJsonKb, ...hosting, uploads, log },
+      repositories: { projects, auth, gitPath: options.gitPath, log, onPush: (push) => hooks.firePush(push.project, push.identity.user, push.refUpdates) },
+    },
+    async stop() {
+      await jobs.stop();
+      await hooks.stop();
+      await pool.destroy();
+    },
+  };
+}

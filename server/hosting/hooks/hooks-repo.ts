@@ -1,0 +1,40 @@
+import { nextId, type ProjectHookRecord } from '../../store/schema.js';
+import type { Store } from '../../store/store.js';
+
+/** Store access for project hooks. */
+export interface HooksRepo {
+  ofProject(projectId: number): readonly Readonly<ProjectHookRecord>[];
+  byId(projectId: number, hookId: number): Readonly<ProjectHookRecord> | undefined;
+  insert(hook: Omit<ProjectHookRecord, 'id'>): Promise<Readonly<ProjectHookRecord>>;
+  update(hookId: number, patch: Partial<ProjectHookRecord>): Promise<Readonly<ProjectHookRecord>>;
+  /** Remove a hook; resolves to the removed record, or undefined when there was none. */
+  remove(projectId: number, hookId: number): Promise<Readonly<ProjectHookRecord> | undefined>;
+}
+
+/** A HooksRepo over the store. */
+export function createHooksRepo(store: Store): HooksRepo {
+  return {
+    ofProject: (projectId) => store.data.hooks.filter((h) => h.projectId === projectId),
+    byId: (projectId, hookId) => store.data.hooks.find((h) => h.projectId === projectId && h.id === hookId),
+    // Hooks name their tables: the project caches (JSON, list index) outlive them.
+    insert: (hook) =>
+      store.mutate((d) => {
+        const record: ProjectHookRecord = { ...hook, id: nextId(d, 'hooks') };
+        d.hooks.push(record);
+        return record;
+      }, ['hooks', 'sequences']),
+    update: (hookId, patch) =>
+      store.mutate((d) => {
+        const hook = d.hooks.find((h) => h.id === hookId);
+        if (!hook) throw new Error(`hook ${hookId} vanished`);
+        Object.assign(hook, patch);
+        return hook;
+      }, ['hooks']),
+    remove: (projectId, hookId) =>
+      store.mutate((d) => {
+        const hook = d.hooks.find((h) => h.projectId === projectId && h.id === hookId);
+        if (hook) d.hooks = d.hooks.filter((h) => h !== hook);
+        return hook;
+      }, ['hooks']),
+  };
+}

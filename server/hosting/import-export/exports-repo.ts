@@ -1,0 +1,61 @@
+import { nextId, type ProjectExportRecord, type ProjectHookRecord, type ProjectRecord, type UploadRecord } from '../../store/schema.js';
+import type { Store } from '../../store/store.js';
+
+/** What a finished archive import adds to its project, written in one store mutation. */
+export interface ImportedContent {
+  /** The project's new settings and `import_status: finished`. */
+  readonly project: Partial<ProjectRecord>;
+  readonly hooks: readonly Omit<ProjectHookRecord, 'id' | 'projectId'>[];
+  readonly uploads: readonly Omit<UploadRecord, 'id' | 'projectId'>[];
+}
+
+/**
+ * Store access for project export and import: the `projectExports` table (one row per project),
+ * reading a project's hooks for its archive, and landing an import's records atomically.
+ */
+export interface ExportsRepo {
+  byProject(projectId: number): Readonly<ProjectExportRecord> | undefined;
+  /** Replace the project's export row (a new export forgets the previous one). */
+  put(record: ProjectExportRecord): Promise<Readonly<ProjectExportRecord>>;
+  /** Change the project's export row; undefined when it is gone (the project was deleted meanwhile). */
+  update(projectId: number, patch: Partial<ProjectExportRecord>): Promise<Readonly<ProjectExportRecord> | undefined>;
+  /** The project's hooks as stored (tokens included: the caller leaves them out of archives). */
+  hooksOf(projectId: number): readonly Readonly<ProjectHookRecord>[];
+  /**
+   * Apply an import in one mutation: the project's settings, its hooks and its upload records, or
+   * nothing at all (a failed write leaves no half-imported project). False when the project is gone.
+   */
+  finishImport(projectId: number, content: ImportedContent): Promise<boolean>;
+}
+
+/** An ExportsRepo over the store. */
+export function createExportsRepo(store: Store): ExportsRepo {
+  return {
+    byProject: (projectId) => store.data.projectExports.find((e) => e.projectId === projectId),
+    // Export status is written at every step of a job: named, so the project caches (JSON, list index) outlive it.
+    put: (record) =>
+      store.mutate((d) => {
+        d.projectExports = [...d.projectExports.filter((e) => e.projectId !== record.projectId), record];
+        return record;
+      }, ['projectExports']),
+    update: (projectId, patch) =>
+      store.mutate((d) => {
+        const row = d.projectExports.find((e) => e.projectId === projectId);
+        if (row) Object.assign(row, patch);
+        return row;
+      }, ['projectExports']),
+    hooksOf: (projectId) => store.data.hooks.filter((h) => h.projectId === projectId),
+    finishImport: (projectId, content) =>
+      store.mutate(
+        (d) => {
+          const project = d.projects.find((p) => p.id === projectId);
+          if (!project) return false;
+          for (const hook of content.hooks) d.hooks.push({ ...hook, id: nextId(d, 'hooks'), projectId });
+          for (const upload of content.uploads) d.uploads.push({ ...upload, id: nextId(d, 'uploads'), projectId });
+          Object.assign(project, content.project);
+          return true;
+        },
+        ['projects', 'hooks', 'uploads', 'sequences'],
+      ),
+  };
+}

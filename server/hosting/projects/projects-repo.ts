@@ -1,0 +1,175 @@
+import { AppError } from '../../http/errors.js';
+import { nextId, type ProjectRecord, type ProjectShareRecord, type StarRecord, type UploadRecord } from '../../store/schema.js';
+import type { Store, TableName } from '../../store/store.js';
+
+/** What a project's JSON and the project lists are derived from (the caller's memberships and notification levels included, to be safe). */
+const projectTables: readonly TableName[] = ['projects', 'users', 'namespaces', 'groups', 'groupMembers', 'stars', 'projectShares', 'notificationSettings', 'sequences'];
+
+/** Store access for projects and what hangs off them (stars, shares, uploads). */
+export interface ProjectsRepo {
+  readonly projects: readonly Readonly<ProjectRecord>[];
+  /** Changes whenever what a project's JSON is derived from may have changed (projects, users, groups, stars, shares…; any change that does not name its tables). */
+  readonly revision: number;
+  /** Changes whenever the project records themselves may have changed (not with stars, shares or uploads). */
+  readonly recordsRevision: number;
+  byId(id: number): Readonly<ProjectRecord> | undefined;
+  /** By namespace and path, case-insensitively (paths are unique per namespace ignoring case). */
+  byPath(namespaceId: number, path: string): Readonly<ProjectRecord> | undefined;
+  byName(namespaceId: number, name: string): Readonly<ProjectRecord> | undefined;
+  insert(project: Omit<ProjectRecord, 'id'>): Promise<Readonly<ProjectRecord>>;
+  update(id: number, patch: Partial<ProjectRecord>): Promise<Readonly<ProjectRecord>>;
+  /** Remove a project with its stars, shares, uploads, hooks, export and notification settings; its forks forget where they came from. */
+  remove(id: number): Promise<void>;
+
+  starsOf(projectId: number): readonly Readonly<StarRecord>[];
+  /** Star counts of every starred project, in one pass (or of the given projects only, without allocating per record). */
+  starCounts(onlyIds?: ReadonlySet<number>): ReadonlyMap<number, number>;
+  isStarred(projectId: number, userId: number): boolean;
+  /** Ids of the projects a user starred. */
+  allStarsOf(userId: number): readonly number[];
+  /** Star or unstar; resolves to false when nothing changed. */
+  setStar(projectId: number, userId: number, starred: boolean): Promise<boolean>;
+
+  /** Fork counts of every forked project, counted again only after the records change (not per page: a pass over 10,000 records). */
+  forkCounts(): ReadonlyMap<number, number>;
+
+  allShares(): readonly Readonly<ProjectShareRecord>[];
+  sharesOf(projectId: number): readonly Readonly<ProjectShareRecord>[];
+  /** Projects shared with a group. */
+  sharesWithGroup(groupId: number): readonly Readonly<ProjectShareRecord>[];
+  insertShare(share: Omit<ProjectShareRecord, 'id'>): Promise<Readonly<ProjectShareRecord>>;
+  removeShare(projectId: number, groupId: number): Promise<boolean>;
+
+  insertUpload(upload: Omit<UploadRecord, 'id'>): Promise<Readonly<UploadRecord>>;
+  upload(projectId: number, secret: string, filename: string): Readonly<UploadRecord> | undefined;
+  uploadsOf(projectId: number): readonly Readonly<UploadRecord>[];
+}
+
+/** A ProjectsRepo over the store, with an id index (lists of 10,000 projects stay cheap). */
+export function createProjectsRepo(store: Store): ProjectsRepo {
+  const db = () => store.data;
+  const lower = (s: string) => s.toLowerCase();
+  let index: Map<number, ProjectRecord> | null = null;
+  let indexed: ProjectRecord[] | null = null;
+  const byIdIndex = () => {
+    // Rebuilt when the array itself changed (remove replaces it; push keeps it but bumps the length).
+    if (!index || indexed !== db().projects || index.size !== db().projects.length) {
+      index = new Map(db().projects.map((p) => [p.id, p]));
+      indexed = db().projects;
+    }
+    return index;
+  };
+  let forks: { readonly revision: number; readonly counts: ReadonlyMap<number, number> } | null = null;
+  /** Count occurrences of `key(row)` in one tight loop, optionally only for some ids. */
+  const countBy = <T>(rows: readonly T[], key: (row: T) => number | null, onlyIds?: ReadonlySet<number>) => {
+    const out = new Map<number, number>();
+    for (const row of rows) {
+      const id = key(row);
+      if (id === null || (onlyIds && !onlyIds.has(id))) continue;
+      out.set(id, (out.get(id) ?? 0) + 1);
+    }
+    return out;
+  };
+
+  return {
+    get projects() {
+      return db().projects;
+    },
+    get revision() {
+      return store.revisionOf(projectTables);
+    },
+    get recordsRevision() {
+      return store.revisionOf(['projects']);
+    },
+    byId: (id) => byIdIndex().get(id),
+    byPath: (namespaceId, path) => db().projects.find((p) => p.namespaceId === namespaceId && lower(p.path) === lower(path)),
+    byName: (namespaceId, name) => db().projects.find((p) => p.namespaceId === namespaceId && lower(p.name) === lower(name)),
+    insert: (project) =>
+      store.mutate((d) => {
+        // Checked again here, atomically: a create awaits git between its own check and this write.
+        const fields: Record<string, string[]> = {};
+        const here = d.projects.filter((p) => p.namespaceId === project.namespaceId);
+        if (here.some((p) => lower(p.name) === lower(project.name))) fields.name = ['has already been taken'];
+        if (here.some((p) => lower(p.path) === lower(project.path))) fields.path = ['has already been taken'];
+        if (Object.keys(fields).length > 0) throw new AppError('invalid', 'project is invalid', { fields });
+        const record: ProjectRecord = { ...project, id: nextId(d, 'projects') };
+        d.projects.push(record);
+        return record;
+      }),
+    update: (id, patch) =>
+      store.mutate((d) => {
+        const project = d.projects.find((p) => p.id === id);
+        if (!project) throw new Error(`project ${id} vanished`);
+        Object.assign(project, patch);
+        return project;
+      }),
+    remove: (id) =>
+      store.mutate((d) => {
+        d.projects = d.projects.filter((p) => p.id !== id);
+        for (const p of d.projects) if (p.forkedFromId === id) p.forkedFromId = null;
+        d.stars = d.stars.filter((s) => s.projectId !== id);
+        d.projectShares = d.projectShares.filter((s) => s.projectId !== id);
+        d.uploads = d.uploads.filter((u) => u.projectId !== id);
+        d.hooks = d.hooks.filter((h) => h.projectId !== id);
+        d.projectExports = d.projectExports.filter((e) => e.projectId !== id);
+        d.notificationSettings = d.notificationSettings.filter((n) => !(n.source === 'project' && n.sourceId === id));
+      }),
+
+    starsOf: (projectId) => db().stars.filter((s) => s.projectId === projectId),
+    starCounts: (onlyIds) => countBy(db().stars, (s) => s.projectId, onlyIds),
+    allStarsOf: (userId) => db().stars.filter((s) => s.userId === userId).map((s) => s.projectId),
+    isStarred: (projectId, userId) => db().stars.some((s) => s.projectId === projectId && s.userId === userId),
+    // Stars, shares and uploads name their tables: the records' own caches (search text, counts, fork counts) outlive them.
+    setStar: (projectId, userId, starred) =>
+      store.mutate(
+        (d) => {
+          const has = d.stars.some((s) => s.projectId === projectId && s.userId === userId);
+          if (has === starred) return false;
+          if (starred) d.stars.push({ projectId, userId, createdAt: new Date().toISOString() });
+          else d.stars = d.stars.filter((s) => !(s.projectId === projectId && s.userId === userId));
+          return true;
+        },
+        ['stars'],
+      ),
+
+    forkCounts: () => {
+      const revision = store.revisionOf(['projects']);
+      if (forks?.revision !== revision) forks = { revision, counts: countBy(db().projects, (p) => p.forkedFromId) };
+      return forks.counts;
+    },
+
+    allShares: () => db().projectShares,
+    sharesOf: (projectId) => db().projectShares.filter((s) => s.projectId === projectId),
+    sharesWithGroup: (groupId) => db().projectShares.filter((s) => s.groupId === groupId),
+    insertShare: (share) =>
+      store.mutate(
+        (d) => {
+          const record: ProjectShareRecord = { ...share, id: nextId(d, 'projectShares') };
+          d.projectShares.push(record);
+          return record;
+        },
+        ['projectShares', 'sequences'],
+      ),
+    removeShare: (projectId, groupId) =>
+      store.mutate(
+        (d) => {
+          const before = d.projectShares.length;
+          d.projectShares = d.projectShares.filter((s) => !(s.projectId === projectId && s.groupId === groupId));
+          return d.projectShares.length !== before;
+        },
+        ['projectShares'],
+      ),
+
+    insertUpload: (upload) =>
+      store.mutate(
+        (d) => {
+          const record: UploadRecord = { ...upload, id: nextId(d, 'uploads') };
+          d.uploads.push(record);
+          return record;
+        },
+        ['uploads', 'sequences'],
+      ),
+    upload: (projectId, secret, filename) => db().uploads.find((u) => u.projectId === projectId && u.secret === secret && u.filename === filename),
+    uploadsOf: (projectId) => db().uploads.filter((u) => u.projectId === projectId),
+  };
+}

@@ -1,0 +1,59 @@
+import path from 'node:path';
+import type { Logger } from '../../http/logger.js';
+import { lostAndFoundStamp, type ProjectService } from './projects.js';
+
+/** What one reconciliation did. */
+export interface ReconcileReport {
+  /** Repositories no project owned: where each was, and where it went under lost+found. */
+  readonly movedAside: readonly { readonly from: string; readonly to: string }[];
+  /** Projects whose repository was missing and was created again, empty. */
+  readonly recreated: readonly number[];
+}
+
+/**
+ * Make the repositories on disk and the project records agree, at boot, before any request or job
+ * runs. A process killed part-way through a create, fork, import, rename or delete can leave a
+ * repository no project owns (it would block that name for good) or a project without its
+ * repository. Unowned repositories are moved to `lost+found/repositories/<time>/…` (kept, never
+ * deleted: the data may matter) and logged; a project whose repository is missing gets an empty
+ * one, unless a fork or import job that will fill it is still to run.
+ */
+export async function reconcileRepositories(projects: ProjectService, log: Logger, now: Date = new Date()): Promise<ReconcileReport> {
+  const root = projects.paths.repositoryRoot;
+  const owned = new Map<string, number>();
+  const dirOf = new Map<number, string>();
+  for (const p of projects.repo.projects) {
+    try {
+      const dir = path.resolve(projects.paths.repository(p));
+      owned.set(dir, p.id);
+      dirOf.set(p.id, dir);
+    } catch {
+      log.error(`repositories: project ${p.id} has no namespace ${p.namespaceId}; its repository cannot be placed`, null);
+    }
+  }
+  const stamp = lostAndFoundStamp(now);
+  const movedAside: { from: string; to: string }[] = [];
+  for (const dir of await projects.git.list(root)) {
+    if (owned.has(path.resolve(dir)) || projects.isClaimed(dir)) continue;
+    const to = await projects.git.moveAside(dir, root, projects.paths.lostAndFound, stamp);
+    movedAside.push({ from: dir, to });
+    log.info(`repositories: ${path.relative(root, dir)} belonged to no project (a create, rename or delete was interrupted); moved to ${to}`);
+  }
+  const recreated: number[] = [];
+  for (const p of projects.repo.projects) {
+    // A scheduled or started fork or import is run again at boot, and makes its repository itself.
+    if (p.importStatus === 'scheduled' || p.importStatus === 'started') continue;
+    const dir = dirOf.get(p.id);
+    if (!dir || (await projects.git.exists(dir))) continue;
+    try {
+      await projects.git.init(dir, p.defaultBranch);
+    } catch (error) {
+      log.error(`repositories: project ${p.id} has no repository on disk and an empty one could not be created`, error);
+      continue;
+    }
+    if (!p.emptyRepo) await projects.repo.update(p.id, { emptyRepo: true });
+    recreated.push(p.id);
+    log.info(`repositories: project ${p.id} (${projects.fullPath(p)}) had no repository on disk; created an empty one`);
+  }
+  return { movedAside, recreated };
+}

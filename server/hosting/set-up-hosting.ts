@@ -1,0 +1,105 @@
+import type { IdentityService } from '../auth/identity.js';
+import type { Logger } from '../http/logger.js';
+import type { JobRunner } from '../queue/job-runner.js';
+import type { ArchiveLimits } from '../shared/tar-archive.js';
+import { BadgeService } from './badges/badges.js';
+import type { BadgesRepo } from './badges/badges-repo.js';
+import * as repositories from './git/repositories.js';
+import { HookService, type HookServiceOptions } from './hooks/hooks.js';
+import type { HooksRepo } from './hooks/hooks-repo.js';
+import type { ExportsRepo } from './import-export/exports-repo.js';
+import { exportJobType, ProjectExportService } from './import-export/project-export.js';
+import { archiveImportJobType, ProjectImportService } from './import-export/project-import.js';
+import { NotificationSettingsService } from './notifications/notification-settings.js';
+import type { NotificationsRepo } from './notifications/notifications-repo.js';
+import { ProjectActions } from './projects/project-actions.js';
+import { createProjectJobHandlers } from './projects/project-jobs.js';
+import { ProjectQueries } from './projects/project-queries.js';
+import { projectPaths, ProjectService, type RepositoryOps } from './projects/projects.js';
+import type { ProjectsRepo } from './projects/projects-repo.js';
+
+/** The stores the hosting services keep their records in (built by the composition root). */
+export interface HostingRepos {
+  readonly projects: ProjectsRepo;
+  readonly exports: ExportsRepo;
+  readonly hooks: HooksRepo;
+  readonly badges: BadgesRepo;
+  readonly notifications: NotificationsRepo;
+}
+
+/** The hosting services the routes use. */
+export interface HostingServices {
+  readonly projects: ProjectService;
+  readonly projectActions: ProjectActions;
+  readonly projectQueries: ProjectQueries;
+  readonly exports: ProjectExportService;
+  readonly imports: ProjectImportService;
+  readonly hooks: HookService;
+  readonly badges: BadgeService;
+  readonly notifications: NotificationSettingsService;
+}
+
+/** Wire project hosting over system git for one data dir and register its jobs on `jobs`. */
+export function setUpHosting(options: {
+  readonly repos: HostingRepos;
+  readonly identity: IdentityService;
+  readonly jobs: JobRunner;
+  readonly dataDir: string;
+  readonly gitPath: string;
+  /** May project imports (from a URL) and exports reach private addresses? */
+  readonly allowPrivate: boolean;
+  /** Limits of imported archives (default 2 GiB uncompressed, 50,000 entries). */
+  readonly importLimits?: ArchiveLimits;
+  /** Where hooks may deliver to and how payloads link back to this server. */
+  readonly hooks: Omit<HookServiceOptions, 'gitPath' | 'log'>;
+  /** Where repositories moved to lost+found are reported. */
+  readonly log: Logger;
+}): HostingServices {
+  const { jobs, gitPath, repos } = options;
+  const git = gitOps(gitPath, options.allowPrivate);
+  const paths = projectPaths(options.dataDir, options.identity);
+  const projects = new ProjectService(options.identity, repos.projects, git, paths, jobs, undefined, options.log);
+  const exports = new ProjectExportService(projects, repos.exports, jobs, {
+    dataDir: options.dataDir,
+    allowPrivate: options.allowPrivate,
+    bundle: (dir, file, signal) => repositories.createBundle(dir, file, { gitPath, signal }),
+  });
+  const imports = new ProjectImportService(projects, repos.exports, jobs, {
+    dataDir: options.dataDir,
+    limits: options.importLimits,
+    restoreBundle: (file, dir, signal) => repositories.restoreFromBundle(file, dir, { gitPath, signal }),
+    onProjectRemoved: (projectId) => exports.forget(projectId),
+  });
+  for (const [kind, handler] of createProjectJobHandlers(projects)) jobs.register(kind, handler);
+  jobs.register(exportJobType, (ctx) => exports.run(ctx));
+  jobs.register(archiveImportJobType, (ctx) => imports.run(ctx));
+  return {
+    projects,
+    projectActions: new ProjectActions(projects, jobs),
+    projectQueries: new ProjectQueries(projects, repos.projects, git, paths),
+    exports,
+    imports,
+    hooks: new HookService(repos.hooks, projects, { ...options.hooks, gitPath, log: options.log }),
+    badges: new BadgeService(projects, repos.badges),
+    notifications: new NotificationSettingsService(repos.notifications),
+  };
+}
+
+/** RepositoryOps over git/repositories.ts. */
+export function gitOps(gitPath: string, allowPrivate: boolean): RepositoryOps {
+  return {
+    init: (dir, branch) => repositories.initBare(dir, branch, { gitPath }),
+    remove: (dir) => repositories.removeRepository(dir),
+    move: (from, to) => repositories.moveRepository(from, to),
+    stats: (dir, branch) => repositories.repositoryStats(dir, branch, { gitPath }),
+    setHead: (dir, branch) => repositories.setHead(dir, branch, { gitPath }),
+    headCommit: (dir, branch) => repositories.headCommit(dir, branch, { gitPath }),
+    housekeeping: (dir) => repositories.housekeeping(dir, { gitPath }),
+    list: (root) => repositories.listRepositories(root),
+    exists: (dir) => repositories.repositoryExists(dir),
+    moveAside: (dir, root, into, stamp) => repositories.moveAside(dir, root, into, stamp),
+    snapshot: (dir) => repositories.snapshotTar(dir),
+    fork: (from, to, signal) => repositories.forkRepository(from, to, { gitPath, signal }),
+    importFrom: (url, to, signal) => repositories.importRepository(url, to, { gitPath, allowPrivate, signal, timeoutMs: 30 * 60_000 }),
+  };
+}
