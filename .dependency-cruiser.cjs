@@ -43,6 +43,26 @@ module.exports = {
       to: { pathNot: '^server/audio/dsp/' },
     },
     {
+      name: 'audio-engines-are-pure-analysis',
+      comment: 'server/audio/engines (one file per engine, its schema, the engine contract) imports only itself, dsp/ and packages: no HTTP, service, decode or store.',
+      severity: 'error',
+      from: { path: '^server/audio/engines/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^server/', pathNot: '^server/audio/(engines|dsp)/' },
+    },
+    {
+      name: 'audio-layers-point-down',
+      comment: 'audio/http → analysis, sources, artifacts → decode → engines → dsp; nothing below imports the HTTP edge or the service.',
+      severity: 'error',
+      from: { path: '^server/audio/(analysis|decode|sources|artifacts)/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^server/audio/http/' },
+    },
+    {
+      name: 'audio-decode-is-below-the-service',
+      severity: 'error',
+      from: { path: '^server/audio/decode/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^server/audio/(analysis|sources|artifacts)/' },
+    },
+    {
       name: 'only-routes-import-express',
       comment: 'In a service, only the HTTP layer (routes.ts, <family>-routes.ts, hosting/request.ts) imports express.',
       severity: 'error',

@@ -11,12 +11,12 @@
  * to compare the output of two versions of the code.
  */
 import { writeFileSync } from 'node:fs';
-import { analyzeEngine, analyzeFeaturesPart, analyzeSamplePart } from '../server/audio/analyze.js';
-import type { StreamEngine, StreamFormat } from '../server/audio/engine.js';
-import { createFeaturesStream } from '../server/audio/features.js';
-import { createIntegratedLoudness } from '../server/audio/loudness.js';
-import { createOnsetsStream } from '../server/audio/onsets.js';
-import { sampleAnalysisEngine } from '../server/audio/sample-analysis.js';
+import { analyzeEngine, analyzeFeaturesPart, analyzeSamplePart } from '../server/audio/engines/analyze.js';
+import type { StreamEngine, StreamFormat } from '../server/audio/engines/engine.js';
+import { createFeaturesStream } from '../server/audio/engines/features.js';
+import { createIntegratedLoudness } from '../server/audio/engines/loudness.js';
+import { createOnsetsStream } from '../server/audio/engines/onsets.js';
+import { sampleAnalysisEngine } from '../server/audio/engines/sample-analysis.js';
 import { musicLoop } from '../server/test-support/drums.js';
 
 const args = process.argv.slice(2);

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import express, { type Express } from 'express';
-import { presentAudioError } from './audio/present.js';
-import { createAudioRouter, type AudioDeps } from './audio/routes.js';
+import { presentAudioError } from './audio/http/present.js';
+import { createAudioRouter, type AudioDeps } from './audio/http/routes.js';
 import { createRepositoryRouter, type RepositoryRouteDeps } from './hosting/git/repository-routes.js';
 import { presentHostingError } from './hosting/present.js';
 import { createHostingRouter, type HostingDeps } from './hosting/routes.js';

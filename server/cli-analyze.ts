@@ -1,8 +1,8 @@
 import { copyFile, mkdir, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { resolveFfmpeg } from './audio/decode/ffmpeg-path.js';
-import type { SummaryResult } from './audio/summary.js';
-import { createAnalysisPool } from './audio/worker-pool.js';
+import type { SummaryResult } from './audio/engines/summary.js';
+import { createAnalysisPool } from './audio/analysis/worker-pool.js';
 import type { Config } from './config/load-config.js';
 
 /** Extensions the batch picks up from folders (files named explicitly are always tried). */

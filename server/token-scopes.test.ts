@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAudioRouter } from './audio/routes.js';
+import { createAudioRouter } from './audio/http/routes.js';
 import { createRepositoryRouter } from './hosting/git/repository-routes.js';
 import { createHostingRouter } from './hosting/routes.js';
 import { callHosting, gitClient, readJson, withToken } from './test-support/hosting-client.js';

@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { machineHeader, say, writeResults } from '../../bench/bench-support.js';
-import type { ChromaFeatures } from '../../server/audio/features.js';
+import type { ChromaFeatures } from '../../server/audio/engines/features.js';
 import { PITCH_CLASSES } from '../../server/audio/dsp/chroma.js';
 import { repoRoot } from '../real-audio/packages.js';
 import { LIBRARIES, loadLibrary, readLabels } from '../real-audio/sets.js';

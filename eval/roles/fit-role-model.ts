@@ -1,5 +1,5 @@
 /**
- * Fitting the role model (server/audio/role-model.ts): gradient boosting of shallow regression trees
+ * Fitting the role model (server/audio/engines/role-model.ts): gradient boosting of shallow regression trees
  * for the softmax loss (one tree per role per round, Newton leaf values −G/(H + λ), as in XGBoost).
  * Deterministic: no sampling, splits searched in a fixed order over presorted features, ties to the
  * first, node values and thresholds rounded to 6 significant decimals as they are made (the written
@@ -7,9 +7,9 @@
  * library and role counts alike. The softmax temperature minimises the log loss of
  * leave-one-library-out logits (the same fit on the other libraries), searched on a fixed grid.
  */
-import { MODEL_ROLES, roleLogits, softmax, walkTree, type ModelRole, type RoleModelWeights, type RoleTree } from '../../server/audio/role-model.js';
-import { extractRoleFeatures, ROLE_FEATURES } from '../../server/audio/role-model-features.js';
-import type { SampleRole } from '../../server/audio/sample-analysis.js';
+import { MODEL_ROLES, roleLogits, softmax, walkTree, type ModelRole, type RoleModelWeights, type RoleTree } from '../../server/audio/engines/role-model.js';
+import { extractRoleFeatures, ROLE_FEATURES } from '../../server/audio/engines/role-model-features.js';
+import type { SampleRole } from '../../server/audio/engines/sample-analysis.js';
 import type { Measured } from './measure.js';
 import type { Prediction } from './metrics.js';
 

@@ -1,12 +1,12 @@
 /**
  * npm run fit:roles [-- --reuse]: fit the role model on every development library and write
- * server/audio/role-model-weights.ts. The sets come from Debian's packages (npm run eval:sets builds
+ * server/audio/engines/role-model-weights.ts. The sets come from Debian's packages (npm run eval:sets builds
  * them); the measurements come from the real server (files sent as `sample.wav`); the fit is
  * deterministic (fit-role-model.ts), so the same packages give the same file, digit for digit.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { RoleTree } from '../../server/audio/role-model.js';
+import type { RoleTree } from '../../server/audio/engines/role-model.js';
 import { fitRoleModel, FIT_OPTIONS } from './fit-role-model.js';
 import { loadAnswers, measureFiles, saveAnswers, type Measured } from './measure.js';
 import { cacheDir, repoRoot } from '../real-audio/packages.js';

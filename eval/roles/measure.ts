@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServerProcess } from '../../bench/bench-support.js';
-import type { SampleAnalysisResult } from '../../server/audio/sample-analysis.js';
+import type { SampleAnalysisResult } from '../../server/audio/engines/sample-analysis.js';
 import { cacheDir } from '../real-audio/packages.js';
 import type { LabelledFile } from '../real-audio/sets.js';
 

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sampleAnalysisSchema } from '../../server/audio/sample-schema.js';
+import { sampleAnalysisSchema } from '../../server/audio/engines/sample-schema.js';
 import { fileForm, startTestApp, type TestApp } from '../../server/test-support/test-app.js';
 import { cacheDir } from '../real-audio/packages.js';
 import { readLabels } from '../real-audio/sets.js';

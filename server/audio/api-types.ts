@@ -1,7 +1,8 @@
 import type { z } from 'zod';
-import type { featuresSchema } from './features-schema.js';
-import type { gradeSchema } from './grade-schema.js';
-import type { namingSchema, sampleAnalysisSchema } from './sample-schema.js';
+import type { sourceSchema } from './engines/source-schema.js';
+import type { featuresSchema } from './engines/features-schema.js';
+import type { gradeSchema } from './engines/grade-schema.js';
+import type { namingSchema, sampleAnalysisSchema } from './engines/sample-schema.js';
 import type {
   emotionSchema,
   healthSchema,
@@ -11,11 +12,10 @@ import type {
   onsetsSchema,
   sourceDescriptorSchema,
   sourceRequestSchema,
-  sourceSchema,
   spectrumSchema,
   validationErrorSchema,
   waveformSchema,
-} from './schemas.js';
+} from './http/schemas.js';
 
 /** Response bodies of the audio API, for clients (the renderer imports these as types only). */
 export type JobStatus = z.infer<typeof jobStatusSchema>;

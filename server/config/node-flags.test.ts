@@ -16,7 +16,7 @@ describe('serverNodeFlags', () => {
   });
 
   it('start a process whose analysis threads run (worker threads refuse V8 flags in their execArgv)', () => {
-    const pool = path.join(root, 'server/audio/worker-pool.ts');
+    const pool = path.join(root, 'server/audio/analysis/worker-pool.ts');
     const script = `const { createAnalysisPool } = await import(${JSON.stringify(pool)});
       const p = createAnalysisPool(1);
       for (let i = 0; i < 400 && !p.isWarm(); i++) await new Promise((r) => setTimeout(r, 50));

@@ -9,3 +9,9 @@ export function probeTool(path: string, versionArg: string): Promise<string | nu
     });
   });
 }
+
+/** What a tool check found. */
+export interface ToolInfo {
+  readonly path: string;
+  readonly version: string;
+}

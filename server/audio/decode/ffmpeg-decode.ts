@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { AppError } from '../../http/errors.js';
-import type { StreamFormat } from '../engine.js';
+import type { StreamFormat } from '../engines/engine.js';
 import { ffmpegInputArgs } from './ffmpeg-input.js';
 
 /** How to run one ffmpeg decode. */

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { probeTool } from '../../http/tool-probe.js';
-import type { ToolInfo } from '../present.js';
+import type { ToolInfo } from '../../http/tool-probe.js';
 
 /** Where an ffmpeg candidate came from. */
 export type FfmpegSource = 'config' | 'ffmpeg-static' | 'path';

@@ -3,7 +3,7 @@ import { open } from 'node:fs/promises';
 import audioType from 'audio-type';
 import { decodeChunked } from 'audio-decode';
 import { AppError } from '../../http/errors.js';
-import type { LengthEstimate, StreamFormat } from '../engine.js';
+import type { LengthEstimate, StreamFormat } from '../engines/engine.js';
 import { decodeWithFfmpeg } from './ffmpeg-decode.js';
 import { requireAnalysableFormat, requireFiniteSamples } from './format-limits.js';
 import { decodeMp3Range } from './mp3-range.js';

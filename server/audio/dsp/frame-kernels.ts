@@ -109,7 +109,7 @@ export class FrameKernels extends KernelArrays {
 }
 
 /**
- * The per-frame loops of the sample analysis (server/audio/sample-analysis.ts) and its HPSS
+ * The per-frame loops of the sample analysis (server/audio/engines/sample-analysis.ts) and its HPSS
  * (dsp/role-features.ts `StreamingHpss`) in the FFT's WebAssembly kernel, on arrays in its memory.
  */
 export class SampleFrameKernels extends KernelArrays {

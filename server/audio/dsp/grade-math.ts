@@ -1,5 +1,5 @@
 /**
- * Pure measurements behind the loop/one-shot grade (server/audio/grade.ts): the seam at the wrap, the
+ * Pure measurements behind the loop/one-shot grade (server/audio/engines/grade.ts): the seam at the wrap, the
  * zero-crossing cleanliness of the ends, a Linkwitz–Riley low pass for the bass band, a bounded per-hop
  * energy envelope, the refinement of a coarse tempo from onset times, bar-to-bar similarity, and the
  * score curves. Every function here works on plain arrays; nothing streams and nothing allocates per sample.

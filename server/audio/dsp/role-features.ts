@@ -1,5 +1,5 @@
 /**
- * Building blocks of the per-sample analysis (server/audio/sample-analysis.ts): median-filter HPSS,
+ * Building blocks of the per-sample analysis (server/audio/engines/sample-analysis.ts): median-filter HPSS,
  * spectral peak and flatness measures, envelope shape, onset picking and a beat-period estimate. All pure
  * numeric code over preallocated typed arrays.
  */

@@ -10,7 +10,7 @@ import { makeMediaFixtures, serveBytes, startMediaServer, type MediaFixtures, ty
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import type { JobStatus, SourceDescriptor } from '../api-types.js';
 import { downloadWithYtDlp, resolveYtDlp, YtDlpUnsupportedError } from './yt-dlp.js';
-import { sourceDescriptorSchema } from '../schemas.js';
+import { sourceDescriptorSchema } from '../http/schemas.js';
 
 /** What ffmpeg (not our code) reads from a WAV: rate, channels and the exact number of frames. */
 function decodeWithFfmpeg(file: string): { sampleRate: number; channels: number; frames: number } {

@@ -6,7 +6,7 @@ type Emotion = AnalyzeResult['emotion'];
 const SIZE = 200;
 
 /**
- * The emotion anchors of the server's transparent model (server/audio/emotion-model.ts, valence and
+ * The emotion anchors of the server's transparent model (server/audio/engines/emotion-model.ts, valence and
  * arousal): drawn for orientation only when that model answered, since another model may place them elsewhere.
  */
 const transparentAnchors: readonly (readonly [string, number, number])[] = [

@@ -1,0 +1,167 @@
+import type { Meter } from '../../auth/metering.js';
+import type { ReceivedUpload } from '../../http/multipart.js';
+import type { AnalysisPool } from './worker-pool.js';
+import { cacheKey, type ResultCache } from './cache.js';
+import type { DecoderChoice } from '../decode/pcm-source.js';
+import { FeedWriter } from '../decode/upload-feed.js';
+import { engines } from '../engines/registry.js';
+import type { AnalysisOutput, SourceInfo } from './analysis-worker.js';
+
+/** One analysis answer and whether it came from the cache. */
+export interface AnalysisAnswer {
+  readonly source: SourceInfo;
+  readonly result: unknown;
+  readonly cache: 'hit' | 'miss';
+}
+
+/** How an analysis runs: the clip-tier head, and a signal that cancels it (the client went away). */
+export interface AnalysisOptions {
+  readonly headSeconds?: number;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * An analysis started while its upload is still arriving: the worker reads the temp file as it grows
+ * (a PCM WAV from its first bytes; other formats once complete), so decoding and analysis overlap the
+ * upload instead of following it. Its answer is used only on a cache miss; otherwise it is cancelled.
+ * The upload is hashed on the HTTP thread as its chunks pass (receiveUpload), which leaves both worker
+ * threads to the analysis: a hash task in the pool held one of them until the upload was complete, so
+ * the second part of a split /analyze waited for the whole upload before it could start.
+ */
+export class EarlyAnalysis {
+  private readonly feed = new FeedWriter();
+  private started: { readonly path: string; readonly result: Promise<AnalysisOutput> } | null = null;
+
+  constructor(private readonly begin: (path: string, control: SharedArrayBuffer) => Promise<AnalysisOutput>) {}
+
+  /** receiveUpload's `onFileProgress`: starts the analysis when the file opens, then reports progress. */
+  readonly onFileProgress = (path: string, bytesOnDisk: number, complete: boolean): void => {
+    if (!this.started) {
+      const result = this.begin(path, this.feed.shared);
+      result.catch(() => undefined); // awaited only on a cache miss
+      this.started = { path, result };
+    }
+    this.feed.written(bytesOnDisk, complete);
+  };
+
+  /** The upload once received (with its sha256); a failed upload stops the analysis. */
+  async received(upload: Promise<ReceivedUpload>): Promise<ReceivedUpload> {
+    try {
+      return await upload;
+    } catch (error) {
+      this.cancel();
+      throw error;
+    }
+  }
+
+  /** The upload failed or was refused, or the answer came from elsewhere: stop. */
+  cancel(): void {
+    this.feed.fail();
+    this.feed.cancel();
+  }
+
+  /** The running analysis of the upload at `path`, or null when none was started for it. */
+  resultFor(path: string): Promise<AnalysisOutput> | null {
+    return this.started?.path === path ? this.started.result : null;
+  }
+}
+
+/** Upload → cache lookup → worker pool (decode + engine) → cache write, metered per tenant. */
+export class AnalysisService {
+  constructor(
+    private readonly pool: AnalysisPool,
+    private readonly cache: ResultCache,
+    private readonly decoder: DecoderChoice,
+    private readonly meter: Meter,
+  ) {}
+
+  /**
+   * Answer from the cache by content hash alone, before any upload, only when this tenant has been
+   * given this very answer before, after uploading that content: a hash is not proof of possession, so
+   * it is never a way to read, or learn of, another tenant's analysis.
+   */
+  async lookup(tenant: string, sha256: string, route: string, engineId: string, params: Readonly<Record<string, unknown>>, headSeconds?: number): Promise<AnalysisAnswer | null> {
+    const engine = engines[engineId];
+    if (!engine) return null;
+    const key = cacheKey({ sha256, route, params: { ...params, head: headSeconds ?? null }, engineVersion: engine.version });
+    if (!(await this.cache.hasSeen(tenant, key))) return null;
+    const cached = (await this.cache.get(key)) as { source: SourceInfo; result: unknown } | undefined;
+    return cached ? { ...cached, cache: 'hit' } : null;
+  }
+
+  /** True once the analysis threads have warmed up (GET /healthz reports it). */
+  isWarm(): boolean {
+    return this.pool.isWarm();
+  }
+
+  /** Start analysing an upload as it arrives; hand the result to `analyse` with the finished upload. */
+  begin(engineId: string, params: Readonly<Record<string, unknown>>, options: AnalysisOptions = {}): EarlyAnalysis {
+    return new EarlyAnalysis((file, control) => this.run(engineId, params, file, options, control));
+  }
+
+  /**
+   * Run an engine in the pool. An engine with `split` parts runs them as separate tasks at once (one
+   * per thread when threads are free), each reading the file itself, and combines their results; a
+   * failing part stops the others. With `control`, the file may still be arriving (see EarlyAnalysis).
+   */
+  private async run(engineId: string, params: Readonly<Record<string, unknown>>, file: string, options: AnalysisOptions, control?: SharedArrayBuffer): Promise<AnalysisOutput> {
+    const engine = engines[engineId];
+    if (!engine) throw new Error(`unknown engine ${engineId}`);
+    const task = (id: string, shared?: SharedArrayBuffer, part?: number) => ({
+      engineId: id,
+      ...(part !== undefined ? { split: { whole: engineId, part } } : {}),
+      params,
+      file,
+      decoder: this.decoder,
+      ...(options.headSeconds ? { headSeconds: options.headSeconds } : {}),
+      ...(shared ? { control: shared, growing: control !== undefined } : {}),
+    });
+    if (!engine.split) return this.pool.run(task(engineId, control), options.signal);
+    const feed = new FeedWriter(control);
+    const runs = engine.split.parts.map((id, part) => this.pool.run(task(id, feed.shared, part), options.signal));
+    let outs: AnalysisOutput[];
+    try {
+      outs = await Promise.all(runs);
+    } catch (error) {
+      feed.cancel();
+      await Promise.allSettled(runs);
+      throw error;
+    }
+    // A source that needs a decoder was analysed whole by part 0 (one decode); see AnalysisTask.split.
+    const whole = outs.find((o) => o.split === 'whole');
+    if (whole) return { result: whole.result, source: whole.source, analysedSeconds: whole.analysedSeconds };
+    const seconds = Math.max(...outs.map((o) => o.analysedSeconds));
+    return { result: await this.pool.combine(engineId, outs.map((o) => o.result), seconds), source: outs[0]!.source, analysedSeconds: seconds };
+  }
+
+  /**
+   * Analyse an upload with one engine (reusing the analysis `early` started while it arrived); the
+   * temp file is always removed afterwards.
+   */
+  async analyse(tenant: string, upload: ReceivedUpload, route: string, engineId: string, params: Readonly<Record<string, unknown>>, options: AnalysisOptions & { readonly early?: EarlyAnalysis } = {}): Promise<AnalysisAnswer> {
+    try {
+      const engine = engines[engineId];
+      if (!engine) throw new Error(`unknown engine ${engineId}`);
+      const key = cacheKey({ sha256: upload.sha256, route, params: { ...params, head: options.headSeconds ?? null }, engineVersion: engine.version });
+      // The computation is shared across tenants, but a tenant's first answer is a `miss` whoever
+      // computed it: X-Cache must not tell them that someone else analysed this exact file.
+      const seenBefore = await this.cache.hasSeen(tenant, key);
+      const cached = (await this.cache.get(key)) as { source: SourceInfo; result: unknown } | undefined;
+      if (cached) {
+        options.early?.cancel();
+        if (!seenBefore) await this.cache.markSeen(tenant, key);
+        return { ...cached, cache: seenBefore ? 'hit' : 'miss' };
+      }
+      const running = options.early?.resultFor(upload.path) ?? null;
+      if (!running) options.early?.cancel();
+      const out = await (running ?? this.run(engineId, params, upload.path, options));
+      this.meter.analysed(tenant, out.analysedSeconds);
+      const entry = { source: out.source, result: out.result };
+      await this.cache.set(key, entry);
+      await this.cache.markSeen(tenant, key);
+      return { ...entry, cache: 'miss' };
+    } finally {
+      await upload.discard();
+    }
+  }
+}

@@ -1,0 +1,128 @@
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import { isServerNodeFlag } from '../../config/node-flags.js';
+import { AppError } from '../../http/errors.js';
+import { FeedReader, FeedWriter } from '../decode/upload-feed.js';
+import { DEADLINE_BYTES, deadlineExceeded, defaultAnalysisBudget, isOverdue, readPublishedDeadline, type AnalysisBudget } from './task-deadline.js';
+import type { AnalysisFailure, AnalysisOutput, AnalysisTask, CombineTask, WarmUpTask } from './analysis-worker.js';
+
+/** The DSP worker pool: analyses never run on the event loop that serves HTTP. */
+export interface AnalysisPool {
+  /**
+   * Run one analysis. Cancellation is cooperative: the signal (or the task's own `control` feed) sets a
+   * flag the worker checks between chunks, so threads are never terminated mid-task.
+   */
+  run(task: AnalysisTask, signal?: AbortSignal): Promise<AnalysisOutput>;
+  /** A split engine's `combine` over its parts' results (see EngineSpec.split). */
+  combine(engineId: string, results: readonly unknown[], seconds: number): Promise<unknown>;
+  /** True once every thread has finished its start-up warm-up (until then the first requests run slower code). */
+  isWarm(): boolean;
+  destroy(): Promise<void>;
+}
+
+/**
+ * Tasks one thread may hold at once. A task that waits for an upload still arriving (analysis started
+ * early, see analysis-service.ts) holds its place without using the CPU, so a slow client must not
+ * keep other analyses from a thread; tasks on one thread take turns chunk by chunk.
+ */
+const TASKS_PER_THREAD = 4;
+
+/** How a pool starts. */
+export interface PoolOptions {
+  /** Where each thread may write a temporary WAV to warm the /analyze path at start (the server's upload directory); without it only the engines are warmed. */
+  readonly warmUpDir?: string;
+  /** Time one analysis task may take (see task-deadline.ts); defaults to defaultAnalysisBudget. */
+  readonly budget?: AnalysisBudget;
+  /**
+   * How far past its deadline a task that stopped checking it (stuck in one step) may run before the
+   * pool terminates its thread. The worker stops at its own deadline between chunks well before this.
+   */
+  readonly overdueGraceMs?: number;
+}
+
+/** Start a pool with one thread per core (at least one). */
+export function createAnalysisPool(threads = availableParallelism(), options: PoolOptions = {}): AnalysisPool {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const pool = new Piscina({
+    filename: new URL(fromSource ? './analysis-worker-dev.mjs' : './analysis-worker.js', import.meta.url).href,
+    minThreads: Math.max(1, threads),
+    maxThreads: Math.max(1, threads),
+    concurrentTasksPerWorker: TASKS_PER_THREAD,
+    idleTimeout: Infinity,
+    // piscina loads the worker file with require() first; Node 20's require() of an ES module can
+    // abort the whole process ("IsGraphAsync must be used on an instantiated module") when threads
+    // load it at once. Without require(esm) the require throws and piscina uses import() instead.
+    // V8 flags (config/node-flags.ts) apply to every thread already, and Node refuses them here.
+    execArgv: [...process.execArgv.filter((arg) => !isServerNodeFlag(arg)), '--no-experimental-require-module'],
+  });
+  // Warm every thread's JIT in the background (one task per thread); requests share the threads with it.
+  const warmUp: WarmUpTask = options.warmUpDir ? { dir: options.warmUpDir } : {};
+  let warm = false;
+  const warming = Array.from({ length: Math.max(1, threads) }, () => pool.run(warmUp, { name: 'warmUp' }));
+  void Promise.allSettled(warming).then(() => (warm = true));
+  const budget = options.budget ?? defaultAnalysisBudget;
+  const graceMs = options.overdueGraceMs ?? 10_000;
+  return {
+    async run(task, signal) {
+      let control = task.control;
+      if (signal) {
+        const writer = new FeedWriter(control);
+        control = writer.shared;
+        if (signal.aborted) writer.cancel();
+        else signal.addEventListener('abort', () => writer.cancel(), { once: true });
+      }
+      const deadline = new SharedArrayBuffer(DEADLINE_BYTES);
+      const overdue = new AbortController();
+      const watchdog = watchDeadline(deadline, task.growing && control ? new FeedReader(control) : null, budget, graceMs, overdue);
+      let out: AnalysisOutput | AnalysisFailure;
+      try {
+        out = (await pool.run({ ...task, ...(control ? { control } : {}), deadline: { shared: deadline, budget } }, { name: 'analyse', signal: overdue.signal })) as AnalysisOutput | AnalysisFailure;
+      } catch (error) {
+        // Aborting a running piscina task terminates its thread (and piscina starts a new one).
+        if (overdue.signal.aborted) throw deadlineExceeded(budget);
+        // Another task on the same thread overran its deadline: this one was lost with the thread.
+        if (error instanceof Error && /Terminating worker thread|worker exited/i.test(error.message)) {
+          throw new AppError('unavailable', 'The analysis was interrupted when its worker thread was restarted; try again', { code: 'worker_restarted', retryAfter: 1 });
+        }
+        throw error;
+      } finally {
+        clearInterval(watchdog);
+      }
+      if (isFailure(out)) throw fromFailure(out);
+      return out;
+    },
+    async combine(engineId, results, seconds) {
+      const out = (await pool.run({ engineId, results, seconds } satisfies CombineTask, { name: 'combineParts' })) as unknown;
+      if (isFailure(out)) throw fromFailure(out);
+      return out;
+    },
+    isWarm: () => warm,
+    destroy: () => pool.destroy(),
+  };
+}
+
+/**
+ * Poll a running task's published deadline; abort it (through piscina, which terminates the thread) once
+ * it is overdue by `graceMs`. The clock of a task reading a growing upload starts when the upload is complete.
+ */
+function watchDeadline(shared: SharedArrayBuffer, upload: FeedReader | null, budget: AnalysisBudget, graceMs: number, overdue: AbortController): NodeJS.Timeout {
+  let completeSince: number | null = upload ? null : Date.now();
+  const timer = setInterval(() => {
+    const now = Date.now();
+    if (completeSince === null && upload?.state().complete) completeSince = now;
+    if (isOverdue(readPublishedDeadline(shared), completeSince, now, budget, graceMs)) {
+      clearInterval(timer);
+      overdue.abort();
+    }
+  }, Math.min(1000, Math.max(20, graceMs / 4)));
+  timer.unref();
+  return timer;
+}
+
+function isFailure(out: unknown): out is AnalysisFailure {
+  return typeof out === 'object' && out !== null && 'failure' in out;
+}
+
+function fromFailure({ failure }: AnalysisFailure): AppError {
+  return new AppError(failure.kind, failure.message, { ...(failure.code ? { code: failure.code } : {}), ...(failure.retryAfter !== undefined ? { retryAfter: failure.retryAfter } : {}) });
+}

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { sine } from '../../test-support/signals.js';
+import { hzToMel, melToHz } from '../dsp/bands.js';
+import { spectrumEngine } from './spectrum.js';
+
+function spectrumOf(signal: Float32Array, sampleRate: number, bands: number, frames: number, mel: boolean) {
+  const engine = spectrumEngine.create({ sampleRate, channels: 1, channelLayout: null, totalFrames: signal.length }, { bands, frames, mel });
+  for (let i = 0; i < signal.length; i += 3000) engine.push(signal.subarray(i, i + 3000));
+  return engine.finish();
+}
+
+/** Band centres from the documented definition: edges evenly spaced on the mel or log axis from 20 Hz to Nyquist. */
+function documentedCenters(bands: number, sampleRate: number, mel: boolean): number[] {
+  const lo = mel ? hzToMel(20) : Math.log(20);
+  const hi = mel ? hzToMel(sampleRate / 2) : Math.log(sampleRate / 2);
+  return Array.from({ length: bands }, (_, i) => {
+    const x = lo + ((hi - lo) * (i + 1)) / (bands + 1);
+    return mel ? melToHz(x) : Math.exp(x);
+  });
+}
+
+/** Index of the band whose centre is nearest f on the band's own axis (bands meet halfway between centres). */
+function expectedBand(centers: readonly number[], f: number, mel: boolean): number {
+  let best = 0;
+  for (let b = 0; b < centers.length; b++) {
+    const d = mel ? Math.abs(hzToMel(centers[b]!) - hzToMel(f)) : Math.abs(Math.log(centers[b]!) - Math.log(f));
+    const dBest = mel ? Math.abs(hzToMel(centers[best]!) - hzToMel(f)) : Math.abs(Math.log(centers[best]!) - Math.log(f));
+    if (d < dBest) best = b;
+  }
+  return best;
+}
+
+describe('spectrum engine', () => {
+  it('uses Slaney’s mel scale (1 kHz = 15 mel) and inverts it', () => {
+    expect(hzToMel(1000)).toBe(15);
+    expect(hzToMel(500)).toBeCloseTo(7.5, 12);
+    expect(melToHz(hzToMel(4321))).toBeCloseTo(4321, 9);
+  });
+
+  it.each([
+    ['mel', true, 440],
+    ['mel', true, 3000],
+    ['log', false, 440],
+    ['log', false, 3300],
+    ['log', false, 12_000],
+  ])('puts a pure tone in the right %s band (%s, %i Hz)', (_label, mel, freq) => {
+    const sr = 44_100;
+    const result = spectrumOf(sine(sr, 2, freq, 0.5), sr, 64, 20, mel);
+    expect(result.data).toHaveLength(20);
+    const centers = documentedCenters(64, sr, mel);
+    result.band_hz.forEach((c, i) => expect(c).toBeCloseTo(centers[i]!, 0));
+    const want = expectedBand(centers, freq, mel);
+    for (const row of result.data.slice(1, -1)) {
+      const loudest = row.indexOf(Math.max(...row));
+      expect(Math.abs(loudest - want)).toBeLessThanOrEqual(0);
+      // A -6 dBFS tone reads about -6 dB: (−6 + 100)/100 ≈ 0.94, within a dB for window spread.
+      expect(row[loudest]).toBeGreaterThan(0.93);
+      expect(row[loudest]).toBeLessThan(0.97);
+    }
+  });
+
+  it('averages the whole track when frames = 1 and spreads frames evenly otherwise', () => {
+    const sr = 48_000;
+    const signal = new Float32Array(sr * 4);
+    signal.set(sine(sr, 2, 200, 0.5), 0);
+    signal.set(sine(sr, 2, 5000, 0.5), sr * 2);
+    const avg = spectrumOf(signal, sr, 32, 1, false);
+    expect(avg.data).toHaveLength(1);
+    const low = expectedBand(avg.band_hz, 200, false);
+    const high = expectedBand(avg.band_hz, 5000, false);
+    // Each tone fills half the track: both bands hold about half the power (−3 dB from −6 dB).
+    expect(Math.abs(avg.data[0]![low]! - avg.data[0]![high]!)).toBeLessThan(0.02);
+    const spread = spectrumOf(signal, sr, 32, 4, false);
+    expect(spread.frame_times_s).toEqual([0.5, 1.5, 2.5, 3.5]);
+    expect(spread.data[0]![low]).toBeGreaterThan(spread.data[0]![high]! + 0.3);
+    expect(spread.data[3]![high]).toBeGreaterThan(spread.data[3]![low]! + 0.3);
+  });
+
+  it('reads silence as the floor (0)', () => {
+    const result = spectrumOf(new Float32Array(10_000), 44_100, 16, 3, true);
+    expect(result.data.flat().every((v) => v === 0)).toBe(true);
+  });
+});

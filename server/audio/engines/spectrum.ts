@@ -1,0 +1,127 @@
+import { applyFilterbank, createFilterbank } from '../dsp/bands.js';
+import { createRealFft } from '../dsp/fft.js';
+import { hannWindow, windowSum } from '../dsp/window.js';
+import type { EngineSpec, StreamEngine } from './engine.js';
+
+/** Query parameters of /spectrum (bounds in `spectrumBounds`). */
+export interface SpectrumParams {
+  readonly bands: number;
+  readonly frames: number;
+  readonly mel: boolean;
+}
+
+/** Documented limits of the parameters. */
+export const spectrumBounds = { bands: { min: 4, max: 512 }, frames: { min: 1, max: 4000 } } as const;
+
+/** The dB value mapped to 0; 0 dBFS (a full-scale sine's power) maps to 1. */
+export const spectrumDbFloor = -100;
+
+/** Lowest band edge. */
+const fmin = 20;
+
+export interface SpectrumResult {
+  readonly bands: number;
+  readonly frames: number;
+  readonly scale: 'mel' | 'log';
+  readonly fft_size: number;
+  readonly db_floor: number;
+  /** Band centre frequencies (Hz). */
+  readonly band_hz: readonly number[];
+  /** Time of each frame's centre (s); for frames = 1, the middle of the track. */
+  readonly frame_times_s: readonly number[];
+  /** `frames` rows of `bands` values in 0..1: (dB − floor) / −floor, dB relative to a full-scale sine. */
+  readonly data: readonly (readonly number[])[];
+}
+
+/**
+ * Spectrogram downsampled for rendering. Frame i is an FFT (Hann, 4096 points up to 50 kHz sample
+ * rates, 8192 above) of the channel-averaged signal centred on frame floor((i + 0.5)·N/frames), zero
+ * padded at the edges, so frames span the whole track. With frames = 1 the spectrum is the average
+ * power of up to 2000 windows spread evenly over the track (Welch's method).
+ */
+export const spectrumEngine: EngineSpec<SpectrumParams, SpectrumResult> = {
+  id: 'spectrum',
+  version: '1',
+  needsTotalFrames: true,
+  create(format, params): StreamEngine<SpectrumResult> {
+    const total = format.totalFrames;
+    if (total === null) throw new Error('spectrum needs the exact frame count');
+    const channels = format.channels;
+    const n = format.sampleRate > 50_000 ? 8192 : 4096;
+    const half = n >> 1;
+    const fft = createRealFft(n);
+    const window = hannWindow(n);
+    // Power of a full-scale sine's bin: (sum(w)/2)²; dividing by it puts 0 dBFS at 0 dB.
+    const fullScale = (windowSum(window) / 2) ** 2;
+    const fb = createFilterbank(params.mel ? 'mel' : 'log', params.bands, n, format.sampleRate, fmin, format.sampleRate / 2);
+    const averaged = params.frames === 1;
+    const windowsWanted = averaged ? Math.max(1, Math.min(2000, Math.floor(total / half))) : params.frames;
+    const centers = Array.from({ length: windowsWanted }, (_, i) => Math.floor(((i + 0.5) * total) / windowsWanted));
+
+    // Ring buffer of the last n mono samples; index = absolute frame mod n.
+    const ring = new Float32Array(n);
+    let seen = 0;
+    let next = 0;
+    // Frames are windowed straight into the FFT's input, and its output is read in place.
+    const { input: frameIn, re, im } = fft;
+    const power = new Float64Array(half + 1);
+    const bandOut = new Float64Array(params.bands);
+    const rows: Float64Array[] = [];
+    const sum = new Float64Array(params.bands);
+
+    const analyse = (center: number) => {
+      const start = center - half;
+      for (let j = 0; j < n; j++) {
+        const t = start + j;
+        frameIn[j] = t < 0 || t >= seen ? 0 : ring[t % n]! * window[j]!;
+      }
+      fft.transform();
+      for (let k = 0; k <= half; k++) power[k] = (re[k]! * re[k]! + im[k]! * im[k]!) / fullScale;
+      applyFilterbank(fb, power, bandOut);
+      if (averaged) for (let b = 0; b < bandOut.length; b++) sum[b] = sum[b]! + bandOut[b]!;
+      else rows.push(Float64Array.from(bandOut));
+    };
+    // A window is complete once frame center + n/2 has arrived (or the stream ended).
+    const drainReady = () => {
+      while (next < centers.length && centers[next]! + half <= seen) analyse(centers[next++]!);
+    };
+
+    return {
+      push(chunk) {
+        const frames = chunk.length / channels;
+        const inv = 1 / channels;
+        let i = 0;
+        while (i < frames) {
+          // Stop feeding at the next window's end so the ring still holds its start.
+          const limit = next < centers.length ? Math.min(frames, i + Math.max(1, centers[next]! + half - seen)) : frames;
+          for (; i < limit; i++) {
+            let m = 0;
+            for (let c = 0; c < channels; c++) m += chunk[i * channels + c]!;
+            ring[seen % n] = m * inv;
+            seen++;
+          }
+          drainReady();
+        }
+      },
+      finish() {
+        while (next < centers.length) analyse(centers[next++]!);
+        const toUnit = (p: number) => {
+          const db = 10 * Math.log10(Math.max(p, 1e-20));
+          return Math.round(Math.min(1, Math.max(0, (db - spectrumDbFloor) / -spectrumDbFloor)) * 1000) / 1000;
+        };
+        const data = averaged ? [Array.from(sum, (s) => toUnit(s / windowsWanted))] : rows.map((r) => Array.from(r, toUnit));
+        const times = averaged ? [Math.round((total / 2 / format.sampleRate) * 1000) / 1000] : centers.map((c) => Math.round((c / format.sampleRate) * 1000) / 1000);
+        return {
+          bands: params.bands,
+          frames: params.frames,
+          scale: params.mel ? 'mel' : 'log',
+          fft_size: n,
+          db_floor: spectrumDbFloor,
+          band_hz: Array.from(fb.centers, (f) => Math.round(f * 10) / 10),
+          frame_times_s: times,
+          data,
+        };
+      },
+    };
+  },
+};
