@@ -88,9 +88,10 @@ describe('grade engine: a clean, well-cut loop', () => {
     for (const k of SUB_SCORES) expect(result.sub_scores[k].score).toBeGreaterThanOrEqual(0.9);
   });
 
-  it('measures 4 whole bars at the refined tempo, the bars alike', () => {
+  it('measures 4 whole bars at the loop-length tempo, which the onsets\' fitted grid agrees with, the bars alike', () => {
     const b = result.sub_scores.bar_consistency;
-    expect(b.tempo_source).toBe('onset_grid');
+    expect(b.tempo_source).toBe('loop_length');
+    expect(b.length_score).toBe(1);
     expect(Math.abs(b.tempo_bpm! / BPM - 1)).toBeLessThan(0.002);
     expect(b.whole_bars).toBe(4);
     expect(Math.abs(b.length_error_ms!)).toBeLessThan(5);
