@@ -101,7 +101,7 @@ export const gradeSchema = z
             .enum(['onset_grid', 'onsets', 'loop_length'])
             .nullable()
             .describe(
-              "'onset_grid': the detected tempo refined on the onsets' grid (it judges the length); 'loop_length': the onsets engine's loop-length tempo, kept when the onsets' fitted beat is within 2 standard errors of it (the length is then whole within what the onsets can measure: length_score 1) or when no grid fits them (length_score null); 'onsets': the unrefined detected tempo. Before version 3 the unrefined value was 'detected'; before version 4 an agreeing loop-length tempo was reported as 'onset_grid'",
+              "'onset_grid': the detected tempo refined on the onsets' grid (it judges the length); 'loop_length': the onsets engine's loop-length tempo, kept when it lies in the 95 % confidence interval of the beat fitted to the onsets (Student's t) (the length is then whole within what the onsets can measure: length_score 1) or when no grid fits them (length_score null); 'onsets': the unrefined detected tempo. Before version 3 the unrefined value was 'detected'; before version 4 an agreeing loop-length tempo was reported as 'onset_grid'",
             ),
           grid: z.enum(['16th', '8th_triplet', '8th', 'beat']).nullable().describe('Metrical grid the onsets were fitted to'),
           bar_s: z.number().nullable().describe('Bar length (4 beats), seconds'),

@@ -7,6 +7,7 @@ import {
   ROLE_WEIGHTS,
   SCORE_FLOOR,
   scopeGrade,
+  studentT975,
   SUB_SCORES,
   tierOf,
   type GradeFlagCode,
@@ -553,5 +554,15 @@ describe('gradeSchema', () => {
   it('types agree with the engine result', () => {
     const check = (r: GradeResult): GradeResponse => ({ source: { duration_s: 1, sample_rate: FS, channels: 1, format: 'wav' }, ...r });
     expect(typeof check).toBe('function');
+  });
+});
+
+describe('studentT975', () => {
+  it('matches the tabled two-sided 95 % quantiles of Student\'s t', () => {
+    expect(studentT975(2)).toBeCloseTo(4.303, 3);
+    expect(studentT975(6)).toBeCloseTo(2.447, 3);
+    expect(Math.abs(studentT975(20) - 2.086)).toBeLessThan(0.01);
+    expect(Math.abs(studentT975(1e6) - 1.96)).toBeLessThan(0.001);
+    expect(studentT975(0)).toBe(Infinity);
   });
 });
