@@ -38,7 +38,7 @@
  *    `EXACT_LENGTH_SAMPLES` (1) of round(sr·240·B/n) samples for a whole tempo n in the range was cut to B
  *    bars at n BPM by a sampler or a DAW export (both compute the length from the project's tempo, which is
  *    whole in practice, and round it to the sample). For a length drawn at random the chance of this is
- *    about 2·n/L per octave family (0.1 % for a 2.5 s clip at 97 BPM), so it stands for the grid when the
+ *    about 3·n/L for L samples (3 sample counts in every L/n; 0.3 % for 2.5 s at 97 BPM), so it stands for the grid when the
  *    onsets are too few or too irregular to show one: drones, rolls, rests longer than the gap rule allows.
  *    A length that is a whole number of `ROUND_LENGTH_S` (100 ms: 2, 4, 2.5 s…) is passed over: such
  *    lengths are whole bars at 60, 96, 120 BPM…, but more often someone chose a round duration (a
