@@ -12,6 +12,12 @@
  * - tempo-loops (rendered here, eval/real-audio/tempo-loops.ts): GM drum patterns and bass lines at a
  *   known tempo and bar count, cut to the exact length.
  *
+ * False positives (files that are not loops of their length, must not get a loop-length tempo): the
+ * uncut renders of tempo-loops (`*_take.wav`: the loop played twice with 0.2 s of silence before and 1 s
+ * after), every 15th hydrogen hit and every 8th GM one-shot (`drum_*`, `prog*_note_*`) of the gm-fluid set
+ * in <cache>/sets, in name order. Counted per answer: tempo_source 'loop_length' (for /grade, its
+ * detected_tempo_source or tempo_source).
+ *
  * Pass (the issue's target): the tempo makes the loop a whole number of bars within 1 %:
  * bars = length·bpm/240, error = |bars / round(bars) − 1|, round(bars) ≥ 1. "level" says whether the
  * bar count is also the labelled one (the metrical level; an octave off still passes the target).
@@ -77,6 +83,21 @@ function renderedLoops(): EvalLoop[] {
   });
 }
 
+/** The files that must not get a loop-length tempo (see above). */
+function nonLoops(): { set: string; key: string; wav: string }[] {
+  const takes = readdirSync(path.join(cacheDir, 'tempo-loops'))
+    .filter((n) => n.endsWith('_take.wav'))
+    .sort()
+    .map((n) => ({ set: 'uncut renders', key: n, wav: path.join(cacheDir, 'tempo-loops', n) }));
+  const every = (dir: string, step: number, keep: (n: string) => boolean) =>
+    readdirSync(path.join(cacheDir, 'sets', dir))
+      .filter((n) => n.endsWith('.wav') && keep(n))
+      .sort()
+      .filter((_, i) => i % step === 0)
+      .map((n) => ({ set: dir, key: n, wav: path.join(cacheDir, 'sets', dir, n) }));
+  return [...takes, ...every('hydrogen', 15, () => true), ...every('gm-fluid', 8, (n) => /^(drum_|prog\d+_note_)/.test(n))];
+}
+
 async function post(url: string, route: string, wav: string): Promise<Record<string, unknown>> {
   const form = new FormData();
   form.append('file', new Blob([readFileSync(wav)], { type: 'audio/wav' }), 'sample.wav');
@@ -109,9 +130,25 @@ export function judge(duration: number, bpm: number | null): { bars: number | nu
 
 async function main(): Promise<void> {
   const loops = [...sonicPiLoops(), ...renderedLoops()];
+  const negatives = nonLoops();
   const server = await startSourceServer();
   const scored: Scored[] = [];
+  const falsePositives: { set: string; key: string; answer: string; bpm: number | null }[] = [];
   try {
+    let nextNegative = 0;
+    const negativeLane = async () => {
+      while (nextNegative < negatives.length) {
+        const n = negatives[nextNegative++]!;
+        const o = await post(server.url, '/onsets', n.wav);
+        const s = (await post(server.url, '/analyze/samples', n.wav)) as { loop: { tempo_bpm: number | null; tempo_source: string | null } };
+        const g = (await post(server.url, '/grade', n.wav)) as { sub_scores: { bar_consistency: { tempo_bpm: number | null; tempo_source: string | null; detected_tempo_source: string | null } } };
+        const b = g.sub_scores.bar_consistency;
+        if (o['tempo_source'] === 'loop_length') falsePositives.push({ ...n, answer: '/onsets', bpm: o['tempo_bpm'] as number | null });
+        if (s.loop.tempo_source === 'loop_length') falsePositives.push({ ...n, answer: '/analyze/samples loop', bpm: s.loop.tempo_bpm });
+        if (b.tempo_source === 'loop_length' || b.detected_tempo_source === 'loop_length') falsePositives.push({ ...n, answer: '/grade', bpm: b.tempo_bpm });
+      }
+    };
+    await Promise.all([negativeLane(), negativeLane()]);
     let next = 0;
     const lane = async () => {
       while (next < loops.length) {
@@ -161,6 +198,22 @@ async function main(): Promise<void> {
   const sub = scored.filter((s) => s.loop.bars !== null && s.loop.duration <= 2.05);
   const subPass = sub.filter((s) => judge(s.loop.duration, s.onsets.bpm).pass).length;
   console.log(`\nLoops of 2 s or less: ${subPass}/${sub.length} whole bars (/onsets).`);
+  const sets = [...new Set(negatives.map((n) => n.set))];
+  console.log(`\nFalse positives (a loop-length tempo for a file that is not a loop of its length), ${negatives.length} files:`);
+  console.log('| set | files | /onsets | /analyze/samples loop | /grade |');
+  console.log('|---|---|---|---|---|');
+  for (const set of [...sets, 'all']) {
+    const files = negatives.filter((n) => set === 'all' || n.set === set).length;
+    const count = (answer: string) => falsePositives.filter((f) => f.answer === answer && (set === 'all' || f.set === set)).length;
+    console.log(`| ${set} | ${files} | ${count('/onsets')} | ${count('/analyze/samples loop')} | ${count('/grade')} |`);
+  }
+  for (const f of falsePositives) console.log(`  false positive: ${f.set} ${f.key} ${f.answer} ${f.bpm ?? '—'} BPM`);
+  // Where the three answers differ on a scored loop (the same loop-tempo rule, but /analyze/samples has its
+  // own onsets and pulse, and /grade refines the tempo on the onsets' grid).
+  for (const s of exact) {
+    const verdicts = (['onsets', 'sample', 'grade'] as const).map((a) => judge(s.loop.duration, s[a].bpm).pass);
+    if (new Set(verdicts).size > 1) console.log(`  answers differ: ${s.loop.set} ${s.loop.key} /onsets ${fmt(s.onsets.bpm, 2)} (${s.onsets.source ?? '—'}), sample ${fmt(s.sample.bpm, 2)} (${s.sample.source ?? '—'}), grade ${fmt(s.grade.bpm, 2)} (${s.grade.source ?? '—'})`);
+  }
 }
 
 main().catch((e: unknown) => {

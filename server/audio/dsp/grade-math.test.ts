@@ -177,6 +177,18 @@ describe('refineBeatPeriod', () => {
     expect(r.onsetsUsed).toBe(onsets.length);
   });
 
+  it('reports the standard error of the beat: residuals ±2 ms orthogonal to the fit give s·4/√42', () => {
+    // 16ths at 120 BPM (0.125 s), m = 0..7, offsets +d −d −d +d +d −d −d +d: they sum to 0 and Σ m·e = 0, so the
+    // least-squares line is the grid itself, every residual is ±d, s² = 8d²/(8 − 2), Σ(m − m̄)² = 42, and the
+    // beat (4 steps) has the standard error 4·s/√42.
+    const d = 0.002;
+    const e = [1, -1, -1, 1, 1, -1, -1, 1];
+    const onsets = e.map((sign, m) => 0.01 + m * 0.125 + sign * d);
+    const r = refineBeatPeriod(onsets, 0.5 * 1.01)!;
+    expect(r.beat).toBeCloseTo(0.5, 9);
+    expect(r.beatStdError).toBeCloseTo((4 * Math.sqrt((8 * d * d) / 6)) / Math.sqrt(42), 9);
+  });
+
   it('is not biased by swing (offsets that repeat every beat)', () => {
     const onsets = gridOnsets(140, 4, () => true, 2, 0.004, 0.24);
     const r = refineBeatPeriod(onsets, (60 / 140) * 1.01)!;

@@ -207,6 +207,8 @@ export interface RefinedBeat {
   readonly onsetsUsed: number;
   /** RMS residual of the fit, seconds. */
   readonly residual: number;
+  /** Standard error of `beat` from the least-squares fit, seconds (ordinary least squares: s / √Σ(m − m̄)²). */
+  readonly beatStdError: number;
 }
 
 /** Relative search range around the coarse tempo (the onsets engine is within ±2 % on straight 4/4). */
@@ -273,6 +275,7 @@ export function refineBeatPeriod(onsets: readonly number[], coarseBeat: number):
   let phase = best.phase;
   let used = 0;
   let residual = 0;
+  let stdError = 0;
   for (let pass = 0; pass < 2; pass++) {
     let n = 0, sm = 0, st = 0, smm = 0, smt = 0;
     const ms: number[] = [];
@@ -299,10 +302,12 @@ export function refineBeatPeriod(onsets: readonly number[], coarseBeat: number):
     phase = a;
     used = n;
     residual = Math.sqrt(ss / n);
+    // s² = SS / (n − 2) and Σ(m − m̄)² = den / n; an exact fit of 4+ onsets has 0.
+    stdError = n > 2 ? Math.sqrt(ss / (n - 2) / (den / n)) : Infinity;
   }
   const beat = period * best.sub;
   if (Math.abs(beat / coarseBeat - 1) > TEMPO_SEARCH * 1.5) return null;
-  return { beat, subdivision: best.sub, coherence: best.r, onsetsUsed: used, residual };
+  return { beat, subdivision: best.sub, coherence: best.r, onsetsUsed: used, residual, beatStdError: stdError * best.sub };
 }
 
 /** Steps per bar in the bar envelopes (16ths in 4/4). */

@@ -50,6 +50,32 @@ describe('inferLoopTempo on onset lists with a known answer', () => {
     expect(inferLoopTempo({ onsets: onsets.slice(0, 3), duration: 2, detectedBpm: null })).toBeNull();
   });
 
+  it('reads a drone of two bars at 97 BPM from its sample-exact length, with onsets on no grid and a pulse at 120', () => {
+    // 2 bars at 97 BPM at 44.1 kHz: round(480·44100/97) = 218227 samples. Four irregular swells, the last
+    // in the second half; the detected pulse (120, 9.9 of its beats) would veto a grid candidate.
+    const sampleRate = 44100;
+    const duration = Math.round((480 * sampleRate) / 97) / sampleRate;
+    const onsets = [0.917, 2.104, 3.123, 3.622];
+    const t = inferLoopTempo({ onsets, duration, detectedBpm: 120, sampleRate });
+    expect(t).toMatchObject({ source: 'loop_length', bars: 2, grid: 'exact_length', fit: null });
+    expect(t!.bpm).toBeCloseTo(97, 2);
+    // Without the sample rate (or two samples longer) the length is no evidence: the detected pulse stands.
+    expect(inferLoopTempo({ onsets, duration, detectedBpm: 120 })?.source).toBe('onsets');
+    expect(inferLoopTempo({ onsets, duration: duration + 2 / sampleRate, detectedBpm: 120, sampleRate })?.source).toBe('onsets');
+  });
+
+  it('gives no exact-length tempo to a one-shot or to a round length', () => {
+    const sampleRate = 44100;
+    const duration = Math.round((240 * sampleRate) / 97) / sampleRate; // 1 bar at 97 BPM, sample-exact
+    // A hit and its decay: the onsets are all in the first half.
+    expect(inferLoopTempo({ onsets: [0.05, 0.21, 0.4], duration, detectedBpm: null, sampleRate })).toBeNull();
+    // The same with an event in the second half is a loop of that length.
+    expect(inferLoopTempo({ onsets: [0.05, 0.21, 1.6], duration, detectedBpm: null, sampleRate })).toMatchObject({ bars: 1, grid: 'exact_length' });
+    // 4.000 s is 2 bars at 120 BPM to the sample, but a round length says nothing about a tempo.
+    expect(inferLoopTempo({ onsets: [0.7, 1.9, 3.1], duration: 4, detectedBpm: null, sampleRate })).toBeNull();
+    expect(inferLoopTempo({ onsets: [0.7, 1.9, 3.1], duration: Math.round((480 * sampleRate) / 121) / sampleRate, detectedBpm: null, sampleRate })?.bars).toBe(2);
+  });
+
   it('gridFit counts the strength on the grid, whatever the phase', () => {
     expect(gridFit([0.05, 0.15, 0.25, 0.35], [1, 1, 1, 1], 0.1)).toBe(1);
     // An onset half a step off the grid of the others: its strength is the share off the grid.

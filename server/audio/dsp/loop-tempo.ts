@@ -34,6 +34,20 @@
  *    range, e.g. 90 and 180): the one within 5 % of the detected tempo, else the faster one (the onsets'
  *    octave errors are mostly at half tempo). None in the range: the nearest to it.
  *
+ * 5. Exact length (when the sample rate is known, and no grid candidate was found): a clip within
+ *    `EXACT_LENGTH_SAMPLES` (1) of round(sr·240·B/n) samples for a whole tempo n in the range was cut to B
+ *    bars at n BPM by a sampler or a DAW export (both compute the length from the project's tempo, which is
+ *    whole in practice, and round it to the sample). For a length drawn at random the chance of this is
+ *    about 3·n/L for L samples (3 sample counts in every L/n; 0.3 % for 2.5 s at 97 BPM), so it stands for the grid when the
+ *    onsets are too few or too irregular to show one: drones, rolls, rests longer than the gap rule allows.
+ *    A length that is a whole number of `ROUND_LENGTH_S` (100 ms: 2, 4, 2.5 s…) is passed over: such
+ *    lengths are whole bars at 60, 96, 120 BPM…, but more often someone chose a round duration (a
+ *    rendered one-shot, a clip truncated to its first 30 s), so they carry no tempo. The clip must also
+ *    not be a one-shot: at least `MIN_EXACT_ONSETS` onsets after the start
+ *    guard, the last in the second half of the clip (a hit and its decay have their onsets at the start).
+ *    It overrides the detected pulse (on an irregular clip the pulse is the weaker evidence); the metrical
+ *    level is chosen as in step 4. `grid` is 'exact_length'.
+ *
  * Otherwise the detected tempo stands (`source: 'onsets'`), or there is none.
  */
 
@@ -60,9 +74,15 @@ export const GRID_TOLERANCE_MIN_S = 0.012;
 export const MIN_VETO_BEATS = 8;
 /** Relative tolerance of a detected tempo against a candidate times a power of two. */
 export const OCTAVE_AGREEMENT = 0.05;
+/** A length within this many samples of whole bars at a whole tempo is an exact loop length (step 5). */
+export const EXACT_LENGTH_SAMPLES = 1;
+/** Lengths a whole number of this many seconds carry no tempo (step 5). */
+export const ROUND_LENGTH_S = 0.1;
+/** Onsets after the start guard an exact-length loop needs (step 5). */
+export const MIN_EXACT_ONSETS = 2;
 
 export type TempoSource = 'onsets' | 'loop_length';
-export type LoopGrid = '16th' | '8th_triplet';
+export type LoopGrid = '16th' | '8th_triplet' | 'exact_length';
 
 export interface LoopTempoInput {
   /** Onset times, seconds from the start of the clip. */
@@ -73,6 +93,8 @@ export interface LoopTempoInput {
   readonly duration: number;
   /** A tempo estimated from the onsets' periodicity (null when there is none). */
   readonly detectedBpm: number | null;
+  /** The clip's sample rate, Hz: with it, a sample-exact loop length counts as evidence (step 5). */
+  readonly sampleRate?: number;
 }
 
 export interface LoopTempo {
@@ -82,7 +104,7 @@ export interface LoopTempo {
   readonly bars: number | null;
   /** The grid the onsets fit (loop length only). */
   readonly grid: LoopGrid | null;
-  /** Share of the onset strength on that grid, 0..1 (loop length only). */
+  /** Share of the onset strength on that grid, 0..1 (loop length from a grid only). */
   readonly fit: number | null;
 }
 
@@ -90,12 +112,12 @@ interface Candidate {
   readonly bars: number;
   readonly bpm: number;
   readonly grid: LoopGrid;
-  readonly fit: number;
+  readonly fit: number | null;
 }
 
 /** The tempo of a clip: from its length when it is a loop of whole 4/4 bars (see above), else the detected one. */
 export function inferLoopTempo(input: LoopTempoInput): LoopTempo | null {
-  const loop = loopLengthTempo(input);
+  const loop = loopLengthTempo(input) ?? exactLengthTempo(input);
   if (loop) return { bpm: loop.bpm, source: 'loop_length', bars: loop.bars, grid: loop.grid, fit: loop.fit };
   const d = input.detectedBpm;
   return d !== null && d > 0 ? { bpm: d, source: 'onsets', bars: null, grid: null, fit: null } : null;
@@ -125,10 +147,15 @@ function loopLengthTempo({ onsets: all, strengths, duration, detectedBpm }: Loop
     let best: Candidate | null = null;
     for (const [grid, steps] of [['16th', 16], ['8th_triplet', 12]] as const) {
       const fit = gridFit(onsets, weights, duration / (bars * steps));
-      if (fit >= MIN_GRID_FIT && (!best || fit > best.fit)) best = { bars, bpm, grid, fit };
+      if (fit >= MIN_GRID_FIT && (!best || fit > (best.fit ?? 0))) best = { bars, bpm, grid, fit };
     }
     if (best) candidates.push(best);
   }
+  return chooseLevel(candidates, detectedBpm);
+}
+
+/** Step 4: among octave-related candidates, the one in the preferred range (see above). */
+function chooseLevel(candidates: readonly Candidate[], detectedBpm: number | null): Candidate | null {
   if (candidates.length === 0) return null;
   const inRange = candidates.filter((c) => c.bpm >= PREFERRED_BPM.min && c.bpm <= PREFERRED_BPM.max);
   if (inRange.length === 0) {
@@ -140,6 +167,26 @@ function loopLengthTempo({ onsets: all, strengths, duration, detectedBpm }: Loop
     if (agreeing) return agreeing;
   }
   return inRange[inRange.length - 1]!; // the faster (candidates are in ascending tempo)
+}
+
+/** Step 5: B bars at a whole tempo when the length is sample-exact for them and the clip is not a one-shot. */
+function exactLengthTempo({ onsets, duration, detectedBpm, sampleRate }: LoopTempoInput): Candidate | null {
+  if (!(duration > 0) || sampleRate === undefined || !(sampleRate > 0)) return null;
+  const events = onsets.filter((t) => t >= START_GUARD_S && t <= duration);
+  if (events.length < MIN_EXACT_ONSETS || events[events.length - 1]! < duration / 2) return null;
+  const samples = Math.round(duration * sampleRate);
+  const round = ROUND_LENGTH_S * sampleRate;
+  if (Math.abs(samples - Math.round(samples / round) * round) <= EXACT_LENGTH_SAMPLES) return null;
+  const candidates: Candidate[] = [];
+  for (const bars of LOOP_BAR_COUNTS) {
+    const whole = Math.round((60 * BEATS_PER_BAR * bars) / duration);
+    if (whole < LOOP_TEMPO_RANGE.min || whole > LOOP_TEMPO_RANGE.max) continue;
+    const exact = (60 * BEATS_PER_BAR * bars * sampleRate) / whole;
+    if (Math.abs(samples - Math.round(exact)) > EXACT_LENGTH_SAMPLES) continue;
+    // The tempo the clip's own length gives (within a sample of `whole`): it makes the clip whole bars exactly.
+    candidates.push({ bars, bpm: (60 * BEATS_PER_BAR * bars) / duration, grid: 'exact_length', fit: null });
+  }
+  return chooseLevel(candidates, detectedBpm);
 }
 
 /** Whether `bpm` is within `OCTAVE_AGREEMENT` of `detected`·2^k for some integer k. */

@@ -96,12 +96,12 @@ export const gradeSchema = z
           ...applicability(),
           detected_tempo_bpm: z.number().nullable().describe('Tempo of the onsets engine (its tempo_bpm), BPM'),
           detected_tempo_source: z.enum(['onsets', 'loop_length']).nullable().describe('How the onsets engine found it (its tempo_source)'),
-          tempo_bpm: z.number().nullable().describe('Tempo used: refined by a least-squares fit of the onsets to their metrical grid, else the detected one'),
+          tempo_bpm: z.number().nullable().describe('Tempo used: the loop-length tempo when the onsets agree with it, else refined by a least-squares fit of the onsets to their metrical grid, else the detected one'),
           tempo_source: z
             .enum(['onset_grid', 'onsets', 'loop_length'])
             .nullable()
             .describe(
-              "'onset_grid': the detected tempo refined on the onsets' grid (only this one judges the length); else detected_tempo_source ('loop_length' makes the length whole bars by construction, so length_score is null). Before version 3 the unrefined value was 'detected'",
+              "'onset_grid': the detected tempo refined on the onsets' grid (it judges the length); 'loop_length': the onsets engine's loop-length tempo, kept when it lies in the 95 % confidence interval of the beat fitted to the onsets (Student's t) (the length is then whole within what the onsets can measure: length_score 1) or when no grid fits them (length_score null); 'onsets': the unrefined detected tempo. Before version 3 the unrefined value was 'detected'; before version 4 an agreeing loop-length tempo was reported as 'onset_grid'",
             ),
           grid: z.enum(['16th', '8th_triplet', '8th', 'beat']).nullable().describe('Metrical grid the onsets were fitted to'),
           bar_s: z.number().nullable().describe('Bar length (4 beats), seconds'),

@@ -7,6 +7,7 @@ import {
   ROLE_WEIGHTS,
   SCORE_FLOOR,
   scopeGrade,
+  studentT975,
   SUB_SCORES,
   tierOf,
   type GradeFlagCode,
@@ -88,9 +89,10 @@ describe('grade engine: a clean, well-cut loop', () => {
     for (const k of SUB_SCORES) expect(result.sub_scores[k].score).toBeGreaterThanOrEqual(0.9);
   });
 
-  it('measures 4 whole bars at the refined tempo, the bars alike', () => {
+  it('measures 4 whole bars at the loop-length tempo, which the onsets\' fitted grid agrees with, the bars alike', () => {
     const b = result.sub_scores.bar_consistency;
-    expect(b.tempo_source).toBe('onset_grid');
+    expect(b.tempo_source).toBe('loop_length');
+    expect(b.length_score).toBe(1);
     expect(Math.abs(b.tempo_bpm! / BPM - 1)).toBeLessThan(0.002);
     expect(b.whole_bars).toBe(4);
     expect(Math.abs(b.length_error_ms!)).toBeLessThan(5);
@@ -552,5 +554,15 @@ describe('gradeSchema', () => {
   it('types agree with the engine result', () => {
     const check = (r: GradeResult): GradeResponse => ({ source: { duration_s: 1, sample_rate: FS, channels: 1, format: 'wav' }, ...r });
     expect(typeof check).toBe('function');
+  });
+});
+
+describe('studentT975', () => {
+  it('matches the tabled two-sided 95 % quantiles of Student\'s t', () => {
+    expect(studentT975(2)).toBeCloseTo(4.303, 3);
+    expect(studentT975(6)).toBeCloseTo(2.447, 3);
+    expect(Math.abs(studentT975(20) - 2.086)).toBeLessThan(0.01);
+    expect(Math.abs(studentT975(1e6) - 1.96)).toBeLessThan(0.001);
+    expect(studentT975(0)).toBe(Infinity);
   });
 });

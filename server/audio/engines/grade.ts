@@ -99,6 +99,16 @@ export const QUIET_PEAK_DBFS = -20;
 export const LENGTH_GOOD_MS = 5;
 export const LENGTH_BAD_MS = 45;
 export const LENGTH_FLAG_MS = 20;
+/**
+ * Two-sided 95 % quantile of Student's t with `dof` degrees of freedom: the half-width, in standard
+ * errors, of the 95 % confidence interval of a least-squares slope fitted to dof + 2 points. Table for 1–10,
+ * then 1.96 + 2.5/dof (within 0.01 of the exact value above 10).
+ */
+export function studentT975(dof: number): number {
+  const table = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
+  if (!(dof >= 1)) return Infinity;
+  return dof <= 10 ? table[Math.floor(dof) - 1]! : 1.96 + 2.5 / dof;
+}
 /** A sub-score under this raises its flag (seam and zero crossings). */
 export const FLAG_BELOW = 0.5;
 
@@ -795,7 +805,15 @@ class GradeMeter implements StreamEngine<GradeResult> {
     } as const;
     if (detected === null || !(detected > 0)) return { report: none, flag: null };
     const coarseBeat = 60 / detected;
-    const refined = refineBeatPeriod(ons.onsets, coarseBeat);
+    const fitted = refineBeatPeriod(ons.onsets, coarseBeat);
+    // A loop-length tempo (exact by construction) inside the 95 % confidence interval of the beat fitted to
+    // the onsets (Student's t, onsets used − 2 degrees of freedom) is taken: the onsets cannot tell it from
+    // their own fit, so the length agrees with whole bars within what they can measure, and /grade answers
+    // the same tempo as /onsets. A loop cut 2 % long is still told apart by its clean onsets and judged on
+    // their grid.
+    const fromLength =
+      ons.tempo_source === 'loop_length' && (!fitted || Math.abs(fitted.beat - coarseBeat) <= studentT975(fitted.onsetsUsed - 2) * fitted.beatStdError);
+    const refined = fromLength ? null : fitted;
     const beat = refined ? refined.beat : coarseBeat;
     const barSeconds = 4 * beat;
     const barsFloat = duration / barSeconds;
@@ -805,8 +823,9 @@ class GradeMeter implements StreamEngine<GradeResult> {
     let flag: GradeFlag | null = null;
     if (whole >= 1) {
       lengthErrorMs = (duration - whole * barSeconds) * 1000;
-      // Only a refined tempo is precise enough to judge the length (the detected one is within ±2 %).
-      if (refined) {
+      // Only a refined tempo is precise enough to judge the length (the detected one is within ±2 %), or
+      // a loop-length tempo the onsets' grid agrees with (its error is 0).
+      if (refined || (fromLength && fitted)) {
         lengthScore = rampDown(Math.abs(lengthErrorMs), LENGTH_GOOD_MS, LENGTH_BAD_MS);
         if (Math.abs(lengthErrorMs) > LENGTH_FLAG_MS) {
           flag = {
@@ -909,7 +928,7 @@ const fmtDb = (amp: number): string => (amp > 0 ? ampToDb(amp).toFixed(1) : '-in
 /** Loop/one-shot quality grade (spec rule 11). `role` is a hint that picks the weight row (see ROLE_WEIGHTS). */
 export const gradeEngine: EngineSpec<{ role: string }, GradeResult> = {
   id: 'grade',
-  version: '3',
+  version: '4',
   needsTotalFrames: false,
   create(format, params) {
     return new GradeMeter(format, params.role ?? '');

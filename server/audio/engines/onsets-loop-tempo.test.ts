@@ -51,6 +51,32 @@ describe('the onsets engine on synthesized loops of a known tempo', () => {
     expect(r.tempo_bpm).toBeCloseTo(124, 1);
   });
 
+  it('a drone cut to two bars at 97 BPM to the sample (218227 samples) reads 97 BPM from its length; two samples longer does not', () => {
+    const sr = 44100;
+    // A sustained 98 Hz sawtooth with four struck accents (a 2 kHz tone burst, 5 ms attack, 60 ms decay) at
+    // irregular times that fit no 16th or triplet grid at 97 BPM.
+    const drone = (n: number) => {
+      const x = new Float32Array(n);
+      for (let i = 0; i < n; i++) {
+        const ph = (98 * i) / sr;
+        x[i] = 0.2 * (ph - Math.floor(ph + 0.5));
+      }
+      for (const at of [0.917, 2.104, 3.123, 3.622]) {
+        const start = Math.round(at * sr);
+        for (let i = 0; start + i < n && i < sr / 4; i++) {
+          const t = i / sr;
+          x[start + i] = x[start + i]! + 0.5 * Math.sin(2 * Math.PI * 2000 * t) * Math.min(1, t / 0.005) * Math.exp(-t / 0.06);
+        }
+      }
+      return x;
+    };
+    const exact = analyse([drone(Math.round((480 * sr) / 97))], sr);
+    expect(exact.tempo_source).toBe('loop_length');
+    expect(exact.loop_bars).toBe(2);
+    expect(exact.tempo_bpm).toBeCloseTo(97, 1);
+    expect(analyse([drone(Math.round((480 * sr) / 97) + 2)], sr).tempo_source).not.toBe('loop_length');
+  });
+
   it('a two-bar break pattern at 170 BPM reads 170 BPM, two whole bars', () => {
     const loop = drumLoop({ bpm: 170, bars: 2, sampleRate: 44100, pattern: 'ghost', leadIn: 0, tail: 0 });
     const r = analyse(loop.channels, 44100);

@@ -106,7 +106,7 @@ describe('onsets engine on grooves with bass and pad (the voices of the benchmar
 describe('onsets engine edge cases', () => {
   it('has the engine contract fields', () => {
     expect(onsetsEngine.id).toBe('onsets');
-    expect(onsetsEngine.version).toBe('3');
+    expect(onsetsEngine.version).toBe('4');
     expect(onsetsEngine.needsTotalFrames).toBe(false);
   });
 

@@ -129,6 +129,26 @@ describe('sample analysis: measurements', () => {
     }
   });
 
+  it('gives a drone cut to two bars at 97 BPM to the sample the tempo of its length, as /onsets does', () => {
+    // A 98 Hz sawtooth with four struck accents at times on no 16th or triplet grid of 97 BPM; 218227 samples
+    // = round(480·44100/97). Two samples longer it is not sample-exact: no loop-length tempo.
+    const sr = 44_100;
+    const drone = (n: number) => {
+      const x = new Float32Array(n);
+      for (let i = 0; i < n; i++) x[i] = 0.2 * ((98 * i) / sr - Math.floor((98 * i) / sr + 0.5));
+      for (const at of [0.917, 2.104, 3.123, 3.622]) {
+        const start = Math.round(at * sr);
+        for (let i = 0; start + i < n && i < sr / 4; i++) x[start + i] = x[start + i]! + 0.5 * Math.sin((2 * Math.PI * 2000 * i) / sr) * Math.min(1, i / sr / 0.005) * Math.exp(-i / sr / 0.06);
+      }
+      return x;
+    };
+    const exact = analyse([drone(Math.round((480 * sr) / 97))], sr);
+    expect(exact.loop.tempo_source).toBe('loop_length');
+    expect(exact.loop.bars).toBe(2);
+    expect(exact.loop.tempo_bpm).toBeCloseTo(97, 1);
+    expect(analyse([drone(Math.round((480 * sr) / 97) + 2)], sr).loop.tempo_source).not.toBe('loop_length');
+  });
+
   it('gives a one-bar loop (1.94 s) its tempo from its length; keeps the periodicity tempo for the role model', () => {
     const loop = drumLoop({ bpm: 124, bars: 1, sampleRate: 44_100, pattern: 'straight16', leadIn: 0, tail: 0 });
     const r = analyse(loop.channels, 44_100);

@@ -727,6 +727,7 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
       strengths: risePeaks.map((i) => onsetCurve[i]!),
       duration,
       detectedBpm: detectedTempo,
+      sampleRate: sr,
     });
     const tempo = loopTempo ? loopTempo.bpm : null;
     const beats = tempo !== null ? (duration * tempo) / 60 : null;
@@ -869,7 +870,7 @@ export function capConfidence(p: Record<SampleRole, number>, cap: number): Recor
 
 export const sampleAnalysisEngine: EngineSpec<SampleAnalysisParams, SampleAnalysisResult> = {
   id: 'samples',
-  version: '3',
+  version: '4',
   needsTotalFrames: false,
   create(format, params): StreamEngine<SampleAnalysisResult> {
     return new SampleAnalyser(format, params);
