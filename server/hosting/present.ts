@@ -1,4 +1,4 @@
-import type { AppError } from '../http/errors.js';
+import { statusForKind, type AppError } from '../http/errors.js';
 import type { GroupMemberRecord, GroupRecord, TokenRecord, UserRecord } from '../store/schema.js';
 import type { Group, GroupMember, Namespace, PersonalAccessToken, UserBasic, UserDetail } from './api-types.js';
 
@@ -87,10 +87,11 @@ export function presentHostingError(error: AppError | null): { status: number; b
   if (!error) return { status: 500, body: { message: '500 Internal Server Error' } };
   const o = error.options;
   switch (error.kind) {
+    case 'unprocessable':
+      // GitLab's 422s: a parameter's problem is Grape's `error!(msg, 422)` → {"error"}; otherwise
+      // `unprocessable_entity!(msg)` → {"message"}.
+      return { status: statusForKind.unprocessable, body: o.issues ? { error: error.message } : { message: error.message } };
     case 'invalid':
-      // GitLab's 422s: `unprocessable_entity!(msg)` → {"message"}, Grape's `error!(msg, 422)` → {"error"}.
-      if (o.code === 'unprocessable') return { status: 422, body: { message: error.message } };
-      if (o.code === 'unprocessable_error') return { status: 422, body: { error: error.message } };
       // `render_api_error!(msg, 400)`: the bare message (the notification level's enum error, an import's first full message).
       if (o.code === 'render_api_error') return { status: 400, body: { message: error.message } };
       if (o.fields) return { status: 400, body: { message: o.fields } };

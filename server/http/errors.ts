@@ -5,6 +5,7 @@ export type ErrorKind =
   | 'forbidden'
   | 'not-found'
   | 'conflict'
+  | 'unprocessable'
   | 'too-large'
   | 'unsupported-media'
   | 'rate-limited'
@@ -47,13 +48,14 @@ export class AppError extends Error {
   }
 }
 
-/** Status code each kind maps to, shared by both APIs (a presenter may refine it). */
+/** Status code each kind maps to; both presenters answer it, refining only `invalid` (400 or 422) and a few codes. */
 export const statusForKind: Readonly<Record<ErrorKind, number>> = {
   invalid: 400,
   unauthorized: 401,
   forbidden: 403,
   'not-found': 404,
   conflict: 409,
+  unprocessable: 422,
   'too-large': 413,
   'unsupported-media': 415,
   'rate-limited': 429,

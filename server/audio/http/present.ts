@@ -64,6 +64,7 @@ export function presentAudioError(error: AppError | null): { status: number; bod
   if (!error) return { status: 500, body: { detail: 'Internal Server Error' } };
   switch (error.kind) {
     case 'invalid':
+    case 'unprocessable':
       // A request the server cannot even address (an invalid Host): 400, as Starlette's host check answers.
       if (error.options.code === 'invalid_host') return { status: 400, body: { detail: error.message } };
       return error.options.issues

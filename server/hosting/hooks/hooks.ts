@@ -172,7 +172,7 @@ export class HookService {
   async test(viewer: Viewer, project: Readonly<ProjectRecord>, hookId: number, trigger: string, user: Readonly<UserRecord>): Promise<void> {
     const hook = this.get(viewer, project, hookId);
     if (trigger !== 'push_events' && trigger !== 'tag_push_events') {
-      if (otherTriggers[trigger]) throw new AppError('invalid', otherTriggers[trigger]!, { code: 'unprocessable' });
+      if (otherTriggers[trigger]) throw new AppError('unprocessable', otherTriggers[trigger]!);
       throw new AppError('invalid', 'trigger does not have a valid value', { issues: [{ loc: ['trigger'], msg: 'does not have a valid value', type: 'value', input: trigger }] });
     }
     const dir = this.projects.paths.repository(project);
@@ -180,7 +180,7 @@ export class HookService {
     // right after that push asks the repository itself; a branch that does not exist yet holds no commit.
     const read = () => recentCommits(dir, `refs/heads/${project.defaultBranch}`, 3, { gitPath: this.deps.gitPath });
     const commits = project.emptyRepo ? await read().catch(() => []) : await read();
-    if (commits.length === 0) throw new AppError('invalid', 'Ensure the project has at least one commit.', { code: 'unprocessable' });
+    if (commits.length === 0) throw new AppError('unprocessable', 'Ensure the project has at least one commit.');
     const head = commits[commits.length - 1]!.id;
     const tag = trigger === 'tag_push_events';
     const payload = pushPayload({
@@ -195,7 +195,7 @@ export class HookService {
       totalCommits: tag ? 0 : commits.length,
     });
     const outcome = await this.attempt(hook, tag ? 'Tag Push Hook' : 'Push Hook', JSON.stringify(payload), randomUUID(), this.stopper.signal);
-    if (!outcome.ok) throw new AppError('invalid', outcome.error ?? `Receiver answered ${outcome.status}`, { code: 'unprocessable' });
+    if (!outcome.ok) throw new AppError('unprocessable', outcome.error ?? `Receiver answered ${outcome.status}`);
   }
 
   /** The latest deliveries of a hook (newest last). */
@@ -324,10 +324,9 @@ export class HookService {
   }
 }
 
-/** A hook URL must be an absolute http(s) URL (GitLab: 422 "Invalid url given"). */
 /** GitLab's answer to a hook URL it refuses (bad, blocked or unresolvable alike): 422 `{"error": "Invalid url given"}`. */
 function invalidHookUrl(cause?: AppError): AppError {
-  return new AppError('invalid', 'Invalid url given', { code: 'unprocessable_error', cause });
+  return new AppError('unprocessable', 'Invalid url given', { issues: [{ loc: ['url'], msg: 'Invalid url given', type: 'value_error' }], cause });
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
