@@ -49,10 +49,8 @@ export interface KeyEstimate {
    * (r₁ − r₂) / (1 − r₂), clamped to 0..1, with r₁ and r₂ the correlations of the best and the second key:
    * the share of the headroom above the runner-up that the winner takes. 0: a tie; 1: a perfect match of
    * the profile. Close relatives (the relative or parallel key, the keys a fifth away) share most pitch
-   * classes, so their correlations are always close to the winner's. Measured: 0.15–0.9 on the
-   * synthesized I–IV–V–I and i–iv–V–i progressions of the tests (all correct), about 0.4 on a loop of
-   * drums, bass and an A minor pad, about 0.1 on drums alone; below about 0.05 the choice between the two
-   * is a coin toss.
+   * classes, so their correlations are always close to the winner's. A C major triad alone: 0.57 (C major
+   * over E minor); one pitch class alone: about 0.04 (several keys fit it alike).
    */
   readonly confidence: number;
 }
