@@ -132,7 +132,7 @@ async function main(): Promise<void> {
   say(machineHeader(`Key evaluation: key only when there is one (commit ${commit})`));
   say('');
   const sources = [...new Set(answered.map((a) => a.source))];
-  say(`Data: one-shots of ${sources.filter((s) => !answered.some((a) => a.source === s && a.category === 'progression')).join(', ')} (labels in eval/labels/, sets built by npm run eval:sets) and the GM renders; progressions rendered by eval/key/progressions.ts into <cache>/key-progressions/ (${Object.values(KEY_PROGRAMS).join(', ')}; 24 keys each). Thresholds (dsp/key.ts) calibrated on the hydrogen drums and the gm-fluid and gm-timgm6mb progressions; everything else is held out. lmms-common not used.`);
+  say(`Data: one-shots of ${sources.filter((s) => !answered.some((a) => a.source === s && a.category === 'progression')).join(', ')} (labels in eval/labels/, sets built by npm run eval:sets) and the GM renders; progressions rendered by eval/key/progressions.ts into <cache>/key-progressions/ (${Object.values(KEY_PROGRAMS).join(', ')}; 24 keys each). Thresholds (dsp/key.ts) fitted by npm run fit:key on the hydrogen drums and the gm-fluid and gm-timgm6mb progressions; everything else is held out. lmms-common not used.`);
   say('');
   say('### Unpitched one-shots: share answered `key: null` (target ≥ 95 %)');
   say('');

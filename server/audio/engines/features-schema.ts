@@ -48,12 +48,12 @@ export const featuresChromaSchema = z
   .object({
     mean: z.object(Object.fromEntries(PITCH_CLASSES.map((pc) => [pc, unit])) as Record<(typeof PITCH_CLASSES)[number], typeof unit>).describe('Mean chroma per pitch class, 0..1 (the largest is 1); from interpolated spectral peaks 60 Hz–5 kHz with harmonic suppression and tuning correction'),
     tuning_cents: z.number().min(-50).max(50).describe('Deviation of the reference pitch from A4 = 440 Hz, cents'),
-    key: pitchClassSchema.nullable().describe('Tonic of the Krumhansl–Schmuckler key (Pearson correlation with the Krumhansl–Kessler profiles); null when key_reason says why there is none'),
+    key: pitchClassSchema.nullable().describe('Tonic of the Krumhansl–Schmuckler key (Pearson correlation with Temperley\'s Kostka–Payne key profiles, which model harmonic minor); null when key_reason says why there is none'),
     mode: modeSchema.nullable().describe('major or minor; null with key'),
     key_reason: z
       .enum(['no_pitched_content', 'low_confidence'])
       .nullable()
-      .describe('Why key is null: no_pitched_content (silence, flat chroma, or tonal_stability < 0.35: drums, noise), low_confidence (best key correlation < 0.78 or key_confidence < 0.02: no key fits clearly, e.g. a single note or pitch class); null when a key is given'),
+      .describe('Why key is null: no_pitched_content (silence, flat chroma, or tonal_stability < 0.35: drums, noise), low_confidence (best key correlation < 0.7 or key_confidence < 0.02: no key fits clearly, e.g. a single note or pitch class); null when a key is given'),
     best_guess: z
       .object({ key: pitchClassSchema, mode: modeSchema, correlation: z.number().min(-1).max(1).describe('Pearson correlation, -1..1') })
       .nullable()

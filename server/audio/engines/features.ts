@@ -28,7 +28,7 @@
  * - mfcc (dsp/mfcc.ts): librosa's `feature.mfcc` (128 Slaney mel bands of the power spectrum, power_to_db
  *   with top_db 80, orthonormal DCT-II), the first 13 coefficients, mean and deviation over frames.
  * - chroma (dsp/chroma.ts, dsp/key.ts): a 12-class profile from interpolated spectral peaks with tuning
- *   correction, and the Krumhansl–Schmuckler key with the runner-up and a confidence.
+ *   correction, and the Krumhansl–Schmuckler key (Temperley's Kostka–Payne profiles) with the runner-up and a confidence.
  * - envelope (dsp/envelope.ts): attack, decay, sustain level, temporal centroid, crest factor, dynamic range.
  * - rhythm (dsp/rhythm-features.ts; only with `rhythm: true`): tempo and onset rate from the onsets engine,
  *   beat strength and pulse clarity from librosa's mel-flux onset strength of this STFT.
