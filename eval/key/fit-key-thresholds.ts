@@ -12,7 +12,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ChromaFeatures } from '../../server/audio/features.js';
+import type { ChromaFeatures } from '../../server/audio/engines/features.js';
 import { PITCH_CLASSES } from '../../server/audio/dsp/chroma.js';
 import { estimateKey, judgeKey, KEY_THRESHOLDS, type KeyEstimate, type KeyThresholds } from '../../server/audio/dsp/key.js';
 import { progressionsDir } from './progressions.js';
