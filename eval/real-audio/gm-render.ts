@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { itemEvents, itemLength, planDrumItems, planGmItems, type GmItem } from './gm-plan.js';
+import { itemEvents, itemLength, planGmItems, planKitItems, type GmItem } from './gm-plan.js';
 import { allSoundOff, controlChange, encodeMidi, programChange, TICKS_PER_SECOND, type MidiEvent } from './midi.js';
 import { readWav16, safeName, writeWav16 } from './packages.js';
 
@@ -27,33 +27,12 @@ export function renderGmFont(font: string, outDir: string, variant: number): Ren
 }
 
 /**
- * GM drum-map notes a recorded four-piece kit has no instrument for: avldrums maps other articulations
- * there (e.g. note 61, GM low bongo, sounds like a hi-hat: 76 % of its energy above 4 kHz), and which
- * instrument is not documented, so these are left out rather than labelled from the GM name.
- */
-const KIT_UNSURE_NOTES: Record<number, string> = {
-  39: 'GM hand clap: a drum kit has none',
-  52: 'GM chinese cymbal: not in a four-piece kit (sounds 0.7 s long, dark)',
-  54: 'GM tambourine: a drum kit has none',
-  56: 'GM cowbell: a drum kit has none',
-  60: 'GM hi bongo: a drum kit has none',
-  61: 'GM low bongo: a drum kit has none (sounds like a hi-hat)',
-};
-
-/**
  * Render the drum part of the plan's `variant` from a recorded-kit font whose kit is preset 0 of bank 0
  * (avldrums' kits: GM drum-map notes, not a bank-128 drum set), keys prefixed with `kit`.
  */
 export function renderDrumKit(font: string, outDir: string, variant: number, kit: string): RenderedItem[] {
-  const items = planDrumItems(variant).map((i): GmItem => {
-    const key = `${kit}/${i.key}`;
-    const odd = i.notes.find((n) => KIT_UNSURE_NOTES[n.note] !== undefined);
-    // A drum loop keeps its label whatever its odd note (kick and snare make it percs); hits and hand or top loops do not.
-    if (odd && !i.key.startsWith('loop_drums')) return { ...i, key, role: null, rule: `left out: note ${odd.note}, ${KIT_UNSURE_NOTES[odd.note]!}` };
-    return { ...i, key, rule: `${i.rule} (${kit} kit)` };
-  });
   // Drums on channel 1 (an ordinary channel: bank 0, preset 0, the kit), not channel 10 (bank 128).
-  return renderPlan(items, outDir, (mid, wav) => runFluidsynth(font, mid, wav), { longName: `_${kit}`, drumChannel: 0 });
+  return renderPlan(planKitItems(variant, kit), outDir, (mid, wav) => runFluidsynth(font, mid, wav), { longName: `_${kit}`, drumChannel: 0 });
 }
 
 function runFluidsynth(font: string, mid: string, wav: string): void {
