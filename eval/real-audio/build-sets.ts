@@ -6,7 +6,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { renderFreepats } from './freepats.js';
-import { renderGmFont } from './gm-render.js';
+import { renderDrumKit, renderGmFont } from './gm-render.js';
 import { labelHydrogenKits } from './hydrogen.js';
 import { convertToWav, ensurePackage, requireCommand, safeName } from './packages.js';
 import { LIBRARIES, wavDir, writeLabels, type LabelRow } from './sets.js';
@@ -18,6 +18,12 @@ const FONTS: Record<string, [string, string, number]> = {
   'gm-timgm6mb': ['timgm6mb-soundfont', 'usr/share/sounds/sf2/TimGM6mb.sf2', 1],
   'gm-musescore': ['musescore-general-soundfont-small', 'usr/share/sounds/sf3/MuseScore_General_Lite.sf3', 2],
 };
+
+/** avldrums' two recorded kits, each with its own variant of the drum plan (5, 6: after the fonts' 0–2 and freepats' 3). */
+const KITS: readonly [string, string, number][] = [
+  ['black-pearl', 'usr/share/sounds/sf2/Black_Pearl_4_LV2.sf2', 5],
+  ['red-zeppelin', 'usr/share/sounds/sf2/Red_Zeppelin_4_LV2.sf2', 6],
+];
 
 /** Build one library; returns the label rows written. */
 export function buildLibrary(id: string): LabelRow[] {
@@ -42,6 +48,10 @@ export function buildLibrary(id: string): LabelRow[] {
     const [name, rel, variant] = FONTS[id]!;
     const pkg = ensurePackage(name);
     for (const r of renderGmFont(path.join(pkg.dir, rel), out, variant)) rows.push({ file: r.item.key, role: r.wav ? r.item.role : null, rule: r.rule });
+  } else if (id === 'avldrums') {
+    requireCommand('fluidsynth', 'fluidsynth');
+    const pkg = ensurePackage('avldrums.lv2-soundfont');
+    for (const [kit, rel, variant] of KITS) for (const r of renderDrumKit(path.join(pkg.dir, rel), out, variant, kit)) rows.push({ file: r.item.key, role: r.wav ? r.item.role : null, rule: r.rule });
   } else if (id === 'freepats') {
     requireCommand('timidity', 'timidity');
     const pkg = ensurePackage('freepats');

@@ -114,5 +114,5 @@ export function renderFreepats(pkgDir: string, outDir: string): RenderedItem[] {
     // The system configuration is read first; ours maps every program and drum note we play, so each
     // item sounds from its freepats patch (programs we do not play may map elsewhere: never used).
     execFileSync('timidity', ['-c', cfg, '-Ow', '-o', wav, '-s', '44100', '--output-16bit', '--output-stereo', '-A', '100', mid], { stdio: ['ignore', 'ignore', 'inherit'] });
-  }, true);
+  }, { trimsLeadIn: true });
 }

@@ -195,6 +195,31 @@ export function planDrumItems(variant = 0): GmItem[] {
   return items;
 }
 
+/**
+ * GM drum-map notes a recorded four-piece kit has no instrument for: avldrums maps other articulations
+ * there (e.g. note 61, GM low bongo, sounds like a hi-hat: 76 % of its energy above 4 kHz), and which
+ * instrument is not documented, so these are left out rather than labelled from the GM name.
+ */
+const KIT_UNSURE_NOTES: Record<number, string> = {
+  39: 'GM hand clap: a drum kit has none',
+  52: 'GM chinese cymbal: not in a four-piece kit (sounds 0.7 s long, dark)',
+  54: 'GM tambourine: a drum kit has none',
+  56: 'GM cowbell: a drum kit has none',
+  60: 'GM hi bongo: a drum kit has none',
+  61: 'GM low bongo: a drum kit has none (sounds like a hi-hat)',
+};
+
+/** The drum plan's `variant` for a recorded kit named `kit`: keys prefixed `kit/`, notes the kit lacks left out. */
+export function planKitItems(variant: number, kit: string): GmItem[] {
+  return planDrumItems(variant).map((i): GmItem => {
+    const key = `${kit}/${i.key}`;
+    const odd = i.notes.find((n) => KIT_UNSURE_NOTES[n.note] !== undefined);
+    // A drum loop keeps its label whatever its odd note (kick and snare make it percs); hits and hand or top loops do not.
+    if (odd && !i.key.startsWith('loop_drums')) return { ...i, key, role: null, rule: `left out: note ${odd.note}, ${KIT_UNSURE_NOTES[odd.note]!}` };
+    return { ...i, key, rule: `${i.rule} (${kit} kit)` };
+  });
+}
+
 /** Every item rendered from one GM sound font; each font its own `variant` of the plan (0: the original one). */
 export function planGmItems(variant = 0): GmItem[] {
   const items: GmItem[] = [];

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { itemEvents, itemLength, planGmItems, type GmItem } from './gm-plan.js';
+import { itemEvents, itemLength, planGmItems, planKitItems, type GmItem } from './gm-plan.js';
 import { allSoundOff, controlChange, encodeMidi, programChange, TICKS_PER_SECOND, type MidiEvent } from './midi.js';
 import { readWav16, safeName, writeWav16 } from './packages.js';
 
@@ -23,24 +23,43 @@ const LEAD = 0.02;
 
 /** Render the plan's `variant` from `font` into `outDir` (once; reuses the long render when present). */
 export function renderGmFont(font: string, outDir: string, variant: number): RenderedItem[] {
-  // Reverb and chorus units on; each item sets its own sends (CC 91, 93), 0 for a dry item.
-  return renderPlan(planGmItems(variant), outDir, (mid, wav) =>
-    execFileSync('fluidsynth', ['-ni', '-q', '-R', '1', '-C', '1', '-g', '0.5', '-r', '44100', '-T', 'wav', '-O', 's16', '-F', wav, font, mid], { stdio: ['ignore', 'ignore', 'inherit'] }),
-  );
+  return renderPlan(planGmItems(variant), outDir, (mid, wav) => runFluidsynth(font, mid, wav));
 }
 
 /**
- * Render planned items with `synth` (MIDI file in, 16-bit WAV out) into `outDir`, one WAV per item.
- * `trimsLeadIn`: the synth starts its output at the first note (TiMidity++ does), not at time 0.
+ * Render the drum part of the plan's `variant` from a recorded-kit font whose kit is preset 0 of bank 0
+ * (avldrums' kits: GM drum-map notes, not a bank-128 drum set), keys prefixed with `kit`.
  */
-export function renderPlan(items: readonly GmItem[], outDir: string, synth: (mid: string, wav: string) => void, trimsLeadIn = false): RenderedItem[] {
+export function renderDrumKit(font: string, outDir: string, variant: number, kit: string): RenderedItem[] {
+  // Drums on channel 1 (an ordinary channel: bank 0, preset 0, the kit), not channel 10 (bank 128).
+  return renderPlan(planKitItems(variant, kit), outDir, (mid, wav) => runFluidsynth(font, mid, wav), { longName: `_${kit}`, drumChannel: 0 });
+}
+
+function runFluidsynth(font: string, mid: string, wav: string): void {
+  // Reverb and chorus units on; each item sets its own sends (CC 91, 93), 0 for a dry item.
+  execFileSync('fluidsynth', ['-ni', '-q', '-R', '1', '-C', '1', '-g', '0.5', '-r', '44100', '-T', 'wav', '-O', 's16', '-F', wav, font, mid], { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+/** How renderPlan lays out its one long render. */
+export interface PlanLayout {
+  /** The synth starts its output at the first note (TiMidity++ does), not at time 0. */
+  readonly trimsLeadIn?: boolean;
+  /** Name of the long MIDI and WAV files in the output folder (several renders can share one folder). */
+  readonly longName?: string;
+  /** MIDI channel (0-based) of the drum items: 9 (GM channel 10) unless the drums are an ordinary preset. */
+  readonly drumChannel?: number;
+}
+
+/** Render planned items with `synth` (MIDI file in, 16-bit WAV out) into `outDir`, one WAV per item. */
+export function renderPlan(items: readonly GmItem[], outDir: string, synth: (mid: string, wav: string) => void, layout: PlanLayout = {}): RenderedItem[] {
+  const { trimsLeadIn = false, longName = '_all', drumChannel = 9 } = layout;
   const events: MidiEvent[] = [];
   const slots: { item: GmItem; start: number; length: number }[] = [];
   let t = 0.5;
   let melodicChannel = 0;
   for (const item of items) {
     if (item.role === null) continue;
-    const channel = item.program === null ? 9 : melodicChannel;
+    const channel = item.program === null ? drumChannel : melodicChannel;
     if (item.program !== null) {
       melodicChannel = (melodicChannel + 1) % 9;
       events.push(programChange(t, channel, item.program));
@@ -54,9 +73,9 @@ export function renderPlan(items: readonly GmItem[], outDir: string, synth: (mid
     t += LEAD + length + (item.render?.reverb ? WET_GAP : GAP);
   }
   mkdirSync(outDir, { recursive: true });
-  const long = path.join(outDir, '_all.wav');
+  const long = path.join(outDir, `${longName}.wav`);
   if (!existsSync(long)) {
-    const mid = path.join(outDir, '_all.mid');
+    const mid = path.join(outDir, `${longName}.mid`);
     writeFileSync(mid, encodeMidi(events, t + 1));
     synth(mid, long);
   }

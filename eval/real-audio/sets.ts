@@ -21,6 +21,7 @@ export const LIBRARIES: readonly Library[] = [
   { id: 'gm-timgm6mb', packages: ['timgm6mb-soundfont', 'fluidsynth'] },
   { id: 'gm-musescore', packages: ['musescore-general-soundfont-small', 'fluidsynth'] },
   { id: 'freepats', packages: ['freepats', 'timidity'] },
+  { id: 'avldrums', packages: ['avldrums.lv2-soundfont', 'fluidsynth'] },
 ];
 
 export interface LabelRow {

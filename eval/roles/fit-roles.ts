@@ -51,7 +51,8 @@ ${w.trees.map((round, r) => `    // round ${r}\n    [\n${round.map((t) => `     
 
 async function main(): Promise<void> {
   let measured: Measured[];
-  if (process.argv.includes('--reuse')) measured = loadAnswers();
+  // Only the listed libraries: the cache may hold answers of a library tried and not kept.
+  if (process.argv.includes('--reuse')) measured = loadAnswers().filter((m) => LIBRARIES.some((l) => l.id === m.library));
   else {
     measured = await measureFiles(LIBRARIES.flatMap((l) => loadLibrary(l.id)));
     saveAnswers(measured);
