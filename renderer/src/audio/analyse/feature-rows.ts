@@ -43,6 +43,9 @@ const labels: Readonly<Record<string, string>> = {
   key_confidence: 'Key confidence',
   key_correlation: 'Key correlation',
   runner_up: 'Runner-up key',
+  key_reason: 'Why no key',
+  best_guess: 'Nearest key',
+  tonal_stability: 'Tonal stability',
   attack_s: 'Attack',
   decay_s: 'Decay',
   sustain_level: 'Sustain level',
@@ -105,6 +108,11 @@ export function featureGroups(features: Features): FeatureGroup[] {
       const values = Array.isArray(value)
         ? value.map((entry, i) => ({ label: (entryLabels[field] ?? ((n: number) => String(n + 1)))(i), value: valueText(entry) }))
         : undefined;
+      // key_reason's "unit" lists its values: show the one given, in words, and no unit.
+      if (field === 'key_reason') {
+        rows.push({ key: `${group}.${field}`, label: labels[field]!, value: typeof value === 'string' ? value.replaceAll('_', ' ') : '—', unit: null });
+        continue;
+      }
       rows.push({ key: `${group}.${field}`, label: labels[field] ?? humanize(field), value: valueText(value), unit, ...(values ? { values } : {}) });
     }
     groups.push({ key: group, title: titles[group] ?? humanize(group), rows });
