@@ -10,6 +10,7 @@
 import { MODEL_ROLES, roleLogits, softmax, walkTree, type ModelRole, type RoleModelWeights, type RoleTree } from '../../server/audio/engines/role-model.js';
 import { extractRoleFeatures, ROLE_FEATURES } from '../../server/audio/engines/role-model-features.js';
 import type { SampleRole } from '../../server/audio/engines/sample-analysis.js';
+import { TRAINING_ONLY_LIBRARIES } from '../real-audio/sets.js';
 import type { Measured } from './measure.js';
 import type { Prediction } from './metrics.js';
 
@@ -133,9 +134,10 @@ export function calibrateTemperature(held: readonly { logits: Record<ModelRole, 
   return best;
 }
 
-/** Trees on all files, temperature from leave-one-library-out logits over the same libraries. */
+/** Trees on all files, temperature from leave-one-library-out logits over the same libraries (training-only sets never held out). */
 export function fitRoleModel(files: readonly Measured[]): RoleModelWeights {
-  const libraries = [...new Set(files.map((f) => f.library))].sort();
+  // Training-only sets stay in every fit and are never held out (their files say nothing about real audio).
+  const libraries = [...new Set(files.map((f) => f.library))].filter((l) => !TRAINING_ONLY_LIBRARIES.includes(l)).sort();
   const held: { logits: Record<ModelRole, number>; truth: SampleRole }[] = [];
   if (libraries.length > 1) {
     for (const lib of libraries) {
