@@ -16,6 +16,9 @@ import type { Prediction } from './metrics.js';
 
 export const FIT_OPTIONS = { rounds: 80, depth: 2, rate: 0.3, lambda: 1, minHessian: 1 } as const;
 
+/** A training-only set's share against a real library's (per role): an aid for what no library holds, not a library. */
+export const TRAINING_ONLY_WEIGHT = 0.5;
+
 const r6 = (x: number) => Math.round(x * 1e6) / 1e6 + 0;
 
 /** Trees and feature means on the given files (temperature 1). */
@@ -27,7 +30,7 @@ export function fitBoostedTrees(files: readonly Measured[], o = FIT_OPTIONS): Ro
   const y = files.map((f) => MODEL_ROLES.indexOf(f.role as ModelRole));
   const groups = new Map<string, number>();
   for (const f of files) groups.set(`${f.library}/${f.role}`, (groups.get(`${f.library}/${f.role}`) ?? 0) + 1);
-  const raw = files.map((f) => 1 / groups.get(`${f.library}/${f.role}`)!);
+  const raw = files.map((f) => (TRAINING_ONLY_LIBRARIES.includes(f.library) ? TRAINING_ONLY_WEIGHT : 1) / groups.get(`${f.library}/${f.role}`)!);
   const total = raw.reduce((a, b) => a + b, 0);
   const sw = raw.map((v) => (v * N) / total);
   const mean = ROLE_FEATURES.map((_, j) => r6(X.reduce((s, x, i) => s + sw[i]! * x[j]!, 0) / N));
