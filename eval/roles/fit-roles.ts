@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     counts[m.library] ??= {};
     counts[m.library]![m.role] = (counts[m.library]![m.role] ?? 0) + 1;
   }
-  const fitted = { method: 'gradient-boosted regression trees, softmax loss, Newton leaves; files weighted 1/(files of their library and role); the synthesized synth-sub set (sub/808 basses and kicks) in the fit only; temperature by leave-one-library-out log loss', options: FIT_OPTIONS, libraries: counts, packages: packageVersions() };
+  const fitted = { method: 'gradient-boosted regression trees, softmax loss, Newton leaves; files weighted 1/(files of their library and role); the synthesized synth-sub set (sub/808 basses and kicks) in the fit only, at half weight; temperature by leave-one-library-out log loss', options: FIT_OPTIONS, libraries: counts, packages: packageVersions() };
   writeFileSync(target, formatWeights({ ...w, fitted }));
   process.stdout.write(`wrote ${path.relative(repoRoot, target)} (${measured.length} files, temperature ${w.temperature})\n`);
 }

@@ -13,7 +13,7 @@ export const ROLE_MODEL_WEIGHTS: RoleModelWeights = {
   rate: 0.3,
   temperature: 1.5,
   fitted: {
-    "method": "gradient-boosted regression trees, softmax loss, Newton leaves; files weighted 1/(files of their library and role); the synthesized synth-sub set (sub/808 basses and kicks) in the fit only; temperature by leave-one-library-out log loss",
+    "method": "gradient-boosted regression trees, softmax loss, Newton leaves; files weighted 1/(files of their library and role); the synthesized synth-sub set (sub/808 basses and kicks) in the fit only, at half weight; temperature by leave-one-library-out log loss",
     "options": {
       "rounds": 80,
       "depth": 2,
