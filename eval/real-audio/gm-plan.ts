@@ -50,7 +50,7 @@ const r3 = (x: number) => Math.round(x * 1000) / 1000;
  * A deterministic pseudo-random stream (mulberry32) per variant and program: each sound font gets its own
  * registers, velocities, note lengths, effects and levels, so the fonts' renders are not one plan four times.
  */
-function seeded(seed: number): () => number {
+export function seeded(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -24,6 +24,9 @@ export const LIBRARIES: readonly Library[] = [
   { id: 'avldrums', packages: ['avldrums.lv2-soundfont', 'fluidsynth'] },
 ];
 
+/** Libraries that only ever take part in fitting: never a held-out fold, never in a reported accuracy (synth-sub.ts). */
+export const TRAINING_ONLY_LIBRARIES: readonly string[] = ['synth-sub'];
+
 export interface LabelRow {
   readonly file: string;
   readonly role: SampleRole | null;

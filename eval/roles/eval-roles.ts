@@ -11,7 +11,7 @@ import { machineHeader, say, writeResults } from '../../bench/bench-support.js';
 import { LIBRARIES, loadLibrary } from '../real-audio/sets.js';
 import { repoRoot } from '../real-audio/packages.js';
 import { leaveOneLibraryOut } from './fit-role-model.js';
-import { loadAnswers, measureFiles, saveAnswers, type Measured } from './measure.js';
+import { loadAnswers, measureFiles, measureTrainingOnly, saveAnswers, type Measured } from './measure.js';
 import { computeMetrics, formatLibraryRows, formatMetrics, type Prediction } from './metrics.js';
 
 const arg = (name: string) => {
@@ -22,18 +22,21 @@ const arg = (name: string) => {
 async function main(): Promise<void> {
   const only = arg('--only')?.split(',');
   const libraries = LIBRARIES.map((l) => l.id).filter((id) => !only || only.includes(id));
+  const reuse = process.argv.includes('--reuse');
   let measured: Measured[];
-  if (process.argv.includes('--reuse')) measured = loadAnswers().filter((m) => libraries.includes(m.library));
+  if (reuse) measured = loadAnswers().filter((m) => libraries.includes(m.library));
   else {
     const files = libraries.flatMap((id) => loadLibrary(id));
     process.stderr.write(`eval:roles: ${files.length} files through the server…\n`);
     measured = await measureFiles(files);
     saveAnswers(measured);
   }
+  // Training-only (synth-sub.ts): in every fold's fit, never held out, never in a figure below.
+  const trainingOnly = await measureTrainingOnly(reuse);
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot }).toString().trim();
   say(machineHeader(`Role evaluation on real recordings (commit ${commit})`));
   say('');
-  say(`Data: ${libraries.map((id) => `${id} (${measured.filter((m) => m.library === id).length})`).join(', ')}; labels in eval/labels/, sets built by npm run eval:sets. lmms-common held out (not used).`);
+  say(`Data: ${libraries.map((id) => `${id} (${measured.filter((m) => m.library === id).length})`).join(', ')}; labels in eval/labels/, sets built by npm run eval:sets. lmms-common held out (not used). Fitting also uses the synthesized synth-sub set (${trainingOnly.length} sub/808 basses and kicks, eval/real-audio/synth-sub.ts), which is never held out and in no figure here.`);
   say('');
   const served = (ms: readonly Measured[]): Prediction[] => ms.map((m) => ({ truth: m.role, role: m.answer.role, confidence: m.answer.confidence }));
   say('### The server\'s answers (the shipped role model)');
@@ -45,7 +48,7 @@ async function main(): Promise<void> {
   if (!process.argv.includes('--no-lolo') && libraries.length > 1) {
     say('### Leave one library out (fit on the others with `fit:roles`\' procedure, test on the one left out)');
     say('');
-    const folds = leaveOneLibraryOut(measured, libraries);
+    const folds = leaveOneLibraryOut([...measured, ...trainingOnly], libraries);
     const rows = folds.map((f) => ({ library: f.library, m: computeMetrics(f.predictions) }));
     say(formatLibraryRows(rows).join('\n'));
     say('');

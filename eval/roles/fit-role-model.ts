@@ -10,10 +10,14 @@
 import { MODEL_ROLES, roleLogits, softmax, walkTree, type ModelRole, type RoleModelWeights, type RoleTree } from '../../server/audio/engines/role-model.js';
 import { extractRoleFeatures, ROLE_FEATURES } from '../../server/audio/engines/role-model-features.js';
 import type { SampleRole } from '../../server/audio/engines/sample-analysis.js';
+import { TRAINING_ONLY_LIBRARIES } from '../real-audio/sets.js';
 import type { Measured } from './measure.js';
 import type { Prediction } from './metrics.js';
 
 export const FIT_OPTIONS = { rounds: 80, depth: 2, rate: 0.3, lambda: 1, minHessian: 1 } as const;
+
+/** A training-only set's share against a real library's (per role): an aid for what no library holds, not a library. */
+export const TRAINING_ONLY_WEIGHT = 0.5;
 
 const r6 = (x: number) => Math.round(x * 1e6) / 1e6 + 0;
 
@@ -26,7 +30,7 @@ export function fitBoostedTrees(files: readonly Measured[], o = FIT_OPTIONS): Ro
   const y = files.map((f) => MODEL_ROLES.indexOf(f.role as ModelRole));
   const groups = new Map<string, number>();
   for (const f of files) groups.set(`${f.library}/${f.role}`, (groups.get(`${f.library}/${f.role}`) ?? 0) + 1);
-  const raw = files.map((f) => 1 / groups.get(`${f.library}/${f.role}`)!);
+  const raw = files.map((f) => (TRAINING_ONLY_LIBRARIES.includes(f.library) ? TRAINING_ONLY_WEIGHT : 1) / groups.get(`${f.library}/${f.role}`)!);
   const total = raw.reduce((a, b) => a + b, 0);
   const sw = raw.map((v) => (v * N) / total);
   const mean = ROLE_FEATURES.map((_, j) => r6(X.reduce((s, x, i) => s + sw[i]! * x[j]!, 0) / N));
@@ -133,9 +137,10 @@ export function calibrateTemperature(held: readonly { logits: Record<ModelRole, 
   return best;
 }
 
-/** Trees on all files, temperature from leave-one-library-out logits over the same libraries. */
+/** Trees on all files, temperature from leave-one-library-out logits over the same libraries (training-only sets never held out). */
 export function fitRoleModel(files: readonly Measured[]): RoleModelWeights {
-  const libraries = [...new Set(files.map((f) => f.library))].sort();
+  // Training-only sets stay in every fit and are never held out (their files say nothing about real audio).
+  const libraries = [...new Set(files.map((f) => f.library))].filter((l) => !TRAINING_ONLY_LIBRARIES.includes(l)).sort();
   const held: { logits: Record<ModelRole, number>; truth: SampleRole }[] = [];
   if (libraries.length > 1) {
     for (const lib of libraries) {

@@ -8,11 +8,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RoleTree } from '../../server/audio/engines/role-model.js';
 import { fitRoleModel, FIT_OPTIONS } from './fit-role-model.js';
-import { loadAnswers, measureFiles, saveAnswers, type Measured } from './measure.js';
+import { loadAnswers, measureFiles, measureTrainingOnly, saveAnswers, type Measured } from './measure.js';
 import { cacheDir, repoRoot } from '../real-audio/packages.js';
 import { LIBRARIES, loadLibrary } from '../real-audio/sets.js';
 
-const target = path.join(repoRoot, 'server', 'audio', 'role-model-weights.ts');
+const target = path.join(repoRoot, 'server', 'audio', 'engines', 'role-model-weights.ts');
 
 /** Versions of the unpacked packages (and of fluidsynth, which renders the GM sets). */
 function packageVersions(): Record<string, string> {
@@ -50,13 +50,16 @@ ${w.trees.map((round, r) => `    // round ${r}\n    [\n${round.map((t) => `     
 }
 
 async function main(): Promise<void> {
+  const reuse = process.argv.includes('--reuse');
   let measured: Measured[];
   // Only the listed libraries: the cache may hold answers of a library tried and not kept.
-  if (process.argv.includes('--reuse')) measured = loadAnswers().filter((m) => LIBRARIES.some((l) => l.id === m.library));
+  if (reuse) measured = loadAnswers().filter((m) => LIBRARIES.some((l) => l.id === m.library));
   else {
     measured = await measureFiles(LIBRARIES.flatMap((l) => loadLibrary(l.id)));
     saveAnswers(measured);
   }
+  // The synthesized sub/808 basses and kicks no library holds: fitted on, never evaluated (synth-sub.ts).
+  measured = [...measured, ...(await measureTrainingOnly(reuse))];
   // A stable order, whatever order the answers arrived in.
   measured = [...measured].sort((a, b) => (a.library + '/' + a.key < b.library + '/' + b.key ? -1 : 1));
   const w = fitRoleModel(measured);
@@ -65,7 +68,7 @@ async function main(): Promise<void> {
     counts[m.library] ??= {};
     counts[m.library]![m.role] = (counts[m.library]![m.role] ?? 0) + 1;
   }
-  const fitted = { method: 'gradient-boosted regression trees, softmax loss, Newton leaves; files weighted 1/(files of their library and role); temperature by leave-one-library-out log loss', options: FIT_OPTIONS, libraries: counts, packages: packageVersions() };
+  const fitted = { method: 'gradient-boosted regression trees, softmax loss, Newton leaves; files weighted 1/(files of their library and role); the synthesized synth-sub set (sub/808 basses and kicks) in the fit only, at half weight; temperature by leave-one-library-out log loss', options: FIT_OPTIONS, libraries: counts, packages: packageVersions() };
   writeFileSync(target, formatWeights({ ...w, fitted }));
   process.stdout.write(`wrote ${path.relative(repoRoot, target)} (${measured.length} files, temperature ${w.temperature})\n`);
 }

@@ -10,6 +10,7 @@ import { startServerProcess } from '../../bench/bench-support.js';
 import type { SampleAnalysisResult } from '../../server/audio/engines/sample-analysis.js';
 import { cacheDir } from '../real-audio/packages.js';
 import type { LabelledFile } from '../real-audio/sets.js';
+import { buildSynthSub, SYNTH_SUB_LIBRARY } from '../real-audio/synth-sub.js';
 
 export interface Measured extends LabelledFile {
   readonly answer: SampleAnalysisResult;
@@ -77,4 +78,21 @@ export function saveAnswers(measured: readonly Measured[]): void {
 
 export function loadAnswers(): Measured[] {
   return JSON.parse(readFileSync(answersFile, 'utf8')) as Measured[];
+}
+
+/** The training-only synthesized sub/808/kick set (synth-sub.ts), written and measured; with `reuse`, its kept answers when there are any. */
+export async function measureTrainingOnly(reuse: boolean): Promise<Measured[]> {
+  const files = buildSynthSub();
+  if (reuse) {
+    let kept: Measured[] = [];
+    try {
+      kept = loadAnswers().filter((m) => m.library === SYNTH_SUB_LIBRARY);
+    } catch {
+      // no earlier answers
+    }
+    if (kept.length === files.length) return kept;
+  }
+  const measured = await measureFiles(files, false);
+  saveAnswers(measured);
+  return measured;
 }
