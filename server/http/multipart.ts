@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createServer, request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import busboy from 'busboy';
+import { formatBytes } from '../shared/format-bytes.js';
 import { AppError } from './errors.js';
 
 /** An upload that reached disk whole: where it is, its sha256 (empty when hashed elsewhere) and size. */
@@ -182,6 +183,3 @@ export async function warmUpUploads(tmpDir: string, rounds = 4, bytes = 8 << 20)
   }
 }
 
-function formatBytes(n: number): string {
-  return n >= 1024 * 1024 ? `${Math.round(n / 1024 / 1024)} MB` : `${Math.round(n / 1024)} KB`;
-}

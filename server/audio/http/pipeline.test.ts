@@ -194,7 +194,7 @@ describe('analysis pipeline errors', () => {
     try {
       const res = await small.fetch('/audio/v1/waveform', { method: 'POST', headers: auth, body: form(wav) });
       expect(res.status).toBe(413);
-      expect(await res.json()).toEqual({ detail: 'Upload is larger than the limit of 98 KB' });
+      expect(await res.json()).toEqual({ detail: 'Upload is larger than the limit of 98 KiB' });
       expect(await readdir(path.join(small.dataDir, 'tmp'))).toEqual([]);
       // The server is fine afterwards.
       expect((await small.fetch('/audio/v1/healthz')).status).toBe(200);
