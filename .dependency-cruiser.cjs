@@ -43,6 +43,13 @@ module.exports = {
       to: { pathNot: '^server/audio/dsp/' },
     },
     {
+      name: 'dsp-reference-is-for-tests',
+      comment: 'server/audio/dsp/reference holds the JavaScript twins of the WebAssembly kernels, which the tests compare them with: only tests (and the references themselves) import it, so nothing that answers a request runs them.',
+      severity: 'error',
+      from: { pathNot: ['\\.test\\.ts$', '^server/audio/dsp/reference/'] },
+      to: { path: '^server/audio/dsp/reference/' },
+    },
+    {
       name: 'audio-engines-are-pure-analysis',
       comment: 'server/audio/engines (one file per engine, its schema, the engine contract) imports only itself, dsp/ and packages: no HTTP, service, decode or store.',
       severity: 'error',

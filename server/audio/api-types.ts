@@ -17,7 +17,11 @@ import type {
   waveformSchema,
 } from './http/schemas.js';
 
-/** Response bodies of the audio API, for clients (the renderer imports these as types only). */
+/**
+ * Response bodies of the audio API, for clients (the renderer imports these as types only). An analysis
+ * route's body is its `*Response`; the engine's own output (engines/, without `source`) is its `*Result`.
+ * openapi.json keeps the spec's component names (`LoudnessResult`, …), set by each schema's `meta`.
+ */
 export type JobStatus = z.infer<typeof jobStatusSchema>;
 export type Health = z.infer<typeof healthSchema>;
 export type Me = z.infer<typeof meSchema>;
@@ -33,27 +37,27 @@ export interface HTTPValidationError {
 /** `source` block of every analysis answer. */
 export type SourceInfo = z.infer<typeof sourceSchema>;
 /** POST /loudness. */
-export type LoudnessResult = z.infer<typeof loudnessSchema>;
+export type LoudnessResponse = z.infer<typeof loudnessSchema>;
 /** POST /waveform. */
-export type WaveformResult = z.infer<typeof waveformSchema>;
+export type WaveformResponse = z.infer<typeof waveformSchema>;
 /** POST /spectrum. */
-export type SpectrumResult = z.infer<typeof spectrumSchema>;
+export type SpectrumResponse = z.infer<typeof spectrumSchema>;
 /** POST /onsets. */
-export type OnsetsResult = z.infer<typeof onsetsSchema>;
+export type OnsetsResponse = z.infer<typeof onsetsSchema>;
 /** POST /features. */
-export type FeaturesResult = z.infer<typeof featuresSchema>;
+export type FeaturesResponse = z.infer<typeof featuresSchema>;
 /** POST /analyze/samples. */
-export type SampleAnalysisResult = z.infer<typeof sampleAnalysisSchema>;
+export type SampleAnalysisResponse = z.infer<typeof sampleAnalysisSchema>;
 /** POST /grade. */
-export type GradeResult = z.infer<typeof gradeSchema>;
+export type GradeResponse = z.infer<typeof gradeSchema>;
 /** POST /naming. */
-export type NamingResult = z.infer<typeof namingSchema>;
+export type NamingResponse = z.infer<typeof namingSchema>;
 /** POST /analyze/emotion. */
-export type EmotionResult = z.infer<typeof emotionSchema>;
+export type EmotionResponse = z.infer<typeof emotionSchema>;
 /** POST /analyze: emotion, features and sample role from one decode. */
-export interface AnalyzeResult {
+export interface AnalyzeResponse {
   readonly source: SourceInfo;
-  readonly emotion: Omit<EmotionResult, 'source'>;
-  readonly features: Omit<FeaturesResult, 'source'>;
-  readonly sample: Omit<SampleAnalysisResult, 'source'>;
+  readonly emotion: Omit<EmotionResponse, 'source'>;
+  readonly features: Omit<FeaturesResponse, 'source'>;
+  readonly sample: Omit<SampleAnalysisResponse, 'source'>;
 }

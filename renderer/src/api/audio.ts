@@ -1,51 +1,51 @@
 // The audio analysis API (/audio/v1): analysis uploads, source jobs and artifacts.
 import type {
-  AnalyzeResult,
-  EmotionResult,
-  FeaturesResult,
-  GradeResult,
+  AnalyzeResponse,
+  EmotionResponse,
+  FeaturesResponse,
+  GradeResponse,
   JobStatus,
-  LoudnessResult,
-  NamingResult,
-  OnsetsResult,
-  SampleAnalysisResult,
+  LoudnessResponse,
+  NamingResponse,
+  OnsetsResponse,
+  SampleAnalysisResponse,
   SourceDescriptor,
   SourceRequest,
-  SpectrumResult,
-  WaveformResult,
+  SpectrumResponse,
+  WaveformResponse,
 } from '../../../server/audio/api-types.js';
 import { getBlob, getJson, uploadFile, type UploadProgress } from './http';
 
 export type {
-  AnalyzeResult,
-  EmotionResult,
-  FeaturesResult,
-  GradeResult,
+  AnalyzeResponse,
+  EmotionResponse,
+  FeaturesResponse,
+  GradeResponse,
   JobStatus,
-  LoudnessResult,
-  NamingResult,
-  OnsetsResult,
-  SampleAnalysisResult,
+  LoudnessResponse,
+  NamingResponse,
+  OnsetsResponse,
+  SampleAnalysisResponse,
   SourceDescriptor,
   SourceRequest,
-  SpectrumResult,
-  WaveformResult,
+  SpectrumResponse,
+  WaveformResponse,
 };
 
 const base = '/audio/v1';
 
 /** Every analysis route, with its query and its answer. */
 export interface AnalysisRoutes {
-  readonly loudness: { readonly query: Record<string, never>; readonly result: LoudnessResult };
-  readonly waveform: { readonly query: { readonly bins?: number }; readonly result: WaveformResult };
-  readonly spectrum: { readonly query: { readonly bands?: number; readonly frames?: number; readonly mel?: boolean }; readonly result: SpectrumResult };
-  readonly onsets: { readonly query: Record<string, never>; readonly result: OnsetsResult };
-  readonly features: { readonly query: { readonly rhythm?: boolean }; readonly result: FeaturesResult };
-  readonly samples: { readonly query: { readonly name?: string }; readonly result: SampleAnalysisResult };
-  readonly grade: { readonly query: { readonly role?: string }; readonly result: GradeResult };
-  readonly naming: { readonly query: { readonly index?: number }; readonly result: NamingResult };
-  readonly emotion: { readonly query: Record<string, never>; readonly result: EmotionResult };
-  readonly analyze: { readonly query: Record<string, never>; readonly result: AnalyzeResult };
+  readonly loudness: { readonly query: Record<string, never>; readonly result: LoudnessResponse };
+  readonly waveform: { readonly query: { readonly bins?: number }; readonly result: WaveformResponse };
+  readonly spectrum: { readonly query: { readonly bands?: number; readonly frames?: number; readonly mel?: boolean }; readonly result: SpectrumResponse };
+  readonly onsets: { readonly query: Record<string, never>; readonly result: OnsetsResponse };
+  readonly features: { readonly query: { readonly rhythm?: boolean }; readonly result: FeaturesResponse };
+  readonly samples: { readonly query: { readonly name?: string }; readonly result: SampleAnalysisResponse };
+  readonly grade: { readonly query: { readonly role?: string }; readonly result: GradeResponse };
+  readonly naming: { readonly query: { readonly index?: number }; readonly result: NamingResponse };
+  readonly emotion: { readonly query: Record<string, never>; readonly result: EmotionResponse };
+  readonly analyze: { readonly query: Record<string, never>; readonly result: AnalyzeResponse };
 }
 
 export type AnalysisRoute = keyof AnalysisRoutes;

@@ -4,7 +4,7 @@ import type { AnalysisPool } from './worker-pool.js';
 import { cacheKey, type ResultCache } from './cache.js';
 import type { DecoderChoice } from '../decode/pcm-source.js';
 import { FeedWriter } from '../decode/upload-feed.js';
-import { engines } from '../engines/registry.js';
+import { engines, getEngineId, type EngineId } from '../engines/registry.js';
 import type { AnalysisOutput, SourceInfo } from './analysis-worker.js';
 
 /** One analysis answer and whether it came from the cache. */
@@ -80,9 +80,8 @@ export class AnalysisService {
    * given this very answer before, after uploading that content: a hash is not proof of possession, so
    * it is never a way to read, or learn of, another tenant's analysis.
    */
-  async lookup(tenant: string, sha256: string, route: string, engineId: string, params: Readonly<Record<string, unknown>>, headSeconds?: number): Promise<AnalysisAnswer | null> {
+  async lookup(tenant: string, sha256: string, route: string, engineId: EngineId, params: Readonly<Record<string, unknown>>, headSeconds?: number): Promise<AnalysisAnswer | null> {
     const engine = engines[engineId];
-    if (!engine) return null;
     const key = cacheKey({ sha256, route, params: { ...params, head: headSeconds ?? null }, engineVersion: engine.version });
     if (!(await this.cache.hasSeen(tenant, key))) return null;
     const cached = (await this.cache.get(key)) as { source: SourceInfo; result: unknown } | undefined;
@@ -95,7 +94,7 @@ export class AnalysisService {
   }
 
   /** Start analysing an upload as it arrives; hand the result to `analyse` with the finished upload. */
-  begin(engineId: string, params: Readonly<Record<string, unknown>>, options: AnalysisOptions = {}): EarlyAnalysis {
+  begin(engineId: EngineId, params: Readonly<Record<string, unknown>>, options: AnalysisOptions = {}): EarlyAnalysis {
     return new EarlyAnalysis((file, control) => this.run(engineId, params, file, options, control));
   }
 
@@ -104,10 +103,9 @@ export class AnalysisService {
    * per thread when threads are free), each reading the file itself, and combines their results; a
    * failing part stops the others. With `control`, the file may still be arriving (see EarlyAnalysis).
    */
-  private async run(engineId: string, params: Readonly<Record<string, unknown>>, file: string, options: AnalysisOptions, control?: SharedArrayBuffer): Promise<AnalysisOutput> {
+  private async run(engineId: EngineId, params: Readonly<Record<string, unknown>>, file: string, options: AnalysisOptions, control?: SharedArrayBuffer): Promise<AnalysisOutput> {
     const engine = engines[engineId];
-    if (!engine) throw new Error(`unknown engine ${engineId}`);
-    const task = (id: string, shared?: SharedArrayBuffer, part?: number) => ({
+    const task = (id: EngineId, shared?: SharedArrayBuffer, part?: number) => ({
       engineId: id,
       ...(part !== undefined ? { split: { whole: engineId, part } } : {}),
       params,
@@ -118,7 +116,7 @@ export class AnalysisService {
     });
     if (!engine.split) return this.pool.run(task(engineId, control), options.signal);
     const feed = new FeedWriter(control);
-    const runs = engine.split.parts.map((id, part) => this.pool.run(task(id, feed.shared, part), options.signal));
+    const runs = engine.split.parts.map((id, part) => this.pool.run(task(getEngineId(id), feed.shared, part), options.signal));
     let outs: AnalysisOutput[];
     try {
       outs = await Promise.all(runs);
@@ -138,10 +136,9 @@ export class AnalysisService {
    * Analyse an upload with one engine (reusing the analysis `early` started while it arrived); the
    * temp file is always removed afterwards.
    */
-  async analyse(tenant: string, upload: ReceivedUpload, route: string, engineId: string, params: Readonly<Record<string, unknown>>, options: AnalysisOptions & { readonly early?: EarlyAnalysis } = {}): Promise<AnalysisAnswer> {
+  async analyse(tenant: string, upload: ReceivedUpload, route: string, engineId: EngineId, params: Readonly<Record<string, unknown>>, options: AnalysisOptions & { readonly early?: EarlyAnalysis } = {}): Promise<AnalysisAnswer> {
     try {
       const engine = engines[engineId];
-      if (!engine) throw new Error(`unknown engine ${engineId}`);
       const key = cacheKey({ sha256: upload.sha256, route, params: { ...params, head: options.headSeconds ?? null }, engineVersion: engine.version });
       // The computation is shared across tenants, but a tenant's first answer is a `miss` whoever
       // computed it: X-Cache must not tell them that someone else analysed this exact file.

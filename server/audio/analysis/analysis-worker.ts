@@ -9,11 +9,11 @@ import { headSeconds, type EngineSpec } from '../engines/engine.js';
 import { FeedReader, FeedStopped, FeedWriter } from '../decode/upload-feed.js';
 import { DeadlineClock, type AnalysisBudget } from './task-deadline.js';
 import { wavHeader } from '../decode/wav-reader.js';
-import { engines } from '../engines/registry.js';
+import { engines, getEngineId, type EngineId } from '../engines/registry.js';
 
 /** One analysis to run in a worker thread: decode `file` and stream it through the engine. */
 export interface AnalysisTask {
-  readonly engineId: string;
+  readonly engineId: EngineId;
   readonly params: unknown;
   readonly file: string;
   readonly decoder: DecoderChoice;
@@ -28,7 +28,7 @@ export interface AnalysisTask {
    * pays only when each part can read the audio itself cheaply (a WAV read directly); for a source
    * that needs a decoder, part 0 runs `whole` on its own (one decode) and the other parts skip.
    */
-  readonly split?: { readonly whole: string; readonly part: number };
+  readonly split?: { readonly whole: EngineId; readonly part: number };
   /** The task's time budget, and the shared slot where the worker publishes its deadline for the pool (see task-deadline.ts). */
   readonly deadline?: { readonly shared: SharedArrayBuffer; readonly budget: AnalysisBudget };
 }
@@ -78,8 +78,7 @@ export async function analyse(task: AnalysisTask): Promise<AnalysisOutput | Anal
 }
 
 async function run(task: AnalysisTask): Promise<AnalysisOutput> {
-  const engine = engines[task.engineId];
-  if (!engine) throw new Error(`unknown engine ${task.engineId}`);
+  getEngineId(task.engineId); // the task crossed a thread boundary: refuse an unknown engine before decoding
   const control = task.control ? new FeedReader(task.control) : null;
   const clock = task.deadline ? new DeadlineClock(task.deadline.shared, task.deadline.budget) : null;
   const pace: Pace = {
@@ -117,7 +116,7 @@ async function runOn(source: PcmSource, task: AnalysisTask, pace: Pace): Promise
     if (task.split.part > 0) return { result: null, source: { duration_s: 0, sample_rate: source.format.sampleRate, channels: source.format.channels, format: source.container }, analysedSeconds: 0, split: 'skipped' };
     return { ...(await runOn(source, { ...task, engineId: task.split.whole, split: undefined }, pace)), split: 'whole' };
   }
-  const engine = engines[task.engineId]!;
+  const engine = engines[task.engineId];
   let format = source.format;
   if (engine.needsTotalFrames && format.totalFrames === null && engine.createRanges && source.ranges && !task.headSeconds) {
     // A tagged MP3 states its length: decode parts of it on every core at once.
@@ -202,7 +201,7 @@ async function runOn(source: PcmSource, task: AnalysisTask, pace: Pace): Promise
 
 /** The results of a split engine's parts, to combine in a worker thread. */
 export interface CombineTask {
-  readonly engineId: string;
+  readonly engineId: EngineId;
   readonly results: readonly unknown[];
   readonly seconds: number;
 }
@@ -212,7 +211,7 @@ export interface CombineTask {
  * /analyze's onset frames picks onsets and tempo), so it runs here rather than on the HTTP event loop.
  */
 export function combineParts(task: CombineTask): unknown {
-  const split = engines[task.engineId]?.split;
+  const split = engines[task.engineId].split;
   if (!split) throw new Error(`engine ${task.engineId} has no parts`);
   try {
     return requireFiniteResult(split.combine(task.results, task.seconds));
@@ -301,7 +300,7 @@ async function warmUpAnalyzePath(dir: string, sampleRate: number): Promise<numbe
   const file = path.join(dir, `warm-up-${threadId}-${randomUUID()}.wav`);
   await mkdir(dir, { recursive: true });
   await writeFile(file, pcm);
-  const split = engines.analyze?.split;
+  const split = engines.analyze.split;
   let ran = 0;
   try {
     for (let round = 0; round < 3 && split; round++) {
@@ -312,7 +311,7 @@ async function warmUpAnalyzePath(dir: string, sampleRate: number): Promise<numbe
       };
       const outs: AnalysisOutput[] = [];
       for (const [part, id] of split.parts.entries()) {
-        const out = await analyse({ engineId: id, split: { whole: 'analyze', part }, params: {}, file, decoder: { kind: 'js' }, headSeconds: headSeconds.emotion, control: complete(), growing: true });
+        const out = await analyse({ engineId: getEngineId(id), split: { whole: 'analyze', part }, params: {}, file, decoder: { kind: 'js' }, headSeconds: headSeconds.emotion, control: complete(), growing: true });
         if ('failure' in out) throw new Error(`warm-up: ${out.failure.message}`);
         outs.push(out);
       }

@@ -4,6 +4,7 @@ import { isServerNodeFlag } from '../../config/node-flags.js';
 import { AppError } from '../../http/errors.js';
 import { FeedReader, FeedWriter } from '../decode/upload-feed.js';
 import { DEADLINE_BYTES, deadlineExceeded, defaultAnalysisBudget, isOverdue, readPublishedDeadline, type AnalysisBudget } from './task-deadline.js';
+import type { EngineId } from '../engines/registry.js';
 import type { AnalysisFailure, AnalysisOutput, AnalysisTask, CombineTask, WarmUpTask } from './analysis-worker.js';
 
 /** The DSP worker pool: analyses never run on the event loop that serves HTTP. */
@@ -14,7 +15,7 @@ export interface AnalysisPool {
    */
   run(task: AnalysisTask, signal?: AbortSignal): Promise<AnalysisOutput>;
   /** A split engine's `combine` over its parts' results (see EngineSpec.split). */
-  combine(engineId: string, results: readonly unknown[], seconds: number): Promise<unknown>;
+  combine(engineId: EngineId, results: readonly unknown[], seconds: number): Promise<unknown>;
   /** True once every thread has finished its start-up warm-up (until then the first requests run slower code). */
   isWarm(): boolean;
   destroy(): Promise<void>;

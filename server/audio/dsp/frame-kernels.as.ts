@@ -31,7 +31,7 @@ export function windowEnergy(buf: usize, win: usize, out: usize, n: i32): f64 {
 }
 
 /**
- * spectral-features `spectrumPass` without its final divisions: power and magnitude of bins 0..n−1 from
+ * reference/spectral-features `spectrumPass` without its final divisions: power and magnitude of bins 0..n−1 from
  * re/im, and out[0] = Σ mag, out[1] = Σ mag·f, out[2] = Σ mag·f², out[3] = Σ max(power, amin),
  * out[4] = Σ ln max(power, amin) (the logarithm of products of 8, as in JavaScript). The three moment sums
  * run in two lanes (bins k, k+1 and k+2, k+3) instead of one sum: equal to the last bits.
@@ -105,7 +105,7 @@ export function spectrumMoments(re: usize, im: usize, freqs: usize, power: usize
 }
 
 /**
- * spectral-features `rolloffFluxPass` for a frame and its predecessor with positive sums: out[0] = the
+ * reference/spectral-features `rolloffFluxPass` for a frame and its predecessor with positive sums: out[0] = the
  * roll-off bin's frequency, out[1] = the flux (the four partial sums in two lane pairs, as in JavaScript).
  */
 export function rolloffFlux(mag: usize, freqs: usize, sum: f64, prev: usize, prevSum: f64, n: i32, rollPercent: f64, out: usize): void {
@@ -143,7 +143,7 @@ export function rolloffFlux(mag: usize, freqs: usize, sum: f64, prev: usize, pre
 }
 
 /**
- * spectral-features `contrastPeakValley`: for each of `bands` bands (bins start[b]..end[b]−1, i32 arrays)
+ * reference/spectral-features `contrastPeakValley`: for each of `bands` bands (bins start[b]..end[b]−1, i32 arrays)
  * the mean of the count[b] largest and smallest magnitudes into peak[b] and valley[b]; `scratch` holds
  * max(count) values.
  */
@@ -203,7 +203,7 @@ export function contrastPeakValley(mag: usize, bands: i32, start: usize, end: us
 }
 
 /**
- * mfcc `applySparseFilterbank`: out[b] = Σ_k weights[offset[b] + k − start[b]]·power[k] over
+ * reference/mfcc `applySparseFilterbank`: out[b] = Σ_k weights[offset[b] + k − start[b]]·power[k] over
  * k = start[b]..start[b] + length[b] − 1 (i32 arrays), with the JavaScript's four partial sums as two lane pairs.
  */
 export function sparseFilterbank(bands: i32, start: usize, length: usize, offset: usize, weights: usize, power: usize, out: usize): void {
@@ -360,7 +360,7 @@ export function powerSlots(re: usize, im: usize, power: usize, slotStart: usize,
   store<f64>(out, centroid, 8);
 }
 
-/** onset-detection `hannMagnitudes` for one bin (k = 0 and k = half use the mirrored neighbour). */
+/** reference/onset-detection `hannMagnitudes` for one bin (k = 0 and k = half use the mirrored neighbour). */
 @inline
 function hannMagnitude(re: usize, im: usize, k: i32, half: i32): f64 {
   let r: f64;

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createRealFft, type RealFft } from './fft.js';
 import { FrameKernels, SampleFrameKernels, frameKernelWorkspace } from './frame-kernels.js';
-import { applySparseFilterbank, slaneyMelFilterbank } from './mfcc.js';
-import { hannMagnitudes, logFilterbank } from './onset-detection.js';
+import { slaneyMelFilterbank } from './mfcc.js';
+import { logFilterbank } from './onset-detection.js';
+import { applySparseFilterbank } from './reference/mfcc.js';
+import { hannMagnitudes } from './reference/onset-detection.js';
+import { contrastPeakValley, magnitudeSum, rolloffFluxPass, spectrumPass } from './reference/spectral-features.js';
 import { StreamingHpss } from './role-features.js';
-import { FLATNESS_AMIN, ROLL_PERCENT, binFrequencies, contrastBands, contrastPeakValley, magnitudeSum, rolloffFluxPass, spectrumPass, type ContrastBands } from './spectral-features.js';
+import { FLATNESS_AMIN, ROLL_PERCENT, binFrequencies, contrastBands, type ContrastBands } from './spectral-features.js';
 import { hannWindow } from './window.js';
 
 /** Deterministic pseudo-random numbers in [0, 1). */

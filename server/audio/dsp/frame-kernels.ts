@@ -27,7 +27,7 @@ abstract class KernelArrays {
  * The per-frame loops of the features engine in the FFT's WebAssembly kernel (dsp/frame-kernels.as.ts),
  * on arrays in that FFT's memory (`RealFft.allocate`), so the frame never leaves it: the windowing writes
  * the FFT's input, and the spectrum passes read its output. Each method has the contract of the
- * JavaScript function it names (dsp/spectral-features.ts, dsp/mfcc.ts), which stays the reference: the
+ * JavaScript function it names (dsp/reference/, imported by tests only), which stays the reference: the
  * tests compare the two. About 2–6× the JavaScript's speed (two bins per SIMD instruction, no JIT).
  */
 export class FrameKernels extends KernelArrays {
@@ -93,7 +93,7 @@ export class FrameKernels extends KernelArrays {
   }
 
   /**
-   * onset-detection's SuperFlux bands: `hannMagnitudes` of the FFT's output, bins [from, to), into mag,
+   * onset-detection's SuperFlux bands: `hannMagnitudes` (dsp/reference/) of the FFT's output, bins [from, to), into mag,
    * then lin[b] = 1 + λ·(band b's weighted sum of mag) for the placed log filterbank.
    */
   superFluxBands(mag: Float64Array, from: number, to: number, fb: PlacedFilterbank, lambda: number, lin: Float64Array): void {

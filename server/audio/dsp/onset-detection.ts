@@ -210,32 +210,10 @@ export function createOnsetStrengthFrom(sampleRate: number, first: number, optio
 }
 
 /**
- * |DFT(x·w)[k]| for k in [from, to), w the periodic Hann window of length N, from the spectrum X of the
- * unwindowed frame (re/im, bins 0..N/2): DFT(x·w)[k] = ½X[k] − ¼X[k−1] − ¼X[k+1] (Harris 1978, §V), with
- * X[−1] = conj X[1] and X[N/2 + 1] = conj X[N/2 − 1] for real input.
- */
-export function hannMagnitudes(re: Float64Array, im: Float64Array, from: number, to: number, mag: Float64Array): void {
-  const half = re.length - 1;
-  for (let k = from; k < to; k++) {
-    let r: number;
-    let m: number;
-    if (k > 0 && k < half) {
-      r = 0.5 * re[k]! - 0.25 * (re[k - 1]! + re[k + 1]!);
-      m = 0.5 * im[k]! - 0.25 * (im[k - 1]! + im[k + 1]!);
-    } else {
-      const j = k === 0 ? 1 : half - 1;
-      r = 0.5 * re[k]! - 0.5 * re[j]!;
-      m = 0.5 * im[k]!; // the neighbours' imaginary parts cancel
-    }
-    mag[k] = Math.sqrt(r * r + m * m);
-  }
-}
-
-/**
  * The streaming state. Hot loops run over preallocated Float64Arrays; nothing is allocated per frame
  * except when the envelope doubles its capacity.
  *
- * The periodic Hann window is applied in the frequency domain (`hannMagnitudes`): w[t] = ½ − ¼·e^{2πit/N}
+ * The periodic Hann window is applied in the frequency domain (`hannMagnitudes`, dsp/reference/): w[t] = ½ − ¼·e^{2πit/N}
  * − ¼·e^{−2πit/N}, so DFT(x·w)[k] = ½X[k] − ¼X[k−1] − ¼X[k+1] (Harris, "On the use of windows for harmonic
  * analysis with the discrete Fourier transform", Proc. IEEE 66(1), 1978). This is the spectrum of the frame
  * multiplied by `hannWindow(N)` (to rounding; the tests compare the two), for a few operations per used bin

@@ -145,5 +145,3 @@ export const gradeSchema = z
     flags: z.array(flagSchema).describe(`Defects found, each with a sentence: ${FLAG_CODES.join(', ')}`),
   })
   .meta({ id: 'GradeResult' });
-
-export type GradeResponse = z.output<typeof gradeSchema>;

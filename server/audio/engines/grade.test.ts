@@ -14,7 +14,8 @@ import {
   type GradeResult,
   type SubScoreName,
 } from './grade.js';
-import { gradeSchema, type GradeResponse } from './grade-schema.js';
+import type { GradeResponse } from '../api-types.js';
+import { gradeSchema } from './grade-schema.js';
 import { drumLoop, type DrumPattern } from '../../test-support/drums.js';
 import { interleave, sine } from '../../test-support/signals.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MIN_ONSETS_FOR_TEMPO, onsetsEngine, type OnsetsResult } from './onsets.js';
-import { BASS_HZ, createOnsetStrength, defaultFrameSize, diffFrames, hannMagnitudes, logFilterbank, pickOnsets } from '../dsp/onset-detection.js';
+import { BASS_HZ, createOnsetStrength, defaultFrameSize, diffFrames, logFilterbank, pickOnsets } from '../dsp/onset-detection.js';
+import { hannMagnitudes } from '../dsp/reference/onset-detection.js';
 import { estimateTempo } from '../dsp/tempo.js';
 import { createRealFft } from '../dsp/fft.js';
 import { hannWindow } from '../dsp/window.js';

@@ -11,19 +11,31 @@ import { summaryEngine } from './summary.js';
 import { spectrumEngine } from './spectrum.js';
 import { waveformEngine } from './waveform.js';
 
+/** Each engine under its `id` (registry.test.ts checks that key and id agree). */
+const registered = {
+  loudness: loudnessEngine,
+  grade: gradeEngine,
+  samples: sampleAnalysisEngine,
+  naming: namingEngine,
+  features: featuresEngine,
+  emotion: emotionEngine,
+  analyze: analyzeEngine,
+  'analyze-features': analyzeFeaturesPart,
+  'analyze-sample': analyzeSamplePart,
+  onsets: onsetsEngine,
+  summary: summaryEngine,
+  waveform: waveformEngine,
+  spectrum: spectrumEngine,
+} as const;
+
+/** The id of a registered engine: route specs, the analysis service and worker tasks name engines by it, so a misspelt id does not compile. */
+export type EngineId = keyof typeof registered;
+
 /** Every analysis engine by id; the worker looks engines up here. */
-export const engines: Readonly<Record<string, EngineSpec<never, unknown>>> = {
-  [loudnessEngine.id]: loudnessEngine as EngineSpec<never, unknown>,
-  [gradeEngine.id]: gradeEngine as EngineSpec<never, unknown>,
-  [sampleAnalysisEngine.id]: sampleAnalysisEngine as EngineSpec<never, unknown>,
-  [namingEngine.id]: namingEngine as EngineSpec<never, unknown>,
-  [featuresEngine.id]: featuresEngine as EngineSpec<never, unknown>,
-  [emotionEngine.id]: emotionEngine as EngineSpec<never, unknown>,
-  [analyzeEngine.id]: analyzeEngine as EngineSpec<never, unknown>,
-  [analyzeFeaturesPart.id]: analyzeFeaturesPart as EngineSpec<never, unknown>,
-  [analyzeSamplePart.id]: analyzeSamplePart as EngineSpec<never, unknown>,
-  [onsetsEngine.id]: onsetsEngine as EngineSpec<never, unknown>,
-  [summaryEngine.id]: summaryEngine as EngineSpec<never, unknown>,
-  [waveformEngine.id]: waveformEngine as EngineSpec<never, unknown>,
-  [spectrumEngine.id]: spectrumEngine as EngineSpec<never, unknown>,
-};
+export const engines: Readonly<Record<EngineId, EngineSpec<never, unknown>>> = registered;
+
+/** `id` as a registered engine's id (split parts name theirs as plain strings); throws for an id no engine has. */
+export function getEngineId(id: string): EngineId {
+  if (!Object.hasOwn(engines, id)) throw new Error(`unknown engine ${id}`);
+  return id as EngineId;
+}

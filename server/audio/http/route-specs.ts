@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { headSeconds } from '../engines/engine.js';
+import type { EngineId } from '../engines/registry.js';
 import { sourceSchema } from '../engines/source-schema.js';
 import { featuresSchema } from '../engines/features-schema.js';
 import { gradeSchema } from '../engines/grade-schema.js';
@@ -37,6 +39,10 @@ export interface AudioRouteSpec {
   readonly params?: z.ZodObject;
   readonly multipartFile?: boolean;
   readonly jsonBody?: z.ZodType;
+  /** An analysis route's engine (engines/registry.ts): routes.ts runs it on the upload. */
+  readonly engine?: EngineId;
+  /** Seconds of audio the engine reads from the start (the clip tiers of engine.ts); the whole file when absent. */
+  readonly headSeconds?: number;
   readonly responses: Readonly<Record<number, { readonly description: string; readonly schema?: z.ZodType; readonly contentType?: string }>>;
 }
 
@@ -129,6 +135,7 @@ export const audioRouteSpecs = {
     path: '/loudness',
     summary: 'Loudness (full track): BS.1770-4 integrated LUFS, ungated clip loudness (clip_lufs), LRA, momentary/short-term maxima, sample and true peak, RMS, crest, gain to targets',
     auth: true,
+    engine: 'loudness',
     multipartFile: true,
     responses: { 200: { description: 'Loudness of the whole track', schema: loudnessSchema }, ...uploadErrors },
   },
@@ -139,6 +146,7 @@ export const audioRouteSpecs = {
     summary: 'Waveform for rendering (full track, exact): per-bin [min, max] and RMS envelope',
     auth: true,
     query: waveformQuerySchema,
+    engine: 'waveform',
     multipartFile: true,
     responses: { 200: { description: 'Waveform bins', schema: waveformSchema }, ...uploadErrors },
   },
@@ -149,6 +157,7 @@ export const audioRouteSpecs = {
     summary: 'Spectrogram for rendering (full track): bands × frames values in 0..1',
     auth: true,
     query: spectrumQuerySchema,
+    engine: 'spectrum',
     multipartFile: true,
     responses: { 200: { description: 'Spectrogram', schema: spectrumSchema }, ...uploadErrors },
   },
@@ -158,6 +167,7 @@ export const audioRouteSpecs = {
     path: '/onsets',
     summary: 'Onsets, tempo and onset rate (full track)',
     auth: true,
+    engine: 'onsets',
     multipartFile: true,
     responses: { 200: { description: 'Onsets of the whole track', schema: onsetsSchema }, ...uploadErrors },
   },
@@ -168,6 +178,8 @@ export const audioRouteSpecs = {
     summary: 'Loop/one-shot quality grade (first 30 s): composite 0..1, tier S–D, sub-scores and flags',
     auth: true,
     query: gradeQuerySchema,
+    engine: 'grade',
+    headSeconds: headSeconds.clip,
     multipartFile: true,
     responses: { 200: { description: 'Grade', schema: gradeSchema }, ...uploadErrors },
   },
@@ -178,6 +190,8 @@ export const audioRouteSpecs = {
     summary: 'Per-sample exploratory analysis and role (first 30 s), measured from the audio, never the file name',
     auth: true,
     query: sampleAnalysisQuerySchema,
+    engine: 'samples',
+    headSeconds: headSeconds.clip,
     multipartFile: true,
     responses: { 200: { description: 'Sample analysis and role', schema: sampleAnalysisSchema }, ...uploadErrors },
   },
@@ -188,6 +202,8 @@ export const audioRouteSpecs = {
     summary: 'Convention name NN_role_character from the measured role and character (first 30 s)',
     auth: true,
     query: namingQuerySchema,
+    engine: 'naming',
+    headSeconds: headSeconds.clip,
     multipartFile: true,
     responses: { 200: { description: 'Suggested name and its parts', schema: namingSchema }, ...uploadErrors },
   },
@@ -198,6 +214,8 @@ export const audioRouteSpecs = {
     summary: 'About 35 features (first 30 s): spectral, MFCC, chroma and key, envelope, and rhythm',
     auth: true,
     query: featuresQuerySchema,
+    engine: 'features',
+    headSeconds: headSeconds.clip,
     multipartFile: true,
     responses: { 200: { description: 'Features with units', schema: featuresSchema }, ...uploadErrors },
   },
@@ -207,6 +225,8 @@ export const audioRouteSpecs = {
     path: '/analyze/emotion',
     summary: 'Valence, arousal and top emotions (first 60 s), from a transparent model over measured features',
     auth: true,
+    engine: 'emotion',
+    headSeconds: headSeconds.emotion,
     multipartFile: true,
     responses: { 200: { description: 'Emotion', schema: emotionSchema }, ...uploadErrors },
   },
@@ -216,6 +236,8 @@ export const audioRouteSpecs = {
     path: '/analyze',
     summary: 'Composite from one decode: emotion (first 60 s), features and sample role (first 30 s)',
     auth: true,
+    engine: 'analyze',
+    headSeconds: headSeconds.emotion,
     multipartFile: true,
     responses: {
       200: {

@@ -14,8 +14,8 @@ import type { JobRunner } from '../../queue/job-runner.js';
 import type { AnalysisService } from '../analysis/analysis-service.js';
 import type { SourceInfo } from '../analysis/analysis-worker.js';
 import type { StoredArtifact } from '../artifacts/artifact-store.js';
-import { headSeconds } from '../engines/engine.js';
 import { scopeGrade, type GradeResult } from '../engines/grade.js';
+import type { EngineId } from '../engines/registry.js';
 import { buildOpenApi } from './openapi.js';
 import { presentAnalysis, presentAudioError, presentHealth, presentJob, presentMe, presentSeparationPending, separationRetryAfterS } from './present.js';
 import type { ToolInfo } from '../../http/tool-probe.js';
@@ -42,6 +42,9 @@ export interface AudioDeps {
   readonly accelRedirect: string | null;
   readonly log: Logger;
 }
+
+/** A route whose answer is its engine's analysis of the upload. */
+type AnalysisRouteSpec = AudioRouteSpec & { readonly engine: EngineId };
 
 /** Adapts an engine's result to the file it was asked about (the cache holds the engine's own result). */
 type Scope = (result: unknown, source: SourceInfo) => unknown;
@@ -109,9 +112,11 @@ export function createAudioRouter(deps: AudioDeps): Router {
     await sendArtifact(res, artifact);
   });
 
-  /** An analysis route: validate the query, stream the upload to disk, analyse (cached), answer. */
-  const mountAnalysis = (spec: AudioRouteSpec, engineId: string, options: { readonly headSeconds?: number } = {}, scope: Scope = (result) => result) =>
+  /** An analysis route: validate the query, stream the upload to disk, analyse with the spec's engine (cached), answer. */
+  const mountAnalysis = (spec: AnalysisRouteSpec, scope: Scope = (result) => result) =>
     mount(spec, async (req, res, caller) => {
+      const engineId = spec.engine;
+      const options = spec.headSeconds !== undefined ? { headSeconds: spec.headSeconds } : {};
       const who = requireCaller(caller);
       const params = spec.query ? (validatePart(spec.query, 'query', req.query) as Record<string, unknown>) : {};
       const claimed = req.get(contentHashHeader);
@@ -152,17 +157,17 @@ export function createAudioRouter(deps: AudioDeps): Router {
       res.set('X-Cache', answer.cache);
       return presentAnalysis(answer.source, scope(answer.result, answer.source));
     });
-  mountAnalysis(audioRouteSpecs.loudness, 'loudness');
-  mountAnalysis(audioRouteSpecs.waveform, 'waveform');
-  mountAnalysis(audioRouteSpecs.spectrum, 'spectrum');
-  mountAnalysis(audioRouteSpecs.onsets, 'onsets');
+  mountAnalysis(audioRouteSpecs.loudness);
+  mountAnalysis(audioRouteSpecs.waveform);
+  mountAnalysis(audioRouteSpecs.spectrum);
+  mountAnalysis(audioRouteSpecs.onsets);
   // The grade of a head is rescoped to the whole file at answer time (the cached result is the head's).
-  mountAnalysis(audioRouteSpecs.grade, 'grade', { headSeconds: headSeconds.clip }, (result, source) => scopeGrade(result as GradeResult, source.duration_s));
-  mountAnalysis(audioRouteSpecs.samples, 'samples', { headSeconds: headSeconds.clip });
-  mountAnalysis(audioRouteSpecs.naming, 'naming', { headSeconds: headSeconds.clip });
-  mountAnalysis(audioRouteSpecs.features, 'features', { headSeconds: headSeconds.clip });
-  mountAnalysis(audioRouteSpecs.emotion, 'emotion', { headSeconds: headSeconds.emotion });
-  mountAnalysis(audioRouteSpecs.analyze, 'analyze', { headSeconds: headSeconds.emotion });
+  mountAnalysis(audioRouteSpecs.grade, (result, source) => scopeGrade(result as GradeResult, source.duration_s));
+  mountAnalysis(audioRouteSpecs.samples);
+  mountAnalysis(audioRouteSpecs.naming);
+  mountAnalysis(audioRouteSpecs.features);
+  mountAnalysis(audioRouteSpecs.emotion);
+  mountAnalysis(audioRouteSpecs.analyze);
   // No backend yet: answer at once, without reading the upload.
   mount(audioRouteSpecs.separate, (_req, res, caller) => {
     requireCaller(caller);

@@ -1,7 +1,7 @@
-import type { AnalyzeResult } from '../../api/audio';
+import type { AnalyzeResponse } from '../../api/audio';
 import { formatFixed, formatPercent, humanize, planePoint } from './readouts';
 
-type Emotion = AnalyzeResult['emotion'];
+type Emotion = AnalyzeResponse['emotion'];
 
 const SIZE = 200;
 

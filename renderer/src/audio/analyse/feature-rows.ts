@@ -1,9 +1,9 @@
 // The /analyze features part as grouped rows for a compact table, each value with its unit from the
 // answer's own `units` map (so a unit the server changes shows up here without a code change).
-import type { AnalyzeResult } from '../../api/audio';
+import type { AnalyzeResponse } from '../../api/audio';
 import { formatMeasure, humanize } from './readouts';
 
-type Features = AnalyzeResult['features'];
+type Features = AnalyzeResponse['features'];
 
 /** One row: a label, the value as text and its unit (null when the answer gives none). */
 export interface FeatureRow {

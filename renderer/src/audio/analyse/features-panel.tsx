@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import type { AnalyzeResult } from '../../api/audio';
+import type { AnalyzeResponse } from '../../api/audio';
 import { featureGroups, type FeatureRow } from './feature-rows';
 
 function ChromaBars({ row }: { readonly row: FeatureRow }) {
@@ -18,7 +18,7 @@ function ChromaBars({ row }: { readonly row: FeatureRow }) {
 }
 
 /** The /analyze features as compact tables, one per group, each value with the answer's unit. */
-export function FeaturesPanel({ features }: { readonly features: AnalyzeResult['features'] }) {
+export function FeaturesPanel({ features }: { readonly features: AnalyzeResponse['features'] }) {
   const groups = useMemo(() => featureGroups(features), [features]);
   return (
     <div className="an-features">

@@ -1,9 +1,9 @@
-import type { GradeResult } from '../../api/audio';
+import type { GradeResponse } from '../../api/audio';
 import { describeGradedLength } from '../grade/grade-request';
 import { formatFixed, formatPercent } from './readouts';
 import { describeTempoSource } from './tempo';
 
-type SubScores = GradeResult['sub_scores'];
+type SubScores = GradeResponse['sub_scores'];
 
 const subScoreLabels: Readonly<Record<keyof SubScores, string>> = {
   seam_click: 'Loop seam',
@@ -42,10 +42,10 @@ function measurement(key: keyof SubScores, s: SubScores): string {
   }
 }
 
-const tierTone: Readonly<Record<GradeResult['tier'], string>> = { S: 'ok', A: 'ok', B: 'accent', C: 'warn', D: 'bad' };
+const tierTone: Readonly<Record<GradeResponse['tier'], string>> = { S: 'ok', A: 'ok', B: 'accent', C: 'warn', D: 'bad' };
 
 /** The tier letter, the composite, each sub-score as a bar with its measurement, and the flags as sentences. */
-export function GradePanel({ grade }: { readonly grade: GradeResult }) {
+export function GradePanel({ grade }: { readonly grade: GradeResponse }) {
   const keys = Object.keys(subScoreLabels) as (keyof SubScores)[];
   return (
     <div className="an-grade">

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { LoudnessResult } from '../../api/audio';
+import type { LoudnessResponse } from '../../api/audio';
 import { formatFixed, formatGain, meterFraction } from './readouts';
 
 // The meter spans the loudness a producer meets: from a quiet one-shot to a brick-walled master.
@@ -69,7 +69,7 @@ function LufsReadout({ label, title, value, testId }: { readonly label: string; 
 }
 
 /** Integrated LUFS against the streaming (−14) and club (−9) targets, the ungated clip loudness, and the true peak against 0 dBTP. */
-export function LoudnessPanel({ loudness }: { readonly loudness: LoudnessResult }) {
+export function LoudnessPanel({ loudness }: { readonly loudness: LoudnessResponse }) {
   const lufs = loudness.integrated_lufs;
   const clip = loudness.clip_lufs;
   const peak = loudness.true_peak_dbtp;

@@ -1,11 +1,11 @@
 import { useEffect, useId, useState } from 'react';
-import type { AnalyzeResult, NamingResult } from '../../api/audio';
+import type { AnalyzeResponse, NamingResponse } from '../../api/audio';
 import { CopyButton } from '../../ui/copy-button';
 import { formatPercent, humanize } from './readouts';
 import { Pending } from './request-status';
 import type { RequestState } from './use-analysis';
 
-type Sample = AnalyzeResult['sample'];
+type Sample = AnalyzeResponse['sample'];
 
 /** One role per line with a bar, its share (0..1) and the percentage, largest first. */
 function RoleBars({ label, values }: { readonly label: string; readonly values: Readonly<Record<string, number>> }) {
@@ -87,7 +87,7 @@ export function RolePanel({ sample }: { readonly sample: Sample }) {
  * The suggested name with a copy button and its index (the NN prefix). The index is sent a moment
  * after typing stops, and each change asks /naming again (the server answers repeats from its cache).
  */
-export function NamePanel({ naming, index, onIndex }: { readonly naming: RequestState<NamingResult>; readonly index: number; readonly onIndex: (index: number) => void }) {
+export function NamePanel({ naming, index, onIndex }: { readonly naming: RequestState<NamingResponse>; readonly index: number; readonly onIndex: (index: number) => void }) {
   const [draft, setDraft] = useState(String(index));
   const inputId = useId();
   const helpId = useId();

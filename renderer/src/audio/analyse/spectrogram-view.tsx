@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
-import type { SpectrumResult } from '../../api/audio';
+import type { SpectrumResponse } from '../../api/audio';
 import { lutGradient, magmaLut } from './colour-map';
 import { usePlayheadTime, type Playhead } from './playhead';
 import { flattenFrames, frequencyTicks, spectrogramImage, valueToDb, type ValueRange } from './spectrogram-image';
@@ -36,7 +36,7 @@ export function spectrogramWorker(): Worker | null {
 let nextJob = 0;
 
 /** Map a spectrum to pixels in the worker (or here, without one). */
-function renderImage(spectrum: SpectrumResult): Promise<SpectrogramImage> {
+function renderImage(spectrum: SpectrumResponse): Promise<SpectrogramImage> {
   const id = ++nextJob;
   const values = flattenFrames(spectrum.data, spectrum.bands);
   const frames = spectrum.data.length;
@@ -65,10 +65,10 @@ function renderImage(spectrum: SpectrumResult): Promise<SpectrogramImage> {
  * The /spectrum answer as a heatmap: frames × bands mapped through the magma LUT (in a worker) into
  * an ImageData at the data's own size, then scaled onto the visible canvas in one drawImage.
  */
-export function SpectrogramView({ spectrum, duration, playhead }: { readonly spectrum: SpectrumResult; readonly duration: number; readonly playhead: Playhead }) {
+export function SpectrogramView({ spectrum, duration, playhead }: { readonly spectrum: SpectrumResponse; readonly duration: number; readonly playhead: Playhead }) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const image = useRef<HTMLCanvasElement | null>(null);
-  const [drawn, setDrawn] = useState<{ readonly spectrum: SpectrumResult; readonly range: ValueRange } | null>(null);
+  const [drawn, setDrawn] = useState<{ readonly spectrum: SpectrumResponse; readonly range: ValueRange } | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   // At least 14 px between labels on the axis.
   const ticks = useMemo(() => frequencyTicks(spectrum.band_hz, undefined, 14 / HEIGHT), [spectrum]);

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { AnalyzeResult, OnsetsResult } from '../../api/audio';
+import type { AnalyzeResponse, OnsetsResponse } from '../../api/audio';
 import { describeTempoSource, tempoIsNone, tempoOf, tempoSourceOf } from './tempo';
 import type { RequestStates } from './use-analysis';
 
 type Requests = Pick<RequestStates, 'onsets' | 'analyze'>;
 
-const onsetsDone = (tempo: number | null): Requests['onsets'] => ({ status: 'done', result: { tempo_bpm: tempo } as OnsetsResult, cache: 'miss' });
+const onsetsDone = (tempo: number | null): Requests['onsets'] => ({ status: 'done', result: { tempo_bpm: tempo } as OnsetsResponse, cache: 'miss' });
 const analyzeDone = (tempo: number | null): Requests['analyze'] => ({
   status: 'done',
-  result: { features: { rhythm: tempo === null ? undefined : { tempo_bpm: tempo } } } as unknown as AnalyzeResult,
+  result: { features: { rhythm: tempo === null ? undefined : { tempo_bpm: tempo } } } as unknown as AnalyzeResponse,
   cache: 'miss',
 });
 const running = { status: 'analysing' } as const;
@@ -43,9 +43,9 @@ describe('tempoIsNone', () => {
 });
 
 describe('how the tempo was found', () => {
-  const onsetsWith = (tempo: number | null, source: OnsetsResult['tempo_source'], bars: number | null): Requests['onsets'] => ({
+  const onsetsWith = (tempo: number | null, source: OnsetsResponse['tempo_source'], bars: number | null): Requests['onsets'] => ({
     status: 'done',
-    result: { tempo_bpm: tempo, tempo_source: source, loop_bars: bars } as OnsetsResult,
+    result: { tempo_bpm: tempo, tempo_source: source, loop_bars: bars } as OnsetsResponse,
     cache: 'miss',
   });
 

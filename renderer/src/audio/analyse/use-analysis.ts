@@ -3,13 +3,13 @@ import {
   analyse,
   type AnalyseOptions,
   type Analysis,
-  type AnalyzeResult,
-  type GradeResult,
-  type LoudnessResult,
-  type NamingResult,
-  type OnsetsResult,
-  type SpectrumResult,
-  type WaveformResult,
+  type AnalyzeResponse,
+  type GradeResponse,
+  type LoudnessResponse,
+  type NamingResponse,
+  type OnsetsResponse,
+  type SpectrumResponse,
+  type WaveformResponse,
 } from '../../api/audio';
 import { ApiError, isAbort } from '../../api/http';
 import { requestGrade } from '../grade/grade-request';
@@ -28,14 +28,14 @@ export const CONCURRENCY = 2;
 
 /** The answers the screen asks for, by request. */
 export interface AnalysisResults {
-  readonly waveform: WaveformResult;
-  readonly onsets: OnsetsResult;
-  readonly spectrumMel: SpectrumResult;
-  readonly spectrumLog: SpectrumResult;
-  readonly loudness: LoudnessResult;
-  readonly analyze: AnalyzeResult;
-  readonly grade: GradeResult;
-  readonly naming: NamingResult;
+  readonly waveform: WaveformResponse;
+  readonly onsets: OnsetsResponse;
+  readonly spectrumMel: SpectrumResponse;
+  readonly spectrumLog: SpectrumResponse;
+  readonly loudness: LoudnessResponse;
+  readonly analyze: AnalyzeResponse;
+  readonly grade: GradeResponse;
+  readonly naming: NamingResponse;
 }
 
 export type RequestKey = keyof AnalysisResults;

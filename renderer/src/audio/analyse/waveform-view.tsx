@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
 import WaveSurfer from 'wavesurfer.js';
-import type { OnsetsResult, WaveformResult } from '../../api/audio';
+import type { OnsetsResponse, WaveformResponse } from '../../api/audio';
 import { usePlayheadTime, type Playhead } from './playhead';
 import { amplitudeY, columnBins, columnMax, columnMin, formatClock, movingRms, seekTarget, zoomFactors } from './waveform-math';
 
@@ -164,8 +164,8 @@ export function WaveformView({
   playhead,
 }: {
   readonly url: string;
-  readonly waveform: WaveformResult;
-  readonly onsets: OnsetsResult | null;
+  readonly waveform: WaveformResponse;
+  readonly onsets: OnsetsResponse | null;
   readonly tempoBpm: number | null;
   readonly playhead: Playhead;
 }) {

@@ -1,9 +1,9 @@
 // What the batch knows about each file, and the pure functions the table and the exports use.
-import type { GradeResult, SampleAnalysisResult } from '../../api/audio';
+import type { GradeResponse, SampleAnalysisResponse } from '../../api/audio';
 import { toCsv } from './csv';
 
-export type SampleRole = SampleAnalysisResult['role'];
-export type Tier = GradeResult['tier'];
+export type SampleRole = SampleAnalysisResponse['role'];
+export type Tier = GradeResponse['tier'];
 export type KeyMode = 'major' | 'minor';
 
 /** The roles the server knows, in its order (for the role filter). */

@@ -1,5 +1,5 @@
 // The one /grade request of the Analyse and Batch screens, so that both give the same grade for the same file.
-import { analyse, type AnalyseOptions, type Analysis, type GradeResult } from '../../api/audio';
+import { analyse, type AnalyseOptions, type Analysis, type GradeResponse } from '../../api/audio';
 
 /**
  * Query of /grade on both screens: no role hint. The hint only picks the weight row, and the measured role
@@ -10,7 +10,7 @@ import { analyse, type AnalyseOptions, type Analysis, type GradeResult } from '.
 export const gradeQuery: { readonly role?: string } = {};
 
 /** POST /grade for one file with the shared query. */
-export function requestGrade(file: File, options: AnalyseOptions): Promise<Analysis<GradeResult>> {
+export function requestGrade(file: File, options: AnalyseOptions): Promise<Analysis<GradeResponse>> {
   return analyse('grade', file, file.name, gradeQuery, options);
 }
 
