@@ -37,12 +37,24 @@ it('an edit of default_branch during a first push is applied after the push chos
   const dir = paths.repository(repo.byId(project.id)!);
   await git('git', ['push', '-q', dir, 'alpha', 'zeta'], { cwd: work, env });
 
-  // The same service over real git, whose reading of a repository is slow: the push's
-  // bookkeeping is still reading when the edit arrives.
+  // The same service over real git, where the push's move of HEAD to the branch it chose (alpha)
+  // waits for the edit to finish (or, when the edit waits for the push, for 2 s): the worst
+  // interleaving, every time.
   const real = gitOps('git', true);
   let reading!: () => void;
+  let editSettled!: () => void;
   const started = new Promise<void>((resolve) => (reading = resolve));
-  const slow: RepositoryOps = { ...real, stats: async (d, b) => (reading(), await new Promise((r) => setTimeout(r, 300)), real.stats(d, b)) };
+  const edited = new Promise<void>((resolve) => (editSettled = resolve));
+  const slow: RepositoryOps = {
+    ...real,
+    setHead: async (d, branch) => {
+      if (branch === 'alpha') {
+        reading();
+        await Promise.race([edited, new Promise((r) => setTimeout(r, 2000))]);
+      }
+      return real.setHead(d, branch);
+    },
+  };
   const service = new ProjectService(app.identity, repo, slow, paths, app.jobs);
 
   const push = service.recordPush(repo.byId(project.id)!);
