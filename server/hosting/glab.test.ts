@@ -108,13 +108,14 @@ describe.skipIf(!glab && !required)('the official glab CLI (Debian bookworm-back
     expect(log.stdout.trim()).toBe(`Glab Producer|${username}@example.com|Initial commit`);
   }, 120_000);
 
-  it('glab repo fork forks the project and waits for it (statistics are read while the fork job runs)', async () => {
-    const r = await run(['repo', 'fork', `${username}/readme-tape`, '--name', 'readme-fork', '--path', 'readme-fork', '--clone=false', '--remote=false'], await workDir('fork'));
+  it('glab repo fork forks a project and waits for it (it reads statistics while the fork job runs)', async () => {
+    // The source is made through the API, so this scenario does not depend on the create scenarios.
+    const source = await api('/projects', { method: 'POST', body: { name: 'Fork Source', visibility: 'public' } });
+    expect(source.status).toBe(201);
+    const r = await run(['repo', 'fork', `${username}/fork-source`, '--name', 'fork-copy', '--path', 'fork-copy', '--clone=false', '--remote=false'], await workDir('fork'));
     expect(r.code, r.out).toBe(0);
-    expect(r.out).toContain(`Created fork ${username}/readme-fork`);
-    const fork = await api(`/projects/${encodeURIComponent(`${username}/readme-fork`)}`);
-    expect(fork.body).toMatchObject({ import_status: 'finished', forked_from_project: { path_with_namespace: `${username}/readme-tape` } });
-    const { dir } = await clone(`${username}/readme-fork`);
-    expect(await readFile(path.join(dir, 'README.md'), 'utf8')).toBe('# readme-tape\n');
+    expect(r.out).toContain(`Created fork ${username}/fork-copy`);
+    const fork = await api(`/projects/${encodeURIComponent(`${username}/fork-copy`)}?statistics=true`);
+    expect(fork.body).toMatchObject({ import_status: 'finished', forked_from_project: { id: source.body.id }, statistics: { commit_count: 0 } });
   }, 120_000);
 });
