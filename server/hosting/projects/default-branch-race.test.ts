@@ -59,7 +59,7 @@ it('an edit of default_branch during a first push is applied after the push chos
 
   const push = service.recordPush(repo.byId(project.id)!);
   await started;
-  const edit = service.update(service.policy.viewer(root), repo.byId(project.id)!, { defaultBranch: 'zeta' });
+  const edit = service.update(service.policy.viewer(root), repo.byId(project.id)!, { defaultBranch: 'zeta' }).finally(editSettled);
   await Promise.all([push, edit]);
 
   expect(repo.byId(project.id)!.defaultBranch).toBe('zeta');
