@@ -101,6 +101,12 @@ step("project users: %s" % members)
 
 fork = p.forks.create({"namespace": group.full_path})
 assert fork.forked_from_project["id"] == p.id
+# Right after the fork request the fork job may not have made the repository yet: statistics come
+# from the records, so neither the project nor a list holding it may fail (glab repo fork reads them).
+early = gl.projects.get(fork.id, statistics=True)
+assert early.statistics["commit_count"] >= 0 and early.statistics["repository_size"] >= 0, early.statistics
+assert fork.id in [x.id for x in gl.projects.list(statistics=True, owned=True, all=True)]
+step("statistics of the fork while it is %s" % early.import_status)
 for _ in range(200):
     status = gl.projects.get(fork.id).import_status
     if status in ("finished", "failed"):

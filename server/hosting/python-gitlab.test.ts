@@ -16,7 +16,7 @@ const script = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..
 const python = ['/usr/bin/python3', 'python3'].find((p) => spawnSync(p, ['-c', 'import gitlab']).status === 0);
 const hasPythonGitlab = python !== undefined;
 
-it.skipIf(!hasPythonGitlab && !process.env.CI)('python-gitlab lists, creates, edits, stars, archives, shares, forks and deletes projects without errors', async () => {
+it.skipIf(!hasPythonGitlab && !process.env.CI && process.env.CRATEHOUSE_REQUIRE_CLIENTS !== '1')('python-gitlab lists, creates, edits, stars, archives, shares, forks and deletes projects without errors', async () => {
   expect(hasPythonGitlab, 'python3-gitlab is not installed (apt-get install python3-gitlab)').toBe(true);
   const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-pygitlab-'));
   // The smoke script's hook names a loopback address, refused by default since hooks follow the outbound rules.

@@ -4,6 +4,7 @@ import type { JobRunner } from '../queue/job-runner.js';
 import type { ArchiveLimits } from '../shared/tar-archive.js';
 import { BadgeService } from './badges/badges.js';
 import type { BadgesRepo } from './badges/badges-repo.js';
+import { commitInitialFile } from './git/initial-commit.js';
 import * as repositories from './git/repositories.js';
 import { HookService, type HookServiceOptions } from './hooks/hooks.js';
 import type { HooksRepo } from './hooks/hooks-repo.js';
@@ -93,6 +94,7 @@ export function gitOps(gitPath: string, allowPrivate: boolean): RepositoryOps {
     move: (from, to) => repositories.moveRepository(from, to),
     stats: (dir, branch) => repositories.repositoryStats(dir, branch, { gitPath }),
     setHead: (dir, branch) => repositories.setHead(dir, branch, { gitPath }),
+    commitInitialFile: (dir, branch, file, message, by) => commitInitialFile(dir, branch, file, message, by, { gitPath }),
     headCommit: (dir, branch) => repositories.headCommit(dir, branch, { gitPath }),
     housekeeping: (dir) => repositories.housekeeping(dir, { gitPath }),
     list: (root) => repositories.listRepositories(root),

@@ -106,6 +106,7 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
       tagList: tags,
       ciConfigPath,
       importUrl: p.string('import_url'),
+      initializeWithReadme: p.bool('initialize_with_readme'),
     };
   };
 

@@ -1,3 +1,4 @@
+import { AppError } from '../../http/errors.js';
 import type { ProjectRecord } from '../../store/schema.js';
 import type { ProjectStatistics, RootStorageStatistics } from '../api-types.js';
 import type { ProjectsRepo } from './projects-repo.js';
@@ -10,9 +11,32 @@ export interface StorageSources {
   readonly paths: ProjectPaths;
 }
 
+/** What the statistics read of a repository. */
+interface RepositoryFigures {
+  readonly commitCount: number;
+  readonly repositorySize: number;
+}
+
+const noFigures: RepositoryFigures = { commitCount: 0, repositorySize: 0 };
+
+/**
+ * A project's commit count and repository bytes. GitLab reads these from its database, so a readable
+ * project always has them: while a fork or import job is filling the folder (scheduled or started),
+ * or when there is no repository at all, they are zero rather than a failure of git.
+ */
+async function repositoryFigures(from: StorageSources, p: Readonly<ProjectRecord>): Promise<RepositoryFigures> {
+  if (p.importStatus === 'scheduled' || p.importStatus === 'started') return noFigures;
+  try {
+    return await from.git.stats(from.paths.repository(p), p.defaultBranch);
+  } catch (error) {
+    if (error instanceof AppError && error.kind === 'not-found') return noFigures;
+    throw error;
+  }
+}
+
 /** A project's `statistics` (GitLab's ProjectStatistics): its repository (a walk by git) and stored uploads. */
 export async function projectStatistics(from: StorageSources, p: Readonly<ProjectRecord>): Promise<ProjectStatistics> {
-  const stats = await from.git.stats(from.paths.repository(p), p.defaultBranch);
+  const stats = await repositoryFigures(from, p);
   const uploadsSize = from.repo.uploadsOf(p.id).reduce((sum, u) => sum + u.size, 0);
   return {
     commit_count: stats.commitCount,
@@ -36,7 +60,7 @@ export async function namespaceStorage(from: StorageSources, namespaceId: number
   let uploadsSize = 0;
   for (const project of from.repo.projects) {
     if (project.namespaceId !== namespaceId) continue;
-    repositorySize += (await from.git.stats(from.paths.repository(project), project.defaultBranch)).repositorySize;
+    repositorySize += (await repositoryFigures(from, project)).repositorySize;
     for (const upload of from.repo.uploadsOf(project.id)) uploadsSize += upload.size;
   }
   return {

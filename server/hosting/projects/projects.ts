@@ -20,6 +20,8 @@ export interface RepositoryOps {
   move(from: string, to: string): Promise<void>;
   stats(dir: string, defaultBranch: string): Promise<RepositoryStats>;
   setHead(dir: string, branch: string): Promise<void>;
+  /** Write the first commit of `branch`: one file at the top of the tree (GitLab's `initialize_with_readme`). */
+  commitInitialFile(dir: string, branch: string, file: { readonly path: string; readonly content: string }, message: string, by: { readonly name: string; readonly email: string }): Promise<string>;
   /** The last commit of `branch`, or null when it has none (badges' `%{commit_sha}`). */
   headCommit(dir: string, branch: string): Promise<string | null>;
   housekeeping(dir: string): Promise<void>;
@@ -47,6 +49,8 @@ export interface ProjectInput {
   readonly tagList?: readonly string[];
   readonly ciConfigPath?: string | null;
   readonly importUrl?: string;
+  /** Create only: commit a README.md to the default branch (GitLab's `initialize_with_readme`). */
+  readonly initializeWithReadme?: boolean;
 }
 
 /** Job types the project service runs. */
@@ -71,6 +75,8 @@ export class ProjectService {
   readonly policy: ProjectPolicy;
   /** Repository folders a create or rename of this process is filling (never orphans). */
   private readonly claims = new Set<string>();
+  /** Per project, the tail of the HEAD changes (edits of `default_branch`, a push's default) running in turn. */
+  private readonly headChanges = new Map<number, Promise<unknown>>();
 
   constructor(
     readonly identity: IdentityService,
@@ -128,13 +134,16 @@ export class ProjectService {
     const visibility = input.visibility ?? 'private';
     this.checkVisibilityInGroup(ns, visibility, fields);
     if (input.description && input.description.length > 2000) fields.description = ['is too long (maximum is 2000 characters)'];
-    const defaultBranch = input.defaultBranch ?? 'main';
+    // GitLab takes `default_branch.presence`: a blank value (glab always sends one) means the default.
+    const defaultBranch = input.defaultBranch?.trim() ? input.defaultBranch : 'main';
     if (!isValidBranchName(defaultBranch)) fields.default_branch = ['is invalid'];
     if (input.importUrl !== undefined) checkImportUrl(input.importUrl, fields);
     if (!fields.name && this.repo.byName(ns.id, name)) fields.name = ['has already been taken'];
     if (!fields.path && this.repo.byPath(ns.id, projectPath)) fields.path = ['has already been taken'];
     if (Object.keys(fields).length > 0) throw new AppError('invalid', 'project is invalid', { fields });
 
+    // An import brings its own history; GitLab commits the README only to a new, empty repository.
+    const withReadme = input.initializeWithReadme === true && input.importUrl === undefined;
     const at = this.now().toISOString();
     const record: Omit<ProjectRecord, 'id'> = {
       name,
@@ -153,7 +162,7 @@ export class ProjectService {
       importStatus: input.importUrl ? 'scheduled' : 'none',
       importError: null,
       forkedFromId: null,
-      emptyRepo: true,
+      emptyRepo: !withReadme,
       runnersToken: randomBytes(20).toString('hex'),
       customAttributes: {},
       createdAt: at,
@@ -168,6 +177,12 @@ export class ProjectService {
     const project = await this.claiming(dir, async () => {
       const staged = input.importUrl ? null : this.paths.staging();
       if (staged) await this.git.init(staged, defaultBranch);
+      try {
+        if (staged && withReadme) await this.git.commitInitialFile(staged, defaultBranch, { path: 'README.md', content: readmeContent(name, record.description) }, 'Initial commit', owner);
+      } catch (error) {
+        if (staged) await this.git.remove(staged);
+        throw error;
+      }
       let inserted: Readonly<ProjectRecord>;
       try {
         inserted = await this.repo.insert(record);
@@ -216,6 +231,19 @@ export class ProjectService {
     return this.claims.has(path.resolve(dir));
   }
 
+  /** Run `work` after the HEAD changes of the project queued before it: an edit and a push never interleave. */
+  private async changingHead<T>(projectId: number, work: () => Promise<T>): Promise<T> {
+    const before = this.headChanges.get(projectId) ?? Promise.resolve();
+    const mine = before.then(work, work);
+    const tail = mine.catch(() => undefined);
+    this.headChanges.set(projectId, tail);
+    try {
+      return await mine;
+    } finally {
+      if (this.headChanges.get(projectId) === tail) this.headChanges.delete(projectId);
+    }
+  }
+
   /** Run `work` holding `dir`: two creates or renames never race for one folder. */
   private async claiming<T>(dir: string, work: () => Promise<T>): Promise<T> {
     const key = path.resolve(dir);
@@ -254,10 +282,21 @@ export class ProjectService {
   }
 
   private async applyUpdate(project: Readonly<ProjectRecord>, ns: Readonly<NamespaceRecord>, name: string, projectPath: string, visibility: Visibility, input: ProjectInput): Promise<Readonly<ProjectRecord>> {
+    if (input.defaultBranch === undefined) return this.writeUpdate(project, ns, name, projectPath, visibility, input);
+    // In turn with a push's default-branch choice, reading the record as it is once our turn comes.
+    return this.changingHead(project.id, () => this.writeUpdate(this.repo.byId(project.id) ?? project, ns, name, projectPath, visibility, input));
+  }
+
+  private async writeUpdate(project: Readonly<ProjectRecord>, ns: Readonly<NamespaceRecord>, name: string, projectPath: string, visibility: Visibility, input: ProjectInput): Promise<Readonly<ProjectRecord>> {
+    const newHead = input.defaultBranch !== undefined && input.defaultBranch !== project.defaultBranch ? input.defaultBranch : undefined;
+    // GitLab's Project#change_head: HEAD only ever names a branch that exists.
+    if (newHead !== undefined && (await this.git.headCommit(this.repositoryDir(ns, project.path), newHead)) === null) {
+      throw new AppError('invalid', `Could not change HEAD: branch '${newHead}' does not exist`, { fields: { base: [`Could not change HEAD: branch '${newHead}' does not exist`] } });
+    }
     if (projectPath !== project.path) await this.git.move(this.repositoryDir(ns, project.path), this.repositoryDir(ns, projectPath));
     const at = this.now().toISOString();
     try {
-      if (input.defaultBranch !== undefined && input.defaultBranch !== project.defaultBranch) await this.git.setHead(this.repositoryDir(ns, projectPath), input.defaultBranch);
+      if (newHead !== undefined) await this.git.setHead(this.repositoryDir(ns, projectPath), newHead);
       return await this.repo.update(project.id, {
         name,
         path: projectPath,
@@ -288,7 +327,11 @@ export class ProjectService {
   }
 
   /** A push changed the repository: record activity and emptiness, and give a first push's branch the default. */
-  async recordPush(project: Readonly<ProjectRecord>): Promise<Readonly<ProjectRecord>> {
+  async recordPush(pushed: Readonly<ProjectRecord>): Promise<Readonly<ProjectRecord>> {
+    return this.changingHead(pushed.id, () => this.applyPush(this.repo.byId(pushed.id) ?? pushed));
+  }
+
+  private async applyPush(project: Readonly<ProjectRecord>): Promise<Readonly<ProjectRecord>> {
     const dir = this.paths.repository(project);
     const stats = await this.git.stats(dir, project.defaultBranch);
     let defaultBranch = project.defaultBranch;
@@ -355,6 +398,11 @@ export function projectPaths(dataDir: string, identity: IdentityService): Projec
 /** A lost+found folder name from a time: sortable and safe in paths (2026-01-31T12-00-00-000Z). */
 export function lostAndFoundStamp(at: Date): string {
   return at.toISOString().replace(/[:.]/g, '-');
+}
+
+/** The README GitLab commits for `initialize_with_readme` when no template is chosen: the name, then the description. */
+function readmeContent(name: string, description: string | null): string {
+  return description ? `# ${name}\n\n${description}\n` : `# ${name}\n`;
 }
 
 function checkImportUrl(url: string, fields: Record<string, string[]>): void {
