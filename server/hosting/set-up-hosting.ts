@@ -5,6 +5,7 @@ import type { ArchiveLimits } from '../shared/tar-archive.js';
 import { BadgeService } from './badges/badges.js';
 import type { BadgesRepo } from './badges/badges-repo.js';
 import * as repositories from './git/repositories.js';
+import { findReadme } from './git/repository-read.js';
 import { HookService, type HookServiceOptions } from './hooks/hooks.js';
 import type { HooksRepo } from './hooks/hooks-repo.js';
 import type { ExportsRepo } from './import-export/exports-repo.js';
@@ -17,6 +18,7 @@ import { createProjectJobHandlers } from './projects/project-jobs.js';
 import { ProjectQueries } from './projects/project-queries.js';
 import { projectPaths, ProjectService, type RepositoryOps } from './projects/projects.js';
 import type { ProjectsRepo } from './projects/projects-repo.js';
+import { RepositoryReader } from './repository/repository-reader.js';
 
 /** The stores the hosting services keep their records in (built by the composition root). */
 export interface HostingRepos {
@@ -37,6 +39,8 @@ export interface HostingServices {
   readonly hooks: HookService;
   readonly badges: BadgeService;
   readonly notifications: NotificationSettingsService;
+  /** The read side of the repository API (trees, files, blobs, archives). */
+  readonly repositoryReader: RepositoryReader;
 }
 
 /** Wire project hosting over system git for one data dir and register its jobs on `jobs`. */
@@ -82,6 +86,7 @@ export function setUpHosting(options: {
     hooks: new HookService(repos.hooks, projects, { ...options.hooks, gitPath, log: options.log }),
     badges: new BadgeService(projects, repos.badges),
     notifications: new NotificationSettingsService(repos.notifications),
+    repositoryReader: new RepositoryReader(paths, gitPath),
   };
 }
 
@@ -93,6 +98,7 @@ export function gitOps(gitPath: string, allowPrivate: boolean): RepositoryOps {
     move: (from, to) => repositories.moveRepository(from, to),
     stats: (dir, branch) => repositories.repositoryStats(dir, branch, { gitPath }),
     setHead: (dir, branch) => repositories.setHead(dir, branch, { gitPath }),
+    readme: async (dir, branch) => (await findReadme(dir, branch, { gitPath })) ?? null,
     headCommit: (dir, branch) => repositories.headCommit(dir, branch, { gitPath }),
     housekeeping: (dir) => repositories.housekeeping(dir, { gitPath }),
     list: (root) => repositories.listRepositories(root),

@@ -20,6 +20,8 @@ export interface RepositoryOps {
   move(from: string, to: string): Promise<void>;
   stats(dir: string, defaultBranch: string): Promise<RepositoryStats>;
   setHead(dir: string, branch: string): Promise<void>;
+  /** The path of `branch`'s README as GitLab picks it (readme_url), or null. */
+  readme(dir: string, branch: string): Promise<string | null>;
   /** The last commit of `branch`, or null when it has none (badges' `%{commit_sha}`). */
   headCommit(dir: string, branch: string): Promise<string | null>;
   housekeeping(dir: string): Promise<void>;
@@ -263,7 +265,7 @@ export class ProjectService {
         path: projectPath,
         visibility,
         ...(input.description !== undefined ? { description: input.description } : {}),
-        ...(input.defaultBranch !== undefined ? { defaultBranch: input.defaultBranch } : {}),
+        ...(input.defaultBranch !== undefined ? { defaultBranch: input.defaultBranch, readmePath: await this.git.readme(this.repositoryDir(ns, projectPath), input.defaultBranch) } : {}),
         ...(input.settings ? { settings: { ...project.settings, ...input.settings } } : {}),
         ...(input.mergeMethod !== undefined ? { mergeMethod: input.mergeMethod } : {}),
         ...(input.tagList !== undefined ? { tagList: [...input.tagList] } : {}),
@@ -298,7 +300,8 @@ export class ProjectService {
       await this.git.setHead(dir, defaultBranch);
     }
     const at = new Date().toISOString();
-    return this.repo.update(project.id, { emptyRepo: stats.empty, defaultBranch, lastActivityAt: at });
+    const readmePath = await this.git.readme(dir, defaultBranch);
+    return this.repo.update(project.id, { emptyRepo: stats.empty, defaultBranch, readmePath, lastActivityAt: at });
   }
 
   /** An upload of the project and its file, or undefined when the secret and name match none. */
