@@ -41,7 +41,9 @@ export function mountBlobRoutes(router: Router, deps: BlobRouteDeps): void {
 /** Answer a JSON document whose `content` is a blob in base64, streamed, with its exact length. */
 export async function sendBase64Json(req: Request, res: Response, head: string, blob: BlobHandle, tail: string): Promise<void> {
   const length = Buffer.byteLength(head) + base64Length(blob.size) + Buffer.byteLength(tail);
-  res.status(200).set({ 'Content-Type': 'application/json', 'Content-Length': String(length) });
+  // GitLab's JSON type exactly, without the charset express would add (python-gitlab 3.x needs it so).
+  res.status(200).setHeader('Content-Type', 'application/json');
+  res.setHeader('Content-Length', String(length));
   if (req.method === 'HEAD') {
     res.end();
     return;
