@@ -100,7 +100,7 @@ describe('GET /projects/:id/repository/tree', () => {
     expect(mix).toEqual(await lsTree(['feature/mix']));
     const byPath = await api('owner', `/projects/${encodeURIComponent(`producer/${project.path}`)}/repository/tree?path=sub%20dir/`);
     expect(await byPath.json()).toEqual(await lsTree(['main:sub dir'], 'sub dir/'));
-  });
+  }, 90_000);
 
   it('404 Tree Not Found for an unknown ref or path, a file, and a path that climbs', async () => {
     for (const q of ['ref=nope', 'path=nope', 'path=README.md', 'path=../x', 'path=docs/../docs', 'ref=main~1', 'ref=--output=x']) {
@@ -133,7 +133,7 @@ describe('GET /projects/:id/repository/tree', () => {
     const none = await api('owner', `/projects/${project.id}/repository/tree?pagination=none`);
     expect(none.status).toBe(400);
     expect(await none.json()).toEqual({ error: 'pagination cannot be "none" unless "recursive" is true' });
-  });
+  }, 90_000);
 });
 
 describe('GET and HEAD /projects/:id/repository/files/:file_path', () => {
@@ -167,7 +167,7 @@ describe('GET and HEAD /projects/:id/repository/files/:file_path', () => {
     expect(notes.commit_id).toBe((await git(['rev-parse', 'feature/mix'])).trim());
     const unicode = (await (await api('owner', `/projects/${project.id}/repository/files/${encodeURIComponent('sub dir/ü file.txt')}?ref=main`)).json()) as Record<string, unknown>;
     expect(Buffer.from(String(unicode.content), 'base64')).toEqual(written['sub dir/ü file.txt']);
-  });
+  }, 90_000);
 
   it('streams a multi-MB file as correct base64 JSON', async () => {
     const res = await api('owner', `/projects/${project.id}/repository/files/stems%2Fbass.raw?ref=main`);
@@ -178,7 +178,7 @@ describe('GET and HEAD /projects/:id/repository/files/:file_path', () => {
     expect(body.size).toBe(big.length);
     expect(Buffer.from(body.content, 'base64').equals(big)).toBe(true);
     expect(body.content_sha256).toBe(sha256(big));
-  });
+  }, 90_000);
 
   it('HEAD answers the metadata in X-Gitlab-* headers and no body', async () => {
     const res = await api('owner', `/projects/${project.id}/repository/files/${encodeURIComponent('sub dir/ü file.txt')}?ref=main`, { method: 'HEAD' });
@@ -219,7 +219,7 @@ describe('raw files and blobs', () => {
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="bass.raw"/);
     expect(res.headers.get('x-gitlab-blob-id')).toBe((await git(['rev-parse', 'main:stems/bass.raw'])).trim());
-  });
+  }, 90_000);
 
   it('never serves HTML as HTML; audio plays inline; ref defaults to the default branch', async () => {
     const html = await api('owner', `/projects/${project.id}/repository/files/index.html/raw`);
@@ -248,7 +248,7 @@ describe('raw files and blobs', () => {
     const etag = (await api('owner', route, { method: 'HEAD' })).headers.get('etag')!;
     expect(etag).toBe(`"${(await git(['rev-parse', 'main:stems/bass.raw'])).trim()}"`);
     expect((await api('owner', route, { headers: { 'If-None-Match': etag } })).status).toBe(304);
-  });
+  }, 90_000);
 
   it('GET blobs/:sha and blobs/:sha/raw by full and short id; 404 Blob Not Found otherwise', async () => {
     const id = (await git(['rev-parse', 'main:README.md'])).trim();
@@ -263,7 +263,7 @@ describe('raw files and blobs', () => {
       expect(res.status, sha).toBe(404);
       expect(await res.json()).toEqual({ message: '404 Blob Not Found' });
     }
-  });
+  }, 90_000);
 });
 
 describe('GET /projects/:id/repository/archive', () => {
@@ -301,7 +301,7 @@ describe('GET /projects/:id/repository/archive', () => {
     writeFileSync(path.join(work, 'a.tar'), bytes);
     await new Promise((r, j) => execFile('tar', ['-xf', path.join(work, 'a.tar'), '-C', out], (e) => (e ? j(e) : r(null))));
     expect(readFileSync(path.join(out, prefix, 'stems/bass.raw')).equals(big)).toBe(true);
-  });
+  }, 120_000);
 
   it('sha and path pick the commit and the folder; unknown ones are 404 File Not Found', async () => {
     const v1 = (await git(['rev-parse', 'v1'])).trim();
@@ -317,7 +317,7 @@ describe('GET /projects/:id/repository/archive', () => {
     }
     expect((await api('owner', `/projects/${project.id}/repository/archive.rar`)).status).toBe(404);
     expect(await (await api('owner', `/projects/${project.id}/repository/archive?format=rar`)).json()).toEqual({ error: 'format does not have a valid value' });
-  });
+  }, 90_000);
 });
 
 describe('access, scopes and readme_url', () => {
