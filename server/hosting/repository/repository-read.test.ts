@@ -358,7 +358,11 @@ describe('access, scopes and readme_url', () => {
     put('readme.txt', 'plain\n');
     await git(['add', '-A']);
     await git(['commit', '-q', '-m', 'Plain readme']);
+    const activity = async () => ((await (await api('owner', `/projects/${project.id}`)).json()) as Project).last_activity_at;
+    const before = await activity();
     await git(['push', '-q', withToken(project.http_url_to_repo, tokens.owner!), 'feature/mix']);
+    // The server records a push just after answering it; wait for that before editing the project.
+    for (let i = 0; i < 200 && (await activity()) === before; i++) await new Promise((r) => setTimeout(r, 25));
     expect(await read()).toBe(`${app.url}/producer/${project.path}/-/blob/main/README.md`);
     const edit = await callHosting(app, tokens.owner!, `/projects/${project.id}`, { method: 'PUT', body: { default_branch: 'feature/mix' } });
     expect(edit.status).toBe(200);
