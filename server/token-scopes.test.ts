@@ -10,7 +10,8 @@ import { adminToken, startTestApp, type TestApp } from './test-support/test-app.
 
 // Token scopes against every mounted route, as GitLab has them (lib/api/api.rb, lib/api/users.rb,
 // lib/api/version.rb, lib/gitlab/auth.rb): `api` everything; `read_api` GET/HEAD; `read_user` reads of
-// the user endpoints; `read_repository`/`write_repository` git over HTTP only; `sudo` and `admin_mode`
+// the user endpoints; `read_repository`/`write_repository` git over HTTP (and read_repository the reads
+// of API::Files, lib/api/files.rb); `sudo` and `admin_mode`
 // nothing on their own (no Sudo header, no admin mode here). These lists are this test's own: a route
 // that is mounted but not listed fails the test until someone decides its scopes.
 
@@ -37,7 +38,11 @@ const hostingOtherRoutes = [
   'GET /projects/:id/notification_settings', 'PUT /projects/:id/notification_settings',
   'GET /projects/:id/hooks', 'GET /projects/:id/hooks/:hook_id', 'POST /projects/:id/hooks', 'PUT /projects/:id/hooks/:hook_id', 'DELETE /projects/:id/hooks/:hook_id',
   'POST /projects/:id/hooks/:hook_id/test/:trigger',
+  'GET /projects/:id/repository/tree', 'GET /projects/:id/repository/blobs/:sha', 'GET /projects/:id/repository/blobs/:sha/raw',
+  'GET /projects/:id/repository/archive', 'GET /projects/:id/repository/archive.:format',
 ];
+/** GitLab's API::Files: read_repository reads too (allow_access_with_scope, GET and HEAD). */
+const hostingFileRoutes = ['HEAD /projects/:id/repository/files/:file_path', 'GET /projects/:id/repository/files/:file_path', 'GET /projects/:id/repository/files/:file_path/raw'];
 /** /audio/v1 without a token at all. */
 const audioPublicRoutes = ['GET /healthz', 'GET /openapi.json'];
 /** Reads and analyses: api or read_api. */
@@ -49,7 +54,8 @@ const audioReadRoutes = [
 /** Writes: api only. */
 const audioWriteRoutes = ['DELETE /jobs/:job_id', 'POST /sources'];
 
-const hostingAllowed = (method: string, users: boolean): readonly Scope[] => (method === 'GET' ? ['api', 'read_api', ...(users ? (['read_user'] as const) : [])] : ['api']);
+const hostingAllowed = (method: string, users: boolean, files = false): readonly Scope[] =>
+  method === 'GET' || method === 'HEAD' ? ['api', 'read_api', ...(users ? (['read_user'] as const) : []), ...(files ? (['read_repository'] as const) : [])] : ['api'];
 const gitRead: readonly Scope[] = ['api', 'read_api', 'read_repository', 'write_repository'];
 const gitWrite: readonly Scope[] = ['api', 'write_repository'];
 
@@ -80,7 +86,7 @@ afterAll(() => app.close());
 
 describe('token scopes', () => {
   it('every mounted route is classified by this test', () => {
-    expect(mountedRoutes(createHostingRouter(app.hostingDeps)).sort()).toEqual([...hostingUserRoutes, ...hostingOtherRoutes].sort());
+    expect(mountedRoutes(createHostingRouter(app.hostingDeps)).sort()).toEqual([...hostingUserRoutes, ...hostingOtherRoutes, ...hostingFileRoutes].sort());
     expect(mountedRoutes(createAudioRouter(app.audioDeps)).sort()).toEqual([...audioPublicRoutes, ...audioReadRoutes, ...audioWriteRoutes].sort());
     // The root router: project uploads as a route; git's smart HTTP is one middleware (the four requests below).
     expect(mountedRoutes(createRepositoryRouter(app.repositoryDeps))).toHaveLength(1);
@@ -88,20 +94,22 @@ describe('token scopes', () => {
 
   it('/api/v4: every route against every scope', async () => {
     const failures: string[] = [];
-    for (const route of [...hostingUserRoutes, ...hostingOtherRoutes]) {
+    for (const route of [...hostingUserRoutes, ...hostingOtherRoutes, ...hostingFileRoutes]) {
       const [method = '', routePath = ''] = route.split(' ');
-      const allowed = hostingAllowed(method, hostingUserRoutes.includes(route));
+      const files = hostingFileRoutes.includes(route);
+      const allowed = hostingAllowed(method, hostingUserRoutes.includes(route), files);
       // The seven scopes of one route at once; routes one after another (some change what others see).
       const answers = await Promise.all(scopes.map(async (scope) => {
-        const res = await callHosting(app, tokenFor[scope], fill(routePath), { method, body: method === 'GET' ? undefined : {} });
+        const res = await callHosting(app, tokenFor[scope], fill(routePath), { method, body: method === 'GET' || method === 'HEAD' ? undefined : {} });
         return { scope, res, body: (await res.json().catch(() => null)) as Record<string, unknown> | null };
       }));
       for (const { scope, res, body } of answers) {
-        const refused = res.status === 403 && body?.error === 'insufficient_scope';
+        // A HEAD answer has no body: its refusal shows in the status and the challenge alone.
+        const refused = res.status === 403 && (method === 'HEAD' ? /insufficient_scope/.test(res.headers.get('www-authenticate') ?? '') : body?.error === 'insufficient_scope');
         if (allowed.includes(scope) === refused) failures.push(`${route} with ${scope}: ${res.status} ${JSON.stringify(body)}`);
         if (refused) {
-          const registered = hostingUserRoutes.includes(route) ? 'read_user api read_api' : 'api read_api';
-          expect(body).toEqual({ error: 'insufficient_scope', error_description: insufficient, scope: registered });
+          const registered = hostingUserRoutes.includes(route) ? 'read_user api read_api' : files ? 'read_repository api read_api' : 'api read_api';
+          if (method !== 'HEAD') expect(body).toEqual({ error: 'insufficient_scope', error_description: insufficient, scope: registered });
           expect(res.headers.get('www-authenticate')).toBe(`Bearer realm="Cratehouse", error="insufficient_scope", error_description="${insufficient}", scope="${registered}"`);
         }
       }

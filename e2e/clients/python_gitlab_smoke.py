@@ -2,12 +2,21 @@
 
 Usage: python3 python_gitlab_smoke.py <base-url> <admin-token>
 Creates a user and works as them: lists, creates, edits, stars, archives, shares, forks and deletes
-projects, manages group badges and notification settings, through the client's own objects. Any
+projects, manages group badges and notification settings, pushes files and reads them through the
+repository API (tree, files, blobs, archive), through the client's own objects. Any
 error raised by the client fails the run; each step checks what the server answered. Prints one line per step and "OK" at the end.
 """
+import base64
+import hashlib
+import io
+import os
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 import uuid
+import zipfile
 
 import gitlab
 
@@ -237,6 +246,49 @@ try:
 except gitlab.exceptions.GitlabCreateError as e:
     assert e.response_code == 403 and "insufficient_scope" in str(e.error_message), (e.response_code, e.error_message)
 step("a read_api token lists projects and is refused a create (403 insufficient_scope)")
+
+# The repository API: push files with the git CLI, then read them back through python-gitlab.
+work = tempfile.mkdtemp(prefix="pygitlab-repo-")
+stem = os.urandom(3 * 1024 * 1024 + 1)
+files = {"README.md": b"# PyGit Demo\n", "stems/bass.raw": stem, "notes/take 1.txt": "caf\u00e9\n".encode()}
+for name, data in files.items():
+    os.makedirs(os.path.join(work, os.path.dirname(name)), exist_ok=True)
+    with open(os.path.join(work, name), "wb") as f:
+        f.write(data)
+env = dict(os.environ, GIT_TERMINAL_PROMPT="0", GIT_CONFIG_NOSYSTEM="1", HOME=work)
+git = ["git", "-c", "user.name=Py", "-c", "user.email=py@example.com", "-c", "init.defaultBranch=main", "-c", "credential.helper="]
+for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "stems"]):
+    subprocess.run(git + args, cwd=work, env=env, check=True)
+push_url = p.http_url_to_repo.replace("://", "://oauth2:%s@" % token, 1)
+subprocess.run(git + ["push", "-q", push_url, "main"], cwd=work, env=env, check=True)
+head = subprocess.run(git + ["rev-parse", "HEAD"], cwd=work, env=env, check=True, capture_output=True).stdout.decode().strip()
+tree = p.repository_tree(recursive=True, get_all=True, per_page=2)
+paths = sorted(e["path"] for e in tree if e["type"] == "blob")
+assert paths == sorted(files), paths
+assert [e["name"] for e in p.repository_tree(path="stems", ref="main")] == ["bass.raw"]
+f = p.files.get(file_path="notes/take 1.txt", ref="main")
+assert f.decode() == files["notes/take 1.txt"] and f.commit_id == head and f.last_commit_id == head, f.attributes
+big = p.files.get(file_path="stems/bass.raw", ref="main")
+assert big.decode() == stem and big.content_sha256 == hashlib.sha256(stem).hexdigest() and big.size == len(stem)
+assert p.files.raw(file_path="stems/bass.raw", ref="main") == stem
+meta = p.files.head("README.md", ref="main")
+readme_blob = subprocess.run(git + ["rev-parse", "HEAD:README.md"], cwd=work, env=env, check=True, capture_output=True).stdout.decode().strip()
+assert meta["X-Gitlab-Blob-Id"] == readme_blob and meta["X-Gitlab-Size"] == str(len(files["README.md"])), meta
+assert p.repository_raw_blob(big.blob_id) == stem
+assert base64.b64decode(p.repository_blob(f.blob_id)["content"]) == files["notes/take 1.txt"]
+try:
+    p.files.get(file_path="nope.txt", ref="main")
+    raise AssertionError("a missing file should be 404")
+except gitlab.exceptions.GitlabGetError as e:
+    assert e.response_code == 404 and e.error_message == "404 File Not Found", e.error_message
+prefix = "%s-main-%s" % (p.path, head)
+with zipfile.ZipFile(io.BytesIO(p.repository_archive(sha="main", format="zip"))) as z:
+    assert sorted(n for n in z.namelist() if not n.endswith("/")) == sorted("%s/%s" % (prefix, n) for n in files), z.namelist()
+    assert z.read("%s/stems/bass.raw" % prefix) == stem
+with tarfile.open(fileobj=io.BytesIO(p.repository_archive(path="stems"))) as t:
+    assert [m.name for m in t.getmembers() if m.isfile()] == ["%s-stems/stems/bass.raw" % prefix], t.getnames()
+assert gl.projects.get(p.id).readme_url == "%s/-/blob/main/README.md" % p.web_url
+step("pushed stems; repository_tree, files.get/raw/head, blobs, repository_archive (zip, tar.gz with path), readme_url")
 
 gl.projects.delete(fork.id)
 p.delete()

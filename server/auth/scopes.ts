@@ -8,7 +8,7 @@ import type { Identity } from './identity.js';
  * this server has no Sudo header and no admin mode (GitLab's default with admin mode off: admin
  * routes need `api`), so on their own they allow nothing.
  */
-export type ScopeFamily = 'api' | 'users' | 'audio-read' | 'audio-write' | 'git-read' | 'git-write' | 'uploads';
+export type ScopeFamily = 'api' | 'users' | 'repository-files' | 'audio-read' | 'audio-write' | 'git-read' | 'git-write' | 'uploads';
 
 interface ScopeGrant {
   readonly scope: string;
@@ -20,6 +20,8 @@ const family: Readonly<Record<ScopeFamily, readonly ScopeGrant[]>> = {
   // GitLab lists the endpoint class's scopes before API::API's; the order shows in the error's `scope`.
   api: [{ scope: 'api' }, { scope: 'read_api', readOnly: true }],
   users: [{ scope: 'read_user', readOnly: true }, { scope: 'api' }, { scope: 'read_api', readOnly: true }],
+  // API::Files: allow_access_with_scope :read_repository for GET and HEAD (lib/api/files.rb).
+  'repository-files': [{ scope: 'read_repository', readOnly: true }, { scope: 'api' }, { scope: 'read_api', readOnly: true }],
   // Analysis POSTs change nothing but the shared cache: reads, for read_api too.
   'audio-read': [{ scope: 'api' }, { scope: 'read_api' }],
   'audio-write': [{ scope: 'api' }],
@@ -44,6 +46,8 @@ export const hostingScopeRules: readonly RouteScopeRule[] = [
   { path: /^\/users\/[^/]+\/(projects|starred_projects|contributed_projects)\/?$/i, family: 'api' },
   // API::Users (/user, /users, /users/:id, its tokens…) and API::Version allow read_user for reads.
   { path: /^\/(version|user|users)(\/.*)?$/i, family: 'users' },
+  // API::Files (…/repository/files/:file_path[/raw|/blame]); trees, blobs and archives are API::Repositories: `api`.
+  { path: /^\/projects\/[^/]+\/repository\/files\/[^/]+(\/(raw|blame))?\/?$/i, family: 'repository-files' },
   { path: /^/, family: 'api' },
 ];
 

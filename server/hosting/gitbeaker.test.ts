@@ -47,6 +47,7 @@ describe('@gitbeaker/rest (the npm GitLab client) against the hosting API', () =
   it('Projects.create({ initializeWithReadme: true }) commits README.md to the default branch', async () => {
     const project = await api.Projects.create({ name: 'Stem Pack', description: 'drums and bass', initializeWithReadme: true });
     expect(project).toMatchObject({ path: 'stem-pack', default_branch: 'main', empty_repo: false });
+    expect(project.readme_url).toBe(`${project.web_url}/-/blob/main/README.md`);
     expect((await api.Projects.show(project.id, { statistics: true })).statistics).toMatchObject({ commit_count: 1 });
     const dir = path.join(work, 'stem-pack');
     await git(['clone', '-q', cloneUrl(project, token), dir]);

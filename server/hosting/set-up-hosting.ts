@@ -6,6 +6,7 @@ import { BadgeService } from './badges/badges.js';
 import type { BadgesRepo } from './badges/badges-repo.js';
 import { commitInitialFile } from './git/initial-commit.js';
 import * as repositories from './git/repositories.js';
+import { findReadme } from './git/repository-read.js';
 import { HookService, type HookServiceOptions } from './hooks/hooks.js';
 import type { HooksRepo } from './hooks/hooks-repo.js';
 import type { ExportsRepo } from './import-export/exports-repo.js';
@@ -18,6 +19,7 @@ import { createProjectJobHandlers } from './projects/project-jobs.js';
 import { ProjectQueries } from './projects/project-queries.js';
 import { projectPaths, ProjectService, type RepositoryOps } from './projects/projects.js';
 import type { ProjectsRepo } from './projects/projects-repo.js';
+import { RepositoryReader } from './repository/repository-reader.js';
 
 /** The stores the hosting services keep their records in (built by the composition root). */
 export interface HostingRepos {
@@ -38,6 +40,8 @@ export interface HostingServices {
   readonly hooks: HookService;
   readonly badges: BadgeService;
   readonly notifications: NotificationSettingsService;
+  /** The read side of the repository API (trees, files, blobs, archives). */
+  readonly repositoryReader: RepositoryReader;
 }
 
 /** Wire project hosting over system git for one data dir and register its jobs on `jobs`. */
@@ -83,6 +87,7 @@ export function setUpHosting(options: {
     hooks: new HookService(repos.hooks, projects, { ...options.hooks, gitPath, log: options.log }),
     badges: new BadgeService(projects, repos.badges),
     notifications: new NotificationSettingsService(repos.notifications),
+    repositoryReader: new RepositoryReader(paths, gitPath),
   };
 }
 
@@ -95,6 +100,7 @@ export function gitOps(gitPath: string, allowPrivate: boolean): RepositoryOps {
     stats: (dir, branch) => repositories.repositoryStats(dir, branch, { gitPath }),
     setHead: (dir, branch) => repositories.setHead(dir, branch, { gitPath }),
     commitInitialFile: (dir, branch, file, message, by) => commitInitialFile(dir, branch, file, message, by, { gitPath }),
+    readme: async (dir, branch) => (await findReadme(dir, branch, { gitPath })) ?? null,
     headCommit: (dir, branch) => repositories.headCommit(dir, branch, { gitPath }),
     housekeeping: (dir) => repositories.housekeeping(dir, { gitPath }),
     list: (root) => repositories.listRepositories(root),

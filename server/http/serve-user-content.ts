@@ -1,4 +1,6 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 // Bytes that users chose (project uploads, audio artifacts) are served on the GUI's origin, so a
 // browser must never run them there. Every such response goes through here: the type comes from a
@@ -93,5 +95,86 @@ export function sendUserContent(res: Response, file: string, filename: string, o
       }
       reject(error);
     });
+  });
+}
+
+/** User bytes that are not a file on disk (a git blob): their length and a way to open them. */
+export interface UserContentSource {
+  readonly size: number;
+  open(): Readable;
+}
+
+/**
+ * Stream user bytes from a source with the same headers as sendUserContent, a strong validator
+ * (`etag`, quoted by the caller), conditional GETs (304), one byte range (206, or 416 with
+ * `bytes *\/size`), and HEAD answered with headers only. The bytes pass through as they come: a
+ * range skips what precedes it without keeping it.
+ */
+export async function streamUserContent(req: Request, res: Response, source: UserContentSource, filename: string, options: UserContentOptions & { readonly headers?: Readonly<Record<string, string>> }): Promise<void> {
+  res.set({ ...userContentHeadersFor(filename), 'Cache-Control': options.cacheControl, 'Accept-Ranges': 'bytes', ...(options.etag ? { ETag: options.etag } : {}), ...options.headers });
+  if (options.etag && req.headers['if-none-match']?.split(',').some((t) => t.trim() === options.etag || t.trim() === `W/${options.etag}`)) {
+    res.status(304).end();
+    return;
+  }
+  const range = parseSingleRange(req.headers.range, source.size, req.get('If-Range'), options.etag);
+  if (range === 'unsatisfiable') {
+    res.status(416).set('Content-Range', `bytes */${source.size}`).end();
+    return;
+  }
+  const [start, end] = range ?? [0, source.size - 1];
+  const length = Math.max(0, end - start + 1);
+  res.status(range ? 206 : 200).set('Content-Length', String(length));
+  if (range) res.set('Content-Range', `bytes ${start}-${end}/${source.size}`);
+  if (req.method === 'HEAD' || length === 0) {
+    res.end();
+    return;
+  }
+  const bytes = source.open();
+  // Once the range is sent, stop reading (and the producer with it) instead of draining the rest.
+  const body = range ? bytes.pipe(sliceBytes(start, length, () => bytes.unpipe().destroy())) : bytes;
+  if (range) bytes.on('error', (e) => body.destroy(e));
+  await pipeline(body, res);
+}
+
+/** One `bytes=a-b`, `a-` or `-n` range within `size`; null to send everything (none, several, or a stale If-Range). */
+function parseSingleRange(header: string | undefined, size: number, ifRange: string | undefined, etag: string | undefined): [number, number] | 'unsatisfiable' | null {
+  if (!header || (ifRange !== undefined && ifRange !== etag)) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  if (m[1] === '') {
+    const n = Number(m[2]);
+    if (n === 0) return 'unsatisfiable';
+    return [Math.max(0, size - n), size - 1];
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (start >= size || end < start) return 'unsatisfiable';
+  return [start, end];
+}
+
+/** Pass on `length` bytes after skipping `skip`, then end and call `onEnd`. */
+function sliceBytes(skip: number, length: number, onEnd: () => void): Transform {
+  let toSkip = skip;
+  let left = length;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      if (left === 0) return done();
+      let part = chunk;
+      if (toSkip > 0) {
+        const dropped = Math.min(toSkip, part.length);
+        toSkip -= dropped;
+        part = part.subarray(dropped);
+      }
+      if (left > 0 && part.length > 0) {
+        const kept = part.subarray(0, left);
+        left -= kept.length;
+        this.push(kept);
+        if (left === 0) {
+          this.push(null);
+          onEnd();
+        }
+      }
+      done();
+    },
   });
 }

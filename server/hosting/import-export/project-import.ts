@@ -164,6 +164,7 @@ export class ProjectImportService {
       let defaultBranch = desiredBranch;
       if (stats.empty || stats.branches.includes(desiredBranch)) await this.projects.git.setHead(target, desiredBranch);
       else defaultBranch = stats.defaultBranch ?? desiredBranch;
+      const readmePath = await this.projects.git.readme(target, defaultBranch);
       ctx.checkpoint(0.7);
 
       await rm(uploadsDir, { recursive: true, force: true });
@@ -184,6 +185,7 @@ export class ProjectImportService {
         ciConfigPath: pick(params.overrides.ciConfigPath, settings.ciConfigPath, project.ciConfigPath),
         archived: settings.archived ?? project.archived,
         emptyRepo: stats.empty,
+        readmePath,
         importStatus: 'finished',
         importError: null,
         updatedAt: at,

@@ -44,7 +44,8 @@ export function presentProjectSimple(p: Readonly<ProjectRecord>, ctx: ProjectCon
     ssh_url_to_repo: sshUrl(ctx.base, full),
     http_url_to_repo: `${ctx.base}/${full}.git`,
     web_url: `${ctx.base}/${full}`,
-    readme_url: null,
+    // GitLab: <web_url>/-/blob/<default branch>/<readme path>, when the default branch has a README.
+    readme_url: p.readmePath ? `${ctx.base}/${full}/-/blob/${[p.defaultBranch, p.readmePath].join('/').split('/').map(encodeURIComponent).join('/')}` : null,
     avatar_url: null,
     forks_count: ctx.forksCount,
     star_count: ctx.starCount,

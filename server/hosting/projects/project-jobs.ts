@@ -35,7 +35,8 @@ export function createProjectJobHandlers(service: ProjectService): ReadonlyMap<s
         throw error;
       }
       const stats = await service.git.stats(target, project.defaultBranch);
-      const updated = await service.repo.update(projectId, { importStatus: 'finished', importError: null, emptyRepo: stats.empty, ...(stats.defaultBranch ? { defaultBranch: stats.defaultBranch } : {}) });
+      const readmePath = await service.git.readme(target, stats.defaultBranch ?? project.defaultBranch);
+      const updated = await service.repo.update(projectId, { importStatus: 'finished', importError: null, emptyRepo: stats.empty, readmePath, ...(stats.defaultBranch ? { defaultBranch: stats.defaultBranch } : {}) });
       return { result: { project_id: updated.id, import_status: updated.importStatus } };
     };
 

@@ -22,6 +22,8 @@ export interface RepositoryOps {
   setHead(dir: string, branch: string): Promise<void>;
   /** Write the first commit of `branch`: one file at the top of the tree (GitLab's `initialize_with_readme`). */
   commitInitialFile(dir: string, branch: string, file: { readonly path: string; readonly content: string }, message: string, by: { readonly name: string; readonly email: string }): Promise<string>;
+  /** The path of `branch`'s README as GitLab picks it (readme_url), or null. */
+  readme(dir: string, branch: string): Promise<string | null>;
   /** The last commit of `branch`, or null when it has none (badges' `%{commit_sha}`). */
   headCommit(dir: string, branch: string): Promise<string | null>;
   housekeeping(dir: string): Promise<void>;
@@ -163,6 +165,7 @@ export class ProjectService {
       importError: null,
       forkedFromId: null,
       emptyRepo: !withReadme,
+      ...(withReadme ? { readmePath: 'README.md' } : {}),
       runnersToken: randomBytes(20).toString('hex'),
       customAttributes: {},
       createdAt: at,
@@ -302,7 +305,7 @@ export class ProjectService {
         path: projectPath,
         visibility,
         ...(input.description !== undefined ? { description: input.description } : {}),
-        ...(input.defaultBranch !== undefined ? { defaultBranch: input.defaultBranch } : {}),
+        ...(input.defaultBranch !== undefined ? { defaultBranch: input.defaultBranch, readmePath: await this.git.readme(this.repositoryDir(ns, projectPath), input.defaultBranch) } : {}),
         ...(input.settings ? { settings: { ...project.settings, ...input.settings } } : {}),
         ...(input.mergeMethod !== undefined ? { mergeMethod: input.mergeMethod } : {}),
         ...(input.tagList !== undefined ? { tagList: [...input.tagList] } : {}),
@@ -341,7 +344,8 @@ export class ProjectService {
       await this.git.setHead(dir, defaultBranch);
     }
     const at = new Date().toISOString();
-    return this.repo.update(project.id, { emptyRepo: stats.empty, defaultBranch, lastActivityAt: at });
+    const readmePath = await this.git.readme(dir, defaultBranch);
+    return this.repo.update(project.id, { emptyRepo: stats.empty, defaultBranch, readmePath, lastActivityAt: at });
   }
 
   /** An upload of the project and its file, or undefined when the secret and name match none. */
