@@ -6,7 +6,11 @@ import { createIdentityRepo } from './identity-repo.js';
 import { createIdentityService } from './identity.js';
 import { digestToken } from './tokens.js';
 
-const service = async () => createIdentityService(createIdentityRepo(await openStore(new MemoryAdapter<DbSchema>())));
+/** The service and, for the assertions on what is stored, the repo it was built over. */
+const service = async () => {
+  const repo = createIdentityRepo(await openStore(new MemoryAdapter<DbSchema>()));
+  return Object.assign(createIdentityService(repo), { repo });
+};
 
 describe('identity tenants', () => {
   it('gives each user their own tenant by default, including usernames GitLab allows with a leading _ or .', async () => {
