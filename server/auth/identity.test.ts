@@ -42,3 +42,14 @@ describe('identity tenants', () => {
     expect(identity.authenticate('chpat-unknown')).toEqual({ rejected: 'unknown' });
   });
 });
+
+describe('identity keeps its storage private', () => {
+  it('exposes no repo: callers use its named reads (findNamespace, findGroup, …), never the records', async () => {
+    const identity = createIdentityService(createIdentityRepo(await openStore(new MemoryAdapter<DbSchema>())));
+    expect(Object.keys(identity)).not.toContain('repo');
+    const user = await identity.createUser({ username: 'ns-owner', name: 'N', email: 'n@x.io' });
+    expect(identity.findNamespace(user.namespaceId)).toMatchObject({ kind: 'user', path: 'ns-owner', ownerId: user.id });
+    expect(identity.findNamespaceByPath('NS-Owner')?.id).toBe(user.namespaceId);
+    expect(identity.hasUsers()).toBe(true);
+  });
+});
