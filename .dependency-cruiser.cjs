@@ -108,6 +108,19 @@ module.exports = {
       to: { path: '^server/', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'renderer-bridge-type-only-from-electron-channels',
+      comment: 'renderer/ may import (types only) the desktop bridge contract, electron/ipc/channels.ts; nothing else from electron/.',
+      severity: 'error',
+      from: { path: '^renderer/' },
+      to: { path: '^electron/', pathNot: '^electron/ipc/channels\\.ts$' },
+    },
+    {
+      name: 'renderer-bridge-contract-is-type-only',
+      severity: 'error',
+      from: { path: '^renderer/' },
+      to: { path: '^electron/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: {},
