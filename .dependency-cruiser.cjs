@@ -94,6 +94,14 @@ module.exports = {
       to: { path: '-repo\\.ts$' },
     },
     {
+      name: 'repos-stay-in-their-folder',
+      comment:
+        "A *-repo.ts is imported only from its own folder and by the composition (build-services, cli, set-up-hosting). Other folders reach those records through that folder's services, or through the stores set-up-hosting hands them (ProjectStores); services keep their repos private, so no field is a side door.",
+      severity: 'error',
+      from: { path: '^(server/.+)/[^/]+$', pathNot: '\\.test\\.ts$|/test-support/|^server/(build-services|cli)\\.ts$|^server/hosting/set-up-hosting\\.ts$' },
+      to: { path: '-repo\\.ts$', pathNot: '^$1/[^/]+$' },
+    },
+    {
       name: 'renderer-types-only-from-api-types',
       comment: 'renderer/ may import (types only) from server/*/api-types.ts; nothing else from server/.',
       severity: 'error',
@@ -105,6 +113,19 @@ module.exports = {
       severity: 'error',
       from: { path: '^renderer/' },
       to: { path: '^server/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'renderer-bridge-type-only-from-electron-channels',
+      comment: 'renderer/ may import (types only) the desktop bridge contract, electron/ipc/channels.ts; nothing else from electron/.',
+      severity: 'error',
+      from: { path: '^renderer/' },
+      to: { path: '^electron/', pathNot: '^electron/ipc/channels\\.ts$' },
+    },
+    {
+      name: 'renderer-bridge-contract-is-type-only',
+      severity: 'error',
+      from: { path: '^renderer/' },
+      to: { path: '^electron/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'no-circular',

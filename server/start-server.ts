@@ -9,7 +9,6 @@ import { bootstrapAdmin, type BootstrapResult } from './auth/bootstrap.js';
 import { buildServices } from './build-services.js';
 import { hooksMayTargetPrivate, type Config } from './config/load-config.js';
 import { resolveGit } from './hosting/git/git-path.js';
-import { reconcileRepositories } from './hosting/projects/reconcile-repositories.js';
 import { answerClientErrorsAsJson } from './http/client-errors.js';
 import { handleExpectContinue } from './http/expect-continue.js';
 import { createLogger, type Logger } from './http/logger.js';
@@ -103,7 +102,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     undo.push(() => meter.stop());
     if (services.ytdlp) log.info(`yt-dlp ${services.ytdlp.version} found: used for the sites it supports`);
     // Before any request or job: no repository without a project, no project without a repository.
-    await reconcileRepositories(services.hosting.projects, log);
+    await services.hosting.reconcileRepositories(log);
     await warmUpUploads(uploads.tmpDir);
 
     const app = createApp({

@@ -17,7 +17,7 @@ export interface BootstrapResult {
  */
 export async function bootstrapAdmin(identity: IdentityService, dataDir: string, presetToken: string | null): Promise<BootstrapResult> {
   const credentialsPath = path.join(dataDir, adminCredentialsFile);
-  if (identity.repo.users.length > 0) return { created: false, credentialsPath };
+  if (identity.hasUsers()) return { created: false, credentialsPath };
   const user = await identity.createUser({ username: 'root', name: 'Administrator', email: 'admin@cratehouse.local', admin: true });
   const { token } = await identity.createToken(user.id, { name: 'admin (first start)', scopes: ['api', 'sudo', 'admin_mode'] }, presetToken ?? undefined);
   const body = JSON.stringify({ username: user.username, user_id: user.id, token, created_at: user.createdAt }, null, 2) + '\n';

@@ -65,8 +65,9 @@ describe('failed authentication is rate limited', () => {
 
   it('per token: a revoked token replayed from many addresses is blocked too', async () => {
     const user = await app.addUser('replayed');
-    const tokenId = app.identity.repo.tokens.find((t) => t.userId === user.id)!.id;
-    await app.identity.revokeToken({ ...app.identity.repo.userById(1)! }, tokenId);
+    const admin = app.identity.getUser(1);
+    const tokenId = app.identity.listTokens(admin, user.id)[0]!.id;
+    await app.identity.revokeToken({ ...admin }, tokenId);
     const headers = { 'PRIVATE-TOKEN': user.token };
     const addresses = ['127.0.1.1', '127.0.1.2', '127.0.1.3', '127.0.1.4'];
     for (const address of addresses.slice(0, 3)) expect((await from(app, address, '/api/v4/user', headers)).status).toBe(401);

@@ -6,7 +6,11 @@ import { createIdentityRepo } from './identity-repo.js';
 import { createIdentityService } from './identity.js';
 import { digestToken } from './tokens.js';
 
-const service = async () => createIdentityService(createIdentityRepo(await openStore(new MemoryAdapter<DbSchema>())));
+/** The service and, for the assertions on what is stored, the repo it was built over. */
+const service = async () => {
+  const repo = createIdentityRepo(await openStore(new MemoryAdapter<DbSchema>()));
+  return Object.assign(createIdentityService(repo), { repo });
+};
 
 describe('identity tenants', () => {
   it('gives each user their own tenant by default, including usernames GitLab allows with a leading _ or .', async () => {
@@ -36,5 +40,16 @@ describe('identity tenants', () => {
     await identity.revokeToken(user, record.id);
     expect(identity.authenticate(token)).toEqual({ rejected: 'revoked' });
     expect(identity.authenticate('chpat-unknown')).toEqual({ rejected: 'unknown' });
+  });
+});
+
+describe('identity keeps its storage private', () => {
+  it('exposes no repo: callers use its named reads (findNamespace, findGroup, …), never the records', async () => {
+    const identity = createIdentityService(createIdentityRepo(await openStore(new MemoryAdapter<DbSchema>())));
+    expect(Object.keys(identity)).not.toContain('repo');
+    const user = await identity.createUser({ username: 'ns-owner', name: 'N', email: 'n@x.io' });
+    expect(identity.findNamespace(user.namespaceId)).toMatchObject({ kind: 'user', path: 'ns-owner', ownerId: user.id });
+    expect(identity.findNamespaceByPath('NS-Owner')?.id).toBe(user.namespaceId);
+    expect(identity.hasUsers()).toBe(true);
   });
 });

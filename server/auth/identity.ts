@@ -1,5 +1,5 @@
 import { AppError, notFound, type ValidationIssue } from '../http/errors.js';
-import type { GroupMemberRecord, GroupRecord, TokenRecord, UserRecord, Visibility } from '../store/schema.js';
+import type { GroupMemberRecord, GroupRecord, NamespaceRecord, TokenRecord, UserRecord, Visibility } from '../store/schema.js';
 import { groupFullName, groupFullPath, type IdentityRepo } from './identity-repo.js';
 import { digestToken, generateSecret, generateToken, hashPassword } from './tokens.js';
 
@@ -51,7 +51,6 @@ const emailPattern = /^[^\s@]+@[^\s@]+$/;
 const tenantPattern = /^[a-z0-9_.][a-z0-9_.-]{0,254}$/;
 const reservedNames = new Set(['api', 'admin', 'audio', 'assets', 'dashboard', 'explore', 'groups', 'help', 'projects', 'users', 'uploads', '-']);
 
-/** The rules of identity: users, tokens, groups and namespaces, over an IdentityRepo. */
 /** GitLab's /users filters (search lower-cased). */
 export interface UserFilters {
   readonly username?: string;
@@ -70,6 +69,7 @@ export interface GroupFilters {
   readonly sort: 'asc' | 'desc';
 }
 
+/** The rules of identity: users, tokens, groups and namespaces, over an IdentityRepo (which stays private to it). */
 export type IdentityService = ReturnType<typeof createIdentityService>;
 
 /** Build the identity service. `now` is injectable for tests. */
@@ -85,8 +85,6 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
   }
 
   const service = {
-    repo,
-
     /** Create a user with a personal namespace; the tenant defaults to the username. */
     async createUser(input: NewUser): Promise<Readonly<UserRecord>> {
       const fields: Record<string, string[]> = {};
@@ -271,6 +269,36 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
     /** A user by numeric id, or undefined. */
     findUserById(id: number): Readonly<UserRecord> | undefined {
       return repo.userById(id);
+    },
+
+    /** True once any user exists (the admin is bootstrapped only before that). */
+    hasUsers(): boolean {
+      return repo.users.length > 0;
+    },
+
+    /** A group by numeric id, or undefined (no access check: for services that already checked). */
+    findGroup(id: number): Readonly<GroupRecord> | undefined {
+      return repo.groupById(id);
+    },
+
+    /** A namespace (user or group) by id, or undefined. */
+    findNamespace(id: number): Readonly<NamespaceRecord> | undefined {
+      return repo.namespaceById(id);
+    },
+
+    /** A namespace by its full path (case-insensitive), or undefined. */
+    findNamespaceByPath(fullPath: string): Readonly<NamespaceRecord> | undefined {
+      return repo.namespaceByPath(fullPath);
+    },
+
+    /** Every group, in id order (access computations walk the whole tree). */
+    allGroups(): readonly Readonly<GroupRecord>[] {
+      return repo.groups;
+    },
+
+    /** Every group membership (access computations walk them all). */
+    allMemberships(): readonly Readonly<GroupMemberRecord>[] {
+      return repo.members;
     },
 
     /** Users matching GitLab's /users filters, by id; an admin viewer's search also matches e-mail addresses. */

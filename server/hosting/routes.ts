@@ -77,7 +77,7 @@ export function createHostingRouter(deps: HostingDeps): Router {
   mountExportRoutes(router, { projects: deps.projects, exports: deps.exports, imports: deps.imports, tmpDir: deps.uploads.tmpDir, links });
   mountProjectRoutes(router, { projects: deps.projects, actions: deps.projectActions, queries: deps.projectQueries, uploads: deps.uploads, links, onProjectRemoved: (projectId) => deps.exports.forget(projectId), notificationLevels: (userId, project) => deps.notifications.levelsFor(userId, project) });
   mountBadgeRoutes(router, { projects: deps.projects, badges: deps.badges, links });
-  mountNotificationRoutes(router, { projects: deps.projects, notifications: deps.notifications });
+  mountNotificationRoutes(router, { identity, projects: deps.projects, notifications: deps.notifications });
   mountHookRoutes(router, { projects: deps.projects, hooks: deps.hooks, links });
   mountRepositoryReadRoutes(router, { projects: deps.projects, reader: deps.repositoryReader, links });
 

@@ -17,7 +17,8 @@ import type { NotificationsRepo } from './notifications/notifications-repo.js';
 import { ProjectActions } from './projects/project-actions.js';
 import { createProjectJobHandlers } from './projects/project-jobs.js';
 import { ProjectQueries } from './projects/project-queries.js';
-import { projectPaths, ProjectService, type RepositoryOps } from './projects/projects.js';
+import { projectPaths, ProjectService, type ProjectStores, type RepositoryOps } from './projects/projects.js';
+import { reconcileRepositories, type ReconcileReport } from './projects/reconcile-repositories.js';
 import type { ProjectsRepo } from './projects/projects-repo.js';
 import { RepositoryReader } from './repository/repository-reader.js';
 
@@ -42,6 +43,8 @@ export interface HostingServices {
   readonly notifications: NotificationSettingsService;
   /** The read side of the repository API (trees, files, blobs, archives). */
   readonly repositoryReader: RepositoryReader;
+  /** Make repositories on disk and project records agree: at boot, before any request or job. */
+  readonly reconcileRepositories: (log: Logger) => Promise<ReconcileReport>;
 }
 
 /** Wire project hosting over system git for one data dir and register its jobs on `jobs`. */
@@ -62,32 +65,35 @@ export function setUpHosting(options: {
 }): HostingServices {
   const { jobs, gitPath, repos } = options;
   const git = gitOps(gitPath, options.allowPrivate);
-  const paths = projectPaths(options.dataDir, options.identity);
-  const projects = new ProjectService(options.identity, repos.projects, git, paths, jobs, undefined, options.log);
-  const exports = new ProjectExportService(projects, repos.exports, jobs, {
+  const { identity } = options;
+  // The project records, repositories and folders: handed to each service that needs them, exposed by none.
+  const stores: ProjectStores = { repo: repos.projects, git, paths: projectPaths(options.dataDir, identity) };
+  const projects = new ProjectService(identity, stores, jobs, undefined, options.log);
+  const exports = new ProjectExportService(projects, stores, repos.exports, jobs, {
     dataDir: options.dataDir,
     allowPrivate: options.allowPrivate,
     bundle: (dir, file, signal) => repositories.createBundle(dir, file, { gitPath, signal }),
   });
-  const imports = new ProjectImportService(projects, repos.exports, jobs, {
+  const imports = new ProjectImportService(projects, identity, stores, repos.exports, jobs, {
     dataDir: options.dataDir,
     limits: options.importLimits,
     restoreBundle: (file, dir, signal) => repositories.restoreFromBundle(file, dir, { gitPath, signal }),
     onProjectRemoved: (projectId) => exports.forget(projectId),
   });
-  for (const [kind, handler] of createProjectJobHandlers(projects)) jobs.register(kind, handler);
+  for (const [kind, handler] of createProjectJobHandlers(stores)) jobs.register(kind, handler);
   jobs.register(exportJobType, (ctx) => exports.run(ctx));
   jobs.register(archiveImportJobType, (ctx) => imports.run(ctx));
   return {
     projects,
-    projectActions: new ProjectActions(projects, jobs),
-    projectQueries: new ProjectQueries(projects, repos.projects, git, paths),
+    projectActions: new ProjectActions(projects, identity, stores, jobs),
+    projectQueries: new ProjectQueries(projects, identity, stores),
     exports,
     imports,
-    hooks: new HookService(repos.hooks, projects, { ...options.hooks, gitPath, log: options.log }),
-    badges: new BadgeService(projects, repos.badges),
+    hooks: new HookService(repos.hooks, projects, identity, { ...options.hooks, gitPath, log: options.log }),
+    badges: new BadgeService(projects, identity, repos.badges),
     notifications: new NotificationSettingsService(repos.notifications),
-    repositoryReader: new RepositoryReader(paths, gitPath),
+    repositoryReader: new RepositoryReader(stores.paths, gitPath),
+    reconcileRepositories: (log) => reconcileRepositories(projects, stores, log),
   };
 }
 

@@ -102,7 +102,7 @@ describe('project uploads are served as inert user content', () => {
     const { rm } = await import('node:fs/promises');
     const { default: path } = await import('node:path');
     const secret = url.split('/').at(-2)!;
-    await rm(path.join(app.projects.paths.uploads(projectId), secret, 'gone.png'));
+    await rm(path.join(app.projects.uploadsDirOf(projectId), secret, 'gone.png'));
     const again = await app.fetch(url, { headers: auth });
     expect(again.status).toBe(404);
     expect(again.headers.get('content-type')).toContain('application/json');

@@ -1,30 +1,13 @@
-// What the desktop app's preload exposes as `window.cratehouse` (absent in a browser). Every member
-// past `isDesktop` is optional so an older preload and the browser degrade to the web behaviour.
+// What the desktop app's preload exposes as `window.cratehouse` (absent in a browser), derived from the
+// bridge's one contract in electron/ipc/channels.ts (types only). Every member past `isDesktop` and
+// `platform` is optional here so an older preload and the browser degrade to the web behaviour.
+import type { DesktopBridge as DesktopBridgeContract, RenamedCopyRequest } from '../../../electron/ipc/channels';
 
 /** One renamed copy to write: the original file's path (desktop files carry one) and the new name. */
-export interface RenamedCopy {
-  readonly sourcePath: string;
-  readonly newName: string;
-}
+export type RenamedCopy = RenamedCopyRequest;
 
-export interface DesktopBridge {
-  readonly isDesktop: true;
-  readonly platform: string;
-  /** The embedded server's URL and token, filled in by the desktop app. */
-  readonly connection?: () => Promise<{ readonly url: string; readonly token: string }>;
-  /** The local API details plugins use (the contents of local-api.json, and its path). */
-  readonly localApi?: () => Promise<{ readonly url: string; readonly token: string; readonly pid: number; readonly version: string; readonly file: string } | null>;
-  /** The path of a File the person dropped or picked, or null when it has none. */
-  readonly pathOf?: (file: File) => string | null;
-  /** Ask for audio files; their paths (empty when the person cancelled). */
-  readonly pickFiles?: () => Promise<readonly string[]>;
-  /** Ask for a folder; null when the person cancelled. */
-  readonly pickFolder?: () => Promise<string | null>;
-  /** Copy (or move) files into a folder under new names; answers the paths written. */
-  readonly writeRenamedCopies?: (folder: string, copies: readonly RenamedCopy[], mode: 'copy' | 'move') => Promise<readonly string[]>;
-  /** Show a file or folder in the system's file manager. */
-  readonly reveal?: (path: string) => Promise<void>;
-}
+/** The bridge as the renderer may find it. */
+export type DesktopBridge = Pick<DesktopBridgeContract, 'isDesktop' | 'platform'> & Partial<Omit<DesktopBridgeContract, 'isDesktop' | 'platform'>>;
 
 declare global {
   interface Window {

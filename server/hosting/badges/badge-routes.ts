@@ -50,9 +50,7 @@ export function mountBadgeRoutes(router: Router, deps: BadgeRouteDeps): void {
   router.get('/groups/:id/badges/render', async (req, res) => {
     const p = paramsOf(req);
     p.require('link_url', 'image_url');
-    const linkUrl = p.string('link_url') ?? '';
-    const imageUrl = p.string('image_url') ?? '';
-    p.check();
+    const [linkUrl, imageUrl] = p.checked(p.string('link_url'), p.string('image_url'));
     const group = badges.ownedGroup(requireUser(res), groupId(req));
     badges.validate(linkUrl, imageUrl);
     res.json(presentBadgeRender(linkUrl, imageUrl, await valuesFor(req, res, group)));

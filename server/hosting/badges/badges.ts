@@ -1,4 +1,4 @@
-import { accessLevels } from '../../auth/identity.js';
+import { accessLevels, type IdentityService } from '../../auth/identity.js';
 import { AppError } from '../../http/errors.js';
 import type { GroupBadgeRecord, GroupRecord, ProjectRecord, UserRecord } from '../../store/schema.js';
 import type { BadgeRender, GroupBadge } from '../api-types.js';
@@ -57,19 +57,20 @@ export function presentBadgeRender(linkUrl: string, imageUrl: string, values: Pl
 export class BadgeService {
   constructor(
     private readonly projects: ProjectService,
+    private readonly identity: IdentityService,
     private readonly repo: BadgesRepo,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
   /** The group, if the caller can read it (else `404 Group Not Found`). */
   readableGroup(user: Readonly<UserRecord> | null, idOrPath: string): Readonly<GroupRecord> {
-    return this.projects.identity.readableGroup(user, idOrPath);
+    return this.identity.readableGroup(user, idOrPath);
   }
 
   /** The group, if the caller owns it or is an admin: GitLab's `admin_group` ability (404, then 403). */
   ownedGroup(user: Readonly<UserRecord>, idOrPath: string): Readonly<GroupRecord> {
     const group = this.readableGroup(user, idOrPath);
-    if (!user.admin && this.projects.identity.accessLevel(user, group.id) < accessLevels.owner) throw new AppError('forbidden', 'Forbidden');
+    if (!user.admin && this.identity.accessLevel(user, group.id) < accessLevels.owner) throw new AppError('forbidden', 'Forbidden');
     return group;
   }
 
@@ -131,7 +132,7 @@ export class BadgeService {
     if (!project) return null;
     let sha: string | null = null;
     try {
-      sha = await this.projects.git.headCommit(this.projects.paths.repository(project), project.defaultBranch);
+      sha = await this.projects.headCommit(project);
     } catch {
       // A repository still being imported does not exist yet; GitLab renders no sha then (project.commit is nil).
     }
@@ -141,7 +142,7 @@ export class BadgeService {
       project_name: project.path,
       project_id: String(project.id),
       project_namespace: this.projects.namespaceFullPath(this.projects.namespaceOf(project)),
-      group_name: this.projects.identity.fullPath(group),
+      group_name: this.identity.fullPath(group),
       gitlab_server: serverHost,
       default_branch: project.defaultBranch,
       commit_sha: sha ?? '',
@@ -150,8 +151,8 @@ export class BadgeService {
 
   private firstProject(viewer: Viewer, group: Readonly<GroupRecord>): Readonly<ProjectRecord> | undefined {
     let first: Readonly<ProjectRecord> | undefined;
-    for (const p of this.projects.repo.projects) {
-      if (p.namespaceId !== group.id || !viewer.canRead(p)) continue;
+    for (const p of this.projects.inNamespace(group.id)) {
+      if (!viewer.canRead(p)) continue;
       if (!first || p.createdAt < first.createdAt || (p.createdAt === first.createdAt && p.id < first.id)) first = p;
     }
     return first;

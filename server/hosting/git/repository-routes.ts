@@ -96,7 +96,7 @@ export function createRepositoryRouter(deps: RepositoryRouteDeps): Router {
     if (wantsPush && !viewer.canPush(project)) throw new AppError('forbidden', 'You are not allowed to push code to this project.');
     if (project.importStatus === 'scheduled' || project.importStatus === 'started') throw new AppError('unavailable', 'The repository is being imported; try again shortly.', { retryAfter: 5 });
 
-    const outcome = await serveGitHttp(req, res, { repoDir: projects.paths.repository(project), gitPath: deps.gitPath, service, remoteUser: caller?.user.username });
+    const outcome = await serveGitHttp(req, res, { repoDir: projects.repositoryOf(project), gitPath: deps.gitPath, service, remoteUser: caller?.user.username });
     if (service === 'receive-pack' && outcome.refUpdates.length > 0 && caller) {
       await afterPush(project, caller, outcome.refUpdates);
     }

@@ -73,7 +73,7 @@ beforeAll(async () => {
   developer = (await app.addUser('devon')).token;
   outsider = (await app.addUser('outsider')).token;
   const group = (await (await api(owner, '/groups', { method: 'POST', body: { name: 'Label', path: 'label' } })).json()) as { id: number };
-  const devId = app.identity.repo.userByUsername('devon')!.id;
+  const devId = app.identity.getUser('devon').id;
   await api(owner, `/groups/${group.id}/members`, { method: 'POST', body: { user_id: devId, access_level: 30 } });
   project = (await (await api(owner, '/projects', { method: 'POST', body: { name: 'Hooked', namespace_id: group.id } })).json()) as Project;
 }, 30_000);

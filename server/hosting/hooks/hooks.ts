@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import PQueue from 'p-queue';
+import type { IdentityService } from '../../auth/identity.js';
 import { AppError } from '../../http/errors.js';
 import type { Logger } from '../../http/logger.js';
 import { outboundRequest, resolvePublicAddress, type OutboundPolicy } from '../../http/outbound.js';
@@ -95,6 +96,7 @@ export class HookService {
   constructor(
     private readonly repo: HooksRepo,
     private readonly projects: ProjectService,
+    private readonly identity: IdentityService,
     private readonly deps: HookServiceOptions,
   ) {
     this.options = { ...defaultHookDelivery, ...deps.delivery };
@@ -175,7 +177,7 @@ export class HookService {
       if (otherTriggers[trigger]) throw new AppError('unprocessable', otherTriggers[trigger]!);
       throw new AppError('invalid', 'trigger does not have a valid value', { issues: [{ loc: ['trigger'], msg: 'does not have a valid value', type: 'value', input: trigger }] });
     }
-    const dir = this.projects.paths.repository(project);
+    const dir = this.projects.repositoryOf(project);
     // The record's emptyRepo is updated only after a first push has returned to the client, so a test
     // right after that push asks the repository itself; a branch that does not exist yet holds no commit.
     const read = () => recentCommits(dir, `refs/heads/${project.defaultBranch}`, 3, { gitPath: this.deps.gitPath });
@@ -239,12 +241,12 @@ export class HookService {
 
   private payloadProject(project: Readonly<ProjectRecord>): PayloadProject {
     const ns = this.projects.namespaceOf(project);
-    const namespaceName = ns.kind === 'user' ? (this.projects.identity.repo.userById(ns.ownerId)?.name ?? ns.name) : (this.projects.identity.repo.groupById(ns.id)?.name ?? ns.name);
+    const namespaceName = ns.kind === 'user' ? (this.identity.findUserById(ns.ownerId)?.name ?? ns.name) : (this.identity.findGroup(ns.id)?.name ?? ns.name);
     return { project, fullPath: this.projects.fullPath(project), namespaceName, base: this.deps.baseUrl() };
   }
 
   private async buildPushes(project: Readonly<ProjectRecord>, user: Readonly<UserRecord>, refUpdates: readonly { readonly ref: string; readonly before: string; readonly after: string }[]) {
-    const dir = this.projects.paths.repository(project);
+    const dir = this.projects.repositoryOf(project);
     const run = { gitPath: this.deps.gitPath };
     const out: { switch: 'push_events' | 'tag_push_events'; event: string; ref: string; payload: Record<string, unknown> }[] = [];
     for (const u of refUpdates) {

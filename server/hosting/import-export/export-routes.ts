@@ -66,9 +66,11 @@ export function mountExportRoutes(router: Router, deps: ExportRouteDeps): void {
     try {
       const p = new Params({ ...(req.query as Record<string, unknown>), ...upload.fields });
       p.require('path');
-      const input = { path: p.string('path') ?? '', name: p.string('name'), namespace: p.string('namespace'), overwrite: p.bool('overwrite') ?? false };
+      const required = [p.string('path')] as const;
+      const rest = { name: p.string('name'), namespace: p.string('namespace'), overwrite: p.bool('overwrite') ?? false };
       const overrides = overridesOf(p, upload.fields);
-      p.check();
+      const [path] = p.checked(...required);
+      const input = { path, ...rest };
       project = await imports.schedule(projects.policy.viewer(user), { archive: upload.path, ...input, name: input.name === '' ? undefined : input.name, namespace: input.namespace === '' ? undefined : input.namespace, overrides });
     } catch (error) {
       await upload.discard();

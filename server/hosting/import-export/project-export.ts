@@ -15,7 +15,7 @@ import type { ExportsRepo } from './exports-repo.js';
 import { gitlabCompatibleVersion } from '../gitlab-version.js';
 import type { Viewer } from '../projects/project-access.js';
 import { visibilityLevels } from '../projects/project-rules.js';
-import type { ProjectService } from '../projects/projects.js';
+import type { ProjectService, ProjectStores } from '../projects/projects.js';
 
 /** Job type of an export. */
 export const exportJobType = 'project-export';
@@ -65,6 +65,7 @@ export class ProjectExportService {
 
   constructor(
     private readonly projects: ProjectService,
+    private readonly stores: ProjectStores,
     private readonly repo: ExportsRepo,
     private readonly jobs: JobRunner,
     private readonly options: ExportOptions,
@@ -132,7 +133,7 @@ export class ProjectExportService {
   /** The job: write the archive, upload it if asked, record the outcome. */
   async run(ctx: JobContext): Promise<JobOutcome> {
     const { projectId, startedAt } = ctx.params as ExportJobParams;
-    const project = this.projects.repo.byId(projectId);
+    const project = this.stores.repo.byId(projectId);
     const record = this.repo.byProject(projectId);
     if (!project || !record || record.startedAt !== startedAt) return { result: { project_id: projectId, skipped: 'superseded or deleted' } };
     const work = path.join(this.tmpDir, `export-${ctx.jobId}`);
@@ -144,7 +145,7 @@ export class ProjectExportService {
     try {
       ctx.checkpoint(0);
       const bundle = path.join(work, 'project.bundle');
-      const hasBundle = await this.options.bundle(this.projects.paths.repository(project), bundle, ctx.signal);
+      const hasBundle = await this.options.bundle(this.stores.paths.repository(project), bundle, ctx.signal);
       ctx.checkpoint(0.4);
       const fileName = exportFileName(this.projects.fullPath(project), this.now());
       await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -167,7 +168,7 @@ export class ProjectExportService {
     } finally {
       await rm(work, { recursive: true, force: true });
       // The project may have been deleted while its archive was written.
-      if (!this.projects.repo.byId(projectId)) await this.forget(projectId);
+      if (!this.stores.repo.byId(projectId)) await this.forget(projectId);
     }
   }
 
@@ -188,8 +189,8 @@ export class ProjectExportService {
       { path: 'tree/project/project_feature.ndjson', data: `${json(projectFeature(project))}\n`, mtime },
       { path: 'tree/project/project_hooks.ndjson', data: hooks.length > 0 ? `${hooks.join('\n')}\n` : '', mtime },
     ];
-    const uploadsDir = this.projects.paths.uploads(project.id);
-    for (const u of this.projects.repo.uploadsOf(project.id)) {
+    const uploadsDir = this.stores.paths.uploads(project.id);
+    for (const u of this.stores.repo.uploadsOf(project.id)) {
       entries.push({ path: `uploads/${u.secret}/${u.filename}`, source: path.join(uploadsDir, u.secret, u.filename), mtime: new Date(u.createdAt) });
     }
     if (bundle) entries.push({ path: 'project.bundle', source: bundle, mtime });

@@ -154,7 +154,7 @@ describe('export → download → import round trip', () => {
 
     const [, secret, filename] = upload.url.split('/').slice(1);
     expect(app.store.data.uploads.filter((u) => u.projectId === result.id)).toEqual([expect.objectContaining({ secret, filename, size: 10 })]);
-    expect(await readFile(path.join(app.projects.paths.uploads(result.id), secret!, filename!), 'utf8')).toBe('808 sample');
+    expect(await readFile(path.join(app.projects.uploadsDirOf(result.id), secret!, filename!), 'utf8')).toBe('808 sample');
 
     expect(await cloneLog(copy, owner.token)).toBe(await git(['log', '--format=%H %s', 'main'], src));
     expect(await git(['ls-remote', '--heads', withToken(copy.http_url_to_repo, owner.token)])).toContain('refs/heads/stems');
@@ -314,7 +314,7 @@ describe('hostile archives', () => {
     expect(record).toMatchObject({ importStatus: 'failed', emptyRepo: true });
     expect(storeState(result.id)).toBe(storeBefore);
     // The failed project's own empty repository is the only new thing on disk.
-    const own = `${path.relative(app.dataDir, app.projects.paths.repository(record))}/`;
+    const own = `${path.relative(app.dataDir, app.projects.repositoryOf(record))}/`;
     expect((await listing(app.dataDir)).filter((f) => !f.startsWith(own))).toEqual(before);
     expect(existsSync(outside)).toBe(false);
     expect(existsSync(path.join(app.dataDir, 'evil.txt'))).toBe(false);

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { accessLevels } from '../../auth/identity.js';
+import { accessLevels, type IdentityService } from '../../auth/identity.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { JobContext, JobOutcome, JobRunner } from '../../queue/job-runner.js';
 import type { NamespaceRecord, ProjectRecord, Visibility } from '../../store/schema.js';
@@ -21,7 +21,7 @@ import type { ExportsRepo } from './exports-repo.js';
 import { readArchive } from './gitlab-archive.js';
 import type { Viewer } from '../projects/project-access.js';
 import { mostRestrictive } from '../projects/project-rules.js';
-import type { ProjectInput, ProjectService } from '../projects/projects.js';
+import type { ProjectInput, ProjectService, ProjectStores } from '../projects/projects.js';
 
 /** Job type of an archive import (`project-import` is the import from a URL). */
 export const archiveImportJobType = 'project-archive-import';
@@ -69,6 +69,8 @@ export class ProjectImportService {
 
   constructor(
     private readonly projects: ProjectService,
+    private readonly identity: IdentityService,
+    private readonly stores: ProjectStores,
     private readonly repo: ExportsRepo,
     private readonly jobs: JobRunner,
     private readonly options: ImportOptions,
@@ -93,10 +95,10 @@ export class ProjectImportService {
       const name = request.name ?? request.path;
       let createPath = request.path;
       let createName = name;
-      const existing = this.projects.repo.byPath(ns.id, request.path);
+      const existing = this.stores.repo.byPath(ns.id, request.path);
       if (existing && request.overwrite) {
         if (!viewer.isOwner(existing)) throw new AppError('forbidden', 'Forbidden');
-        const other = this.projects.repo.byName(ns.id, name);
+        const other = this.stores.repo.byName(ns.id, name);
         if (other && other.id !== existing.id) throw new AppError('invalid', 'project is invalid', { fields: { name: ['has already been taken'] } });
         const suffix = randomBytes(4).toString('hex');
         createPath = `${request.path}-import-${suffix}`;
@@ -109,14 +111,14 @@ export class ProjectImportService {
       throw error;
     }
     try {
-      const scheduled = await this.projects.repo.update(project.id, { importStatus: 'scheduled', importError: null });
+      const scheduled = await this.stores.repo.update(project.id, { importStatus: 'scheduled', importError: null });
       const params: ImportJobParams = { projectId: project.id, userId: user.id, archive: request.archive, overrides: request.overrides, replace };
       await this.jobs.submit({ type: archiveImportJobType, tenant: user.tenant, params });
       return scheduled;
     } catch (error) {
       // No job, no project: the request failed as a whole.
-      await this.projects.repo.remove(project.id);
-      await this.projects.git.remove(this.projects.paths.repository(project));
+      await this.stores.repo.remove(project.id);
+      await this.stores.git.remove(this.stores.paths.repository(project));
       await rm(request.archive, { force: true });
       throw error;
     }
@@ -126,16 +128,16 @@ export class ProjectImportService {
   async run(ctx: JobContext): Promise<JobOutcome> {
     const params = ctx.params as ImportJobParams;
     const { projectId } = params;
-    const project = this.projects.repo.byId(projectId);
+    const project = this.stores.repo.byId(projectId);
     if (!project) {
       await rm(params.archive, { force: true });
       return { result: { project_id: projectId, skipped: 'project deleted' } };
     }
-    const user = this.projects.identity.repo.userById(params.userId);
+    const user = this.identity.findUserById(params.userId);
     const viewer = this.projects.policy.viewer(user ?? null);
     const work = path.join(this.tmpDir, `import-${ctx.jobId}`);
-    const uploadsDir = this.projects.paths.uploads(projectId);
-    await this.projects.repo.update(projectId, { importStatus: 'started', importError: null });
+    const uploadsDir = this.stores.paths.uploads(projectId);
+    await this.stores.repo.update(projectId, { importStatus: 'started', importError: null });
     await rm(work, { recursive: true, force: true });
     try {
       if (!user) throw new ArchiveError('The user who started the import no longer exists');
@@ -148,10 +150,10 @@ export class ProjectImportService {
       }
       ctx.checkpoint(0.3);
 
-      const target = this.projects.paths.repository(project);
+      const target = this.stores.paths.repository(project);
       const settings = contents.settings ?? { settings: {} };
       const desiredBranch = params.overrides.defaultBranch ?? settings.defaultBranch ?? project.defaultBranch;
-      await this.projects.git.remove(target);
+      await this.stores.git.remove(target);
       if (contents.bundle) {
         try {
           await this.options.restoreBundle(contents.bundle, target, ctx.signal);
@@ -159,12 +161,12 @@ export class ProjectImportService {
           const said = (error instanceof Error ? error.message : String(error)).replace(/^The repository could not be restored from its bundle: /, '');
           throw new ArchiveError(`project.bundle is not a valid git bundle (${said === 'The file is not a git bundle' ? 'it has no bundle header' : `git: ${said}`})`);
         }
-      } else await this.projects.git.init(target, desiredBranch);
-      const stats = await this.projects.git.stats(target, desiredBranch);
+      } else await this.stores.git.init(target, desiredBranch);
+      const stats = await this.stores.git.stats(target, desiredBranch);
       let defaultBranch = desiredBranch;
-      if (stats.empty || stats.branches.includes(desiredBranch)) await this.projects.git.setHead(target, desiredBranch);
+      if (stats.empty || stats.branches.includes(desiredBranch)) await this.stores.git.setHead(target, desiredBranch);
       else defaultBranch = stats.defaultBranch ?? desiredBranch;
-      const readmePath = await this.projects.git.readme(target, defaultBranch);
+      const readmePath = await this.stores.git.readme(target, defaultBranch);
       ctx.checkpoint(0.7);
 
       await rm(uploadsDir, { recursive: true, force: true });
@@ -200,7 +202,7 @@ export class ProjectImportService {
       return { result: { project_id: projectId, import_status: 'finished', path: current.path } };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      const still = this.projects.repo.byId(projectId);
+      const still = this.stores.repo.byId(projectId);
       // Nothing of the import is left on disk by the time its status says it failed.
       await rm(uploadsDir, { recursive: true, force: true });
       await rm(work, { recursive: true, force: true });
@@ -208,12 +210,12 @@ export class ProjectImportService {
       if (still) {
         // An empty repository again, so the failed project stays usable (a push can fill it); the
         // failure is recorded even if that does not work out.
-        const dir = this.projects.paths.repository(still);
-        await this.projects.git
+        const dir = this.stores.paths.repository(still);
+        await this.stores.git
           .remove(dir)
-          .then(() => this.projects.git.init(dir, still.defaultBranch))
+          .then(() => this.stores.git.init(dir, still.defaultBranch))
           .catch(() => undefined);
-        await this.projects.repo.update(projectId, { importStatus: 'failed', importError: message, emptyRepo: true });
+        await this.stores.repo.update(projectId, { importStatus: 'failed', importError: message, emptyRepo: true });
       }
       throw error instanceof AppError ? error : new AppError('invalid', message, { cause: error });
     } finally {
@@ -224,23 +226,23 @@ export class ProjectImportService {
 
   /** Delete the project an overwrite replaces, then give the import its path and name. */
   private async replaceOld(viewer: Viewer, project: Readonly<ProjectRecord>, replace: NonNullable<ImportJobParams['replace']>): Promise<Readonly<ProjectRecord>> {
-    const old = this.projects.repo.byId(replace.projectId);
+    const old = this.stores.repo.byId(replace.projectId);
     if (old) {
       if (!viewer.isOwner(old)) throw new ArchiveError('The project to overwrite may no longer be deleted by the user who started the import');
       await this.projects.remove(viewer, old, this.options.onProjectRemoved);
     }
-    return this.projects.update(viewer, this.projects.repo.byId(project.id) ?? project, { path: replace.path, name: replace.name });
+    return this.projects.update(viewer, this.stores.repo.byId(project.id) ?? project, { path: replace.path, name: replace.name });
   }
 
   /** The namespace to import into: 404 when unknown or unreadable, 403 without the right to create there. */
   private targetNamespace(viewer: Viewer, ref: string | undefined): Readonly<NamespaceRecord> {
     const user = viewer.user!;
-    const identity = this.projects.identity;
-    const ns = ref === undefined ? identity.repo.namespaceById(user.namespaceId) : /^\d+$/.test(ref) ? identity.repo.namespaceById(Number(ref)) : identity.repo.namespaceByPath(ref);
+    const identity = this.identity;
+    const ns = ref === undefined ? identity.findNamespace(user.namespaceId) : /^\d+$/.test(ref) ? identity.findNamespace(Number(ref)) : identity.findNamespaceByPath(ref);
     if (!ns) throw notFound('Namespace');
     if (user.admin) return ns;
     if (ns.kind === 'group') {
-      const group = identity.repo.groupById(ns.id);
+      const group = identity.findGroup(ns.id);
       if (!group || !identity.canReadGroup(user, group)) throw notFound('Namespace');
       // GitLab (16.0+) imports into a group for its maintainers and owners.
       if (viewer.namespaceLevel(ns.id) < accessLevels.maintainer) throw new AppError('forbidden', 'Forbidden');
@@ -251,7 +253,7 @@ export class ProjectImportService {
   }
 
   private groupVisibility(ns: Readonly<NamespaceRecord>): Visibility | null {
-    return ns.kind === 'group' ? (this.projects.identity.repo.groupById(ns.id)?.visibility ?? 'private') : null;
+    return ns.kind === 'group' ? (this.identity.findGroup(ns.id)?.visibility ?? 'private') : null;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Request, Router } from 'express';
+import type { IdentityService } from '../../auth/identity.js';
 import type { UserRecord } from '../../store/schema.js';
 import { notificationEvents, presentGlobalNotificationSetting, presentNotificationSetting, type NotificationSettingsService, type NotificationSource, type NotificationUpdate } from './notification-settings.js';
 import type { ProjectService } from '../projects/projects.js';
@@ -6,6 +7,7 @@ import { paramsOf, requireUser } from '../request.js';
 
 /** What the notification settings routes need. */
 export interface NotificationRouteDeps {
+  readonly identity: IdentityService;
   readonly projects: ProjectService;
   readonly notifications: NotificationSettingsService;
 }
@@ -16,7 +18,7 @@ export interface NotificationRouteDeps {
  * query string, as in the published examples, or in the body.
  */
 export function mountNotificationRoutes(router: Router, deps: NotificationRouteDeps): void {
-  const { projects } = deps;
+  const { identity, projects } = deps;
   const settings = deps.notifications;
   /** The attributes of a PUT, checked like Grape (an event that is not a boolean is "x is invalid"). */
   const changeOf = (req: Request, global: boolean): NotificationUpdate => {
@@ -46,7 +48,7 @@ export function mountNotificationRoutes(router: Router, deps: NotificationRouteD
 
   /** The group or project of the path, if the caller can read it (else 404 Group/Project Not Found). */
   const sources = {
-    groups: (user: Readonly<UserRecord>, id: string): NotificationSource => ({ source: 'group', sourceId: projects.identity.readableGroup(user, id).id }),
+    groups: (user: Readonly<UserRecord>, id: string): NotificationSource => ({ source: 'group', sourceId: identity.readableGroup(user, id).id }),
     projects: (user: Readonly<UserRecord>, id: string): NotificationSource => ({ source: 'project', sourceId: projects.policy.readable(projects.policy.viewer(user), id).id }),
   };
   for (const [kind, sourceOf] of Object.entries(sources)) {

@@ -55,7 +55,7 @@ it('an edit of default_branch during a first push is applied after the push chos
       return real.setHead(d, branch);
     },
   };
-  const service = new ProjectService(app.identity, repo, slow, paths, app.jobs);
+  const service = new ProjectService(app.identity, { repo, git: slow, paths }, app.jobs);
 
   const push = service.recordPush(repo.byId(project.id)!);
   await started;

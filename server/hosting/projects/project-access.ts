@@ -104,8 +104,8 @@ export class Viewer {
     const user = this.user;
     const levels = new Map<number, number>([[user.namespaceId, accessLevels.owner]]);
     const children = new Map<number, number[]>();
-    for (const g of this.identity.repo.groups) if (g.parentId !== null) children.set(g.parentId, [...(children.get(g.parentId) ?? []), g.id]);
-    for (const m of this.identity.repo.members) {
+    for (const g of this.identity.allGroups()) if (g.parentId !== null) children.set(g.parentId, [...(children.get(g.parentId) ?? []), g.id]);
+    for (const m of this.identity.allMemberships()) {
       if (m.userId !== user.id || (m.expiresAt && m.expiresAt < this.today)) continue;
       // A membership reaches the group and every group below it.
       const stack = [m.groupId];
@@ -154,7 +154,7 @@ export class ProjectPolicy {
     if (/^-?\d+$/.test(idOrPath)) return this.repo.byId(Number(idOrPath));
     const slash = idOrPath.lastIndexOf('/');
     if (slash <= 0) return undefined;
-    const ns = this.identity.repo.namespaceByPath(idOrPath.slice(0, slash));
+    const ns = this.identity.findNamespaceByPath(idOrPath.slice(0, slash));
     return ns ? this.repo.byPath(ns.id, idOrPath.slice(slash + 1)) : undefined;
   }
 }

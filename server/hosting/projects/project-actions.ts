@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
-import { accessLevels } from '../../auth/identity.js';
+import { accessLevels, type IdentityService } from '../../auth/identity.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { JobRunner } from '../../queue/job-runner.js';
 import type { NamespaceRecord, ProjectRecord, ProjectShareRecord, UploadRecord, UserRecord, Visibility } from '../../store/schema.js';
 import type { Viewer } from './project-access.js';
 import { checkNameAndPath, mostRestrictive } from './project-rules.js';
-import { projectJobTypes, type ProjectService } from './projects.js';
+import type { ProjectsRepo } from './projects-repo.js';
+import { projectJobTypes, type ProjectPaths, type ProjectService, type ProjectStores, type RepositoryOps } from './projects.js';
 
 /** Group access levels a share may grant. */
 const shareLevels = new Set([accessLevels.guest, accessLevels.reporter, accessLevels.developer, accessLevels.maintainer, accessLevels.owner]);
@@ -24,35 +25,45 @@ export interface ForkInput {
 
 /** Stars, archive, shares, forks, housekeeping and uploads: the project actions beyond create/edit. */
 export class ProjectActions {
+  private readonly repo: ProjectsRepo;
+  private readonly git: RepositoryOps;
+  private readonly paths: ProjectPaths;
+
   constructor(
     private readonly projects: ProjectService,
+    private readonly identity: IdentityService,
+    stores: ProjectStores,
     private readonly jobs: JobRunner,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.repo = stores.repo;
+    this.git = stores.git;
+    this.paths = stores.paths;
+  }
 
   /** Star or unstar; false when nothing changed (the route answers 304). */
   async setStar(viewer: Viewer, project: Readonly<ProjectRecord>, starred: boolean): Promise<boolean> {
     const user = requireUser(viewer);
-    return this.projects.repo.setStar(project.id, user.id, starred);
+    return this.repo.setStar(project.id, user.id, starred);
   }
 
   /** Archive or unarchive (owner or admin); idempotent. */
   async setArchived(viewer: Viewer, project: Readonly<ProjectRecord>, archived: boolean): Promise<Readonly<ProjectRecord>> {
     if (!viewer.isOwner(project)) throw new AppError('forbidden', 'Forbidden');
     if (project.archived === archived) return project;
-    return this.projects.repo.update(project.id, { archived, updatedAt: this.now().toISOString() });
+    return this.repo.update(project.id, { archived, updatedAt: this.now().toISOString() });
   }
 
   /** Set one of GitLab's admin custom attributes (the route checks the caller is an admin). */
   async setCustomAttribute(project: Readonly<ProjectRecord>, key: string, value: string): Promise<void> {
-    await this.projects.repo.update(project.id, { customAttributes: { ...project.customAttributes, [key]: value } });
+    await this.repo.update(project.id, { customAttributes: { ...project.customAttributes, [key]: value } });
   }
 
   /** Remove a custom attribute; `404 Custom Attribute Not Found` when it is not set. */
   async removeCustomAttribute(project: Readonly<ProjectRecord>, key: string): Promise<void> {
     if (!(key in project.customAttributes)) throw notFound('Custom Attribute');
     const rest = Object.fromEntries(Object.entries(project.customAttributes).filter(([k]) => k !== key));
-    await this.projects.repo.update(project.id, { customAttributes: rest });
+    await this.repo.update(project.id, { customAttributes: rest });
   }
 
   /** Share with a group (maintainers): GitLab's validation order and conflicts. */
@@ -64,20 +75,20 @@ export class ProjectActions {
       throw new AppError('invalid', 'expires_at is invalid', { issues: [{ loc: ['expires_at'], msg: 'is invalid', type: 'invalid', input: expiresAt }] });
     }
     if (!viewer.canAdmin(project)) throw new AppError('forbidden', 'Forbidden');
-    const group = this.projects.identity.repo.groupById(groupId);
-    if (!group || !this.projects.identity.canReadGroup(viewer.user, group)) throw new AppError('not-found', 'Not Found');
+    const group = this.identity.findGroup(groupId);
+    if (!group || !this.identity.canReadGroup(viewer.user, group)) throw new AppError('not-found', 'Not Found');
     const ns = this.projects.namespaceOf(project);
-    if (ns.kind === 'group' && isSelfOrAncestor(this.projects, groupId, ns.id)) {
+    if (ns.kind === 'group' && isSelfOrAncestor(this.identity, groupId, ns.id)) {
       throw new AppError('conflict', 'Project cannot be shared with the group it is in or one of its ancestors.');
     }
-    if (this.projects.repo.sharesOf(project.id).some((s) => s.groupId === groupId)) throw new AppError('conflict', 'Project already shared with this group');
-    return this.projects.repo.insertShare({ projectId: project.id, groupId, groupAccess, expiresAt, createdAt: this.now().toISOString() });
+    if (this.repo.sharesOf(project.id).some((s) => s.groupId === groupId)) throw new AppError('conflict', 'Project already shared with this group');
+    return this.repo.insertShare({ projectId: project.id, groupId, groupAccess, expiresAt, createdAt: this.now().toISOString() });
   }
 
   /** Remove a share; `404 Group Link Not Found` when there is none. */
   async unshare(viewer: Viewer, project: Readonly<ProjectRecord>, groupId: number): Promise<void> {
     if (!viewer.canAdmin(project)) throw new AppError('forbidden', 'Forbidden');
-    if (!(await this.projects.repo.removeShare(project.id, groupId))) throw notFound('Group Link');
+    if (!(await this.repo.removeShare(project.id, groupId))) throw notFound('Group Link');
   }
 
   /**
@@ -86,25 +97,25 @@ export class ProjectActions {
    */
   async fork(viewer: Viewer, source: Readonly<ProjectRecord>, input: ForkInput): Promise<Readonly<ProjectRecord>> {
     const user = requireUser(viewer);
-    const identity = this.projects.identity;
+    const identity = this.identity;
     let ns: Readonly<NamespaceRecord> | undefined;
-    if (input.namespace === undefined) ns = identity.repo.namespaceById(user.namespaceId);
-    else ns = /^\d+$/.test(input.namespace) ? identity.repo.namespaceById(Number(input.namespace)) : identity.repo.namespaceByPath(input.namespace);
+    if (input.namespace === undefined) ns = identity.findNamespace(user.namespaceId);
+    else ns = /^\d+$/.test(input.namespace) ? identity.findNamespace(Number(input.namespace)) : identity.findNamespaceByPath(input.namespace);
     if (!ns) throw notFound('Namespace');
     const allowed = user.admin || (ns.kind === 'user' ? ns.ownerId === user.id : viewer.namespaceLevel(ns.id) >= accessLevels.developer);
     if (!allowed) throw notFound('Target Namespace');
     const name = input.name ?? source.name;
     const projectPath = input.path ?? source.path;
     const fields = checkNameAndPath(name, projectPath);
-    if (!fields.name && this.projects.repo.byName(ns.id, name)) fields.name = ['has already been taken'];
-    if (!fields.path && this.projects.repo.byPath(ns.id, projectPath)) fields.path = ['has already been taken'];
+    if (!fields.name && this.repo.byName(ns.id, name)) fields.name = ['has already been taken'];
+    if (!fields.path && this.repo.byPath(ns.id, projectPath)) fields.path = ['has already been taken'];
     if (Object.keys(fields).length > 0) throw new AppError('conflict', 'project is invalid', { fields });
     // Never more open than the source, the request, or the target group.
     const caps = [input.visibility ?? source.visibility];
-    if (ns.kind === 'group') caps.push(identity.repo.groupById(ns.id)?.visibility ?? 'private');
+    if (ns.kind === 'group') caps.push(identity.findGroup(ns.id)?.visibility ?? 'private');
     const visibility = mostRestrictive(source.visibility, ...caps);
     const at = this.now().toISOString();
-    const fork = await this.projects.repo.insert({
+    const fork = await this.repo.insert({
       ...source,
       name,
       path: projectPath,
@@ -133,38 +144,38 @@ export class ProjectActions {
   /** Admin: mark an existing project as a fork of another (GitLab's conflicts and checks). */
   async linkFork(viewer: Viewer, project: Readonly<ProjectRecord>, forkedFromId: number): Promise<Readonly<ProjectRecord>> {
     if (!viewer.admin) throw new AppError('forbidden', 'Forbidden');
-    const source = this.projects.repo.byId(forkedFromId);
+    const source = this.repo.byId(forkedFromId);
     if (!source || !viewer.canRead(source)) throw notFound('Project');
     if (source.id === project.id) throw new AppError('invalid', 'Target project cannot be equal to source project');
     if (project.forkedFromId !== null) throw new AppError('conflict', 'Project already forked');
-    return this.projects.repo.update(project.id, { forkedFromId: source.id });
+    return this.repo.update(project.id, { forkedFromId: source.id });
   }
 
   /** Admin (or owner): forget where a fork came from; false when it was not a fork (304). */
   async unlinkFork(viewer: Viewer, project: Readonly<ProjectRecord>): Promise<boolean> {
     if (!viewer.admin && !viewer.isOwner(project)) throw new AppError('forbidden', 'Forbidden');
     if (project.forkedFromId === null) return false;
-    await this.projects.repo.update(project.id, { forkedFromId: null });
+    await this.repo.update(project.id, { forkedFromId: null });
     return true;
   }
 
   /** `git gc` on the repository (maintainers). */
   async housekeeping(viewer: Viewer, project: Readonly<ProjectRecord>): Promise<void> {
     if (!viewer.canAdmin(project)) throw new AppError('forbidden', 'Forbidden');
-    await this.projects.git.housekeeping(this.projects.paths.repository(project));
+    await this.git.housekeeping(this.paths.repository(project));
   }
 
   /** Users who are members of the project: the owner of a personal project, its group's members and shared groups' members. */
   members(project: Readonly<ProjectRecord>, search: string | undefined): Readonly<UserRecord>[] {
-    const identity = this.projects.identity;
+    const identity = this.identity;
     const ids = new Set<number>();
     const ns = this.projects.namespaceOf(project);
     if (ns.kind === 'user') ids.add(ns.ownerId);
-    const groupIds = [...ancestors(this.projects, ns.kind === 'group' ? ns.id : null), ...this.projects.repo.sharesOf(project.id).map((s) => s.groupId)];
-    for (const m of identity.repo.members) if (groupIds.includes(m.groupId)) ids.add(m.userId);
+    const groupIds = [...ancestors(identity, ns.kind === 'group' ? ns.id : null), ...this.repo.sharesOf(project.id).map((s) => s.groupId)];
+    for (const m of identity.allMemberships()) if (groupIds.includes(m.groupId)) ids.add(m.userId);
     const q = search?.toLowerCase();
     return [...ids]
-      .map((id) => identity.repo.userById(id))
+      .map((id) => identity.findUserById(id))
       .filter((u): u is Readonly<UserRecord> => !!u)
       .filter((u) => !q || u.username.toLowerCase().includes(q) || u.name.toLowerCase().includes(q))
       .sort((a, b) => a.id - b.id);
@@ -175,10 +186,10 @@ export class ProjectActions {
     const user = requireUser(viewer);
     const secret = randomBytes(16).toString('hex');
     const name = safeFileName(filename);
-    const dir = path.join(this.projects.paths.uploads(project.id), secret);
+    const dir = path.join(this.paths.uploads(project.id), secret);
     await mkdir(dir, { recursive: true });
     await rename(tempFile, path.join(dir, name));
-    return this.projects.repo.insertUpload({ projectId: project.id, secret, filename: name, size, uploaderId: user.id, createdAt: this.now().toISOString() });
+    return this.repo.insertUpload({ projectId: project.id, secret, filename: name, size, uploaderId: user.id, createdAt: this.now().toISOString() });
   }
 }
 
@@ -193,16 +204,16 @@ export function safeFileName(name: string): string {
   return base.slice(0, 200) || 'file';
 }
 
-function ancestors(projects: ProjectService, groupId: number | null): number[] {
+function ancestors(identity: IdentityService, groupId: number | null): number[] {
   const out: number[] = [];
-  let g = groupId === null ? undefined : projects.identity.repo.groupById(groupId);
+  let g = groupId === null ? undefined : identity.findGroup(groupId);
   while (g && !out.includes(g.id)) {
     out.push(g.id);
-    g = g.parentId === null ? undefined : projects.identity.repo.groupById(g.parentId);
+    g = g.parentId === null ? undefined : identity.findGroup(g.parentId);
   }
   return out;
 }
 
-function isSelfOrAncestor(projects: ProjectService, groupId: number, projectGroupId: number): boolean {
-  return ancestors(projects, projectGroupId).includes(groupId);
+function isSelfOrAncestor(identity: IdentityService, groupId: number, projectGroupId: number): boolean {
+  return ancestors(identity, projectGroupId).includes(groupId);
 }

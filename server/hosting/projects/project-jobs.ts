@@ -1,6 +1,6 @@
 import type { JobContext, JobHandler } from '../../queue/job-runner.js';
 import { scrubCredentials } from './present-project.js';
-import { projectJobTypes, type ProjectService } from './projects.js';
+import { projectJobTypes, type ProjectStores } from './projects.js';
 
 /** What fork and import jobs carry (stored on the job, so a restart runs them again). */
 export interface ProjectJobParams {
@@ -12,51 +12,51 @@ export interface ProjectJobParams {
  * finished, or failed with `import_error`; a rerun after a restart starts from a clean target folder.
  * A failed import still leaves an empty repository, so the project stays usable.
  */
-export function createProjectJobHandlers(service: ProjectService): ReadonlyMap<string, JobHandler> {
-  const run = (copy: (service: ProjectService, ctx: JobContext, target: string, projectId: number) => Promise<void>): JobHandler =>
+export function createProjectJobHandlers(stores: ProjectStores): ReadonlyMap<string, JobHandler> {
+  const run = (copy: (stores: ProjectStores, ctx: JobContext, target: string, projectId: number) => Promise<void>): JobHandler =>
     async (ctx) => {
       const { projectId } = ctx.params as ProjectJobParams;
-      const project = service.repo.byId(projectId);
+      const project = stores.repo.byId(projectId);
       if (!project) return { result: { project_id: projectId, skipped: 'project deleted' } };
-      const target = service.paths.repository(project);
-      await service.repo.update(projectId, { importStatus: 'started', importError: null });
+      const target = stores.paths.repository(project);
+      await stores.repo.update(projectId, { importStatus: 'started', importError: null });
       try {
         ctx.checkpoint(0);
-        await service.git.remove(target);
-        await copy(service, ctx, target, projectId);
+        await stores.git.remove(target);
+        await copy(stores, ctx, target, projectId);
         ctx.checkpoint(1);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        if (service.repo.byId(projectId)) {
-          await service.git.remove(target);
-          await service.git.init(target, project.defaultBranch);
-          await service.repo.update(projectId, { importStatus: 'failed', importError: message });
+        if (stores.repo.byId(projectId)) {
+          await stores.git.remove(target);
+          await stores.git.init(target, project.defaultBranch);
+          await stores.repo.update(projectId, { importStatus: 'failed', importError: message });
         }
         throw error;
       }
-      const stats = await service.git.stats(target, project.defaultBranch);
-      const readmePath = await service.git.readme(target, stats.defaultBranch ?? project.defaultBranch);
-      const updated = await service.repo.update(projectId, { importStatus: 'finished', importError: null, emptyRepo: stats.empty, readmePath, ...(stats.defaultBranch ? { defaultBranch: stats.defaultBranch } : {}) });
+      const stats = await stores.git.stats(target, project.defaultBranch);
+      const readmePath = await stores.git.readme(target, stats.defaultBranch ?? project.defaultBranch);
+      const updated = await stores.repo.update(projectId, { importStatus: 'finished', importError: null, emptyRepo: stats.empty, readmePath, ...(stats.defaultBranch ? { defaultBranch: stats.defaultBranch } : {}) });
       return { result: { project_id: updated.id, import_status: updated.importStatus } };
     };
 
   return new Map<string, JobHandler>([
     [
       projectJobTypes.fork,
-      run(async (service, ctx, target, projectId) => {
-        const fork = service.repo.byId(projectId)!;
-        const source = fork.forkedFromId === null ? undefined : service.repo.byId(fork.forkedFromId);
+      run(async (stores, ctx, target, projectId) => {
+        const fork = stores.repo.byId(projectId)!;
+        const source = fork.forkedFromId === null ? undefined : stores.repo.byId(fork.forkedFromId);
         if (!source) throw new Error('The project this fork was made from no longer exists');
-        await service.git.fork(service.paths.repository(source), target, ctx.signal);
+        await stores.git.fork(stores.paths.repository(source), target, ctx.signal);
       }),
     ],
     [
       projectJobTypes.import,
-      run(async (service, ctx, target, projectId) => {
-        const url = service.repo.byId(projectId)?.importUrl;
+      run(async (stores, ctx, target, projectId) => {
+        const url = stores.repo.byId(projectId)?.importUrl;
         if (!url) throw new Error('The project has no import URL');
         try {
-          await service.git.importFrom(url, target, ctx.signal);
+          await stores.git.importFrom(url, target, ctx.signal);
         } catch (error) {
           // Never keep a token from the URL in a message a reader of the project may see.
           const message = error instanceof Error ? error.message : String(error);

@@ -56,13 +56,13 @@ export class ProjectPresenter {
     const nsContext = (namespaceId: number) => {
       let c = namespaces.get(namespaceId);
       if (c) return c;
-      const ns = identity.repo.namespaceById(namespaceId);
+      const ns = identity.findNamespace(namespaceId);
       if (!ns) throw new Error(`namespace ${namespaceId} missing`);
       if (ns.kind === 'user') {
-        const owner = identity.repo.userById(ns.ownerId) ?? null;
+        const owner = identity.findUserById(ns.ownerId) ?? null;
         c = { namespace: { id: ns.id, name: owner?.name ?? ns.name, path: ns.path, kind: 'user', fullPath: ns.path, parentId: null }, namespaceName: owner?.name ?? ns.name, owner };
       } else {
-        const group = identity.repo.groupById(ns.id);
+        const group = identity.findGroup(ns.id);
         const fullPath = group ? identity.fullPath(group) : ns.path;
         c = { namespace: { id: ns.id, name: group?.name ?? ns.name, path: ns.path, kind: 'group', fullPath, parentId: group?.parentId ?? null }, namespaceName: group ? identity.fullName(group) : '', owner: null };
       }
@@ -82,7 +82,7 @@ export class ProjectPresenter {
         starCount: stars.get(p.id) ?? 0,
         forksCount: forks.get(p.id) ?? 0,
         shares: repo.sharesOf(p.id).map((share) => {
-          const group = identity.repo.groupById(share.groupId);
+          const group = identity.findGroup(share.groupId);
           return { share, groupName: group?.name ?? '', groupFullPath: group ? identity.fullPath(group) : '' };
         }),
         forkedFrom: parent && viewer.canRead(parent) ? presentProjectBasic(parent, context(parent, false)) : null,

@@ -1,33 +1,36 @@
 import type { Readable } from 'node:stream';
+import type { IdentityService } from '../../auth/identity.js';
 import type { ProjectRecord } from '../../store/schema.js';
 import type { ProjectStatistics, RootStorageStatistics } from '../api-types.js';
 import type { Viewer } from './project-access.js';
 import { listProjectPage, ProjectListIndex, type ProjectFilters, type ProjectPage } from './project-list.js';
 import { ProjectPresenter, type NotificationLevels } from './project-presenter.js';
-import { namespaceStorage, projectStatistics, type StorageSources } from './project-storage.js';
+import { namespaceStorage, projectStatistics } from './project-storage.js';
 import type { ProjectsRepo } from './projects-repo.js';
-import type { ProjectPaths, ProjectService, RepositoryOps } from './projects.js';
+import type { ProjectService, ProjectStores } from './projects.js';
 
 /** The reads of the project routes: list pages, stars, statistics, storage, snapshots and the presenter. */
 export class ProjectQueries {
   /** The list's search index, kept across requests until the records change. */
   private readonly listIndex: ProjectListIndex;
-  private readonly storage: StorageSources;
+  private readonly storage: ProjectStores;
+
+  private readonly repo: ProjectsRepo;
 
   constructor(
     private readonly projects: ProjectService,
-    private readonly repo: ProjectsRepo,
-    git: RepositoryOps,
-    paths: ProjectPaths,
+    private readonly identity: IdentityService,
+    stores: ProjectStores,
   ) {
-    this.listIndex = new ProjectListIndex(repo);
-    this.storage = { repo, git, paths };
+    this.repo = stores.repo;
+    this.listIndex = new ProjectListIndex(stores.repo);
+    this.storage = stores;
   }
 
   /** One page of the projects `viewer` may read that match `filters`, and how many match in all. */
   list(viewer: Viewer, filters: ProjectFilters, window: { readonly offset: number; readonly limit: number }): ProjectPage {
     const namespacePath = (id: number) => {
-      const ns = this.projects.identity.repo.namespaceById(id);
+      const ns = this.identity.findNamespace(id);
       return ns ? this.projects.namespaceFullPath(ns) : '';
     };
     return listProjectPage(this.repo, viewer, filters, namespacePath, window, this.listIndex);
@@ -61,6 +64,6 @@ export class ProjectQueries {
 
   /** A presenter with its own JSON cache (one per router). */
   createPresenter(notificationLevels?: NotificationLevels): ProjectPresenter {
-    return new ProjectPresenter(this.repo, this.projects.identity, notificationLevels);
+    return new ProjectPresenter(this.repo, this.identity, notificationLevels);
   }
 }

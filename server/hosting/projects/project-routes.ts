@@ -305,8 +305,7 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     const project = adminProject(req, res);
     const p = paramsOf(req);
     p.require('value');
-    const value = p.string('value') ?? '';
-    p.check();
+    const [value] = p.checked(p.string('value'));
     const key = String(req.params.key);
     await actions.setCustomAttribute(project, key, value);
     res.json({ key, value });

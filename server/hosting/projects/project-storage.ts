@@ -1,15 +1,7 @@
 import { AppError } from '../../http/errors.js';
 import type { ProjectRecord } from '../../store/schema.js';
 import type { ProjectStatistics, RootStorageStatistics } from '../api-types.js';
-import type { ProjectsRepo } from './projects-repo.js';
-import type { ProjectPaths, RepositoryOps } from './projects.js';
-
-/** How storage figures reach the records, the repositories and their folders. */
-export interface StorageSources {
-  readonly repo: ProjectsRepo;
-  readonly git: RepositoryOps;
-  readonly paths: ProjectPaths;
-}
+import type { ProjectStores } from './projects.js';
 
 /** What the statistics read of a repository. */
 interface RepositoryFigures {
@@ -24,7 +16,7 @@ const noFigures: RepositoryFigures = { commitCount: 0, repositorySize: 0 };
  * project always has them: while a fork or import job is filling the folder (scheduled or started),
  * or when there is no repository at all, they are zero rather than a failure of git.
  */
-async function repositoryFigures(from: StorageSources, p: Readonly<ProjectRecord>): Promise<RepositoryFigures> {
+async function repositoryFigures(from: ProjectStores, p: Readonly<ProjectRecord>): Promise<RepositoryFigures> {
   if (p.importStatus === 'scheduled' || p.importStatus === 'started') return noFigures;
   try {
     return await from.git.stats(from.paths.repository(p), p.defaultBranch);
@@ -35,7 +27,7 @@ async function repositoryFigures(from: StorageSources, p: Readonly<ProjectRecord
 }
 
 /** A project's `statistics` (GitLab's ProjectStatistics): its repository (a walk by git) and stored uploads. */
-export async function projectStatistics(from: StorageSources, p: Readonly<ProjectRecord>): Promise<ProjectStatistics> {
+export async function projectStatistics(from: ProjectStores, p: Readonly<ProjectRecord>): Promise<ProjectStatistics> {
   const stats = await repositoryFigures(from, p);
   const uploadsSize = from.repo.uploadsOf(p.id).reduce((sum, u) => sum + u.size, 0);
   return {
@@ -55,7 +47,7 @@ export async function projectStatistics(from: StorageSources, p: Readonly<Projec
  * What a namespace's projects hold on disk, in GitLab's RootStorageStatistics fields: repository
  * bytes (the same walk as a project's `statistics`) and stored uploads (imported ones included).
  */
-export async function namespaceStorage(from: StorageSources, namespaceId: number): Promise<RootStorageStatistics> {
+export async function namespaceStorage(from: ProjectStores, namespaceId: number): Promise<RootStorageStatistics> {
   let repositorySize = 0;
   let uploadsSize = 0;
   for (const project of from.repo.projects) {

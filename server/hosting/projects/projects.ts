@@ -58,6 +58,17 @@ export interface ProjectInput {
 /** Job types the project service runs. */
 export const projectJobTypes = { fork: 'project-fork', import: 'project-import' } as const;
 
+/**
+ * What the project services are built over: the records, the repositories and the folders they live
+ * in. set-up-hosting hands it to each service that needs it; no service exposes it, so every reach
+ * into storage shows in that service's imports.
+ */
+export interface ProjectStores {
+  readonly repo: ProjectsRepo;
+  readonly git: RepositoryOps;
+  readonly paths: ProjectPaths;
+}
+
 /** Where a project's files live. */
 export interface ProjectPaths {
   /** The bare repository. */
@@ -80,21 +91,26 @@ export class ProjectService {
   /** Per project, the tail of the HEAD changes (edits of `default_branch`, a push's default) running in turn. */
   private readonly headChanges = new Map<number, Promise<unknown>>();
 
+  private readonly repo: ProjectsRepo;
+  private readonly git: RepositoryOps;
+  private readonly paths: ProjectPaths;
+
   constructor(
-    readonly identity: IdentityService,
-    readonly repo: ProjectsRepo,
-    readonly git: RepositoryOps,
-    readonly paths: ProjectPaths,
+    private readonly identity: IdentityService,
+    stores: ProjectStores,
     private readonly jobs: JobRunner,
     private readonly now: () => Date = () => new Date(),
     private readonly log: Logger = createLogger('silent'),
   ) {
-    this.policy = new ProjectPolicy(identity, repo, () => this.now().toISOString().slice(0, 10));
+    this.repo = stores.repo;
+    this.git = stores.git;
+    this.paths = stores.paths;
+    this.policy = new ProjectPolicy(identity, this.repo, () => this.now().toISOString().slice(0, 10));
   }
 
   /** The namespace a project lives in. */
   namespaceOf(project: Readonly<ProjectRecord>): Readonly<NamespaceRecord> {
-    const ns = this.identity.repo.namespaceById(project.namespaceId);
+    const ns = this.identity.findNamespace(project.namespaceId);
     if (!ns) throw new Error(`project ${project.id} has no namespace ${project.namespaceId}`);
     return ns;
   }
@@ -102,14 +118,14 @@ export class ProjectService {
   /** `group/sub` or `username`. */
   namespaceFullPath(ns: Readonly<NamespaceRecord>): string {
     if (ns.kind === 'user') return ns.path;
-    const group = this.identity.repo.groupById(ns.id);
+    const group = this.identity.findGroup(ns.id);
     return group ? this.identity.fullPath(group) : ns.path;
   }
 
   /** The namespace's name as GitLab's `name_with_namespace` starts: the owner's name, or the group's full name. */
   namespaceName(ns: Readonly<NamespaceRecord>): string {
     if (ns.kind === 'user') return this.identity.findUserById(ns.ownerId)?.name ?? ns.name;
-    const group = this.identity.repo.groupById(ns.id);
+    const group = this.identity.findGroup(ns.id);
     return group ? this.identity.fullName(group) : '';
   }
 
@@ -130,7 +146,7 @@ export class ProjectService {
     const projectPath = input.path ?? pathFromName(name);
     const fields = checkNameAndPath(name, projectPath);
     const namespaceId = input.namespaceId ?? owner.namespaceId;
-    const ns = this.identity.repo.namespaceById(namespaceId);
+    const ns = this.identity.findNamespace(namespaceId);
     const mayCreate = ns && (caller.admin || (ns.kind === 'user' ? ns.ownerId === owner.id && (owner.id === caller.id || caller.admin) : viewer.namespaceLevel(ns.id) >= accessLevels.developer));
     if (!ns || !mayCreate) throw new AppError('invalid', 'namespace is not valid', { fields: { namespace: ['is not valid'] } });
     const visibility = input.visibility ?? 'private';
@@ -360,15 +376,35 @@ export class ProjectService {
     await this.repo.update(projectId, { lastActivityAt: at });
   }
 
-  /** The bare repository of a project. */
+  /** The bare repository of a project at `projectPath` in `ns`. */
   repositoryDir(ns: Readonly<NamespaceRecord>, projectPath: string): string {
     return this.paths.repository({ namespaceId: ns.id, path: projectPath } as ProjectRecord);
+  }
+
+  /** The bare repository of a project (git over HTTP serves it; hooks read commits from it). */
+  repositoryOf(project: Readonly<ProjectRecord>): string {
+    return this.paths.repository(project);
+  }
+
+  /** The folder of a project's uploads. */
+  uploadsDirOf(projectId: number): string {
+    return this.paths.uploads(projectId);
+  }
+
+  /** The last commit of the project's default branch, or null when it has none (badges' `%{commit_sha}`). */
+  headCommit(project: Readonly<ProjectRecord>): Promise<string | null> {
+    return this.git.headCommit(this.paths.repository(project), project.defaultBranch);
+  }
+
+  /** The projects of a namespace, in id order (readable or not: the caller filters). */
+  inNamespace(namespaceId: number): readonly Readonly<ProjectRecord>[] {
+    return this.repo.projects.filter((p) => p.namespaceId === namespaceId);
   }
 
   /** GitLab: a project may not be more open than its group ("public is not allowed in a private group."). */
   private checkVisibilityInGroup(ns: Readonly<NamespaceRecord>, visibility: Visibility, fields: Record<string, string[]>): void {
     if (ns.kind !== 'group') return;
-    const group = this.identity.repo.groupById(ns.id);
+    const group = this.identity.findGroup(ns.id);
     if (group && visibilityOrder.indexOf(visibility) > visibilityOrder.indexOf(group.visibility)) {
       fields.visibility_level = [`${visibility} is not allowed in a ${group.visibility} group.`];
     }
@@ -383,10 +419,10 @@ export class ProjectService {
 /** Where repositories and uploads live under the data dir (ARCHITECTURE: repositories/<namespace>/<path>.git). */
 export function projectPaths(dataDir: string, identity: IdentityService): ProjectPaths {
   const nsPath = (namespaceId: number) => {
-    const ns = identity.repo.namespaceById(namespaceId);
+    const ns = identity.findNamespace(namespaceId);
     if (!ns) throw new Error(`namespace ${namespaceId} not found`);
     if (ns.kind === 'user') return ns.path;
-    const group = identity.repo.groupById(ns.id);
+    const group = identity.findGroup(ns.id);
     return group ? identity.fullPath(group) : ns.path;
   };
   return {

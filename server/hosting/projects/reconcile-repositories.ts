@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Logger } from '../../http/logger.js';
-import { lostAndFoundStamp, type ProjectService } from './projects.js';
+import { lostAndFoundStamp, type ProjectService, type ProjectStores } from './projects.js';
 
 /** What one reconciliation did. */
 export interface ReconcileReport {
@@ -18,13 +18,13 @@ export interface ReconcileReport {
  * deleted: the data may matter) and logged; a project whose repository is missing gets an empty
  * one, unless a fork or import job that will fill it is still to run.
  */
-export async function reconcileRepositories(projects: ProjectService, log: Logger, now: Date = new Date()): Promise<ReconcileReport> {
-  const root = projects.paths.repositoryRoot;
+export async function reconcileRepositories(projects: ProjectService, stores: ProjectStores, log: Logger, now: Date = new Date()): Promise<ReconcileReport> {
+  const root = stores.paths.repositoryRoot;
   const owned = new Map<string, number>();
   const dirOf = new Map<number, string>();
-  for (const p of projects.repo.projects) {
+  for (const p of stores.repo.projects) {
     try {
-      const dir = path.resolve(projects.paths.repository(p));
+      const dir = path.resolve(stores.paths.repository(p));
       owned.set(dir, p.id);
       dirOf.set(p.id, dir);
     } catch {
@@ -33,25 +33,25 @@ export async function reconcileRepositories(projects: ProjectService, log: Logge
   }
   const stamp = lostAndFoundStamp(now);
   const movedAside: { from: string; to: string }[] = [];
-  for (const dir of await projects.git.list(root)) {
+  for (const dir of await stores.git.list(root)) {
     if (owned.has(path.resolve(dir)) || projects.isClaimed(dir)) continue;
-    const to = await projects.git.moveAside(dir, root, projects.paths.lostAndFound, stamp);
+    const to = await stores.git.moveAside(dir, root, stores.paths.lostAndFound, stamp);
     movedAside.push({ from: dir, to });
     log.info(`repositories: ${path.relative(root, dir)} belonged to no project (a create, rename or delete was interrupted); moved to ${to}`);
   }
   const recreated: number[] = [];
-  for (const p of projects.repo.projects) {
+  for (const p of stores.repo.projects) {
     // A scheduled or started fork or import is run again at boot, and makes its repository itself.
     if (p.importStatus === 'scheduled' || p.importStatus === 'started') continue;
     const dir = dirOf.get(p.id);
-    if (!dir || (await projects.git.exists(dir))) continue;
+    if (!dir || (await stores.git.exists(dir))) continue;
     try {
-      await projects.git.init(dir, p.defaultBranch);
+      await stores.git.init(dir, p.defaultBranch);
     } catch (error) {
       log.error(`repositories: project ${p.id} has no repository on disk and an empty one could not be created`, error);
       continue;
     }
-    if (!p.emptyRepo) await projects.repo.update(p.id, { emptyRepo: true });
+    if (!p.emptyRepo) await stores.repo.update(p.id, { emptyRepo: true });
     recreated.push(p.id);
     log.info(`repositories: project ${p.id} (${projects.fullPath(p)}) had no repository on disk; created an empty one`);
   }

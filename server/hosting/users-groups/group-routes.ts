@@ -33,15 +33,10 @@ export function mountGroupRoutes(router: Router, deps: GroupRouteDeps): void {
     const user = requireUser(res);
     const p = paramsOf(req);
     p.require('name', 'path');
-    const input = {
-      name: p.string('name') ?? '',
-      path: p.string('path') ?? '',
-      description: p.string('description'),
-      visibility: p.oneOf('visibility', visibilities),
-      parentId: p.int('parent_id') ?? null,
-    };
-    p.check();
-    const group = await identity.createGroup(input, user);
+    const required = [p.string('name'), p.string('path')] as const;
+    const rest = { description: p.string('description'), visibility: p.oneOf('visibility', visibilities), parentId: p.int('parent_id') ?? null };
+    const [name, path] = p.checked(...required);
+    const group = await identity.createGroup({ name, path, ...rest }, user);
     res.status(201).json(groupJson(req, group));
   });
 
@@ -65,8 +60,9 @@ export function mountGroupRoutes(router: Router, deps: GroupRouteDeps): void {
     const username = p.string('username');
     const accessLevel = p.int('access_level');
     const expiresAt = p.string('expires_at') ?? null;
-    p.check();
-    const member = await identity.addGroupMember(user, group.id, userId ?? username ?? '', accessLevel ?? 0, expiresAt);
+    const [level] = p.checked(accessLevel);
+    // user_id is required only without username, and a username sent as null reads as absent: '' then finds no user (404).
+    const member = await identity.addGroupMember(user, group.id, userId ?? username ?? '', level, expiresAt);
     res.status(201).json(presentMember(member, identity.getUser(member.userId), links.baseUrl(req)));
   });
 }

@@ -18,10 +18,9 @@ export function mountTokenRoutes(router: Router, deps: TokenRouteDeps): void {
     requireAdmin(res);
     const p = paramsOf(req);
     p.require('name', 'scopes');
-    const name = p.string('name') ?? '';
-    const scopes = p.list('scopes') ?? [];
+    const required = [p.string('name'), p.list('scopes')] as const;
     const expiresAt = p.string('expires_at') ?? null;
-    p.check();
+    const [name, scopes] = p.checked(...required);
     const user = identity.getUser(String(req.params.id));
     const { record, token } = await identity.createToken(user.id, { name, scopes, expiresAt });
     res.status(201).json(presentToken(record, today(), token));

@@ -48,15 +48,10 @@ export function mountUserRoutes(router: Router, deps: UserRouteDeps): void {
     const p = paramsOf(req);
     // GitLab's declaration order: email, at_least_one_of(password, reset_password, force_random_password), name, username.
     p.require('email').requireOneOf('password', 'reset_password', 'force_random_password').require('name', 'username');
-    const input = {
-      email: p.string('email') ?? '',
-      name: p.string('name') ?? '',
-      username: p.string('username') ?? '',
-      admin: p.bool('admin'),
-      tenant: p.string('tenant'),
-      password: p.string('password') ?? null,
-    };
-    p.check();
+    const required = [p.string('email'), p.string('name'), p.string('username')] as const;
+    const rest = { admin: p.bool('admin'), tenant: p.string('tenant'), password: p.string('password') ?? null };
+    const [email, name, username] = p.checked(...required);
+    const input = { email, name, username, ...rest };
     if (input.password !== null && input.password.length < 8) throw new AppError('invalid', 'user is invalid', { fields: { password: ['is too short (minimum is 8 characters)'] } });
     const user = await identity.createUser(input);
     res.status(201).json(presentUser(user, links.baseUrl(req), userOf(res)));
