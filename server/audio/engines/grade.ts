@@ -33,6 +33,7 @@
 import type { EngineSpec, StreamEngine, StreamFormat } from './engine.js';
 import { loudnessEngine, type LoudnessResult } from './loudness.js';
 import { onsetsEngine, type OnsetsResult } from './onsets.js';
+import { roundTo } from '../dsp/round.js';
 import type { TempoSource } from '../dsp/loop-tempo.js';
 import type { Biquad } from '../dsp/k-weighting.js';
 import {
@@ -314,11 +315,7 @@ export interface GradeResult {
   readonly flags: GradeFlag[];
 }
 
-/** Rounded to `digits` decimals; −0 becomes 0. */
-const round = (x: number, digits: number): number => {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f + 0;
-};
+const round = roundTo;
 const dbOrNull = (x: number): number | null => (Number.isFinite(x) ? round(x, 2) : null);
 const r3 = (x: number): number => round(x, 3);
 const r3OrNull = (x: number | null): number | null => (x === null ? null : r3(x));
