@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { SampleRole } from '../../server/audio/engines/sample-analysis.js';
+import type { SampleRole } from '../../server/audio/engines/sample-role.js';
 import { planAtmosItems, planBassItems, planDrumItems, planMelodicItems, type GmItem } from './gm-plan.js';
 import { renderPlan, type RenderedItem } from './gm-render.js';
 

@@ -3,7 +3,7 @@
  * the GM program family (0-based programs here: 32–39 bass; 0–31, 40–87 melodic; 88–103 atmos) and the
  * GM drum map on channel 10, as ../shared/reference/real-audio.md prescribes — never from our analysis.
  */
-import type { SampleRole } from '../../server/audio/engines/sample-analysis.js';
+import type { SampleRole } from '../../server/audio/engines/sample-role.js';
 import { noteOff, noteOn, type MidiEvent } from './midi.js';
 
 export interface GmItem {

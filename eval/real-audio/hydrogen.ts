@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { SampleRole } from '../../server/audio/engines/sample-analysis.js';
+import type { SampleRole } from '../../server/audio/engines/sample-role.js';
 
 const TOPS = /hi[- ]?hat|\bhh\b|hats?\b|\bh\.?h\.?\b|ride|crash|cymbal|splash|china|shaker|maraca|tambourine|cabasa|chh|ohh/i;
 const PERCS = /kick|bass ?drum|bassdrum|\bbd\b|snare|clap|stick|rim|tom\b|toms?\b|tom ?(low|mid|hi)|conga|bongo|cajon|djembe|sangban|dununba|kenkeni|cowbell|agogo|clave|woodblock|wood block|tabla|snaps?\b|drum \d|timbale/i;

@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { SAMPLE_ROLES, type SampleRole } from '../../server/audio/engines/sample-analysis.js';
+import { SAMPLE_ROLES, type SampleRole } from '../../server/audio/engines/sample-role.js';
 import { cacheDir, repoRoot, safeName } from './packages.js';
 
 export interface Library {

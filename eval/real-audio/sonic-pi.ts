@@ -3,7 +3,7 @@
  * prefix does not decide (elec_*, glitch_*, loop_*, misc_*, perc_*, vinyl_*), and files left out with
  * the reason. Never from our analysis.
  */
-import type { SampleRole } from '../../server/audio/engines/sample-analysis.js';
+import type { SampleRole } from '../../server/audio/engines/sample-role.js';
 
 export interface NameLabel {
   readonly role: SampleRole | null;

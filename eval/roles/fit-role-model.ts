@@ -9,7 +9,7 @@
  */
 import { MODEL_ROLES, roleLogits, softmax, walkTree, type ModelRole, type RoleModelWeights, type RoleTree } from '../../server/audio/engines/role-model.js';
 import { extractRoleFeatures, ROLE_FEATURES } from '../../server/audio/engines/role-model-features.js';
-import type { SampleRole } from '../../server/audio/engines/sample-analysis.js';
+import type { SampleRole } from '../../server/audio/engines/sample-role.js';
 import { TRAINING_ONLY_LIBRARIES } from '../real-audio/sets.js';
 import type { Measured } from './measure.js';
 import type { Prediction } from './metrics.js';

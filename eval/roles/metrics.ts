@@ -1,5 +1,5 @@
 /** Accuracy, per-role accuracy, confusion matrix and expected calibration error of role answers. */
-import { SAMPLE_ROLES, type SampleRole } from '../../server/audio/engines/sample-analysis.js';
+import { SAMPLE_ROLES, type SampleRole } from '../../server/audio/engines/sample-role.js';
 
 export interface Prediction {
   readonly truth: SampleRole;

@@ -12,6 +12,7 @@
  * A trained model plugs in through EmotionModel (for example loaded from a model file in the data
  * dir); the engine and the API do not change.
  */
+import { roundTo } from '../dsp/round.js';
 
 /** The measurements the model reads (from the features and loudness engines on the first ~60 s). */
 export interface EmotionMeasures {
@@ -99,10 +100,9 @@ export const transparentEmotionModel: EmotionModel = {
     const exps = distances.map(({ emotion, d }) => ({ emotion, e: Math.exp(-d / temperature) }));
     const total = exps.reduce((s, x) => s + x.e, 0);
     const top = exps
-      .map(({ emotion, e }) => ({ emotion, score: Math.round((e / total) * 1000) / 1000 }))
+      .map(({ emotion, e }) => ({ emotion, score: roundTo(e / total, 3) }))
       .sort((a, b) => b.score - a.score)
       .slice(0, 3);
-    const round = (x: number) => Math.round(x * 1000) / 1000;
-    return { valence: round(valence), arousal: round(arousal), top, cues: Object.fromEntries(Object.entries(cues).map(([k, v]) => [k, round(v)])) };
+    return { valence: roundTo(valence, 3), arousal: roundTo(arousal, 3), top, cues: Object.fromEntries(Object.entries(cues).map(([k, v]) => [k, roundTo(v, 3)])) };
   },
 };

@@ -4,6 +4,7 @@ import { transparentEmotionModel, type EmotionModel, type EmotionPrediction } fr
 import { featuresEngine, type FeaturesResult } from './features.js';
 import { loudnessEngine, type LoudnessResult } from './loudness.js';
 import { onsetsEngine, type OnsetsResult } from './onsets.js';
+import { roundTo } from '../dsp/round.js';
 
 /** /analyze/emotion's answer: the prediction, which model made it, and the measurements it read. */
 export interface EmotionResult extends EmotionPrediction {
@@ -61,7 +62,7 @@ export function predictEmotion(model: EmotionModel, features: FeaturesResult, lo
     key: features.chroma.key ?? null,
     key_confidence: features.chroma.key_confidence ?? 0,
     // Tonal versus noisy: one minus spectral flatness.
-    harmonicity: Math.round((1 - (features.spectral.flatness ?? 1)) * 1000) / 1000,
+    harmonicity: roundTo(1 - (features.spectral.flatness ?? 1), 3),
   };
   const prediction = model.predict({
     tempoBpm: measures.tempo_bpm,
@@ -77,7 +78,7 @@ export function predictEmotion(model: EmotionModel, features: FeaturesResult, lo
     range: [-1, 1],
     model: { id: model.id, version: model.version, trained: false },
     measures,
-    duration_analysed_s: Math.round(seconds * 1000) / 1000,
+    duration_analysed_s: roundTo(seconds, 3),
   };
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FLAG_CODES, ROLE_WEIGHTS, SUB_SCORES, TIER_THRESHOLDS, type GradeRole } from './grade.js';
+import { FLAG_CODES, ROLE_WEIGHTS, SUB_SCORES, TIER_THRESHOLDS, type GradeRole } from './grade-policy.js';
 import { sourceSchema } from './source-schema.js';
 
 /**

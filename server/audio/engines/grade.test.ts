@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { gradeEngine } from './grade.js';
 import {
   compositeScore,
   FLAG_CODES,
-  gradeEngine,
   resolveRole,
   ROLE_WEIGHTS,
   SCORE_FLOOR,
@@ -13,7 +13,7 @@ import {
   type GradeFlagCode,
   type GradeResult,
   type SubScoreName,
-} from './grade.js';
+} from './grade-policy.js';
 import type { GradeResponse } from '../api-types.js';
 import { gradeSchema } from './grade-schema.js';
 import { drumLoop, type DrumPattern } from '../../test-support/drums.js';

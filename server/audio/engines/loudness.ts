@@ -2,6 +2,7 @@ import type { EngineSpec, StreamEngine, StreamFormat } from './engine.js';
 import { createKWeightingState, kWeightingCoefficients, kWeightSumOfSquares, kWeightSumOfSquaresPair, type KWeighting } from '../dsp/k-weighting.js';
 import { createTruePeakMeter, type TruePeakMeter } from '../dsp/true-peak.js';
 import { channelWeights, integratedLoudness, loudnessOfMeanSquare, loudnessRange } from '../dsp/loudness-math.js';
+import { roundTo } from '../dsp/round.js';
 
 /** Loudness targets for gain_to_target_db: typical streaming-platform normalisation and a loud club master. */
 export const LOUDNESS_TARGETS = { streaming: -14, club: -9 } as const;
@@ -39,8 +40,7 @@ export interface LoudnessResult {
   readonly channel_weights: number[];
 }
 
-const round2 = (v: number): number => Math.round(v * 100) / 100;
-const finiteOrNull = (v: number): number | null => (Number.isFinite(v) ? round2(v) : null);
+const finiteOrNull = (v: number): number | null => (Number.isFinite(v) ? roundTo(v, 2) : null);
 
 /** Fine sub-blocks per 100 ms hop: M and S maxima are evaluated every 10 ms. */
 const FINES_PER_HOP = 10;
@@ -217,7 +217,7 @@ class LoudnessMeter implements StreamEngine<LoudnessResult> {
       integrated_lufs: finiteOrNull(integrated),
       clip_lufs: finiteOrNull(clip),
       approximate: false,
-      loudness_range_lu: range === null ? null : round2(range),
+      loudness_range_lu: range === null ? null : roundTo(range, 2),
       max_momentary_lufs: finiteOrNull(momentary),
       max_short_term_lufs: finiteOrNull(shortTerm),
       sample_peak_dbfs: finiteOrNull(samplePeakDb),

@@ -29,7 +29,9 @@
  */
 import type { EngineSpec, StreamEngine } from './engine.js';
 import { ramp } from '../dsp/role-features.js';
-import { sampleAnalysisEngine, type RoleScore, type SampleAnalysisResult, type SampleRole } from './sample-analysis.js';
+import { sampleAnalysisEngine, type SampleAnalysisResult } from './sample-analysis.js';
+import type { RoleScore, SampleRole } from './sample-role.js';
+import { roundTo } from '../dsp/round.js';
 
 export interface NamingParams {
   /** The sequence number NN (0..999). */
@@ -68,7 +70,6 @@ export interface NamingResult {
   readonly descriptors: Record<DescriptorAxis, Descriptor>;
 }
 
-const round3 = (x: number) => Math.round(x * 1000) / 1000 + 0;
 
 /** NN: zero-padded to two digits, three from 100. */
 export function formatIndex(index: number): string {
@@ -106,7 +107,7 @@ export function describe(a: SampleAnalysisResult): Record<DescriptorAxis, Descri
   // The strongest of several words (the first on ties).
   const strongest = (options: Descriptor[]) => options.reduce((best, d) => (d.strength > best.strength ? d : best));
   const out = { brightness, weight, attack: strongest(attacks), texture: strongest(textures), width };
-  return Object.fromEntries(DESCRIPTOR_AXES.map((axis) => [axis, { word: out[axis].word, strength: round3(out[axis].strength) }])) as Record<DescriptorAxis, Descriptor>;
+  return Object.fromEntries(DESCRIPTOR_AXES.map((axis) => [axis, { word: out[axis].word, strength: roundTo(out[axis].strength, 3) }])) as Record<DescriptorAxis, Descriptor>;
 }
 
 /** The two strongest descriptors of different axes (axis order breaks ties). */

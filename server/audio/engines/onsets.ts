@@ -16,6 +16,7 @@ import type { EngineSpec, StreamEngine, StreamFormat } from './engine.js';
 import { createOnsetStrength, ONSET_LATENCY, pickOnsets, type AccentEnvelopes, type OnsetStrengthStream } from '../dsp/onset-detection.js';
 import { estimateTempo } from '../dsp/tempo.js';
 import { inferLoopTempo, type TempoSource } from '../dsp/loop-tempo.js';
+import { roundTo } from '../dsp/round.js';
 
 export interface OnsetsResult {
   /** Onset times in seconds, ascending, rounded to 1 ms. */
@@ -42,11 +43,6 @@ export interface OnsetsResult {
 
 /** Fewer onsets than this give no tempo (three onsets make only two intervals). */
 export const MIN_ONSETS_FOR_TEMPO = 4;
-
-const round = (x: number, digits: number) => {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
-};
 
 /** A running onsets analysis that can also be copied as it stands (see `fork`). */
 export interface OnsetsStream extends StreamEngine<OnsetsResult> {
@@ -79,7 +75,7 @@ function onsetsStream(format: StreamFormat, odf: OnsetStrengthStream, framesSoFa
 export function onsetsOfEnvelope(env: Float32Array, accents: AccentEnvelopes, frameRate: number, duration: number, sampleRate?: number): OnsetsResult {
   const onsets = pickOnsets(env, frameRate)
     .filter((t) => t <= duration)
-    .map((t) => round(t, 3));
+    .map((t) => roundTo(t, 3));
   const detected = onsets.length >= MIN_ONSETS_FOR_TEMPO ? estimateTempo(env, frameRate, {}, accents) : null;
   // Onset strength: the envelope at the onset's frame (frames are centred on i / frameRate).
   const strengths = onsets.map((t) => env[Math.min(env.length - 1, Math.max(0, Math.round((t + ONSET_LATENCY) * frameRate)))] ?? 0);
@@ -87,12 +83,12 @@ export function onsetsOfEnvelope(env: Float32Array, accents: AccentEnvelopes, fr
   return {
     onsets,
     onset_count: onsets.length,
-    onset_rate: duration > 0 ? round(onsets.length / duration, 3) : 0,
-    tempo_bpm: tempo ? round(tempo.bpm, 2) : null,
+    onset_rate: duration > 0 ? roundTo(onsets.length / duration, 3) : 0,
+    tempo_bpm: tempo ? roundTo(tempo.bpm, 2) : null,
     tempo_source: tempo ? tempo.source : null,
     loop_bars: tempo ? tempo.bars : null,
     full_track: true,
-    duration_s: round(duration, 3),
+    duration_s: roundTo(duration, 3),
   };
 }
 

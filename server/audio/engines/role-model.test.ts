@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { estimateMixShares, explainRole, isMixture, MODEL_ROLES, roleLogits, scoreRoleModel } from './role-model.js';
 import { extractRoleFeatures, ROLE_FEATURES, type RoleMeasurements } from './role-model-features.js';
 import { ROLE_MODEL_WEIGHTS } from './role-model-weights.js';
-import { capConfidence } from './sample-analysis.js';
+import { capConfidence } from './sample-role.js';
 
 /** Measurements of a typical kind of sample (values as the engine reports them). */
 function measurements(over: Partial<{ [K in keyof RoleMeasurements]: Partial<RoleMeasurements[K]> }> & { duration_s?: number } = {}): RoleMeasurements {

@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { drumLoop, musicLoop, STRAIGHT_PATTERNS } from '../../test-support/drums.js';
 import { labelledSampleSet, type LabelledSample } from '../../test-support/sample-set.js';
 import { interleave, seededNoise, sine } from '../../test-support/signals.js';
-import { SAMPLE_ROLES, nameSuggestsDrumLoop, sampleAnalysisEngine, type SampleAnalysisResult, type SampleRole } from './sample-analysis.js';
+import { sampleAnalysisEngine, type SampleAnalysisResult } from './sample-analysis.js';
+import { SAMPLE_ROLES, nameSuggestsDrumLoop, type SampleRole } from './sample-role.js';
 import { sampleAnalysisSchema } from './sample-schema.js';
 
 /** Run the engine over per-channel audio, fed in chunks of `chunkFrames` frames. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DESCRIPTOR_WORDS, namingBounds } from './naming.js';
-import { SAMPLE_ROLES } from './sample-analysis.js';
+import { SAMPLE_ROLES } from './sample-role.js';
 import { sourceSchema } from './source-schema.js';
 
 /**

@@ -1,5 +1,6 @@
 import { applyFilterbank, createFilterbank } from '../dsp/bands.js';
 import { createRealFft } from '../dsp/fft.js';
+import { roundTo } from '../dsp/round.js';
 import { hannWindow, windowSum } from '../dsp/window.js';
 import type { EngineSpec, StreamEngine } from './engine.js';
 
@@ -107,17 +108,17 @@ export const spectrumEngine: EngineSpec<SpectrumParams, SpectrumResult> = {
         while (next < centers.length) analyse(centers[next++]!);
         const toUnit = (p: number) => {
           const db = 10 * Math.log10(Math.max(p, 1e-20));
-          return Math.round(Math.min(1, Math.max(0, (db - spectrumDbFloor) / -spectrumDbFloor)) * 1000) / 1000;
+          return roundTo(Math.min(1, Math.max(0, (db - spectrumDbFloor) / -spectrumDbFloor)), 3);
         };
         const data = averaged ? [Array.from(sum, (s) => toUnit(s / windowsWanted))] : rows.map((r) => Array.from(r, toUnit));
-        const times = averaged ? [Math.round((total / 2 / format.sampleRate) * 1000) / 1000] : centers.map((c) => Math.round((c / format.sampleRate) * 1000) / 1000);
+        const times = averaged ? [roundTo(total / 2 / format.sampleRate, 3)] : centers.map((c) => roundTo(c / format.sampleRate, 3));
         return {
           bands: params.bands,
           frames: params.frames,
           scale: params.mel ? 'mel' : 'log',
           fft_size: n,
           db_floor: spectrumDbFloor,
-          band_hz: Array.from(fb.centers, (f) => Math.round(f * 10) / 10),
+          band_hz: Array.from(fb.centers, (f) => roundTo(f, 1)),
           frame_times_s: times,
           data,
         };

@@ -1,7 +1,8 @@
 import { composeEngines, mapWithFrames } from './compose.js';
 import { headSeconds, type EngineSpec } from './engine.js';
 import { featuresEngine, type FeaturesResult } from './features.js';
-import { gradeEngine, scopeGrade, type GradeResult } from './grade.js';
+import { gradeEngine } from './grade.js';
+import { scopeGrade, type GradeResult } from './grade-policy.js';
 import { loudnessEngine, type LoudnessResult } from './loudness.js';
 import { namingEngine, type NamingResult } from './naming.js';
 import { onsetsEngine } from './onsets.js';

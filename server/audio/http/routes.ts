@@ -14,7 +14,7 @@ import type { JobRunner } from '../../queue/job-runner.js';
 import type { AnalysisService } from '../analysis/analysis-service.js';
 import type { SourceInfo } from '../analysis/analysis-worker.js';
 import type { StoredArtifact } from '../artifacts/artifact-store.js';
-import { scopeGrade, type GradeResult } from '../engines/grade.js';
+import { scopeGrade, type GradeResult } from '../engines/grade-policy.js';
 import type { EngineId } from '../engines/registry.js';
 import { buildOpenApi } from './openapi.js';
 import { presentAnalysis, presentAudioError, presentHealth, presentJob, presentMe, presentSeparationPending, separationRetryAfterS } from './present.js';
