@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { summaryEngine } from './summary.js';
-import { gradeEngine, scopeGrade } from './grade.js';
+import { gradeEngine } from './grade.js';
+import { scopeGrade } from './grade-policy.js';
 import { drumLoop } from '../../test-support/drums.js';
 import { interleave } from '../../test-support/signals.js';
 
