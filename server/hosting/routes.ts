@@ -20,6 +20,9 @@ import type { ProjectActions } from './projects/project-actions.js';
 import type { ProjectQueries } from './projects/project-queries.js';
 import { mountProjectRoutes } from './projects/project-routes.js';
 import type { ProjectService } from './projects/projects.js';
+import { mountRepositoryHistoryRoutes } from './repository/history-routes.js';
+import type { RepositoryHistory } from './repository/repository-history.js';
+import type { RepositoryWriter } from './repository/repository-writer.js';
 import { answerLikeGitLab, createRequestLinks, requireUser, resolveCaller } from './request.js';
 import { mountGroupRoutes } from './users-groups/group-routes.js';
 import { mountNamespaceRoutes } from './users-groups/namespace-routes.js';
@@ -43,6 +46,8 @@ export interface HostingDeps {
   readonly hooks: HookService;
   readonly exports: ProjectExportService;
   readonly imports: ProjectImportService;
+  readonly repositoryHistory: RepositoryHistory;
+  readonly repositoryWriter: RepositoryWriter;
   /** Where project uploads stream to while they arrive, and how large they may be. */
   readonly uploads: { readonly tmpDir: string; readonly maxBytes: number };
   readonly log: Logger;
@@ -76,6 +81,7 @@ export function createHostingRouter(deps: HostingDeps): Router {
   mountBadgeRoutes(router, { projects: deps.projects, badges: deps.badges, links });
   mountNotificationRoutes(router, { projects: deps.projects, notifications: deps.notifications });
   mountHookRoutes(router, { projects: deps.projects, hooks: deps.hooks, links });
+  mountRepositoryHistoryRoutes(router, { projects: deps.projects, history: deps.repositoryHistory, writer: deps.repositoryWriter, links });
 
   router.use((_req, res) => {
     res.status(404).json({ error: '404 Not Found' });

@@ -17,6 +17,8 @@ import { createProjectJobHandlers } from './projects/project-jobs.js';
 import { ProjectQueries } from './projects/project-queries.js';
 import { projectPaths, ProjectService, type RepositoryOps } from './projects/projects.js';
 import type { ProjectsRepo } from './projects/projects-repo.js';
+import { RepositoryHistory } from './repository/repository-history.js';
+import { RepositoryWriter } from './repository/repository-writer.js';
 
 /** The stores the hosting services keep their records in (built by the composition root). */
 export interface HostingRepos {
@@ -37,6 +39,8 @@ export interface HostingServices {
   readonly hooks: HookService;
   readonly badges: BadgeService;
   readonly notifications: NotificationSettingsService;
+  readonly repositoryHistory: RepositoryHistory;
+  readonly repositoryWriter: RepositoryWriter;
 }
 
 /** Wire project hosting over system git for one data dir and register its jobs on `jobs`. */
@@ -70,6 +74,12 @@ export function setUpHosting(options: {
     restoreBundle: (file, dir, signal) => repositories.restoreFromBundle(file, dir, { gitPath, signal }),
     onProjectRemoved: (projectId) => exports.forget(projectId),
   });
+  const hooks = new HookService(repos.hooks, projects, { ...options.hooks, gitPath, log: options.log });
+  // An API write triggers what a git push does (repository-routes.ts afterPush): the push recorded, then the hooks.
+  const writer = new RepositoryWriter(projects, gitPath, async (project, user, changes) => {
+    const updated = await projects.recordPush(project);
+    hooks.firePush(updated, user, changes);
+  });
   for (const [kind, handler] of createProjectJobHandlers(projects)) jobs.register(kind, handler);
   jobs.register(exportJobType, (ctx) => exports.run(ctx));
   jobs.register(archiveImportJobType, (ctx) => imports.run(ctx));
@@ -79,9 +89,11 @@ export function setUpHosting(options: {
     projectQueries: new ProjectQueries(projects, repos.projects, git, paths),
     exports,
     imports,
-    hooks: new HookService(repos.hooks, projects, { ...options.hooks, gitPath, log: options.log }),
+    hooks,
     badges: new BadgeService(projects, repos.badges),
     notifications: new NotificationSettingsService(repos.notifications),
+    repositoryHistory: new RepositoryHistory(projects, gitPath),
+    repositoryWriter: writer,
   };
 }
 
