@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { ProjectRecord } from '../../store/schema.js';
 import type { ProjectStatistics, RootStorageStatistics } from '../api-types.js';
 import type { Viewer } from './project-access.js';
-import { listProjectPage, ProjectListIndex, type ProjectFilters, type ProjectPage } from './project-list.js';
+import { listProjectPage, ProjectListIndex, type GroupScope, type ProjectFilters, type ProjectPage } from './project-list.js';
 import { ProjectPresenter, type NotificationLevels } from './project-presenter.js';
 import { namespaceStorage, projectStatistics, type StorageSources } from './project-storage.js';
 import type { ProjectsRepo } from './projects-repo.js';
@@ -31,6 +31,28 @@ export class ProjectQueries {
       return ns ? this.projects.namespaceFullPath(ns) : '';
     };
     return listProjectPage(this.repo, viewer, filters, namespacePath, window, this.listIndex);
+  }
+
+  /**
+   * What GET /groups/:id/projects lists: the group's namespace, its subgroups' too when
+   * `includeSubgroups`, and the projects shared with the group when `withShared` (GitLab's default).
+   */
+  groupScope(groupId: number, includeSubgroups: boolean, withShared: boolean): GroupScope {
+    const namespaceIds = new Set([groupId]);
+    if (includeSubgroups) {
+      const groups = this.projects.identity.repo.groups;
+      for (let grew = true; grew; ) {
+        grew = false;
+        for (const g of groups) {
+          if (g.parentId !== null && namespaceIds.has(g.parentId) && !namespaceIds.has(g.id)) {
+            namespaceIds.add(g.id);
+            grew = true;
+          }
+        }
+      }
+    }
+    const sharedProjectIds = new Set(withShared ? this.repo.sharesWithGroup(groupId).map((s) => s.projectId) : []);
+    return { namespaceIds, sharedProjectIds };
   }
 
   /** The projects `userId` starred that `viewer` may read, newest star first. */

@@ -140,7 +140,8 @@ export class RepositoryHistory {
     const canPush = viewer.canPush(project);
     return branches.flatMap((b) => {
       const commit = byId.get(b.commitId);
-      return commit ? [{ name: b.name, commit, merged: merged.has(b.name), isDefault: b.name === project.defaultBranch, canPush }] : [];
+      // GitLab's merged_to_root_ref?: reachable from the default branch's head, and not that head itself.
+      return commit ? [{ name: b.name, commit, merged: merged.has(b.name) && b.commitId !== defaultBranch?.commitId, isDefault: b.name === project.defaultBranch, canPush }] : [];
     });
   }
 
@@ -159,8 +160,9 @@ export class RepositoryHistory {
         revs = [ref];
       }
     }
-    if (listing.path !== undefined) assertPath(listing.path);
-    return { revs, path: listing.path || undefined, since: listing.since, until: listing.until, firstParent: listing.firstParent, order: listing.order };
+    const file = listing.path?.replace(/\/+$/, '');
+    if (file) assertPath(file);
+    return { revs, path: file || undefined, since: listing.since, until: listing.until, firstParent: listing.firstParent, order: listing.order };
   }
 
   private dir(project: Readonly<ProjectRecord>): string {
