@@ -8,7 +8,7 @@ import type { Identity } from './identity.js';
  * this server has no Sudo header and no admin mode (GitLab's default with admin mode off: admin
  * routes need `api`), so on their own they allow nothing.
  */
-export type ScopeFamily = 'api' | 'users' | 'audio-read' | 'audio-write' | 'git-read' | 'git-write' | 'uploads';
+export type ScopeFamily = 'api' | 'users' | 'repository-read' | 'audio-read' | 'audio-write' | 'git-read' | 'git-write' | 'uploads';
 
 interface ScopeGrant {
   readonly scope: string;
@@ -27,6 +27,8 @@ const family: Readonly<Record<ScopeFamily, readonly ScopeGrant[]>> = {
   'git-read': [{ scope: 'api' }, { scope: 'read_api' }, { scope: 'read_repository' }, { scope: 'write_repository' }],
   'git-write': [{ scope: 'api' }, { scope: 'write_repository' }],
   uploads: [{ scope: 'api' }, { scope: 'read_api', readOnly: true }],
+  // lib/api/files.rb: allow_access_with_scope :read_repository for GET and HEAD.
+  'repository-read': [{ scope: 'read_repository', readOnly: true }, { scope: 'api' }, { scope: 'read_api', readOnly: true }],
 };
 
 /** One line of an API's route table: the first rule whose method and path match names the family. */
@@ -44,6 +46,8 @@ export const hostingScopeRules: readonly RouteScopeRule[] = [
   { path: /^\/users\/[^/]+\/(projects|starred_projects|contributed_projects)\/?$/i, family: 'api' },
   // API::Users (/user, /users, /users/:id, its tokens…) and API::Version allow read_user for reads.
   { path: /^\/(version|user|users)(\/.*)?$/i, family: 'users' },
+  // Reading repository files (the Repository Files API) also with read_repository; writing them needs api.
+  { methods: ['GET', 'HEAD'], path: /^\/projects\/[^/]+\/repository\/files(\/.*)?$/i, family: 'repository-read' },
   { path: /^/, family: 'api' },
 ];
 

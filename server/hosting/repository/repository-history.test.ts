@@ -22,7 +22,7 @@ function git(args: readonly string[], who: { name: string; email: string; date: 
   const env = { ...process.env, HOME: work, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: who.name, GIT_AUTHOR_EMAIL: who.email, GIT_AUTHOR_DATE: who.date, GIT_COMMITTER_NAME: who.name, GIT_COMMITTER_EMAIL: who.email, GIT_COMMITTER_DATE: who.date };
   return new Promise((resolve, reject) => {
     execFile('git', ['-c', 'init.defaultBranch=main', '-c', 'credential.helper=', ...args], { cwd, env, encoding: 'utf8' }, (e, out, err) => (e ? reject(new Error(`git ${args.join(' ')}: ${err}`)) : resolve(out)));
-  });
+  }, 120_000);
 }
 const bare = (args: readonly string[]) => git([`--git-dir=${app.projects.paths.repository(app.projects.policy.find(String(project.id))!)}`, ...args], undefined, work);
 
@@ -77,7 +77,7 @@ describe('commits', () => {
     const withTrailers = await readJson<Commit[]>(api(owner, repo('/commits?trailers=true&per_page=1')));
     expect(withTrailers[0]!.trailers).toEqual({ 'Reviewed-by': 'Bob <bob@example.com>' });
     expect((await api(owner, repo('/commits?since=yesterday-ish'))).status).toBe(400);
-  });
+  }, 120_000);
 
   it('gets one commit by SHA, short SHA or branch, with stats; 404 for none', async () => {
     const byBranch = await readJson<CommitDetail>(api(owner, repo('/commits/main')));
@@ -87,7 +87,7 @@ describe('commits', () => {
     const none = await api(owner, repo('/commits/0123456789abcdef'));
     expect([none.status, await none.json()]).toEqual([404, { message: '404 Commit Not Found' }]);
     expect((await api(owner, repo('/commits/--output=x'))).status).toBe(404);
-  });
+  }, 120_000);
 
   it("a commit's diff: one entry per file, hunks as git prints them", async () => {
     const diffs = await readJson<Diff[]>(api(owner, repo(`/commits/${sha.c2}/diff`)));
@@ -97,14 +97,14 @@ describe('commits', () => {
     ]);
     const root = await readJson<Diff[]>(api(owner, repo(`/commits/${sha.c1}/diff`)));
     expect(root.map((d) => [d.new_path, d.new_file, d.diff])).toEqual([['a.txt', true, '@@ -0,0 +1 @@\n+one\n']]);
-  });
+  }, 120_000);
 
   it('private projects: strangers and anonymous callers get 404; read_repository tokens are not API tokens', async () => {
     expect((await api(stranger, repo('/commits'))).status).toBe(404);
     expect((await api(null, repo('/branches'))).status).toBe(404);
     const repoOnly = await app.identity.createToken(ownerId, { name: 'git', scopes: ['read_repository'] });
     expect((await api(repoOnly.token, repo('/commits'))).status).toBe(403);
-  });
+  }, 120_000);
 });
 
 describe('branches', () => {
@@ -119,7 +119,7 @@ describe('branches', () => {
     expect((await readJson<Branch>(api(owner, repo('/branches/feature')))).commit.id).toBe(sha.c3);
     const none = await api(owner, repo('/branches/nope'));
     expect([none.status, await none.json()]).toEqual([404, { message: '404 Branch Not Found' }]);
-  });
+  }, 120_000);
 
   it('creates a branch from a tag and deletes it; refuses as GitLab does', async () => {
     const created = await api(owner, repo('/branches'), { method: 'POST', body: { branch: 'hotfix', ref: 'v1' } });
@@ -140,7 +140,7 @@ describe('branches', () => {
     const main = await api(owner, repo('/branches/main'), { method: 'DELETE' });
     expect([main.status, await main.json()]).toEqual([405, { message: 'The default branch of a project cannot be deleted.' }]);
     expect((await api(owner, repo('/branches/hotfix'), { method: 'DELETE' })).status).toBe(404);
-  });
+  }, 120_000);
 });
 
 describe('tags', () => {
@@ -154,7 +154,7 @@ describe('tags', () => {
     expect((await readJson<Tag[]>(api(owner, repo('/tags?order_by=name&sort=asc')))).map((t) => t.name)).toEqual(['v1', 'v2']);
     expect((await readJson<Tag>(api(owner, repo('/tags/v1')))).commit.id).toBe(sha.c1);
     expect((await api(owner, repo('/tags/v9'))).status).toBe(404);
-  });
+  }, 120_000);
 
   it('creates annotated and lightweight tags; a taken name is refused', async () => {
     const annotated = await api(owner, repo('/tags'), { method: 'POST', body: { tag_name: 'v3', ref: 'feature', message: 'Three' } });
@@ -171,7 +171,7 @@ describe('tags', () => {
     expect([again.status, await again.json()]).toEqual([400, { message: 'Tag v3 already exists' }]);
     const badRef = await api(owner, repo('/tags'), { method: 'POST', body: { tag_name: 'v5', ref: 'nope' } });
     expect([badRef.status, await badRef.json()]).toEqual([400, { message: 'Target nope is invalid' }]);
-  });
+  }, 120_000);
 });
 
 describe('compare and contributors', () => {
@@ -190,7 +190,7 @@ describe('compare and contributors', () => {
     expect([none.status, await none.json()]).toEqual([404, { message: '404 Ref Not Found' }]);
     const missing = await api(owner, repo('/compare?from=main'));
     expect([missing.status, await missing.json()]).toEqual([400, { error: 'to is missing' }]);
-  });
+  }, 120_000);
 
   it('contributors of the default branch or a ref, ordered', async () => {
     expect(await readJson<Contributor[]>(api(owner, repo('/contributors')))).toEqual([{ name: 'Ada Producer', email: 'ada@example.com', commits: 2, additions: 0, deletions: 0 }]);
@@ -198,5 +198,5 @@ describe('compare and contributors', () => {
     expect(feature.map((c) => [c.name, c.commits])).toEqual([['Ada Producer', 2], ['Bob', 1]]);
     const byName = await readJson<Contributor[]>(api(owner, repo('/contributors?ref=feature&order_by=name&sort=desc')));
     expect(byName.map((c) => c.name)).toEqual(['Bob', 'Ada Producer']);
-  });
+  }, 120_000);
 });
