@@ -29,7 +29,7 @@ beforeAll(async () => {
       hookBodies.push({ event: String(req.headers['x-gitlab-event']), body: JSON.parse(body) as Record<string, unknown> });
       res.end('ok');
     });
-  }, 120_000);
+  });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   app = await startTestApp();
   const composer = await app.addUser('composer');

@@ -22,7 +22,7 @@ function git(args: readonly string[], who: { name: string; email: string; date: 
   const env = { ...process.env, HOME: work, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: who.name, GIT_AUTHOR_EMAIL: who.email, GIT_AUTHOR_DATE: who.date, GIT_COMMITTER_NAME: who.name, GIT_COMMITTER_EMAIL: who.email, GIT_COMMITTER_DATE: who.date };
   return new Promise((resolve, reject) => {
     execFile('git', ['-c', 'init.defaultBranch=main', '-c', 'credential.helper=', ...args], { cwd, env, encoding: 'utf8' }, (e, out, err) => (e ? reject(new Error(`git ${args.join(' ')}: ${err}`)) : resolve(out)));
-  }, 120_000);
+  });
 }
 const bare = (args: readonly string[]) => git([`--git-dir=${app.projects.paths.repository(app.projects.policy.find(String(project.id))!)}`, ...args], undefined, work);
 
