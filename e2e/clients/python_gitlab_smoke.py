@@ -264,7 +264,7 @@ assert [(c["name"], c["commits"]) for c in stems.repository_contributors()] == [
 stems.branches.delete("mix")
 assert [b.name for b in stems.branches.list(get_all=True)] == ["main"]
 assert sorted(x.name for x in group.projects.list(get_all=True)) == ["Batch 0", "Batch 1", "Batch 2", "PyGit Demo"]
-assert [x.name for x in gl.search("projects", "Py Stems %s" % suffix)] == ["Py Stems %s" % suffix]
+assert [x["name"] for x in gl.search("projects", "Py Stems %s" % suffix)] == ["Py Stems %s" % suffix]
 stems.delete()
 step("repository API: commits with actions, files, branches, tags, compare, contributors, group projects, search")
 
