@@ -97,7 +97,8 @@ export async function writeCommit(dir: string, write: CommitWrite, run: GitRunOp
     GIT_COMMITTER_EMAIL: clean(write.committer.email),
     GIT_COMMITTER_DATE: `${Math.floor(write.when.getTime() / 1000)} +0000`,
   };
-  const message = write.message.endsWith('\n') ? write.message : `${write.message}\n`;
+  // Stored as sent (commit-tree does not clean it up), as GitLab's commits API stores it.
+  const message = write.message;
   const commitArgs = ['commit-tree', tree, ...(write.parent ? ['-p', write.parent] : [])];
   const commit = (await gitIn(dir, commitArgs, run, 'The commit could not be written', { input: message, env })).stdout.toString('utf8').trim();
   try {
