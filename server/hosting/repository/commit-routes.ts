@@ -1,27 +1,12 @@
 import type { Router } from 'express';
 import { AppError } from '../../http/errors.js';
 import { pageHeaders, pageParams } from '../../http/pagination.js';
-import type { Params } from '../params.js';
 import { paramsOf, viewerOf } from '../request.js';
-import { projectContext, type HistoryRouteDeps } from './history-routes.js';
+import { contentOf, dateParam, projectContext, type HistoryRouteDeps } from './shared-routes.js';
 import { presentCommit, presentCommitDetail, presentDiff } from './present-repository.js';
 import type { ActionInput } from './repository-writer.js';
 
 const actionNames = ['create', 'delete', 'move', 'update', 'chmod'] as const;
-
-/** GitLab's DateTime parameters: anything Ruby's DateTime.parse reads; here ISO 8601 and what Date.parse takes. */
-export function dateParam(p: Params, name: string): string | undefined {
-  const raw = p.string(name);
-  if (raw === undefined || raw === '') return undefined;
-  const time = Date.parse(raw);
-  if (Number.isNaN(time)) throw new AppError('invalid', `${name} is invalid`, { issues: [{ loc: [name], msg: 'is invalid', type: 'invalid', input: raw }] });
-  return new Date(time).toISOString();
-}
-
-/** File content as sent: text, or base64 when `encoding` says so. */
-export function contentOf(content: string | undefined, encoding: string | undefined): Buffer {
-  return encoding === 'base64' ? Buffer.from(content ?? '', 'base64') : Buffer.from(content ?? '', 'utf8');
-}
 
 /** Mount GET/POST /projects/:id/repository/commits, GET …/commits/:sha and …/commits/:sha/diff. */
 export function mountCommitRoutes(router: Router, deps: HistoryRouteDeps): void {

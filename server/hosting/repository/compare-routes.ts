@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import type { Contributor } from '../api-types.js';
 import { paramsOf } from '../request.js';
-import { projectContext, type HistoryRouteDeps } from './history-routes.js';
+import { projectContext, type HistoryRouteDeps } from './shared-routes.js';
 import { presentCompare } from './present-repository.js';
 
 /** Mount GET /projects/:id/repository/compare and …/repository/contributors. */

@@ -1,8 +1,7 @@
 import type { Request, Router } from 'express';
 import type { Params } from '../params.js';
 import { paramsOf, viewerOf } from '../request.js';
-import { contentOf } from './commit-routes.js';
-import { projectContext, type HistoryRouteDeps } from './history-routes.js';
+import { contentOf, projectContext, type HistoryRouteDeps } from './shared-routes.js';
 import type { ActionInput, CommitInput } from './repository-writer.js';
 
 /**

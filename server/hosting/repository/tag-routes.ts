@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { paramsOf, viewerOf } from '../request.js';
-import { projectContext, type HistoryRouteDeps } from './history-routes.js';
+import { projectContext, type HistoryRouteDeps } from './shared-routes.js';
 import { presentTag } from './present-repository.js';
 
 /** Mount GET/POST /projects/:id/repository/tags and GET …/tags/:tag_name. */
