@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAudioRouter } from './audio/http/routes.js';
+import { allowingScopes, familyOf, hostingScopeRules } from './auth/scopes.js';
 import { createRepositoryRouter } from './hosting/git/repository-routes.js';
 import { createHostingRouter } from './hosting/routes.js';
 import { callHosting, gitClient, readJson, withToken } from './test-support/hosting-client.js';
@@ -40,6 +41,12 @@ const hostingOtherRoutes = [
   'POST /projects/:id/hooks/:hook_id/test/:trigger',
   'GET /projects/:id/repository/tree', 'GET /projects/:id/repository/blobs/:sha', 'GET /projects/:id/repository/blobs/:sha/raw',
   'GET /projects/:id/repository/archive', 'GET /projects/:id/repository/archive.:format',
+  'GET /groups/:id/projects', 'GET /search',
+  'GET /projects/:id/repository/commits', 'POST /projects/:id/repository/commits', 'GET /projects/:id/repository/commits/:sha', 'GET /projects/:id/repository/commits/:sha/diff',
+  'GET /projects/:id/repository/branches', 'GET /projects/:id/repository/branches/:branch', 'POST /projects/:id/repository/branches', 'DELETE /projects/:id/repository/branches/:branch',
+  'GET /projects/:id/repository/tags', 'GET /projects/:id/repository/tags/:tag_name', 'POST /projects/:id/repository/tags',
+  'GET /projects/:id/repository/compare', 'GET /projects/:id/repository/contributors',
+  'POST /projects/:id/repository/files/:file_path', 'PUT /projects/:id/repository/files/:file_path', 'DELETE /projects/:id/repository/files/:file_path',
 ];
 /** GitLab's API::Files: read_repository reads too (allow_access_with_scope, GET and HEAD). */
 const hostingFileRoutes = ['HEAD /projects/:id/repository/files/:file_path', 'GET /projects/:id/repository/files/:file_path', 'GET /projects/:id/repository/files/:file_path/raw'];
@@ -199,4 +206,14 @@ describe('token scopes', () => {
     const userOnly = await git.run(['clone', '-q', withToken(url, tokenFor.read_user), path.join(work, 'clone2')]);
     expect(userOnly.status).not.toBe(0);
   }, 30_000);
+});
+
+describe('the Repository Files API', () => {
+  it('reads with read_repository too (lib/api/files.rb); writes need api', () => {
+    const file = '/projects/7/repository/files/stems%2Fkick.wav';
+    expect(allowingScopes(familyOf(hostingScopeRules, 'GET', file), 'GET')).toEqual(['read_repository', 'api', 'read_api']);
+    expect(allowingScopes(familyOf(hostingScopeRules, 'HEAD', `${file}/raw`), 'HEAD')).toEqual(['read_repository', 'api', 'read_api']);
+    expect(allowingScopes(familyOf(hostingScopeRules, 'PUT', file), 'PUT')).toEqual(['api']);
+    expect(allowingScopes(familyOf(hostingScopeRules, 'GET', '/projects/7/repository/commits'), 'GET')).toEqual(['api', 'read_api']);
+  });
 });

@@ -237,6 +237,51 @@ except gitlab.exceptions.GitlabGetError as e:
 gl.projects.delete(replaced["id"])
 step("imported it as %s, import_status %s; overwrite=True replaced it" % (result["path_with_namespace"], status.import_status))
 
+# The repository API: one commit of several actions (plain and base64 content), history, branches, tags.
+stems = gl.projects.create({"name": "Py Stems %s" % suffix})
+kick = b"RIFF\x00\xffWAVE"
+commit = stems.commits.create({
+    "branch": "main",
+    "commit_message": "Add stems",
+    "actions": [
+        {"action": "create", "file_path": "README.md", "content": "# Stems\n"},
+        {"action": "create", "file_path": "stems/kick.wav", "content": base64.b64encode(kick).decode(), "encoding": "base64"},
+    ],
+})
+assert commit.title == "Add stems" and commit.parent_ids == [] and commit.author_name == "Py Producer", commit.attributes
+assert [c.id for c in stems.commits.list(ref_name="main", get_all=True)] == [commit.id]
+assert sorted(d["new_path"] for d in commit.diff()) == ["README.md", "stems/kick.wav"]
+second = stems.commits.create({"branch": "main", "commit_message": "Rework", "actions": [
+    {"action": "move", "previous_path": "stems/kick.wav", "file_path": "drums/kick.wav"},
+    {"action": "update", "file_path": "README.md", "content": "# Stems v2\n"},
+]})
+assert second.parent_ids == [commit.id], second.attributes
+assert stems.commits.get(second.id).stats == {"additions": 1, "deletions": 1, "total": 2}
+try:
+    stems.commits.create({"branch": "main", "commit_message": "Again", "actions": [{"action": "create", "file_path": "README.md", "content": "x"}]})
+    raise AssertionError("creating an existing file should be refused")
+except gitlab.exceptions.GitlabCreateError as e:
+    assert e.response_code == 400 and e.error_message == "A file with this name already exists", (e.response_code, e.error_message)
+stems.files.create({"file_path": "notes/take 1.txt", "branch": "main", "content": "first take", "commit_message": "Notes"})
+stems.files.delete(file_path="notes/take 1.txt", branch="main", commit_message="No notes")
+assert [c.title for c in stems.commits.list(get_all=True)] == ["No notes", "Notes", "Rework", "Add stems"]
+head = stems.commits.list(per_page=1)[0].id
+branch = stems.branches.create({"branch": "mix", "ref": "main"})
+assert branch.commit["id"] == head and branch.default is False
+assert sorted(b.name for b in stems.branches.list(get_all=True)) == ["main", "mix"]
+tag = stems.tags.create({"tag_name": "v1", "ref": "main", "message": "First cut"})
+assert tag.commit["id"] == head and tag.message == "First cut", tag.attributes
+assert [t.name for t in stems.tags.list(get_all=True)] == ["v1"]
+compared = stems.repository_compare(commit.id, second.id)
+assert [c["id"] for c in compared["commits"]] == [second.id], compared
+assert [(c["name"], c["commits"]) for c in stems.repository_contributors()] == [("Py Producer", 4)]
+stems.branches.delete("mix")
+assert [b.name for b in stems.branches.list(get_all=True)] == ["main"]
+assert sorted(x.name for x in group.projects.list(get_all=True)) == ["Batch 0", "Batch 1", "Batch 2", "PyGit Demo"]
+assert [x["name"] for x in gl.search("projects", "Py Stems %s" % suffix)] == ["Py Stems %s" % suffix]
+stems.delete()
+step("repository API: commits with actions, files, branches, tags, compare, contributors, group projects, search")
+
 read_only = admin.http_post("/users/%d/personal_access_tokens" % user.id, post_data={"name": "reader", "scopes": ["read_api"]})["token"]
 reader = gitlab.Gitlab(url, private_token=read_only)
 assert p.id in [q.id for q in reader.projects.list(owned=True, get_all=True)]

@@ -243,3 +243,88 @@ export interface ProjectImportStatus extends ProjectIdentity {
   readonly import_status: 'none' | 'scheduled' | 'started' | 'finished' | 'failed';
   readonly import_error?: string;
 }
+
+/** GitLab's Commit (lib/api/entities/commit.rb). */
+export interface Commit {
+  readonly id: string;
+  readonly short_id: string;
+  readonly created_at: string;
+  readonly parent_ids: readonly string[];
+  readonly title: string;
+  readonly message: string;
+  readonly author_name: string;
+  readonly author_email: string;
+  readonly authored_date: string;
+  readonly committer_name: string;
+  readonly committer_email: string;
+  readonly committed_date: string;
+  readonly trailers: Readonly<Record<string, string>>;
+  readonly extended_trailers: Readonly<Record<string, readonly string[]>>;
+  readonly web_url: string;
+}
+
+/** GitLab's CommitDetail: a Commit with its line stats and (always empty here) pipeline. */
+export interface CommitDetail extends Commit {
+  readonly stats?: { readonly additions: number; readonly deletions: number; readonly total: number };
+  readonly status: null;
+  readonly project_id: number;
+  readonly last_pipeline: null;
+}
+
+/** GitLab's Diff (one file of a commit or a comparison). */
+export interface Diff {
+  readonly diff: string;
+  readonly collapsed: boolean;
+  readonly too_large: boolean;
+  readonly new_path: string;
+  readonly old_path: string;
+  readonly a_mode: string;
+  readonly b_mode: string;
+  readonly new_file: boolean;
+  readonly renamed_file: boolean;
+  readonly deleted_file: boolean;
+  readonly generated_file: boolean;
+}
+
+/** GitLab's Branch. */
+export interface Branch {
+  readonly name: string;
+  readonly commit: Commit;
+  readonly merged: boolean;
+  readonly protected: boolean;
+  readonly developers_can_push: boolean;
+  readonly developers_can_merge: boolean;
+  readonly can_push: boolean;
+  readonly default: boolean;
+  readonly web_url: string;
+}
+
+/** GitLab's Tag. */
+export interface Tag {
+  readonly name: string;
+  readonly message: string;
+  readonly target: string;
+  readonly commit: Commit;
+  readonly release: null;
+  readonly protected: boolean;
+  readonly created_at: string | null;
+}
+
+/** GitLab's Compare. */
+export interface Compare {
+  readonly commit: Commit | null;
+  readonly commits: readonly Commit[];
+  readonly diffs: readonly Diff[];
+  readonly compare_timeout: boolean;
+  readonly compare_same_ref: boolean;
+  readonly web_url: string;
+}
+
+/** GitLab's Contributor. */
+export interface Contributor {
+  readonly name: string;
+  readonly email: string;
+  readonly commits: number;
+  readonly additions: number;
+  readonly deletions: number;
+}

@@ -106,6 +106,8 @@ export function presentHostingError(error: AppError | null): { status: number; b
         const scope = (o.scopes ?? []).join(' ');
         return { status: 403, body: { error: 'insufficient_scope', error_description: error.message, scope }, headers: { 'WWW-Authenticate': `Bearer realm="Cratehouse", error="insufficient_scope", error_description="${error.message}", scope="${scope}"` } };
       }
+      // `render_api_error!(msg, 405)`: a refusal GitLab answers as Method Not Allowed (deleting the default branch).
+      if (o.code === 'method_not_allowed') return { status: 405, body: { message: error.message } };
       return { status: 403, body: { message: error.message === 'Forbidden' ? '403 Forbidden' : `403 Forbidden - ${error.message}` } };
     case 'not-found':
       // `render_api_error!(msg, 404)`: the bare message (an export that is not ready yet).

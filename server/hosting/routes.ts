@@ -22,6 +22,9 @@ import { mountProjectRoutes } from './projects/project-routes.js';
 import type { ProjectService } from './projects/projects.js';
 import { mountRepositoryReadRoutes } from './repository/read-routes.js';
 import type { RepositoryReader } from './repository/repository-reader.js';
+import { mountRepositoryHistoryRoutes } from './repository/history-routes.js';
+import type { RepositoryHistory } from './repository/repository-history.js';
+import type { RepositoryWriter } from './repository/repository-writer.js';
 import { answerLikeGitLab, createRequestLinks, requireUser, resolveCaller } from './request.js';
 import { mountGroupRoutes } from './users-groups/group-routes.js';
 import { mountNamespaceRoutes } from './users-groups/namespace-routes.js';
@@ -46,6 +49,8 @@ export interface HostingDeps {
   readonly exports: ProjectExportService;
   readonly imports: ProjectImportService;
   readonly repositoryReader: RepositoryReader;
+  readonly repositoryHistory: RepositoryHistory;
+  readonly repositoryWriter: RepositoryWriter;
   /** Where project uploads stream to while they arrive, and how large they may be. */
   readonly uploads: { readonly tmpDir: string; readonly maxBytes: number };
   readonly log: Logger;
@@ -80,6 +85,7 @@ export function createHostingRouter(deps: HostingDeps): Router {
   mountNotificationRoutes(router, { identity, projects: deps.projects, notifications: deps.notifications });
   mountHookRoutes(router, { projects: deps.projects, hooks: deps.hooks, links });
   mountRepositoryReadRoutes(router, { projects: deps.projects, reader: deps.repositoryReader, links });
+  mountRepositoryHistoryRoutes(router, { projects: deps.projects, history: deps.repositoryHistory, writer: deps.repositoryWriter, links });
 
   router.use((_req, res) => {
     res.status(404).json({ error: '404 Not Found' });

@@ -21,6 +21,8 @@ import { projectPaths, ProjectService, type ProjectStores, type RepositoryOps } 
 import { reconcileRepositories, type ReconcileReport } from './projects/reconcile-repositories.js';
 import type { ProjectsRepo } from './projects/projects-repo.js';
 import { RepositoryReader } from './repository/repository-reader.js';
+import { RepositoryHistory } from './repository/repository-history.js';
+import { RepositoryWriter } from './repository/repository-writer.js';
 
 /** The stores the hosting services keep their records in (built by the composition root). */
 export interface HostingRepos {
@@ -43,6 +45,10 @@ export interface HostingServices {
   readonly notifications: NotificationSettingsService;
   /** The read side of the repository API (trees, files, blobs, archives). */
   readonly repositoryReader: RepositoryReader;
+  /** The history side of the repository API (commits, branches, tags, compare, contributors). */
+  readonly repositoryHistory: RepositoryHistory;
+  /** Commits through the API (file actions), branches and tags created or deleted. */
+  readonly repositoryWriter: RepositoryWriter;
   /** Make repositories on disk and project records agree: at boot, before any request or job. */
   readonly reconcileRepositories: (log: Logger) => Promise<ReconcileReport>;
 }
@@ -80,6 +86,12 @@ export function setUpHosting(options: {
     restoreBundle: (file, dir, signal) => repositories.restoreFromBundle(file, dir, { gitPath, signal }),
     onProjectRemoved: (projectId) => exports.forget(projectId),
   });
+  const hooks = new HookService(repos.hooks, projects, identity, { ...options.hooks, gitPath, log: options.log });
+  // An API write triggers what a git push does (repository-routes.ts afterPush): the push recorded, then the hooks.
+  const writer = new RepositoryWriter(projects, gitPath, async (project, user, changes) => {
+    const updated = await projects.recordPush(project);
+    hooks.firePush(updated, user, changes);
+  });
   for (const [kind, handler] of createProjectJobHandlers(stores)) jobs.register(kind, handler);
   jobs.register(exportJobType, (ctx) => exports.run(ctx));
   jobs.register(archiveImportJobType, (ctx) => imports.run(ctx));
@@ -89,10 +101,12 @@ export function setUpHosting(options: {
     projectQueries: new ProjectQueries(projects, identity, stores),
     exports,
     imports,
-    hooks: new HookService(repos.hooks, projects, identity, { ...options.hooks, gitPath, log: options.log }),
+    hooks,
     badges: new BadgeService(projects, identity, repos.badges),
     notifications: new NotificationSettingsService(repos.notifications),
     repositoryReader: new RepositoryReader(stores.paths, gitPath),
+    repositoryHistory: new RepositoryHistory(projects, gitPath),
+    repositoryWriter: writer,
     reconcileRepositories: (log) => reconcileRepositories(projects, stores, log),
   };
 }

@@ -26,6 +26,14 @@ export interface ProjectFilters {
   /** Restrict to these namespaces (a user's projects) or to forks of a project. */
   readonly namespaceId?: number;
   readonly forkedFromId?: number;
+  /** A group's projects (GET /groups/:id/projects): in one of these namespaces, or one of these shared projects. */
+  readonly groupScope?: GroupScope;
+}
+
+/** The projects a group listing covers: its namespace (and its subgroups'), plus projects shared with it. */
+export interface GroupScope {
+  readonly namespaceIds: ReadonlySet<number>;
+  readonly sharedProjectIds: ReadonlySet<number>;
 }
 
 /** Lower-cased search text per record, recomputed only when the record's fields change. */
@@ -245,6 +253,7 @@ export function listProjectPage(
 function narrowedBeyondVisibility(f: ProjectFilters, viewer: Viewer): boolean {
   return (
     f.namespaceId !== undefined ||
+    f.groupScope !== undefined ||
     f.forkedFromId !== undefined ||
     f.archived !== undefined ||
     f.idAfter !== undefined ||
@@ -285,6 +294,7 @@ function matcher(repo: ProjectsRepo, viewer: Viewer, f: ProjectFilters, namespac
   };
   return (p) => {
     if (f.namespaceId !== undefined && p.namespaceId !== f.namespaceId) return false;
+    if (f.groupScope && !f.groupScope.namespaceIds.has(p.namespaceId) && !f.groupScope.sharedProjectIds.has(p.id)) return false;
     if (f.forkedFromId !== undefined && p.forkedFromId !== f.forkedFromId) return false;
     if (f.archived !== undefined && p.archived !== f.archived) return false;
     if (f.visibility !== undefined && p.visibility !== f.visibility) return false;

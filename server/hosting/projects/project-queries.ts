@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { IdentityService } from '../../auth/identity.js';
-import type { ProjectRecord } from '../../store/schema.js';
+import type { GroupRecord, ProjectRecord, UserRecord } from '../../store/schema.js';
 import type { ProjectStatistics, RootStorageStatistics } from '../api-types.js';
 import type { Viewer } from './project-access.js';
-import { listProjectPage, ProjectListIndex, type ProjectFilters, type ProjectPage } from './project-list.js';
+import { listProjectPage, ProjectListIndex, type GroupScope, type ProjectFilters, type ProjectPage } from './project-list.js';
 import { ProjectPresenter, type NotificationLevels } from './project-presenter.js';
 import { namespaceStorage, projectStatistics } from './project-storage.js';
 import type { ProjectsRepo } from './projects-repo.js';
@@ -34,6 +34,33 @@ export class ProjectQueries {
       return ns ? this.projects.namespaceFullPath(ns) : '';
     };
     return listProjectPage(this.repo, viewer, filters, namespacePath, window, this.listIndex);
+  }
+
+  /** The group a caller may read (404 otherwise, as GitLab), for GET /groups/:id/projects. */
+  readableGroupOf(user: Readonly<UserRecord> | null, idOrPath: string): Readonly<GroupRecord> {
+    return this.identity.readableGroup(user, idOrPath);
+  }
+
+  /**
+   * What GET /groups/:id/projects lists: the group's namespace, its subgroups' too when
+   * `includeSubgroups`, and the projects shared with the group when `withShared` (GitLab's default).
+   */
+  groupScope(groupId: number, includeSubgroups: boolean, withShared: boolean): GroupScope {
+    const namespaceIds = new Set([groupId]);
+    if (includeSubgroups) {
+      const groups = this.identity.allGroups();
+      for (let grew = true; grew; ) {
+        grew = false;
+        for (const g of groups) {
+          if (g.parentId !== null && namespaceIds.has(g.parentId) && !namespaceIds.has(g.id)) {
+            namespaceIds.add(g.id);
+            grew = true;
+          }
+        }
+      }
+    }
+    const sharedProjectIds = new Set(withShared ? this.repo.sharesWithGroup(groupId).map((s) => s.projectId) : []);
+    return { namespaceIds, sharedProjectIds };
   }
 
   /** The projects `userId` starred that `viewer` may read, newest star first. */

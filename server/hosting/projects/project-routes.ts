@@ -5,7 +5,7 @@ import { receiveUpload } from '../../http/multipart.js';
 import { pageHeaders, pageParams, paginate } from '../../http/pagination.js';
 import type { MergeMethod, ProjectRecord, Visibility } from '../../store/schema.js';
 import { Params } from '../params.js';
-import { paramsOf, readableProjectOf, requireAdmin, requireUser, viewerOf, visibilities, type RequestLinks } from '../request.js';
+import { paramsOf, readableProjectOf, requireAdmin, requireUser, userOf, viewerOf, visibilities, type RequestLinks } from '../request.js';
 import { presentProjectUser, presentShare, presentUpload } from './present-project.js';
 import type { ProjectActions } from './project-actions.js';
 import type { Viewer } from './project-access.js';
@@ -30,6 +30,8 @@ export interface ProjectRouteDeps {
 }
 
 const mergeMethods = ['merge', 'rebase_merge', 'ff'] as const;
+/** GitLab's global search scopes; only `projects` is served here. */
+const searchScopes = ['projects', 'issues', 'merge_requests', 'milestones', 'snippet_titles', 'users', 'wiki_blobs', 'commits', 'blobs', 'notes'] as const;
 const orderings = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'star_count'] as const;
 /** Attributes PUT /projects/:id understands (one of them must be sent). */
 const editableKeys = ['name', 'path', 'description', 'default_branch', 'visibility', 'merge_method', 'tag_list', 'topics', 'ci_config_path', ...settingKeys];
@@ -131,6 +133,25 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     p.check();
     const project = await projects.create(viewerOf(projects, res), { ...input, namespaceId: input.namespaceId ?? owner.namespaceId }, owner);
     res.status(201).json(presenter(req, res).full(project));
+  });
+
+  // lib/api/groups.rb: the group's projects with the /projects filters, read access applied as there.
+  router.get('/groups/:id/projects', async (req, res) => {
+    const group = deps.queries.readableGroupOf(userOf(res), String(req.params.id));
+    const p = paramsOf(req);
+    const scope = deps.queries.groupScope(group.id, p.bool('include_subgroups') ?? false, p.bool('with_shared') ?? true);
+    p.check();
+    await sendList(req, res, { groupScope: scope });
+  });
+
+  // lib/api/search.rb, scope `projects`: the /projects search over what the caller may read.
+  // Other scopes name records this server does not keep: an empty page.
+  router.get('/search', async (req, res) => {
+    requireUser(res);
+    const p = paramsOf(req).require('scope', 'search');
+    const [scope] = p.checked(p.oneOf('scope', searchScopes), p.string('search'));
+    if (scope === 'projects') await sendList(req, res);
+    else deps.links.sendPage(req, res, []);
   });
 
   router.get('/users/:user_id/projects', async (req, res) => {
