@@ -8,6 +8,10 @@ import * as repositories from './git/repositories.js';
 import { HookService, type HookServiceOptions } from './hooks/hooks.js';
 import type { HooksRepo } from './hooks/hooks-repo.js';
 import type { ExportsRepo } from './import-export/exports-repo.js';
+import { LfsLockService } from './lfs/lfs-locks.js';
+import { LfsObjectStore } from './lfs/lfs-objects.js';
+import type { LfsRepo } from './lfs/lfs-repo.js';
+import { LfsService } from './lfs/lfs.js';
 import { exportJobType, ProjectExportService } from './import-export/project-export.js';
 import { archiveImportJobType, ProjectImportService } from './import-export/project-import.js';
 import { NotificationSettingsService } from './notifications/notification-settings.js';
@@ -15,7 +19,7 @@ import type { NotificationsRepo } from './notifications/notifications-repo.js';
 import { ProjectActions } from './projects/project-actions.js';
 import { createProjectJobHandlers } from './projects/project-jobs.js';
 import { ProjectQueries } from './projects/project-queries.js';
-import { projectPaths, ProjectService, type RepositoryOps } from './projects/projects.js';
+import { projectJobTypes, projectPaths, ProjectService, type RepositoryOps } from './projects/projects.js';
 import type { ProjectsRepo } from './projects/projects-repo.js';
 
 /** The stores the hosting services keep their records in (built by the composition root). */
@@ -25,6 +29,7 @@ export interface HostingRepos {
   readonly hooks: HooksRepo;
   readonly badges: BadgesRepo;
   readonly notifications: NotificationsRepo;
+  readonly lfs: LfsRepo;
 }
 
 /** The hosting services the routes use. */
@@ -37,6 +42,10 @@ export interface HostingServices {
   readonly hooks: HookService;
   readonly badges: BadgeService;
   readonly notifications: NotificationSettingsService;
+  readonly lfs: LfsService;
+  readonly lfsLocks: LfsLockService;
+  /** What else goes when a project is deleted (its export, its LFS links and locks). */
+  readonly onProjectRemoved: (projectId: number) => Promise<void>;
 }
 
 /** Wire project hosting over system git for one data dir and register its jobs on `jobs`. */
@@ -54,11 +63,18 @@ export function setUpHosting(options: {
   readonly hooks: Omit<HookServiceOptions, 'gitPath' | 'log'>;
   /** Where repositories moved to lost+found are reported. */
   readonly log: Logger;
+  /** The largest Git LFS object accepted (default 5 GiB). */
+  readonly maxLfsObjectBytes?: number;
 }): HostingServices {
   const { jobs, gitPath, repos } = options;
   const git = gitOps(gitPath, options.allowPrivate);
   const paths = projectPaths(options.dataDir, options.identity);
   const projects = new ProjectService(options.identity, repos.projects, git, paths, jobs, undefined, options.log);
+  const lfs = new LfsService(projects, repos.lfs, new LfsObjectStore(options.dataDir), { maxObjectBytes: options.maxLfsObjectBytes ?? 5 * 1024 ** 3 });
+  const onProjectRemoved = async (projectId: number) => {
+    await exports.forget(projectId);
+    await lfs.forgetProject(projectId);
+  };
   const exports = new ProjectExportService(projects, repos.exports, jobs, {
     dataDir: options.dataDir,
     allowPrivate: options.allowPrivate,
@@ -68,20 +84,33 @@ export function setUpHosting(options: {
     dataDir: options.dataDir,
     limits: options.importLimits,
     restoreBundle: (file, dir, signal) => repositories.restoreFromBundle(file, dir, { gitPath, signal }),
-    onProjectRemoved: (projectId) => exports.forget(projectId),
+    onProjectRemoved,
   });
-  for (const [kind, handler] of createProjectJobHandlers(projects)) jobs.register(kind, handler);
+  for (const [kind, handler] of createProjectJobHandlers(projects)) {
+    // A fork references its parent's LFS objects (shared files, no copy) once its repository is there.
+    if (kind !== projectJobTypes.fork) jobs.register(kind, handler);
+    else
+      jobs.register(kind, async (ctx) => {
+        const result = await handler(ctx);
+        const fork = repos.projects.byId((ctx.params as { projectId: number }).projectId);
+        if (fork?.forkedFromId != null) await lfs.linkFork(fork.forkedFromId, fork.id);
+        return result;
+      });
+  }
   jobs.register(exportJobType, (ctx) => exports.run(ctx));
   jobs.register(archiveImportJobType, (ctx) => imports.run(ctx));
   return {
     projects,
-    projectActions: new ProjectActions(projects, jobs),
-    projectQueries: new ProjectQueries(projects, repos.projects, git, paths),
+    projectActions: new ProjectActions(projects, jobs, undefined, () => void lfs.removeUnreferenced()),
+    projectQueries: new ProjectQueries(projects, repos.projects, git, paths, (projectId) => lfs.sizeOf(projectId)),
     exports,
     imports,
     hooks: new HookService(repos.hooks, projects, { ...options.hooks, gitPath, log: options.log }),
     badges: new BadgeService(projects, repos.badges),
     notifications: new NotificationSettingsService(repos.notifications),
+    lfs,
+    lfsLocks: new LfsLockService(projects, repos.lfs),
+    onProjectRemoved,
   };
 }
 

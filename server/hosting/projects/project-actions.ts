@@ -28,6 +28,8 @@ export class ProjectActions {
     private readonly projects: ProjectService,
     private readonly jobs: JobRunner,
     private readonly now: () => Date = () => new Date(),
+    /** Runs after a project's housekeeping (LFS removes the objects no project links). */
+    private readonly afterHousekeeping: () => Promise<void> | void = () => undefined,
   ) {}
 
   /** Star or unstar; false when nothing changed (the route answers 304). */
@@ -152,6 +154,7 @@ export class ProjectActions {
   async housekeeping(viewer: Viewer, project: Readonly<ProjectRecord>): Promise<void> {
     if (!viewer.canAdmin(project)) throw new AppError('forbidden', 'Forbidden');
     await this.projects.git.housekeeping(this.projects.paths.repository(project));
+    await this.afterHousekeeping();
   }
 
   /** Users who are members of the project: the owner of a personal project, its group's members and shared groups' members. */

@@ -19,9 +19,10 @@ export class ProjectQueries {
     private readonly repo: ProjectsRepo,
     git: RepositoryOps,
     paths: ProjectPaths,
+    lfsSize?: (projectId: number) => number,
   ) {
     this.listIndex = new ProjectListIndex(repo);
-    this.storage = { repo, git, paths };
+    this.storage = { repo, git, paths, lfsSize };
   }
 
   /** One page of the projects `viewer` may read that match `filters`, and how many match in all. */
