@@ -54,6 +54,8 @@ export interface ServiceOptions {
   /** May project imports from a URL and exports reach private addresses? */
   readonly projectsAllowPrivate: boolean;
   readonly importLimits?: ArchiveLimits;
+  /** The largest Git LFS object accepted (5 GiB when omitted). */
+  readonly maxLfsObjectBytes?: number;
   readonly hooks: Omit<HookServiceOptions, 'gitPath' | 'log'>;
   readonly analysisPool: { readonly threads?: number; readonly options: PoolOptions };
   readonly failedAuth: FailedAuthLimits;
@@ -102,6 +104,7 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     gitPath: options.gitPath,
     allowPrivate: options.projectsAllowPrivate,
     importLimits: options.importLimits,
+    maxLfsObjectBytes: options.maxLfsObjectBytes,
     hooks: options.hooks,
     log,
   });

@@ -45,7 +45,7 @@ async function download(project: Project, token: string | null, oid: string, siz
 }
 
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ maxLfsObjectBytes: 1_000_000 });
   for (const name of ['maker', 'stranger']) tokens[name] = (await app.addUser(name)).token;
   const maker = app.identity.repo.userByUsername('maker')!;
   tokens.readOnly = (await app.identity.createToken(maker.id, { name: 'ro', scopes: ['read_repository'] })).token;
@@ -105,6 +105,16 @@ describe('Git LFS batch API and basic transfer', () => {
     const put = answer.objects[0]!.actions!.upload!;
     const res = await fetch(put.href, { method: 'PUT', headers: put.header, body: new Uint8Array(real) });
     expect(res.status).toBe(422);
+  });
+
+  it('refuses objects over the configured limit: per object in the batch (422), 413 for a direct upload', async () => {
+    const big = sha256(Buffer.from('big'));
+    const answer = await readJson<BatchAnswer>(batch(owner, tokens.maker!, 'upload', [{ oid: big, size: 1_000_001 }, { oid: sha256(Buffer.from('small')), size: 5 }]));
+    expect(answer.objects[0]!.error).toMatchObject({ code: 422 });
+    expect(answer.objects[0]!.actions).toBeUndefined();
+    expect(answer.objects[1]!.actions!.upload).toBeDefined();
+    const direct = await app.fetch(`/${owner.path_with_namespace}.git/info/lfs/objects/${big}`, { method: 'PUT', headers: { Authorization: basic(tokens.maker!) }, body: new Uint8Array(1_000_001) });
+    expect(direct.status).toBe(413);
   });
 
   it('answers invalid objects per object with 422, unknown downloads with 404', async () => {
