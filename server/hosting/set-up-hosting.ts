@@ -79,11 +79,13 @@ export function setUpHosting(options: {
     dataDir: options.dataDir,
     allowPrivate: options.allowPrivate,
     bundle: (dir, file, signal) => repositories.createBundle(dir, file, { gitPath, signal }),
+    lfsObjects: (projectId) => lfs.filesOf(projectId),
   });
   const imports = new ProjectImportService(projects, repos.exports, jobs, {
     dataDir: options.dataDir,
     limits: options.importLimits,
     restoreBundle: (file, dir, signal) => repositories.restoreFromBundle(file, dir, { gitPath, signal }),
+    storeLfsObject: (projectId, object) => lfs.importObject(projectId, object),
     onProjectRemoved,
   });
   for (const [kind, handler] of createProjectJobHandlers(projects)) {

@@ -1,8 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callHosting, readJson } from '../../test-support/hosting-client.js';
+import { writeTarGz } from '../../shared/tar-archive.js';
 import { adminToken, startTestApp, type TestApp } from '../../test-support/test-app.js';
 import type { Project } from '../api-types.js';
 
@@ -176,6 +178,48 @@ describe('Git LFS batch API and basic transfer', () => {
     expect((await callHosting(app, adminToken, `/projects/${fork.id}/housekeeping`, { method: 'POST' })).status).toBe(201);
     expect(existsSync(file(sha256(lonely)))).toBe(false);
     expect(existsSync(file(oid))).toBe(true);
+  });
+});
+
+describe('Git LFS objects in project export and import', () => {
+  /** POST /projects/import (multipart), then wait for the job; the new project and its import status. */
+  async function importArchive(archive: Buffer, name: string): Promise<{ project: Project; status: { import_status: string; import_error: string | null } }> {
+    const form = new FormData();
+    form.append('path', name);
+    form.append('file', new Blob([new Uint8Array(archive)]), 'file.tar.gz');
+    const res = await app.fetch('/api/v4/projects/import', { method: 'POST', headers: { 'PRIVATE-TOKEN': tokens.maker! }, body: form });
+    expect(res.status).toBe(201);
+    const { id } = (await res.json()) as { id: number };
+    await app.jobs.onIdle();
+    const status = await readJson<{ import_status: string; import_error: string | null }>(callHosting(app, tokens.maker!, `/projects/${id}/import`));
+    return { project: await readJson<Project>(callHosting(app, tokens.maker!, `/projects/${id}`)), status };
+  }
+
+  it('an export carries lfs-objects/<oid>; its import stores and links them, checked against their oid', async () => {
+    const source = await readJson<Project>(callHosting(app, tokens.maker!, '/projects', { method: 'POST', body: { name: 'To export' } }));
+    const stem = randomBytes(70_000);
+    expect((await upload(source, tokens.maker!, stem)).status).toBe(200);
+    expect((await callHosting(app, tokens.maker!, `/projects/${source.id}/export`, { method: 'POST' })).status).toBe(202);
+    await app.jobs.onIdle();
+    const archive = Buffer.from(await (await callHosting(app, tokens.maker!, `/projects/${source.id}/export/download`)).arrayBuffer());
+    const { project, status } = await importArchive(archive, 'imported-stems');
+    expect(status.import_status).toBe('finished');
+    expect(sha256(await download(project, tokens.maker!, sha256(stem), stem.length))).toBe(sha256(stem));
+  });
+
+  it('an archive whose LFS object does not hash to its name fails the import', async () => {
+    const file = path.join(app.dataDir, 'tmp', 'forged.tar.gz');
+    const claimed = sha256(Buffer.from('the real stem'));
+    const mtime = new Date();
+    await writeTarGz(file, [
+      { path: 'tree/project.json', data: '{"description":"forged"}', mtime },
+      { path: `lfs-objects/${claimed}`, data: 'something else', mtime },
+    ]);
+    const { project, status } = await importArchive(await readFile(file), 'forged');
+    expect(status.import_status).toBe('failed');
+    expect(status.import_error).toContain(`lfs-objects/${claimed}`);
+    const answer = await readJson<BatchAnswer>(batch(project, tokens.maker!, 'download', [{ oid: claimed, size: 14 }]));
+    expect(answer.objects[0]!.error!.code).toBe(404);
   });
 });
 

@@ -4,7 +4,7 @@
  * to the shared object files, and housekeeping. The locking API lives in lfs-locks.ts.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { ReadStream } from 'node:fs';
+import { createReadStream, type ReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { AppError } from '../../http/errors.js';
 import type { ProjectRecord, UserRecord } from '../../store/schema.js';
@@ -141,6 +141,20 @@ export class LfsService {
     } finally {
       this.objects.release(oid);
     }
+  }
+
+  /** An object from an imported archive: checked against its oid like an upload, then linked. */
+  async importObject(projectId: number, object: { readonly oid: string; readonly file: string; readonly size: number }): Promise<void> {
+    const project = this.projects.repo.byId(projectId);
+    if (!project) throw new Error('The project was deleted during its import');
+    await this.upload(project, object.oid, object.size, createReadStream(object.file));
+  }
+
+  /** The object files a project links that are on disk (for exports). */
+  async filesOf(projectId: number): Promise<readonly { readonly oid: string; readonly file: string }[]> {
+    const out: { oid: string; file: string }[] = [];
+    for (const l of this.repo.linksOf(projectId)) if ((await this.objects.findSize(l.oid)) === l.size) out.push({ oid: l.oid, file: this.objects.pathOf(l.oid) });
+    return out;
   }
 
   /** A stream of an object the project links, with its size; `not-found` otherwise. */
