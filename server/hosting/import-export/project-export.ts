@@ -1,6 +1,6 @@
 /**
  * Project export: `POST /projects/:id/export` schedules a job that writes GitLab's archive layout
- * (VERSION, GITLAB_VERSION, tree/project.json, tree/project/*.ndjson, uploads/, project.bundle)
+ * (VERSION, GITLAB_VERSION, tree/project.json, tree/project/*.ndjson, uploads/, lfs-objects/, project.bundle)
  * under the data dir's exports/<project id>/, optionally sends it to `upload[url]`, and records
  * the state in the project's export row (none → started → after_export_action → finished, or failed).
  */
