@@ -22,6 +22,7 @@ import { createHooksRepo } from './hosting/hooks/hooks-repo.js';
 import { createExportsRepo } from './hosting/import-export/exports-repo.js';
 import { createNotificationsRepo } from './hosting/notifications/notifications-repo.js';
 import { createProjectsRepo } from './hosting/projects/projects-repo.js';
+import { createLfsRepo } from './hosting/lfs/lfs-repo.js';
 import { setUpHosting, type HostingServices } from './hosting/set-up-hosting.js';
 import type { Logger } from './http/logger.js';
 import type { OutboundPolicy } from './http/outbound.js';
@@ -53,6 +54,8 @@ export interface ServiceOptions {
   /** May project imports from a URL and exports reach private addresses? */
   readonly projectsAllowPrivate: boolean;
   readonly importLimits?: ArchiveLimits;
+  /** The largest Git LFS object accepted (5 GiB when omitted). */
+  readonly maxLfsObjectBytes?: number;
   readonly hooks: Omit<HookServiceOptions, 'gitPath' | 'log'>;
   readonly analysisPool: { readonly threads?: number; readonly options: PoolOptions };
   readonly failedAuth: FailedAuthLimits;
@@ -94,13 +97,14 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
   const jobs = new JobRunner(jobsRepo, new Map([[sourceJobType, sourcesSetup.handler], ...(options.jobHandlers ?? [])]), webhooks, log, options.jobConcurrency);
   const sources = sourcesSetup.connect(jobs);
   const hosting = setUpHosting({
-    repos: { projects: createProjectsRepo(store), exports: createExportsRepo(store), hooks: createHooksRepo(store), badges: createBadgesRepo(store), notifications: createNotificationsRepo(store) },
+    repos: { projects: createProjectsRepo(store), exports: createExportsRepo(store), hooks: createHooksRepo(store), badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), lfs: createLfsRepo(store) },
     identity,
     jobs,
     dataDir,
     gitPath: options.gitPath,
     allowPrivate: options.projectsAllowPrivate,
     importLimits: options.importLimits,
+    maxLfsObjectBytes: options.maxLfsObjectBytes,
     hooks: options.hooks,
     log,
   });
@@ -120,7 +124,14 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     app: {
       audio: { version, identity, auth, meter, jobs, tools: options.tools, maxJsonKb: options.http.maxJsonKb, analysis, uploads, sources, accelRedirect: options.http.accelRedirect, log },
       hosting: { version, identity, auth, meter, publicUrl: options.http.publicUrl, maxJsonKb: options.http.maxJsonKb, ...hosting, uploads, log },
-      repositories: { projects, auth, gitPath: options.gitPath, log, onPush: (push) => hooks.firePush(push.project, push.identity.user, push.refUpdates) },
+      repositories: {
+        projects,
+        auth,
+        gitPath: options.gitPath,
+        log,
+        onPush: (push) => hooks.firePush(push.project, push.identity.user, push.refUpdates),
+        lfs: { lfs: hosting.lfs, locks: hosting.lfsLocks, publicUrl: options.http.publicUrl },
+      },
     },
     async stop() {
       await jobs.stop();

@@ -13,6 +13,8 @@ export interface Config {
   readonly maxJsonKb: number;
   /** Largest project import (`POST /projects/import`): the archive, and everything it expands to, in MiB. */
   readonly maxImportMb: number;
+  /** Largest Git LFS object a push may upload, in MiB. */
+  readonly maxLfsObjectMb: number;
   /** Concurrent jobs in the p-queue runner. */
   readonly jobConcurrency: number;
   /** Explicit ffmpeg path; otherwise ffmpeg-static, then `ffmpeg` on PATH. */
@@ -68,6 +70,7 @@ export const defaultConfig: Config = {
   maxUploadMb: 1024,
   maxJsonKb: 1024,
   maxImportMb: 1024,
+  maxLfsObjectMb: 5120,
   jobConcurrency: 2,
   ffmpegPath: null,
   gitPath: 'git',
@@ -102,6 +105,7 @@ const envKeys: Readonly<Record<keyof Config, string>> = {
   maxUploadMb: 'CRATEHOUSE_MAX_UPLOAD_MB',
   maxJsonKb: 'CRATEHOUSE_MAX_JSON_KB',
   maxImportMb: 'CRATEHOUSE_MAX_IMPORT_MB',
+  maxLfsObjectMb: 'CRATEHOUSE_MAX_LFS_OBJECT_MB',
   jobConcurrency: 'CRATEHOUSE_JOB_CONCURRENCY',
   ffmpegPath: 'CRATEHOUSE_FFMPEG',
   gitPath: 'CRATEHOUSE_GIT',
@@ -161,7 +165,7 @@ function readConfigFile(dataDir: string): Record<string, unknown> {
   throw new ConfigError(`${path.join(dataDir, configFileName)} is not a JSON object`);
 }
 
-const numberKeys = new Set<keyof Config>(['port', 'maxUploadMb', 'maxJsonKb', 'maxImportMb', 'jobConcurrency', 'maxSourceMb', 'sourceTimeoutS', 'analysisBudgetS', 'analysisBudgetPerAudioS', 'authFailLimit', 'authFailWindowS', 'authFailBlockS']);
+const numberKeys = new Set<keyof Config>(['port', 'maxUploadMb', 'maxJsonKb', 'maxImportMb', 'maxLfsObjectMb', 'jobConcurrency', 'maxSourceMb', 'sourceTimeoutS', 'analysisBudgetS', 'analysisBudgetPerAudioS', 'authFailLimit', 'authFailWindowS', 'authFailBlockS']);
 const booleanKeys = new Set<keyof Config>(['fetchAllowPrivate', 'hooksAllowPrivate', 'authFailExemptLoopback']);
 
 function parseSource(raw: Record<string, unknown>, source: string): Overrides {
@@ -208,6 +212,7 @@ function validate(c: Config): Config {
   if (!(c.maxUploadMb > 0)) throw new ConfigError(`max upload must be positive, got ${c.maxUploadMb}`);
   if (!(c.maxJsonKb > 0)) throw new ConfigError(`max JSON body must be positive, got ${c.maxJsonKb}`);
   if (!(c.maxImportMb > 0)) throw new ConfigError(`max import size must be positive, got ${c.maxImportMb}`);
+  if (!(c.maxLfsObjectMb > 0)) throw new ConfigError(`max LFS object size must be positive, got ${c.maxLfsObjectMb}`);
   if (!Number.isInteger(c.jobConcurrency) || c.jobConcurrency < 1) throw new ConfigError(`job concurrency must be a positive integer, got ${c.jobConcurrency}`);
   if (!['silent', 'error', 'info', 'debug'].includes(c.logLevel)) throw new ConfigError(`log level must be silent, error, info or debug, got ${c.logLevel}`);
   if (c.publicUrl !== null && !/^https?:\/\/[^/]+/.test(c.publicUrl)) throw new ConfigError(`public URL must be an http(s) URL, got ${c.publicUrl}`);

@@ -10,6 +10,10 @@ import { findReadme } from './git/repository-read.js';
 import { HookService, type HookServiceOptions } from './hooks/hooks.js';
 import type { HooksRepo } from './hooks/hooks-repo.js';
 import type { ExportsRepo } from './import-export/exports-repo.js';
+import { LfsLockService } from './lfs/lfs-locks.js';
+import { LfsObjectStore } from './lfs/lfs-objects.js';
+import type { LfsRepo } from './lfs/lfs-repo.js';
+import { LfsService } from './lfs/lfs.js';
 import { exportJobType, ProjectExportService } from './import-export/project-export.js';
 import { archiveImportJobType, ProjectImportService } from './import-export/project-import.js';
 import { NotificationSettingsService } from './notifications/notification-settings.js';
@@ -17,7 +21,7 @@ import type { NotificationsRepo } from './notifications/notifications-repo.js';
 import { ProjectActions } from './projects/project-actions.js';
 import { createProjectJobHandlers } from './projects/project-jobs.js';
 import { ProjectQueries } from './projects/project-queries.js';
-import { projectPaths, ProjectService, type ProjectStores, type RepositoryOps } from './projects/projects.js';
+import { projectJobTypes, projectPaths, ProjectService, type ProjectStores, type RepositoryOps } from './projects/projects.js';
 import { reconcileRepositories, type ReconcileReport } from './projects/reconcile-repositories.js';
 import type { ProjectsRepo } from './projects/projects-repo.js';
 import { RepositoryReader } from './repository/repository-reader.js';
@@ -31,6 +35,7 @@ export interface HostingRepos {
   readonly hooks: HooksRepo;
   readonly badges: BadgesRepo;
   readonly notifications: NotificationsRepo;
+  readonly lfs: LfsRepo;
 }
 
 /** The hosting services the routes use. */
@@ -51,6 +56,10 @@ export interface HostingServices {
   readonly repositoryWriter: RepositoryWriter;
   /** Make repositories on disk and project records agree: at boot, before any request or job. */
   readonly reconcileRepositories: (log: Logger) => Promise<ReconcileReport>;
+  readonly lfs: LfsService;
+  readonly lfsLocks: LfsLockService;
+  /** What else goes when a project is deleted (its export, its LFS links and locks). */
+  readonly onProjectRemoved: (projectId: number) => Promise<void>;
 }
 
 /** Wire project hosting over system git for one data dir and register its jobs on `jobs`. */
@@ -68,6 +77,8 @@ export function setUpHosting(options: {
   readonly hooks: Omit<HookServiceOptions, 'gitPath' | 'log'>;
   /** Where repositories moved to lost+found are reported. */
   readonly log: Logger;
+  /** The largest Git LFS object accepted (default 5 GiB). */
+  readonly maxLfsObjectBytes?: number;
 }): HostingServices {
   const { jobs, gitPath, repos } = options;
   const git = gitOps(gitPath, options.allowPrivate);
@@ -75,16 +86,23 @@ export function setUpHosting(options: {
   // The project records, repositories and folders: handed to each service that needs them, exposed by none.
   const stores: ProjectStores = { repo: repos.projects, git, paths: projectPaths(options.dataDir, identity) };
   const projects = new ProjectService(identity, stores, jobs, undefined, options.log);
+  const lfs = new LfsService(projects, identity, repos.lfs, new LfsObjectStore(options.dataDir), { maxObjectBytes: options.maxLfsObjectBytes ?? 5 * 1024 ** 3 });
+  const onProjectRemoved = async (projectId: number) => {
+    await exports.forget(projectId);
+    await lfs.forgetProject(projectId);
+  };
   const exports = new ProjectExportService(projects, stores, repos.exports, jobs, {
     dataDir: options.dataDir,
     allowPrivate: options.allowPrivate,
     bundle: (dir, file, signal) => repositories.createBundle(dir, file, { gitPath, signal }),
+    lfsObjects: (projectId) => lfs.filesOf(projectId),
   });
   const imports = new ProjectImportService(projects, identity, stores, repos.exports, jobs, {
     dataDir: options.dataDir,
     limits: options.importLimits,
     restoreBundle: (file, dir, signal) => repositories.restoreFromBundle(file, dir, { gitPath, signal }),
-    onProjectRemoved: (projectId) => exports.forget(projectId),
+    storeLfsObject: (projectId, object) => lfs.importObject(projectId, object),
+    onProjectRemoved,
   });
   const hooks = new HookService(repos.hooks, projects, identity, { ...options.hooks, gitPath, log: options.log });
   // An API write triggers what a git push does (repository-routes.ts afterPush): the push recorded, then the hooks.
@@ -92,13 +110,23 @@ export function setUpHosting(options: {
     const updated = await projects.recordPush(project);
     hooks.firePush(updated, user, changes);
   });
-  for (const [kind, handler] of createProjectJobHandlers(stores)) jobs.register(kind, handler);
+  for (const [kind, handler] of createProjectJobHandlers(stores)) {
+    // A fork references its parent's LFS objects (shared files, no copy) once its repository is there.
+    if (kind !== projectJobTypes.fork) jobs.register(kind, handler);
+    else
+      jobs.register(kind, async (ctx) => {
+        const result = await handler(ctx);
+        const fork = repos.projects.byId((ctx.params as { projectId: number }).projectId);
+        if (fork?.forkedFromId != null) await lfs.linkFork(fork.forkedFromId, fork.id);
+        return result;
+      });
+  }
   jobs.register(exportJobType, (ctx) => exports.run(ctx));
   jobs.register(archiveImportJobType, (ctx) => imports.run(ctx));
   return {
     projects,
-    projectActions: new ProjectActions(projects, identity, stores, jobs),
-    projectQueries: new ProjectQueries(projects, identity, stores),
+    projectActions: new ProjectActions(projects, identity, stores, jobs, undefined, () => void lfs.removeUnreferenced()),
+    projectQueries: new ProjectQueries(projects, identity, stores, (projectId) => lfs.sizeOf(projectId)),
     exports,
     imports,
     hooks,
@@ -108,6 +136,9 @@ export function setUpHosting(options: {
     repositoryHistory: new RepositoryHistory(projects, gitPath),
     repositoryWriter: writer,
     reconcileRepositories: (log) => reconcileRepositories(projects, stores, log),
+    lfs,
+    lfsLocks: new LfsLockService(projects, identity, repos.lfs),
+    onProjectRemoved,
   };
 }
 

@@ -41,6 +41,13 @@ const migrations: readonly Migration[] = [
       for (const table of ['hooks', 'groupBadges', 'notificationSettings', 'projectExports']) if (!Array.isArray(doc[table])) doc[table] = [];
     },
   },
+  {
+    from: 4,
+    describe: 'add the Git LFS tables (object links per project, file locks)',
+    up: (doc) => {
+      for (const table of ['lfsLinks', 'lfsLocks']) if (!Array.isArray(doc[table])) doc[table] = [];
+    },
+  },
 ];
 
 /** Thrown when db.json was written by a newer Cratehouse than this one. */

@@ -20,6 +20,9 @@ export interface DbSchema {
   groupBadges: GroupBadgeRecord[];
   notificationSettings: NotificationSettingRecord[];
   projectExports: ProjectExportRecord[];
+  /** Which LFS objects each project references (the objects are shared files, content-addressed). */
+  lfsLinks: LfsLinkRecord[];
+  lfsLocks: LfsLockRecord[];
   usage: Record<string, TenantUsage>;
 }
 
@@ -214,6 +217,27 @@ export interface NotificationSettingRecord {
   events: Record<string, boolean>;
 }
 
+/** A project references an LFS object: it may download it, and its size counts in the project's statistics. */
+export interface LfsLinkRecord {
+  projectId: number;
+  /** sha256 of the content, 64 lowercase hex characters. */
+  oid: string;
+  size: number;
+  createdAt: string;
+}
+
+/** A Git LFS file lock (the locking API). */
+export interface LfsLockRecord {
+  id: number;
+  projectId: number;
+  /** The locked path, as the client sent it. */
+  path: string;
+  ownerId: number;
+  /** The ref the lock was taken on, when the client named one. */
+  refName: string | null;
+  lockedAt: string;
+}
+
 export type ExportStatus = 'none' | 'started' | 'after_export_action' | 'finished' | 'failed';
 
 /** The latest export of a project (one per project). */
@@ -280,7 +304,7 @@ export interface TenantUsage {
 }
 
 /** The schema version this code reads and writes. */
-export const currentSchemaVersion = 4;
+export const currentSchemaVersion = 5;
 
 /** A brand-new, empty document. */
 export function emptyDb(): DbSchema {
@@ -303,6 +327,8 @@ export function emptyDb(): DbSchema {
     groupBadges: [],
     notificationSettings: [],
     projectExports: [],
+    lfsLinks: [],
+    lfsLocks: [],
     usage: {},
   };
 }

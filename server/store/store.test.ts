@@ -158,10 +158,13 @@ describe('store', () => {
       '1→2: add the sources table (fetched source URLs)',
       '2→3: add the project tables (projects, stars, shares, uploads)',
       '3→4: add hooks, group badges, notification settings and project exports',
+      '4→5: add the Git LFS tables (object links per project, file locks)',
     ]);
     const onDisk = JSON.parse(await readFile(file, 'utf8')) as DbSchema;
-    expect(onDisk.schemaVersion).toBe(4);
+    expect(onDisk.schemaVersion).toBe(5);
     expect(onDisk.hooks).toEqual([]);
+    expect(onDisk.lfsLinks).toEqual([]);
+    expect(onDisk.lfsLocks).toEqual([]);
     expect(onDisk.projects).toEqual([]);
     expect(onDisk.jobs).toEqual([]);
     expect(onDisk.sources).toEqual([]);
@@ -171,7 +174,7 @@ describe('store', () => {
   it('adds the sources table to a version-1 document and keeps its jobs', () => {
     const job = { jobId: 'j1' };
     const { db, applied } = migrate({ schemaVersion: 1, jobs: [job] });
-    expect(applied).toEqual(['1→2: add the sources table (fetched source URLs)', '2→3: add the project tables (projects, stars, shares, uploads)', '3→4: add hooks, group badges, notification settings and project exports']);
+    expect(applied).toEqual(['1→2: add the sources table (fetched source URLs)', '2→3: add the project tables (projects, stars, shares, uploads)', '3→4: add hooks, group badges, notification settings and project exports', '4→5: add the Git LFS tables (object links per project, file locks)']);
     expect(db.sources).toEqual([]);
     expect(db.jobs).toEqual([job]);
   });

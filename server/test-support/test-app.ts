@@ -75,6 +75,8 @@ export async function startTestApp(options: {
   readonly accelRedirect?: string | null;
   /** Limits of imported project archives (the server's defaults otherwise). */
   readonly importLimits?: ArchiveLimits;
+  /** The largest Git LFS object accepted (the server's default otherwise). */
+  readonly maxLfsObjectBytes?: number;
   readonly hookDelivery?: Partial<HookDeliveryOptions>;
   /** A built renderer bundle to serve at `/` (none by default). */
   readonly rendererDir?: string | null;
@@ -115,6 +117,7 @@ export async function startTestApp(options: {
     },
     projectsAllowPrivate: options.sources?.allowPrivate ?? true,
     importLimits: options.importLimits,
+    maxLfsObjectBytes: options.maxLfsObjectBytes,
     hooks: { allowPrivate: options.hooks?.allowPrivate ?? options.sources?.allowPrivate ?? true, resolve: options.hooks?.resolve, version: '0.0.0-test', baseUrl: () => appUrl, delivery: { backoffMs: 20, timeoutMs: 2000, ...options.hookDelivery } },
     analysisPool: { threads: 2, options: options.analysisBudget ? { budget: options.analysisBudget } : {} },
     failedAuth: options.failedAuth ?? { ...defaultFailedAuthLimits, failures: 0 },

@@ -6,6 +6,9 @@ import { AppError } from '../../http/errors.js';
 import type { Logger } from '../../http/logger.js';
 import { sendUserContent } from '../../http/serve-user-content.js';
 import type { ProjectRecord } from '../../store/schema.js';
+import { createLfsRouter } from '../lfs/lfs-routes.js';
+import type { LfsLockService } from '../lfs/lfs-locks.js';
+import type { LfsService } from '../lfs/lfs.js';
 import { parseGitPath, serveGitHttp, type GitHttpService } from './smart-http.js';
 import { presentHostingError } from '../present.js';
 import type { ProjectService } from '../projects/projects.js';
@@ -26,6 +29,8 @@ export interface RepositoryRouteDeps {
   readonly log: Logger;
   /** Told after every successful push (hooks fire from here); never awaited by the push. */
   readonly onPush?: (event: PushEvent) => void;
+  /** Git LFS beside git (`<project>.git/info/lfs/…`); not served when absent. */
+  readonly lfs?: { readonly lfs: LfsService; readonly locks: LfsLockService; readonly publicUrl: string | null };
 }
 
 const tokenSources = ['basic', 'bearer', 'private-token-header'] as const;
@@ -38,6 +43,7 @@ const tokenSources = ['basic', 'bearer', 'private-token-header'] as const;
 export function createRepositoryRouter(deps: RepositoryRouteDeps): Router {
   const router = express.Router();
   const { projects } = deps;
+  if (deps.lfs) router.use(createLfsRouter({ ...deps.lfs, auth: deps.auth, log: deps.log }));
 
   router.use(async (req, res, next) => {
     const git = parseGitPath(req.url);

@@ -31,6 +31,8 @@ export interface ArchiveContents {
   readonly settings: ArchiveSettings | null;
   readonly hooks: ImportedContent['hooks'];
   readonly uploads: readonly { readonly secret: string; readonly filename: string; readonly file: string; readonly size: number }[];
+  /** Git LFS objects as extracted (not yet checked against their oid). */
+  readonly lfsObjects: readonly { readonly oid: string; readonly file: string; readonly size: number }[];
   readonly bundle: string | null;
 }
 
@@ -40,11 +42,13 @@ const MAX_LEGACY_TREE_BYTES = 128 * 1024 ** 2;
 /** GitLab's limit of hooks per project. */
 const MAX_HOOKS = 100;
 const uploadPattern = /^uploads\/([0-9a-f]{32})\/([^/]+)$/;
+/** Git LFS objects, named by their sha256 (GitLab's `lfs-objects/<oid>`); checked against it on import. */
+const lfsPattern = /^lfs-objects\/([0-9a-f]{64})$/;
 const wanted = new Set(['tree/project.json', 'project.json', 'tree/project/project_feature.ndjson', 'tree/project/project_hooks.ndjson', 'project.bundle']);
 
 /** Extract the files of the format from `archive` into `root` (within `limits`) and read them. */
 export async function readArchive(archive: string, root: string, limits: ArchiveLimits, now: Date): Promise<ArchiveContents> {
-  const entries = await extractTarGz(archive, root, { limits, select: (p) => wanted.has(p) || uploadPattern.test(p) });
+  const entries = await extractTarGz(archive, root, { limits, select: (p) => wanted.has(p) || uploadPattern.test(p) || lfsPattern.test(p) });
   return readContents(root, entries, now);
 }
 
@@ -78,7 +82,11 @@ async function readContents(root: string, entries: readonly ExtractedEntry[], no
     taken.add(`${secret}/${filename}`);
     uploads.push({ secret, filename, file: file(e.path), size: e.size });
   }
-  return { settings: tree ? settingsFrom(tree, feature) : null, hooks, uploads, bundle: files.has('project.bundle') ? file('project.bundle') : null };
+  const lfsObjects = [...files.values()].flatMap((e) => {
+    const m = lfsPattern.exec(e.path);
+    return m ? [{ oid: m[1]!, file: file(e.path), size: e.size }] : [];
+  });
+  return { settings: tree ? settingsFrom(tree, feature) : null, hooks, uploads, lfsObjects, bundle: files.has('project.bundle') ? file('project.bundle') : null };
 }
 
 async function readJsonObject(file: string, name: string, size: number, max: number): Promise<Record<string, unknown>> {

@@ -1,6 +1,6 @@
 /**
  * Project export: `POST /projects/:id/export` schedules a job that writes GitLab's archive layout
- * (VERSION, GITLAB_VERSION, tree/project.json, tree/project/*.ndjson, uploads/, project.bundle)
+ * (VERSION, GITLAB_VERSION, tree/project.json, tree/project/*.ndjson, uploads/, lfs-objects/, project.bundle)
  * under the data dir's exports/<project id>/, optionally sends it to `upload[url]`, and records
  * the state in the project's export row (none → started → after_export_action → finished, or failed).
  */
@@ -49,7 +49,12 @@ export interface ExportOptions {
   readonly bundle: (repositoryDir: string, file: string, signal: AbortSignal) => Promise<boolean>;
   readonly uploadTimeoutMs?: number;
   readonly now?: () => Date;
+  /** The Git LFS object files a project links (written as `lfs-objects/<oid>`). */
+  readonly lfsObjects?: (projectId: number) => Promise<readonly LfsFile[]>;
 }
+
+/** A Git LFS object file to export. */
+type LfsFile = { readonly oid: string; readonly file: string };
 
 interface ExportJobParams {
   readonly projectId: number;
@@ -149,7 +154,7 @@ export class ProjectExportService {
       ctx.checkpoint(0.4);
       const fileName = exportFileName(this.projects.fullPath(project), this.now());
       await mkdir(dir, { recursive: true, mode: 0o700 });
-      await writeTarGz(partial, this.entries(project, record, hasBundle ? bundle : null));
+      await writeTarGz(partial, this.entries(project, record, hasBundle ? bundle : null, (await this.options.lfsObjects?.(project.id)) ?? []));
       await rename(partial, path.join(dir, fileName));
       const file = `${projectId}/${fileName}`;
       ctx.checkpoint(0.7);
@@ -178,7 +183,7 @@ export class ProjectExportService {
     return (await this.repo.update(projectId, patch)) !== undefined;
   }
 
-  private entries(project: Readonly<ProjectRecord>, record: Readonly<ProjectExportRecord>, bundle: string | null): TarInput[] {
+  private entries(project: Readonly<ProjectRecord>, record: Readonly<ProjectExportRecord>, bundle: string | null, lfs: readonly LfsFile[]): TarInput[] {
     const mtime = this.now();
     const json = (value: unknown) => JSON.stringify(value);
     const hooks = this.repo.hooksOf(project.id).map((h) => json(exportedHook(h)));
@@ -193,6 +198,9 @@ export class ProjectExportService {
     for (const u of this.stores.repo.uploadsOf(project.id)) {
       entries.push({ path: `uploads/${u.secret}/${u.filename}`, source: path.join(uploadsDir, u.secret, u.filename), mtime: new Date(u.createdAt) });
     }
+    for (const o of lfs) entries.push({ path: `lfs-objects/${o.oid}`, source: o.file, mtime });
+    // GitLab's map of oid → repository types.
+    if (lfs.length > 0) entries.push({ path: 'lfs-objects.json', data: json(Object.fromEntries(lfs.map((o) => [o.oid, ['project']]))), mtime });
     if (bundle) entries.push({ path: 'project.bundle', source: bundle, mtime });
     return entries;
   }

@@ -47,6 +47,8 @@ export interface ImportOptions {
   readonly limits?: ArchiveLimits;
   /** Create a repository from a bundle (git clone, which checks every object). */
   readonly restoreBundle: (file: string, targetDir: string, signal: AbortSignal) => Promise<void>;
+  /** Store an archive's Git LFS object for a project, checking it against its oid (throws when it does not match). */
+  readonly storeLfsObject?: (projectId: number, object: { readonly oid: string; readonly file: string; readonly size: number }) => Promise<void>;
   /** What else must go when a project replaced by `overwrite` is deleted (its exports). */
   readonly onProjectRemoved?: (projectId: number) => Promise<void>;
   readonly now?: () => Date;
@@ -173,6 +175,13 @@ export class ProjectImportService {
       for (const u of contents.uploads) {
         await mkdir(path.join(uploadsDir, u.secret), { recursive: true });
         await moveFile(u.file, path.join(uploadsDir, u.secret, u.filename));
+      }
+      for (const o of contents.lfsObjects) {
+        try {
+          await this.options.storeLfsObject?.(projectId, o);
+        } catch (error) {
+          throw new ArchiveError(`lfs-objects/${o.oid}: ${error instanceof Error ? error.message : String(error)}`);
+        }
       }
 
       const ns = this.projects.namespaceOf(project);

@@ -35,6 +35,8 @@ export class ProjectActions {
     stores: ProjectStores,
     private readonly jobs: JobRunner,
     private readonly now: () => Date = () => new Date(),
+    /** Runs after a project's housekeeping (LFS removes the objects no project links). */
+    private readonly afterHousekeeping: () => Promise<void> | void = () => undefined,
   ) {
     this.repo = stores.repo;
     this.git = stores.git;
@@ -163,6 +165,7 @@ export class ProjectActions {
   async housekeeping(viewer: Viewer, project: Readonly<ProjectRecord>): Promise<void> {
     if (!viewer.canAdmin(project)) throw new AppError('forbidden', 'Forbidden');
     await this.git.housekeeping(this.paths.repository(project));
+    await this.afterHousekeeping();
   }
 
   /** Users who are members of the project: the owner of a personal project, its group's members and shared groups' members. */

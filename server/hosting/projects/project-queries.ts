@@ -5,7 +5,7 @@ import type { ProjectStatistics, RootStorageStatistics } from '../api-types.js';
 import type { Viewer } from './project-access.js';
 import { listProjectPage, ProjectListIndex, type GroupScope, type ProjectFilters, type ProjectPage } from './project-list.js';
 import { ProjectPresenter, type NotificationLevels } from './project-presenter.js';
-import { namespaceStorage, projectStatistics } from './project-storage.js';
+import { namespaceStorage, projectStatistics, type StorageSources } from './project-storage.js';
 import type { ProjectsRepo } from './projects-repo.js';
 import type { ProjectService, ProjectStores } from './projects.js';
 
@@ -13,7 +13,7 @@ import type { ProjectService, ProjectStores } from './projects.js';
 export class ProjectQueries {
   /** The list's search index, kept across requests until the records change. */
   private readonly listIndex: ProjectListIndex;
-  private readonly storage: ProjectStores;
+  private readonly storage: StorageSources;
 
   private readonly repo: ProjectsRepo;
 
@@ -21,10 +21,11 @@ export class ProjectQueries {
     private readonly projects: ProjectService,
     private readonly identity: IdentityService,
     stores: ProjectStores,
+    lfsSize?: (projectId: number) => number,
   ) {
     this.repo = stores.repo;
     this.listIndex = new ProjectListIndex(stores.repo);
-    this.storage = stores;
+    this.storage = { ...stores, lfsSize };
   }
 
   /** One page of the projects `viewer` may read that match `filters`, and how many match in all. */

@@ -26,16 +26,23 @@ async function repositoryFigures(from: ProjectStores, p: Readonly<ProjectRecord>
   }
 }
 
+/** How storage figures reach the records, the repositories and their folders, and LFS's sizes. */
+export type StorageSources = ProjectStores & {
+  /** The bytes of the LFS objects a project links (none when LFS is not wired). */
+  readonly lfsSize?: (projectId: number) => number;
+};
+
 /** A project's `statistics` (GitLab's ProjectStatistics): its repository (a walk by git) and stored uploads. */
-export async function projectStatistics(from: ProjectStores, p: Readonly<ProjectRecord>): Promise<ProjectStatistics> {
+export async function projectStatistics(from: StorageSources, p: Readonly<ProjectRecord>): Promise<ProjectStatistics> {
   const stats = await repositoryFigures(from, p);
   const uploadsSize = from.repo.uploadsOf(p.id).reduce((sum, u) => sum + u.size, 0);
+  const lfsSize = from.lfsSize?.(p.id) ?? 0;
   return {
     commit_count: stats.commitCount,
-    storage_size: stats.repositorySize + uploadsSize,
+    storage_size: stats.repositorySize + uploadsSize + lfsSize,
     repository_size: stats.repositorySize,
     wiki_size: 0,
-    lfs_objects_size: 0,
+    lfs_objects_size: lfsSize,
     job_artifacts_size: 0,
     packages_size: 0,
     snippets_size: 0,
@@ -47,20 +54,22 @@ export async function projectStatistics(from: ProjectStores, p: Readonly<Project
  * What a namespace's projects hold on disk, in GitLab's RootStorageStatistics fields: repository
  * bytes (the same walk as a project's `statistics`) and stored uploads (imported ones included).
  */
-export async function namespaceStorage(from: ProjectStores, namespaceId: number): Promise<RootStorageStatistics> {
+export async function namespaceStorage(from: StorageSources, namespaceId: number): Promise<RootStorageStatistics> {
   let repositorySize = 0;
   let uploadsSize = 0;
+  let lfsSize = 0;
   for (const project of from.repo.projects) {
     if (project.namespaceId !== namespaceId) continue;
     repositorySize += (await repositoryFigures(from, project)).repositorySize;
     for (const upload of from.repo.uploadsOf(project.id)) uploadsSize += upload.size;
+    lfsSize += from.lfsSize?.(project.id) ?? 0;
   }
   return {
-    storage_size: repositorySize + uploadsSize,
+    storage_size: repositorySize + uploadsSize + lfsSize,
     repository_size: repositorySize,
     uploads_size: uploadsSize,
     wiki_size: 0,
-    lfs_objects_size: 0,
+    lfs_objects_size: lfsSize,
     build_artifacts_size: 0,
     pipeline_artifacts_size: 0,
     packages_size: 0,
