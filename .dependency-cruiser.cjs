@@ -44,14 +44,16 @@ module.exports = {
     },
     {
       name: 'dsp-reference-is-for-tests',
-      comment: 'server/audio/dsp/reference holds the JavaScript twins of the WebAssembly kernels, which the tests compare them with: only tests (and the references themselves) import it, so nothing that answers a request runs them.',
+      comment:
+        'server/audio/dsp/reference holds the JavaScript twins of the WebAssembly kernels, which the tests compare them with: only tests (and the references themselves) import it, so nothing that answers a request runs them.',
       severity: 'error',
       from: { pathNot: ['\\.test\\.ts$', '^server/audio/dsp/reference/'] },
       to: { path: '^server/audio/dsp/reference/' },
     },
     {
       name: 'audio-engines-are-pure-analysis',
-      comment: 'server/audio/engines (one file per engine, its schema, the engine contract) imports only itself, dsp/ and packages: no HTTP, service, decode or store.',
+      comment:
+        'server/audio/engines (one file per engine, its schema, the engine contract) imports only itself, dsp/ and packages: no HTTP, service, decode or store.',
       severity: 'error',
       from: { path: '^server/audio/engines/', pathNot: '\\.test\\.ts$' },
       to: { path: '^server/', pathNot: '^server/audio/(engines|dsp)/' },
@@ -98,7 +100,10 @@ module.exports = {
       comment:
         "A *-repo.ts is imported only from its own folder and by the composition (build-services, cli, set-up-hosting). Other folders reach those records through that folder's services, or through the stores set-up-hosting hands them (ProjectStores); services keep their repos private, so no field is a side door.",
       severity: 'error',
-      from: { path: '^(server/.+)/[^/]+$', pathNot: '\\.test\\.ts$|/test-support/|^server/(build-services|cli)\\.ts$|^server/hosting/set-up-hosting\\.ts$' },
+      from: {
+        path: '^(server/.+)/[^/]+$',
+        pathNot: '\\.test\\.ts$|/test-support/|^server/(build-services|cli)\\.ts$|^server/hosting/set-up-hosting\\.ts$',
+      },
       to: { path: '-repo\\.ts$', pathNot: '^$1/[^/]+$' },
     },
     {

@@ -23,7 +23,10 @@ export default tseslint.config(
     files: ['server/**/*.ts'],
     ignores: ['server/config/**', 'server/main.ts', 'server/cli.ts', '**/*.test.ts', '**/test-support/**'],
     rules: {
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through loadConfig (server/config).' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration through loadConfig (server/config).' },
+      ],
     },
   },
   {

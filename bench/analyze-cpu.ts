@@ -68,7 +68,9 @@ function time(name: string, create: () => StreamEngine<unknown>): unknown {
     cpu.push((c.user + c.system) / 1000);
   }
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-  console.log(`${name.padEnd(28)} cpu ${med(cpu).toFixed(1).padStart(6)} ms   wall ${med(wall).toFixed(1).padStart(6)} ms   (min cpu ${Math.min(...cpu).toFixed(1)})`);
+  console.log(
+    `${name.padEnd(28)} cpu ${med(cpu).toFixed(1).padStart(6)} ms   wall ${med(wall).toFixed(1).padStart(6)} ms   (min cpu ${Math.min(...cpu).toFixed(1)})`,
+  );
   return result;
 }
 

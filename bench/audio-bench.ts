@@ -69,7 +69,12 @@ async function rssMb(pid: number): Promise<number> {
  * process start, ~5 ms here, and for hash-first the client hashing the file); `http` is curl's own
  * time_total, the HTTP exchange alone.
  */
-async function post(url: string, route: string, file: string, options: { readonly hashFirst?: boolean; readonly knownHash?: string } = {}): Promise<{ seconds: number; http: number; body: Record<string, unknown>; cache: string | null }> {
+async function post(
+  url: string,
+  route: string,
+  file: string,
+  options: { readonly hashFirst?: boolean; readonly knownHash?: string } = {},
+): Promise<{ seconds: number; http: number; body: Record<string, unknown>; cache: string | null }> {
   const t = performance.now();
   const extra: string[] = [];
   if (options.knownHash) extra.push('-H', `X-Content-SHA256: ${options.knownHash}`, '-H', 'Expect: 100-continue');
@@ -79,7 +84,23 @@ async function post(url: string, route: string, file: string, options: { readonl
     extra.push('-H', `X-Content-SHA256: ${hash.digest('hex')}`, '-H', 'Expect: 100-continue');
   }
   const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn('curl', ['-s', '-D', '-', '-w', '\n%{time_total}', '-H', `Authorization: Bearer ${token}`, ...extra, '-F', `file=@${file}`, url + '/audio/v1' + route], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      'curl',
+      [
+        '-s',
+        '-D',
+        '-',
+        '-w',
+        '\n%{time_total}',
+        '-H',
+        `Authorization: Bearer ${token}`,
+        ...extra,
+        '-F',
+        `file=@${file}`,
+        url + '/audio/v1' + route,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     const chunks: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
     child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(chunks).toString()) : reject(new Error(`curl exited ${code}`))));
@@ -96,14 +117,21 @@ async function post(url: string, route: string, file: string, options: { readonl
 }
 
 async function main(): Promise<void> {
-  for (const tool of ['ffmpeg', 'aubioonset', 'curl']) if (!have(tool)) throw new Error(`${tool} not found: apt-get install ffmpeg aubio-tools`);
+  for (const tool of ['ffmpeg', 'aubioonset', 'curl'])
+    if (!have(tool)) throw new Error(`${tool} not found: apt-get install ffmpeg aubio-tools`);
   execFileSync('npm', ['run', 'build:server'], { cwd: root, stdio: 'inherit' });
   const work = await mkdtemp(path.join(tmpdir(), 'cratehouse-bench-'));
   // --only-analyze: the 5-minute WAV's /analyze rows alone (a quick check of that target).
   const onlyAnalyze = process.argv.includes('--only-analyze');
   const only60 = process.argv.includes('--skip-60') || onlyAnalyze ? [] : [60];
   say(machineHeader('Audio benchmark'));
-  say(`ffmpeg: ${execFileSync('ffmpeg', ['-version']).toString().split('\n')[0]}; aubio: ${spawnSync('aubioonset', ['--help']).stderr?.toString().match(/aubio[^\n]*\d\.\d[^\n]*/)?.[0] ?? 'aubioonset'}`);
+  say(
+    `ffmpeg: ${execFileSync('ffmpeg', ['-version']).toString().split('\n')[0]}; aubio: ${
+      spawnSync('aubioonset', ['--help'])
+        .stderr?.toString()
+        .match(/aubio[^\n]*\d\.\d[^\n]*/)?.[0] ?? 'aubioonset'
+    }`,
+  );
   say('');
 
   const tracks: { label: string; track: SynthTrack; file: string; name: string }[] = [];
@@ -128,7 +156,19 @@ async function main(): Promise<void> {
     const is60 = t.label.startsWith('60');
     // Five fresh servers for the 5-minute files (the machine's noise is ±10 % per request), one for 60 minutes.
     const runs = is60 ? 1 : 5;
-    const ours: Record<string, number[]> = { loudness: [], waveform: [], onsets: [], first: [], hit: [], known: [], analyze: [], analyzeHit: [], analyzeKnown: [], loudnessHttp: [], analyzeHttp: [] };
+    const ours: Record<string, number[]> = {
+      loudness: [],
+      waveform: [],
+      onsets: [],
+      first: [],
+      hit: [],
+      known: [],
+      analyze: [],
+      analyzeHit: [],
+      analyzeKnown: [],
+      loudnessHttp: [],
+      analyzeHttp: [],
+    };
     const sha = createHash('sha256');
     for await (const chunk of createReadStream(t.file)) sha.update(chunk as Buffer);
     const knownHash = sha.digest('hex');
@@ -146,7 +186,13 @@ async function main(): Promise<void> {
       const idle = await rssMb(server.pid);
       idleRss = Math.max(idleRss, idle);
       let peak = idle;
-      const sampler = setInterval(() => void rssMb(server.pid).then((m) => (peak = Math.max(peak, m))).catch(() => undefined), 50);
+      const sampler = setInterval(
+        () =>
+          void rssMb(server.pid)
+            .then((m) => (peak = Math.max(peak, m)))
+            .catch(() => undefined),
+        50,
+      );
       // /healthz must stay fast while the workers analyse: probe it throughout.
       const pinger = setInterval(() => {
         const t0 = performance.now();
@@ -186,32 +232,59 @@ async function main(): Promise<void> {
       const ffLoud = timeCommand('ffmpeg', ['-nostats', '-v', 'error', '-i', t.file, '-af', 'ebur128=peak=true', '-f', 'null', '-'], runs);
       const ffDecode = timeCommand('ffmpeg', ['-v', 'error', '-i', t.file, '-f', 'f32le', '-'], runs);
       const aubio = timeCommand('aubioonset', ['-i', t.file], runs);
-      const aubioOut = execFileSync('aubioonset', ['-i', t.file], { maxBuffer: 1 << 28 }).toString().trim().split(/\s+/).map(Number).filter(Number.isFinite);
+      const aubioOut = execFileSync('aubioonset', ['-i', t.file], { maxBuffer: 1 << 28 })
+        .toString()
+        .trim()
+        .split(/\s+/)
+        .map(Number)
+        .filter(Number.isFinite);
       // mir_eval's onset F-measure (±50 ms, one-to-one matching), as the onset tests score.
       const fOurs = fMeasure(t.track.onsets, (onsetsBody.onsets as number[]) ?? []).f;
       const fAubio = fMeasure(t.track.onsets, aubioOut).f;
-      say(`| ${t.label} | /loudness | ${l.toFixed(2)} | ffmpeg ebur128=peak=true | ${ffLoud.toFixed(2)} | ${(l / ffLoud).toFixed(2)}× | ≤ 0.5× |`);
-      say(`| ${t.label} | /waveform | ${w.toFixed(2)} | ffmpeg decode -f f32le | ${ffDecode.toFixed(2)} | ${(w / ffDecode).toFixed(2)}× | ≤ 1.5× |`);
-      say(`| ${t.label} | /onsets | ${o.toFixed(2)} | aubioonset | ${aubio.toFixed(2)} | ${(o / aubio).toFixed(2)}× | ≤ 1.0× (F ours ${fOurs.toFixed(3)}, aubio ${fAubio.toFixed(3)}; tempo ${String(onsetsBody.tempo_bpm)}, true 124) |`);
+      say(
+        `| ${t.label} | /loudness | ${l.toFixed(2)} | ffmpeg ebur128=peak=true | ${ffLoud.toFixed(2)} | ${(l / ffLoud).toFixed(2)}× | ≤ 0.5× |`,
+      );
+      say(
+        `| ${t.label} | /waveform | ${w.toFixed(2)} | ffmpeg decode -f f32le | ${ffDecode.toFixed(2)} | ${(w / ffDecode).toFixed(2)}× | ≤ 1.5× |`,
+      );
+      say(
+        `| ${t.label} | /onsets | ${o.toFixed(2)} | aubioonset | ${aubio.toFixed(2)} | ${(o / aubio).toFixed(2)}× | ≤ 1.0× (F ours ${fOurs.toFixed(3)}, aubio ${fAubio.toFixed(3)}; tempo ${String(onsetsBody.tempo_bpm)}, true 124) |`,
+      );
     }
     if (ours.analyze!.length > 0) {
       const mfcc = median(mfccTimes);
       const [a, ah, ak] = [median(ours.analyze!), median(ours.analyzeHit!), median(ours.analyzeKnown!)];
-      say(`| ${t.label} | /analyze | ${a.toFixed(3)} | aubiomfcc on the first 60 s | ${mfcc.toFixed(3)} | ${(a / mfcc).toFixed(2)}× | ≤ 1.0× |`);
-      say(`| ${t.label} | /analyze repeat (cache hit) | ${ah.toFixed(3)} | first call | ${a.toFixed(2)} | ${(a / ah).toFixed(1)}× faster | ≥ 20× |`);
+      say(
+        `| ${t.label} | /analyze | ${a.toFixed(3)} | aubiomfcc on the first 60 s | ${mfcc.toFixed(3)} | ${(a / mfcc).toFixed(2)}× | ≤ 1.0× |`,
+      );
+      say(
+        `| ${t.label} | /analyze repeat (cache hit) | ${ah.toFixed(3)} | first call | ${a.toFixed(2)} | ${(a / ah).toFixed(1)}× faster | ≥ 20× |`,
+      );
       const aHttp = median(ours.analyzeHttp!);
-      say(`| ${t.label} | /analyze repeat, hash known (cache hit; HTTP times) | ${ak.toFixed(4)} | first call | ${aHttp.toFixed(3)} | ${(aHttp / ak).toFixed(1)}× faster | ≥ 20× |`);
+      say(
+        `| ${t.label} | /analyze repeat, hash known (cache hit; HTTP times) | ${ak.toFixed(4)} | first call | ${aHttp.toFixed(3)} | ${(aHttp / ak).toFixed(1)}× faster | ≥ 20× |`,
+      );
     }
     if (onlyAnalyze) continue;
-    say(`| ${t.label} | /loudness repeat, client hashes the file first | ${h.toFixed(3)} | first call | ${l.toFixed(2)} | ${(l / h).toFixed(1)}× faster | ≥ 20× |`);
+    say(
+      `| ${t.label} | /loudness repeat, client hashes the file first | ${h.toFixed(3)} | first call | ${l.toFixed(2)} | ${(l / h).toFixed(1)}× faster | ≥ 20× |`,
+    );
     const [k, lHttp] = [median(ours.known!), median(ours.loudnessHttp!)];
-    say(`| ${t.label} | /loudness repeat, client already knows the hash (HTTP times) | ${k.toFixed(4)} | first call | ${lHttp.toFixed(3)} | ${(lHttp / k).toFixed(1)}× faster | ≥ 20× |`);
+    say(
+      `| ${t.label} | /loudness repeat, client already knows the hash (HTTP times) | ${k.toFixed(4)} | first call | ${lHttp.toFixed(3)} | ${(lHttp / k).toFixed(1)}× faster | ≥ 20× |`,
+    );
   }
   say('');
   healthLatencies.sort((a, b) => a - b);
-  say(`/healthz during analyses: ${healthLatencies.length} probes, median ${healthLatencies[Math.floor(healthLatencies.length / 2)]?.toFixed(1)} ms, p99 ${healthLatencies[Math.floor(healthLatencies.length * 0.99)]?.toFixed(1)} ms, max ${healthLatencies.at(-1)?.toFixed(1)} ms.`);
-  say(`Server RSS: idle ${idleRss.toFixed(0)} MB; peak during the 60-minute runs ${peakAbove ? `${peakAbove.toFixed(0)} MB above idle` : 'n/a (skipped)'} (target ≤ 300 MB).`);
-  say('Every first call includes the upload over loopback (curl) and its sha256; ffmpeg and aubio read the file directly. The cache hit is a repeat sent hash-first (X-Content-SHA256 + Expect: 100-continue), timed including the client hashing the file; "hash known" is the same repeat from a client that kept the hash of a file it sent before, compared by HTTP times (the time_total curl reports for both calls: the ~5 ms of starting the curl process would otherwise be most of a 1 ms answer). Every other time of ours is the wall time of the curl process, start-up included, as the reference tools’ times include theirs. The server is started fresh for each run and measured once its start-up warm-up is done (/healthz analysis.warm).');
+  say(
+    `/healthz during analyses: ${healthLatencies.length} probes, median ${healthLatencies[Math.floor(healthLatencies.length / 2)]?.toFixed(1)} ms, p99 ${healthLatencies[Math.floor(healthLatencies.length * 0.99)]?.toFixed(1)} ms, max ${healthLatencies.at(-1)?.toFixed(1)} ms.`,
+  );
+  say(
+    `Server RSS: idle ${idleRss.toFixed(0)} MB; peak during the 60-minute runs ${peakAbove ? `${peakAbove.toFixed(0)} MB above idle` : 'n/a (skipped)'} (target ≤ 300 MB).`,
+  );
+  say(
+    'Every first call includes the upload over loopback (curl) and its sha256; ffmpeg and aubio read the file directly. The cache hit is a repeat sent hash-first (X-Content-SHA256 + Expect: 100-continue), timed including the client hashing the file; "hash known" is the same repeat from a client that kept the hash of a file it sent before, compared by HTTP times (the time_total curl reports for both calls: the ~5 ms of starting the curl process would otherwise be most of a 1 ms answer). Every other time of ours is the wall time of the curl process, start-up included, as the reference tools’ times include theirs. The server is started fresh for each run and measured once its start-up warm-up is done (/healthz analysis.warm).',
+  );
   await rm(work, { recursive: true, force: true });
   await writeResults();
 }

@@ -39,8 +39,17 @@ interface ServerChild {
 /** Start the server in its own process (tsx on server/main.ts unless a compiled main.js is given), so client and server do not share an event loop. */
 async function startServerChild(dataDir: string, nodeArgs: readonly string[], serverJs: string | null): Promise<ServerChild> {
   // node directly (not npx): the pid is the server's own, for /proc/<pid>/io.
-  const entry = serverJs === null ? ['--import', 'tsx', ...serverNodeFlags, ...nodeArgs, 'server/main.ts'] : [...serverNodeFlags, ...nodeArgs, serverJs];
-  const server = await startServerProcess(entry, { CRATEHOUSE_PORT: '0', CRATEHOUSE_HOST: '127.0.0.1', CRATEHOUSE_DATA_DIR: dataDir, CRATEHOUSE_ADMIN_TOKEN: adminToken, CRATEHOUSE_LOG_LEVEL: 'error' });
+  const entry =
+    serverJs === null
+      ? ['--import', 'tsx', ...serverNodeFlags, ...nodeArgs, 'server/main.ts']
+      : [...serverNodeFlags, ...nodeArgs, serverJs];
+  const server = await startServerProcess(entry, {
+    CRATEHOUSE_PORT: '0',
+    CRATEHOUSE_HOST: '127.0.0.1',
+    CRATEHOUSE_DATA_DIR: dataDir,
+    CRATEHOUSE_ADMIN_TOKEN: adminToken,
+    CRATEHOUSE_LOG_LEVEL: 'error',
+  });
   return { url: server.url, pid: server.pid, dataDir, stop: () => server.stop() };
 }
 
@@ -69,7 +78,8 @@ class Client {
   request(method: string, route: string, body?: Record<string, unknown>): Promise<Answer> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const headers: Record<string, string> = { 'PRIVATE-TOKEN': this.token };
-    if (payload !== undefined) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) });
+    if (payload !== undefined)
+      Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) });
     const t0 = performance.now();
     return new Promise((resolve, reject) => {
       const req = http.request(`${this.base}/api/v4${route}`, { method, headers, agent: this.agent }, (res) => {
@@ -79,7 +89,13 @@ class Client {
           const ms = performance.now() - t0;
           const raw = Buffer.concat(chunks);
           const text = raw.toString('utf8');
-          resolve({ status: res.statusCode ?? 0, body: text === '' ? null : (JSON.parse(text) as unknown), headers: res.headers, bytes: raw.length, ms });
+          resolve({
+            status: res.statusCode ?? 0,
+            body: text === '' ? null : (JSON.parse(text) as unknown),
+            headers: res.headers,
+            bytes: raw.length,
+            ms,
+          });
         });
         res.on('error', reject);
       });
@@ -139,7 +155,12 @@ async function seedOwners(admin: Client): Promise<Seeded> {
   const namespaces: Namespace[] = [];
   const userIds: number[] = [];
   await pool(0, 200, seedConcurrency, async (i) => {
-    const a = await admin.ok('POST', '/users', { username: `user${i}`, name: `User ${i}`, email: `user${i}@bench.local`, force_random_password: true });
+    const a = await admin.ok('POST', '/users', {
+      username: `user${i}`,
+      name: `User ${i}`,
+      email: `user${i}@bench.local`,
+      force_random_password: true,
+    });
     const u = a.body as { id: number; namespace_id: number };
     userIds[i] = u.id;
     namespaces.push({ id: u.namespace_id, maxVisibility: 'public' });
@@ -156,19 +177,41 @@ async function seedOwners(admin: Client): Promise<Seeded> {
   await pool(0, 10, seedConcurrency, async (i) => {
     const parent = i * 4;
     const visibility = groupVisibility[parent]!;
-    const g = (await admin.ok('POST', '/groups', { name: `Sub ${i}`, path: `sub-${i}`, visibility, parent_id: groupIds[parent] })).body as { id: number };
+    const g = (await admin.ok('POST', '/groups', { name: `Sub ${i}`, path: `sub-${i}`, visibility, parent_id: groupIds[parent] })).body as {
+      id: number;
+    };
     namespaces.push({ id: g.id, maxVisibility: visibility });
   });
   const memberId = userIds[0]!;
   const memberGroups = groupIds.filter((_, i) => i % 3 === 0 || i === 1).slice(0, 12);
-  for (const [k, groupId] of memberGroups.entries()) await admin.ok('POST', `/groups/${groupId}/members`, { user_id: memberId, access_level: k % 2 === 0 ? 30 : 20 });
-  const token = (await admin.ok('POST', `/users/${memberId}/personal_access_tokens`, { name: 'bench', scopes: ['api'] })).body as { token: string };
+  for (const [k, groupId] of memberGroups.entries())
+    await admin.ok('POST', `/groups/${groupId}/members`, { user_id: memberId, access_level: k % 2 === 0 ? 30 : 20 });
+  const token = (await admin.ok('POST', `/users/${memberId}/personal_access_tokens`, { name: 'bench', scopes: ['api'] })).body as {
+    token: string;
+  };
   // Sort so project i's namespace does not depend on the order requests happened to finish in.
   namespaces.sort((a, b) => a.id - b.id);
   return { namespaces, userCount: 200, groupCount: 50, member: { id: memberId, token: token.token, groups: memberGroups.length } };
 }
 
-const words = ['Midnight', 'Analog', 'Dusty', 'Velvet', 'Neon', 'Hollow', 'Golden', 'Broken', 'Static', 'Lunar', 'Tape', 'Garden', 'Echo', 'Drift', 'Cassette', 'Harbor'];
+const words = [
+  'Midnight',
+  'Analog',
+  'Dusty',
+  'Velvet',
+  'Neon',
+  'Hollow',
+  'Golden',
+  'Broken',
+  'Static',
+  'Lunar',
+  'Tape',
+  'Garden',
+  'Echo',
+  'Drift',
+  'Cassette',
+  'Harbor',
+];
 
 /** Project i's attributes: names varied, every 20th carries the search term, visibilities mixed within what the namespace allows. */
 function projectInput(i: number, ns: Namespace): Record<string, unknown> {
@@ -244,11 +287,21 @@ interface PostRow {
 
 /** Warm up, then time `postSamples` sequential creates by the member in their own namespace. */
 async function measureCreates(server: ServerChild, member: Client, existing: number, tag: string): Promise<PostRow> {
-  for (let i = 0; i < postWarmup; i++) await member.ok('POST', '/projects', { name: `Warmup ${tag} ${i}`, visibility: visibilityRank[i % 3] });
+  for (let i = 0; i < postWarmup; i++)
+    await member.ok('POST', '/projects', { name: `Warmup ${tag} ${i}`, visibility: visibilityRank[i % 3] });
   const repos = path.join(server.dataDir, 'repositories');
   const [io0, repo0] = [await processIo(server.pid), dirBytes(repos)];
   const times: number[] = [];
-  for (let i = 0; i < postSamples; i++) times.push((await member.ok('POST', '/projects', { name: `Bounce ${tag} ${i}`, visibility: visibilityRank[i % 3], description: 'benchmark create' })).ms);
+  for (let i = 0; i < postSamples; i++)
+    times.push(
+      (
+        await member.ok('POST', '/projects', {
+          name: `Bounce ${tag} ${i}`,
+          visibility: visibilityRank[i % 3],
+          description: 'benchmark create',
+        })
+      ).ms,
+    );
   const [io1, repo1] = [await processIo(server.pid), dirBytes(repos)];
   const dbBytes = (await stat(path.join(server.dataDir, 'db.json'))).size;
   return {
@@ -288,7 +341,10 @@ interface AfterWriteRow {
  */
 async function measureListsAfterWrites(admin: Client, member: Client, adminOne: Client): Promise<AfterWriteRow[]> {
   const rows: AfterWriteRow[] = [];
-  for (const [caller, client] of [['member', member], ['admin', adminOne]] as const) {
+  for (const [caller, client] of [
+    ['member', member],
+    ['admin', adminOne],
+  ] as const) {
     for (const [label, route] of listQueries) {
       const list: number[] = [];
       const floor: number[] = [];
@@ -311,24 +367,35 @@ function printAfterWriteTable(rows: readonly AfterWriteRow[]): void {
   say('');
   say('| query | caller | median after a write (ms) | p90 (ms) | /version after a write, median (ms) | ratio of medians |');
   say('|---|---|---|---|---|---|');
-  for (const r of rows) say(`| \`${r.label}\` | ${r.caller} | ${ms(median(r.list))} | ${ms(percentile(r.list, 90))} | ${ms(median(r.floor))} | ${(median(r.list) / median(r.floor)).toFixed(2)}× |`);
+  for (const r of rows)
+    say(
+      `| \`${r.label}\` | ${r.caller} | ${ms(median(r.list))} | ${ms(percentile(r.list, 90))} | ${ms(median(r.floor))} | ${(median(r.list) / median(r.floor)).toFixed(2)}× |`,
+    );
 }
 
 function printListTable(rows: readonly ListRow[], projects: number): void {
-  say(`| query (${count(projects)} projects) | caller | items (body) | median (ms) | p99 (ms) | /version median (ms) | /version p99 (ms) | ratio of medians | target |`);
+  say(
+    `| query (${count(projects)} projects) | caller | items (body) | median (ms) | p99 (ms) | /version median (ms) | /version p99 (ms) | ratio of medians | target |`,
+  );
   say('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const ratio = median(r.list) / median(r.floor);
     const status = ratio <= maxListRatio ? 'met' : '**not met**';
-    say(`| \`${r.label}\` | ${r.caller} | ${r.items} (${kb(r.bytes)}) | ${ms(median(r.list))} | ${ms(percentile(r.list, 99))} | ${ms(median(r.floor))} | ${ms(percentile(r.floor, 99))} | ${ratio.toFixed(2)}× | ≤ ${maxListRatio}× ${status} |`);
+    say(
+      `| \`${r.label}\` | ${r.caller} | ${r.items} (${kb(r.bytes)}) | ${ms(median(r.list))} | ${ms(percentile(r.list, 99))} | ${ms(median(r.floor))} | ${ms(percentile(r.floor, 99))} | ${ratio.toFixed(2)}× | ≤ ${maxListRatio}× ${status} |`,
+    );
   }
 }
 
 function printPostTable(rows: readonly PostRow[]): void {
-  say('| existing projects | creates | median (ms) | p99 (ms) | db.json after (bytes) | server write(2) per create | storage writes per create | repository per create |');
+  say(
+    '| existing projects | creates | median (ms) | p99 (ms) | db.json after (bytes) | server write(2) per create | storage writes per create | repository per create |',
+  );
   say('|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
-    say(`| ${count(r.before)}–${count(r.before + postSamples)} | ${r.times.length} | ${ms(median(r.times))} | ${ms(percentile(r.times, 99))} | ${count(r.dbBytes)} (${kb(r.dbBytes)}) | ${kb(r.wcharPerCreate)} | ${kb(r.writeBytesPerCreate)} | ${count(Math.round(r.repoBytesPerCreate))} B |`);
+    say(
+      `| ${count(r.before)}–${count(r.before + postSamples)} | ${r.times.length} | ${ms(median(r.times))} | ${ms(percentile(r.times, 99))} | ${count(r.dbBytes)} (${kb(r.dbBytes)}) | ${kb(r.wcharPerCreate)} | ${kb(r.writeBytesPerCreate)} | ${count(Math.round(r.repoBytesPerCreate))} B |`,
+    );
   }
 }
 
@@ -371,7 +438,9 @@ async function main(): Promise<void> {
   say(machineHeader('Hosting benchmark'));
   const command = serverJs === null ? 'node --import tsx server/main.ts' : `node ${path.relative(root, serverJs)}`;
   // The machine may be shared: the load at the start says how much the figures can be trusted.
-  say(`Server: \`${command}\` in a child process, source at ${sourceState()}${profile ? ', with --cpu-prof' : ''}; client: sequential requests on one keep-alive socket (node:http), \`PRIVATE-TOKEN\` header. Load average at start ${loadavg()[0]!.toFixed(2)}.`);
+  say(
+    `Server: \`${command}\` in a child process, source at ${sourceState()}${profile ? ', with --cpu-prof' : ''}; client: sequential requests on one keep-alive socket (node:http), \`PRIVATE-TOKEN\` header. Load average at start ${loadavg()[0]!.toFixed(2)}.`,
+  );
   say('');
 
   const server = await startServerChild(dataDir, profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [], serverJs);
@@ -381,7 +450,9 @@ async function main(): Promise<void> {
       const total = await projectCount(admin);
       const member = new Client(server.url, reused.member.token);
       const adminOne = new Client(server.url, adminToken);
-      say(`Reused the data dir ${dataDir} (${count(total)} projects, seeded by an earlier run; no creates measured). "member" is a non-admin user in ${reused.member.groups} groups; "admin" is root.`);
+      say(
+        `Reused the data dir ${dataDir} (${count(total)} projects, seeded by an earlier run; no creates measured). "member" is a non-admin user in ${reused.member.groups} groups; "admin" is root.`,
+      );
       say('');
       printListTable(await measureLists(member, adminOne), total);
       say('');
@@ -427,13 +498,17 @@ async function seedAndMeasure(server: ServerChild, admin: Client, keptData: stri
       `(the ${extra} creates measured at 1,000 included). "member" is a non-admin user in ${seeded.member.groups} groups; "admin" is root.`,
   );
   say('');
-  say(`${getSamples} samples per query after ${getWarmup} warm-up pairs; each list request follows a \`GET /api/v4/version\` on the same socket and token, so both see the same background (the usage meter's write every 5 s).`);
+  say(
+    `${getSamples} samples per query after ${getWarmup} warm-up pairs; each list request follows a \`GET /api/v4/version\` on the same socket and token, so both see the same background (the usage meter's write every 5 s).`,
+  );
   say('');
   printListTable(rows, total);
   say('');
   printAfterWriteTable(afterWrites);
   say('');
-  say(`\`POST /api/v4/projects\` by the member in their own namespace, ${postSamples} sequential creates after ${postWarmup} warm-up ones (each: \`git init --bare\` plus one durable rewrite of db.json). Writes are the server process's /proc counters over the ${postSamples} creates: write(2) bytes (files and sockets) and bytes sent to storage; the repository column is the growth of repositories/ (git children).`);
+  say(
+    `\`POST /api/v4/projects\` by the member in their own namespace, ${postSamples} sequential creates after ${postWarmup} warm-up ones (each: \`git init --bare\` plus one durable rewrite of db.json). Writes are the server process's /proc counters over the ${postSamples} creates: write(2) bytes (files and sockets) and bytes sent to storage; the repository column is the growth of repositories/ (git children).`,
+  );
   say('');
   printPostTable(post10k ? [post1k, post10k] : [post1k]);
   member.close();

@@ -24,8 +24,11 @@ function rssOf(pid: number): number {
 
 function git(args: readonly string[], cwd: string, home: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('git', ['-c', 'credential.helper=', '-c', 'init.defaultBranch=main', '-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', ...args], { cwd, env: { ...process.env, HOME: home, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' }, maxBuffer: 1 << 26 }, (error, stdout, stderr) =>
-      error ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout),
+    execFile(
+      'git',
+      ['-c', 'credential.helper=', '-c', 'init.defaultBranch=main', '-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', ...args],
+      { cwd, env: { ...process.env, HOME: home, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' }, maxBuffer: 1 << 26 },
+      (error, stdout, stderr) => (error ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout)),
     );
   });
 }
@@ -47,7 +50,7 @@ function writeWav(file: string, size: number): void {
   header.writeUInt32LE(size - 44, 40);
   const fd = openSync(file, 'w');
   writeSync(fd, header);
-  for (let left = size - 44; left > 0; ) {
+  for (let left = size - 44; left > 0;) {
     const chunk = randomBytes(Math.min(left, 1 << 20));
     writeSync(fd, chunk);
     left -= chunk.length;
@@ -89,7 +92,11 @@ async function main(): Promise<void> {
     CRATEHOUSE_LOG_LEVEL: 'error',
   });
   try {
-    const res = await fetch(`${server.url}/api/v4/projects`, { method: 'POST', headers: { 'PRIVATE-TOKEN': adminToken, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'LFS bench', visibility: 'private' }) });
+    const res = await fetch(`${server.url}/api/v4/projects`, {
+      method: 'POST',
+      headers: { 'PRIVATE-TOKEN': adminToken, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'LFS bench', visibility: 'private' }),
+    });
     const project = (await res.json()) as { http_url_to_repo: string };
     const remote = project.http_url_to_repo.replace('http://', `http://root:${adminToken}@`);
 
@@ -114,8 +121,12 @@ async function main(): Promise<void> {
     const peak = Math.max(push.peak, pull.peak);
     say(`LFS bench, ${megabytes} MB WAV, node ${process.version}`);
     say(`  push:  ${push.seconds.toFixed(1)} s (${(megabytes / push.seconds).toFixed(0)} MB/s), server peak RSS ${mib(push.peak)}`);
-    say(`  clone: ${pull.seconds.toFixed(1)} s (${(megabytes / pull.seconds).toFixed(0)} MB/s), server peak RSS ${mib(pull.peak)}, bytes identical: ${same}`);
-    say(`  server idle RSS ${mib(idle)}, peak ${mib(peak)}: ${mib(peak - idle)} above idle (target ≤ 100 MB: ${peak - idle <= 100 * 1024 * 1024 ? 'met' : 'MISSED'})`);
+    say(
+      `  clone: ${pull.seconds.toFixed(1)} s (${(megabytes / pull.seconds).toFixed(0)} MB/s), server peak RSS ${mib(pull.peak)}, bytes identical: ${same}`,
+    );
+    say(
+      `  server idle RSS ${mib(idle)}, peak ${mib(peak)}: ${mib(peak - idle)} above idle (target ≤ 100 MB: ${peak - idle <= 100 * 1024 * 1024 ? 'met' : 'MISSED'})`,
+    );
     if (!same || peak - idle > 100 * 1024 * 1024) process.exitCode = 1;
   } finally {
     await server.stop();

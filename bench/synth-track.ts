@@ -31,7 +31,7 @@ export async function writeSynthTrack(file: string, seconds: number): Promise<Sy
   await fh.write(wavHeader(sampleRate, 2, frames));
   const loopFrames = loop.left.length;
   const block = Buffer.alloc(sampleRate * 4);
-  for (let f = 0; f < frames; ) {
+  for (let f = 0; f < frames;) {
     const take = Math.min(sampleRate, frames - f);
     for (let i = 0; i < take; i++) {
       const k = (f + i) % loopFrames;
@@ -43,6 +43,7 @@ export async function writeSynthTrack(file: string, seconds: number): Promise<Sy
   }
   await fh.close();
   const onsets: number[] = [];
-  for (let start = 0; start < seconds; start += loopSeconds) for (const h of loop.hits) if (start + h < seconds - 0.05) onsets.push(start + h);
+  for (let start = 0; start < seconds; start += loopSeconds)
+    for (const h of loop.hits) if (start + h < seconds - 0.05) onsets.push(start + h);
   return { file, seconds, sampleRate, onsets };
 }

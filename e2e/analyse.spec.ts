@@ -19,7 +19,6 @@ const test = base.extend<object, { ownServer: void }>({
   ownServer: [async ({}, use) => use(), { scope: 'worker', auto: true }],
 });
 
-
 const BPM = 124;
 const loop = encodeWav([monoDrumLoop(44100, BPM, 2)], 44100);
 const loopName = 'loop-124.wav';
@@ -63,9 +62,13 @@ async function screenshots(page: Page, scheme: 'dark' | 'light', width: number, 
   await expectNoHorizontalOverflow(page);
   await saveScreenshot(page, `analyse-top-${scheme}-${width}`);
   await page.getByRole('region', { name: 'Grade' }).scrollIntoViewIfNeeded();
-  await page.getByRole('region', { name: 'Spectrogram' }).evaluate((element) => (element as unknown as { scrollIntoView(): void }).scrollIntoView());
+  await page
+    .getByRole('region', { name: 'Spectrogram' })
+    .evaluate((element) => (element as unknown as { scrollIntoView(): void }).scrollIntoView());
   await saveScreenshot(page, `analyse-middle-${scheme}-${width}`);
-  await page.getByRole('region', { name: 'Features' }).evaluate((element) => (element as unknown as { scrollIntoView(): void }).scrollIntoView());
+  await page
+    .getByRole('region', { name: 'Features' })
+    .evaluate((element) => (element as unknown as { scrollIntoView(): void }).scrollIntoView());
   await saveScreenshot(page, `analyse-bottom-${scheme}-${width}`);
 }
 
@@ -77,7 +80,9 @@ async function roleScreenshots(page: Page, what: string): Promise<void> {
   ] as const) {
     await page.setViewportSize({ width, height });
     await expectNoHorizontalOverflow(page);
-    await page.getByRole('region', { name: 'Role and name' }).evaluate((element) => (element as unknown as { scrollIntoView(): void }).scrollIntoView());
+    await page
+      .getByRole('region', { name: 'Role and name' })
+      .evaluate((element) => (element as unknown as { scrollIntoView(): void }).scrollIntoView());
     await saveScreenshot(page, `analyse-role-${what}-${width}`);
   }
 }
@@ -159,7 +164,9 @@ test('analyses a drum loop: tempo, loudness, grade, name, spectrogram, playback 
     await expect(page.getByRole('list', { name: 'Every role' }).getByRole('listitem')).toHaveCount(5);
     // Kick and hats have no key: the headline says so, with the reason.
     await expect(page.getByTestId('key')).toHaveText('no key');
-    await expect(page.getByTestId('key-reason')).toHaveText(/^(no stable pitch: drums, noise or silence|no key fits clearly \(nearest: [A-G]#? (major|minor)\))$/);
+    await expect(page.getByTestId('key-reason')).toHaveText(
+      /^(no stable pitch: drums, noise or silence|no key fits clearly \(nearest: [A-G]#? (major|minor)\))$/,
+    );
     await expect(page.getByRole('region', { name: 'File' })).toContainText('Mono');
     await expect(page.getByRole('region', { name: 'File' })).toContainText('44.1 kHz');
   });
@@ -183,7 +190,11 @@ test('analyses a drum loop: tempo, loudness, grade, name, spectrogram, playback 
       const figures: Record<string, number> = {};
       for (const m of measures) figures[m.name.replace('cratehouse:', '')] ??= m.duration;
       attempts.push(figures);
-      console.log(`draw timings, attempt ${attempt}: ${Object.entries(figures).map(([name, ms]) => `${name} ${ms.toFixed(1)} ms`).join(', ')}`);
+      console.log(
+        `draw timings, attempt ${attempt}: ${Object.entries(figures)
+          .map(([name, ms]) => `${name} ${ms.toFixed(1)} ms`)
+          .join(', ')}`,
+      );
       for (const name of [...mainThread, 'spectrogram-latency']) expect(figures[name], name).toBeGreaterThan(0);
       if (!drawBudget || mainThread.every((name) => (figures[name] ?? Infinity) < frameMs)) break;
     }
@@ -208,7 +219,9 @@ test('analyses a drum loop: tempo, loudness, grade, name, spectrogram, playback 
     await expect(spectrogram.getByRole('radio', { name: 'Log' })).toBeChecked();
     const log = await canvasImage(spectrogram.locator('canvas'));
     expect(log).not.toBe(mel);
-    const measures = (await drawMeasures(page)).filter((m) => m.name === 'cratehouse:spectrogram-draw' || m.name === 'cratehouse:spectrogram-latency');
+    const measures = (await drawMeasures(page)).filter(
+      (m) => m.name === 'cratehouse:spectrogram-draw' || m.name === 'cratehouse:spectrogram-latency',
+    );
     expect(measures.length).toBeGreaterThanOrEqual(4);
     for (const m of measures.slice(-2)) console.log(`draw timing ${m.name} (log): ${m.duration.toFixed(2)} ms`);
     const draw = measures.filter((m) => m.name === 'cratehouse:spectrogram-draw').at(-1);
@@ -261,13 +274,13 @@ test('a full mix: a low confidence, the reasons, a "full mix" note and the share
   test.setTimeout(180_000);
   // 8 bars at 120 BPM (16 s) of drums, bass and chords together: a track, not a sample.
   const mix = encodeWav(musicLoop({ bpm: 120, bars: 8, sampleRate: 44100 }).channels, 44100);
-  const api = await apiAnswer<{ role: string; confidence: number; reasons: string[]; mixture: boolean; shares: Record<string, number> | null }>(
-    server.url,
-    server.adminToken,
-    'analyze/samples',
-    mix,
-    'mix.wav',
-  );
+  const api = await apiAnswer<{
+    role: string;
+    confidence: number;
+    reasons: string[];
+    mixture: boolean;
+    shares: Record<string, number> | null;
+  }>(server.url, server.adminToken, 'analyze/samples', mix, 'mix.wav');
   expect(api.body.mixture).toBe(true);
   const shares = api.body.shares ?? {};
   await signInBeforeLoad(page, server.adminToken);
@@ -293,8 +306,17 @@ test('a one-shot under 400 ms: no integrated loudness, the ungated clip loudness
   test.setTimeout(120_000);
   // 250 ms of a 1 kHz sine at −20 dBFS: shorter than one BS.1770 gating block.
   const rate = 44100;
-  const hit = encodeWav([Float32Array.from({ length: Math.round(0.25 * rate) }, (_, i) => 0.1 * Math.sin((2 * Math.PI * 1000 * i) / rate))], rate);
-  const api = await apiAnswer<{ integrated_lufs: number | null; clip_lufs: number }>(server.url, server.adminToken, 'loudness', hit, 'hit.wav');
+  const hit = encodeWav(
+    [Float32Array.from({ length: Math.round(0.25 * rate) }, (_, i) => 0.1 * Math.sin((2 * Math.PI * 1000 * i) / rate))],
+    rate,
+  );
+  const api = await apiAnswer<{ integrated_lufs: number | null; clip_lufs: number }>(
+    server.url,
+    server.adminToken,
+    'loudness',
+    hit,
+    'hit.wav',
+  );
   expect(api.body.integrated_lufs).toBeNull();
   expect(api.body.clip_lufs).toBeCloseTo(-23, 0);
   await signInBeforeLoad(page, server.adminToken);

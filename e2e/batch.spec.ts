@@ -10,7 +10,6 @@ import { collectPageErrors, expectNoHorizontalOverflow } from './support/page-ch
 // The Batch screen, black box: five synthesized files through the real server, then the table,
 // sorting, filtering, exports and "apply names" (a zip in the browser) checked against the API.
 
-
 const rate = 44_100;
 
 /** A soft A-minor chord that swells in and out: sustained, quiet material. */
@@ -109,7 +108,10 @@ test('batch: analyse five files, sort, filter, export and apply names', async ({
     }
     const seen = (await page.evaluate('window.batchSeen')) as { most: number; labels: string[] };
     expect(seen.most, 'files running at once').toBe(2);
-    expect(seen.labels.some((label) => /^loop-120\.wav: /.test(label)), `progress bars shown: ${seen.labels.join(' | ')}`).toBe(true);
+    expect(
+      seen.labels.some((label) => /^loop-120\.wav: /.test(label)),
+      `progress bars shown: ${seen.labels.join(' | ')}`,
+    ).toBe(true);
     await expect(page.getByRole('progressbar', { name: 'Batch finished' })).toBeVisible();
     await expect(rows(page).and(page.locator('[data-status="done"]'))).toHaveCount(5);
     await expect(page.getByRole('progressbar', { name: 'Batch finished' })).toHaveAttribute('aria-valuenow', '100');
@@ -118,14 +120,17 @@ test('batch: analyse five files, sort, filter, export and apply names', async ({
   const suggested = new Map<string, string>();
   await test.step('the table shows what the API answers', async () => {
     const loop = fixtures[0] as Fixture;
-    const loudness = await api<{ integrated_lufs: number; clip_lufs: number; true_peak_dbtp: number }>(server.url, producer.token, 'loudness', loop);
-    const naming = await api<{ name: string }>(server.url, producer.token, 'naming?index=1', loop);
-    const analysis = await api<{ sample: { role: string }; features: { rhythm?: { tempo_bpm: number | null }; chroma: { key: string | null; mode: string | null } } }>(
+    const loudness = await api<{ integrated_lufs: number; clip_lufs: number; true_peak_dbtp: number }>(
       server.url,
       producer.token,
-      'analyze',
+      'loudness',
       loop,
     );
+    const naming = await api<{ name: string }>(server.url, producer.token, 'naming?index=1', loop);
+    const analysis = await api<{
+      sample: { role: string };
+      features: { rhythm?: { tempo_bpm: number | null }; chroma: { key: string | null; mode: string | null } };
+    }>(server.url, producer.token, 'analyze', loop);
     const row = rowOf(page, loop.name);
     await expect(cell(row, 'LUFS')).toHaveText(oneDecimal(loudness.integrated_lufs));
     await expect(cell(row, 'Clip LUFS')).toHaveText(oneDecimal(loudness.clip_lufs));
@@ -212,7 +217,9 @@ test('batch: analyse five files, sort, filter, export and apply names', async ({
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
     expect(download.suggestedFilename()).toBe('cratehouse-batch.csv');
     const lines = (await downloadText(download)).split('\r\n');
-    expect(lines[0]).toBe('file,role,role_confidence,tier,score,integrated_lufs,clip_lufs,true_peak_dbtp,tempo_bpm,key,mode,key_confidence,duration_s,graded_s,suggested_name,flags');
+    expect(lines[0]).toBe(
+      'file,role,role_confidence,tier,score,integrated_lufs,clip_lufs,true_peak_dbtp,tempo_bpm,key,mode,key_confidence,duration_s,graded_s,suggested_name,flags',
+    );
     expect(lines.at(-1)).toBe('');
     const data = lines.slice(1, -1).map((line) => line.split(','));
     expect(data).toHaveLength(5);
@@ -231,14 +238,19 @@ test('batch: analyse five files, sort, filter, export and apply names', async ({
   await test.step('export JSON', async () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON' }).click()]);
     expect(download.suggestedFilename()).toBe('cratehouse-batch.json');
-    const parsed = JSON.parse(await downloadText(download)) as { files: { file: string; suggested_name: string; tempo_bpm: number | null; tier: string }[] };
+    const parsed = JSON.parse(await downloadText(download)) as {
+      files: { file: string; suggested_name: string; tempo_bpm: number | null; tier: string }[];
+    };
     expect(parsed.files).toHaveLength(5);
     for (const file of parsed.files) expect(file.suggested_name).toBe(suggested.get(file.file));
     expect(parsed.files.find((f) => f.file === 'loop-105.wav')?.tempo_bpm).toBeCloseTo(105, 0);
   });
 
   await test.step('apply names: a zip of renamed copies', async () => {
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Apply names (download zip)' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Apply names (download zip)' }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe('cratehouse-renamed.zip');
     const files = unzipSync(new Uint8Array(await readFile(await download.path())));
     expect(Object.keys(files).sort()).toEqual([...suggested.values()].map((name) => `${name}.wav`).sort());

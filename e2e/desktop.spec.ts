@@ -23,7 +23,8 @@ function electronBinary(): string | null {
 }
 
 const binary = electronBinary();
-const missing = 'the Electron binary is missing (node_modules/electron/dist): run `npm run fetch-binaries electron` where Electron’s release host is reachable';
+const missing =
+  'the Electron binary is missing (node_modules/electron/dist): run `npm run fetch-binaries electron` where Electron’s release host is reachable';
 // The list reporter does not print skip reasons: say it once, plainly.
 if (binary === null) process.stderr.write(`desktop.spec.ts: skipped, ${missing}\n`);
 

@@ -174,7 +174,13 @@ test('creates a project with the form, edits it, stars, archives and unarchives 
     await expect(page.getByText('The repository is empty. Push an existing folder:')).toBeVisible();
     await expect(page.getByText(`git remote add origin ${server.url}/root/night-drive.git`)).toBeVisible();
     const { body } = await projectByPath(server, 'root/night-drive');
-    expect(body).toMatchObject({ name: 'Night Drive', description: 'Synth sketches', visibility: 'internal', topics: ['demo', 'synthwave'], empty_repo: true });
+    expect(body).toMatchObject({
+      name: 'Night Drive',
+      description: 'Synth sketches',
+      visibility: 'internal',
+      topics: ['demo', 'synthwave'],
+      empty_repo: true,
+    });
     expect((body as unknown as { wiki_enabled: boolean }).wiki_enabled).toBe(false);
     await saveScreenshot(page, 'projects-created-dark');
   });
@@ -190,7 +196,12 @@ test('creates a project with the form, edits it, stars, archives and unarchives 
     await page.getByRole('button', { name: 'Save changes' }).click();
     await expect(page.getByText('Saved.', { exact: true })).toBeVisible();
     const { body } = await projectByPath(server, 'root/night-drive');
-    expect(body).toMatchObject({ description: 'Late night synth sketches', visibility: 'public', path: 'night-drive', name: 'Night Drive' });
+    expect(body).toMatchObject({
+      description: 'Late night synth sketches',
+      visibility: 'public',
+      path: 'night-drive',
+      name: 'Night Drive',
+    });
     await expect(page.locator('.prj-project-header')).toContainText('Public');
     // Saving again without a change sends nothing.
     await page.getByRole('button', { name: 'Save changes' }).click();
@@ -244,7 +255,10 @@ test('lists projects with search, filters, sort and pagination', async ({ page, 
   const errors = collectPageErrors(page);
   // Twelve more projects, so a page of ten has a second page.
   for (let i = 1; i <= 12; i++) {
-    const made = await api(server, 'POST', '/projects', { name: `Loop ${String(i).padStart(2, '0')}`, visibility: i % 3 === 0 ? 'public' : 'private' });
+    const made = await api(server, 'POST', '/projects', {
+      name: `Loop ${String(i).padStart(2, '0')}`,
+      visibility: i % 3 === 0 ? 'public' : 'private',
+    });
     expect(made.status).toBe(201);
   }
   await page.goto('/projects');
@@ -336,7 +350,9 @@ test('forks into a group and waits for the fork, shares with the group and unsha
     await expect(row).toContainText('Developer');
     await expect(row).toContainText('2099-12-31');
     const { body } = await projectByPath(server, 'root/night-drive');
-    expect(body.shared_with_groups).toEqual([expect.objectContaining({ group_id: groupId, group_access_level: 30, expires_at: '2099-12-31' })]);
+    expect(body.shared_with_groups).toEqual([
+      expect.objectContaining({ group_id: groupId, group_access_level: 30, expires_at: '2099-12-31' }),
+    ]);
     await saveScreenshot(page, 'projects-share-dark');
   });
 
@@ -378,12 +394,22 @@ test('adds, edits, tests and deletes a hook', async ({ page, server }) => {
     await expect(item).toContainText(`${receiver.url}/hook`);
     await expect(item).toContainText('Tag push events');
     const { body } = await api<Record<string, unknown>[]>(server, 'GET', `/projects/${project.id}/hooks`);
-    expect(body).toEqual([expect.objectContaining({ url: `${receiver.url}/hook`, push_events: true, tag_push_events: true, note_events: false, enable_ssl_verification: true })]);
+    expect(body).toEqual([
+      expect.objectContaining({
+        url: `${receiver.url}/hook`,
+        push_events: true,
+        tag_push_events: true,
+        note_events: false,
+        enable_ssl_verification: true,
+      }),
+    ]);
   });
 
   await test.step('test push on an empty repository: the API says why', async () => {
     await page.getByRole('button', { name: `Test push to ${receiver.url}/hook` }).click();
-    await expect(page.getByRole('alert').filter({ hasText: 'Test failed' })).toHaveText('Test failed: Ensure the project has at least one commit.');
+    await expect(page.getByRole('alert').filter({ hasText: 'Test failed' })).toHaveText(
+      'Test failed: Ensure the project has at least one commit.',
+    );
   });
 
   await test.step('edit the hook: new URL, comments on, tag pushes off', async () => {
@@ -397,7 +423,9 @@ test('adds, edits, tests and deletes a hook', async ({ page, server }) => {
     await page.getByRole('button', { name: 'Save hook' }).click();
     await expect(page.getByRole('heading', { name: 'Add a hook' })).toBeVisible();
     const { body } = await api<Record<string, unknown>[]>(server, 'GET', `/projects/${project.id}/hooks`);
-    expect(body).toEqual([expect.objectContaining({ url: `${receiver.url}/hook-2`, push_events: true, tag_push_events: false, note_events: true })]);
+    expect(body).toEqual([
+      expect.objectContaining({ url: `${receiver.url}/hook-2`, push_events: true, tag_push_events: false, note_events: true }),
+    ]);
   });
 
   await test.step('after a push, the test delivers to the receiver with the token', async () => {
@@ -466,7 +494,13 @@ test('exports a project, downloads the archive and imports it as a new project',
       await expectNoHorizontalOverflow(page);
       await saveScreenshot(page, 'projects-import-dark');
       const { body } = await projectByPath(server, 'root/night-drive-restored');
-      expect(body).toMatchObject({ import_status: 'finished', description: 'Late night synth sketches', empty_repo: false, name: 'Night Drive restored', topics: ['demo', 'synthwave'] });
+      expect(body).toMatchObject({
+        import_status: 'finished',
+        description: 'Late night synth sketches',
+        empty_repo: false,
+        name: 'Night Drive restored',
+        topics: ['demo', 'synthwave'],
+      });
       await page.getByRole('link', { name: 'Open Night Drive restored' }).click();
       await expect(page.getByLabel('Clone with HTTP')).toHaveValue(`${server.url}/root/night-drive-restored.git`);
     });
@@ -502,9 +536,18 @@ test('adds a group badge with a rendered preview, edits and deletes one', async 
     const item = page.getByRole('list', { name: 'Group badges' }).getByRole('listitem');
     await expect(item).toHaveCount(1);
     await expect(item.getByRole('img', { name: 'Build' })).toBeVisible();
-    const { body } = await api<{ name: string; link_url: string; rendered_link_url: string; rendered_image_url: string }[]>(server, 'GET', `/groups/${groupId}/badges`);
+    const { body } = await api<{ name: string; link_url: string; rendered_link_url: string; rendered_image_url: string }[]>(
+      server,
+      'GET',
+      `/groups/${groupId}/badges`,
+    );
     expect(body).toEqual([
-      expect.objectContaining({ name: 'Build', link_url: `${receiver.url}/ci/%{project_path}`, rendered_link_url: `${receiver.url}/ci/label-crew/night-drive`, rendered_image_url: `${receiver.url}/badge.svg?id=${fork.id}` }),
+      expect.objectContaining({
+        name: 'Build',
+        link_url: `${receiver.url}/ci/%{project_path}`,
+        rendered_link_url: `${receiver.url}/ci/label-crew/night-drive`,
+        rendered_image_url: `${receiver.url}/badge.svg?id=${fork.id}`,
+      }),
     ]);
     await expectNoHorizontalOverflow(page);
     await saveScreenshot(page, 'projects-badges-dark');

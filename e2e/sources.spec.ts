@@ -61,7 +61,11 @@ async function rememberedJobId(page: Page, tenant: string, url: string): Promise
   return job.id;
 }
 
-async function getJob(baseURL: string, token: string, id: string): Promise<{ status: string; error?: string | null; result?: Record<string, unknown> | null }> {
+async function getJob(
+  baseURL: string,
+  token: string,
+  id: string,
+): Promise<{ status: string; error?: string | null; result?: Record<string, unknown> | null }> {
   const response = await fetch(`${baseURL}/audio/v1/jobs/${id}`, { headers: { Authorization: `Bearer ${token}` } });
   expect(response.status).toBe(200);
   return (await response.json()) as { status: string; error?: string | null; result?: Record<string, unknown> | null };
@@ -149,7 +153,8 @@ test('sources: fetch a WAV, download it, cancel a slow stream, and see refusals'
     while (offset + 8 <= wav.length) {
       const id = wav.toString('ascii', offset, offset + 4);
       const size = wav.readUInt32LE(offset + 4);
-      if (id === 'fmt ') format = { channels: wav.readUInt16LE(offset + 10), rate: wav.readUInt32LE(offset + 12), bits: wav.readUInt16LE(offset + 22) };
+      if (id === 'fmt ')
+        format = { channels: wav.readUInt16LE(offset + 10), rate: wav.readUInt32LE(offset + 12), bits: wav.readUInt16LE(offset + 22) };
       if (id === 'data') dataBytes = size;
       offset += 8 + size + (size % 2);
     }
@@ -210,7 +215,9 @@ test('sources: fetch a WAV, download it, cancel a slow stream, and see refusals'
   });
 
   await test.step('Remove from list forgets a finished job', async () => {
-    await jobCard(page, missingUrl).getByRole('button', { name: `Remove ${missingUrl} from the list` }).click();
+    await jobCard(page, missingUrl)
+      .getByRole('button', { name: `Remove ${missingUrl} from the list` })
+      .click();
     await expect(jobCard(page, missingUrl)).toHaveCount(0);
     await page.reload();
     await expect(jobCard(page, toneUrl)).toBeVisible();

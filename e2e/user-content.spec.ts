@@ -9,8 +9,14 @@ import { createProducer, signInBeforeLoad } from './support/session.js';
 // must not run it there; and the GUI itself must still work under its own Content-Security-Policy.
 
 // e2e/ is type-checked without DOM types; these callbacks run in the page, where these exist.
-declare const document: { title: string; querySelector(selector: string): { naturalWidth?: number; readyState?: number; duration?: number } | null };
-declare const window: { readonly sessionStorage: { getItem(key: string): string | null }; readonly localStorage: { getItem(key: string): string | null } };
+declare const document: {
+  title: string;
+  querySelector(selector: string): { naturalWidth?: number; readyState?: number; duration?: number } | null;
+};
+declare const window: {
+  readonly sessionStorage: { getItem(key: string): string | null };
+  readonly localStorage: { getItem(key: string): string | null };
+};
 
 /** What a script in an upload would do if it ran: call home, mark the page and storage, steal the token. */
 const payload = `document.title = 'pwned';
@@ -27,9 +33,17 @@ interface Uploaded {
   readonly url: string;
 }
 
-async function uploadAll(baseURL: string, token: string, files: readonly { readonly name: string; readonly bytes: Buffer | string }[]): Promise<Uploaded[]> {
+async function uploadAll(
+  baseURL: string,
+  token: string,
+  files: readonly { readonly name: string; readonly bytes: Buffer | string }[],
+): Promise<Uploaded[]> {
   const headers = { 'PRIVATE-TOKEN': token };
-  const created = await fetch(`${baseURL}/api/v4/projects`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'Uploads Probe', visibility: 'public' }) });
+  const created = await fetch(`${baseURL}/api/v4/projects`, {
+    method: 'POST',
+    headers: { ...headers, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'Uploads Probe', visibility: 'public' }),
+  });
   expect(created.status).toBe(201);
   const { id } = (await created.json()) as { id: number };
   const uploaded: Uploaded[] = [];
@@ -99,7 +113,7 @@ test('uploaded HTML and SVG with script never run on the GUI origin; inert media
     expect(await page.evaluate(() => document.querySelector('video, audio')?.duration ?? 0)).toBeCloseTo(0.5, 1);
   });
 
-  await test.step('nothing ran: no call home, nothing written to the origin\'s storage', async () => {
+  await test.step("nothing ran: no call home, nothing written to the origin's storage", async () => {
     await page.goto('/');
     await expect(page.getByRole('navigation', { name: 'Screens' })).toBeVisible();
     expect(await page.evaluate(() => window.localStorage.getItem('pwned'))).toBeNull();
@@ -123,11 +137,17 @@ test('the GUI works under its Content-Security-Policy: no violations on the main
 
   await test.step('Analyse: a file, its waveform (blob: media), spectrogram (worker) and playback', async () => {
     await screens.getByRole('link', { name: 'Analyse' }).click();
-    await page.getByTestId('file-input').setInputFiles({ name: 'tone.wav', mimeType: 'audio/wav', buffer: encodeWav([sine(44_100, 2, 440, 0.5)], 44_100) });
+    await page
+      .getByTestId('file-input')
+      .setInputFiles({ name: 'tone.wav', mimeType: 'audio/wav', buffer: encodeWav([sine(44_100, 2, 440, 0.5)], 44_100) });
     await expect(page.getByRole('list', { name: 'Requests' }).locator('[data-status="done"]')).toHaveCount(7, { timeout: 60_000 });
     await expect(page.getByRole('region', { name: 'Spectrogram' }).locator('canvas').first()).toBeVisible();
     await page.getByRole('button', { name: /^Play/ }).first().click();
-    await page.getByRole('button', { name: /^Pause/ }).first().click().catch(() => undefined);
+    await page
+      .getByRole('button', { name: /^Pause/ })
+      .first()
+      .click()
+      .catch(() => undefined);
   });
 
   for (const name of ['Batch', 'Sources', 'Projects', 'Settings', 'Home']) {

@@ -43,7 +43,9 @@ async function adminToken(credentialsPath: string): Promise<string> {
   } catch {
     // Reported below.
   }
-  throw new Error(`The administrator's token could not be read from ${credentialsPath}. Restore that file (or start with an empty data folder).`);
+  throw new Error(
+    `The administrator's token could not be read from ${credentialsPath}. Restore that file (or start with an empty data folder).`,
+  );
 }
 
 async function startEmbeddedServer(): Promise<RunningServer> {
@@ -51,7 +53,15 @@ async function startEmbeddedServer(): Promise<RunningServer> {
   const settings = await readDesktopSettings(userData);
   const ffmpeg = bundledFfmpeg();
   const configFor = (port: number) =>
-    loadConfig(process.env, { host, port, dataDir: dataDir(), fetchAllowPrivate: true, allowedHosts: ['loopback'], authFailExemptLoopback: true, ...(ffmpeg ? { ffmpegPath: ffmpeg } : {}) });
+    loadConfig(process.env, {
+      host,
+      port,
+      dataDir: dataDir(),
+      fetchAllowPrivate: true,
+      allowedHosts: ['loopback'],
+      authFailExemptLoopback: true,
+      ...(ffmpeg ? { ffmpegPath: ffmpeg } : {}),
+    });
   const port = await choosePort(host, settings.lastPort);
   let started: RunningServer;
   try {
@@ -113,7 +123,10 @@ if (!app.requestSingleInstanceLock()) {
     if (window.isMinimized()) window.restore();
     window.focus();
   });
-  app.whenReady().then(() => withTimeout(start(), readyTimeoutMs + 5_000, 'the embedded server did not start in time'), fail).catch(fail);
+  app
+    .whenReady()
+    .then(() => withTimeout(start(), readyTimeoutMs + 5_000, 'the embedded server did not start in time'), fail)
+    .catch(fail);
   app.on('window-all-closed', () => app.quit());
   app.on('activate', () => {
     if (server && BrowserWindow.getAllWindows().length === 0) window = createMainWindow(server.url);

@@ -18,7 +18,9 @@ function dependencyClosure(roots: readonly string[]): Set<string> {
     if (seen.has(name)) return;
     seen.add(name);
     // Read from node_modules directly: not every package exports its package.json.
-    const manifest = JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')) as { dependencies?: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')) as {
+      dependencies?: Record<string, string>;
+    };
     for (const dependency of Object.keys(manifest.dependencies ?? {})) walk(dependency);
   };
   roots.forEach(walk);
@@ -40,19 +42,27 @@ describe('electron-builder.yml', () => {
   });
 
   it('builds for Linux (AppImage, deb), macOS (dmg) and Windows (nsis), starting the compiled main', () => {
-    expect(config).toMatchObject({ linux: { target: ['AppImage', 'deb'] }, mac: { target: ['dmg'] }, win: { target: ['nsis'] }, extraMetadata: { main: 'dist/electron/main.js' } });
+    expect(config).toMatchObject({
+      linux: { target: ['AppImage', 'deb'] },
+      mac: { target: ['dmg'] },
+      win: { target: ['nsis'] },
+      extraMetadata: { main: 'dist/electron/main.js' },
+    });
     expect(config.files).toEqual(expect.arrayContaining(['dist/**/*', 'package.json']));
   });
 
   it('ships ffmpeg-static’s binary as resources/ffmpeg, where electron/main.ts looks for it', () => {
     expect(config.extraResources).toEqual([{ from: 'node_modules/ffmpeg-static', to: 'ffmpeg', filter: ['ffmpeg', 'ffmpeg.exe'] }]);
-    expect(readFileSync(new URL('./main.ts', import.meta.url), 'utf8')).toContain("path.join(process.resourcesPath, 'ffmpeg', process.platform === 'win32' ? 'ffmpeg.exe' : 'ffmpeg')");
+    expect(readFileSync(new URL('./main.ts', import.meta.url), 'utf8')).toContain(
+      "path.join(process.resourcesPath, 'ffmpeg', process.platform === 'win32' ? 'ffmpeg.exe' : 'ffmpeg')",
+    );
   });
 
   it('unpacks the worker scripts and every package they load from the asar', () => {
     const unpacked = config.asarUnpack as string[];
     expect(unpacked).toContain('dist/server/**');
-    const covered = (name: string) => unpacked.includes(`node_modules/${name}/**`) || (name.startsWith('@') && unpacked.includes(`node_modules/${name.split('/')[0]}/**`));
+    const covered = (name: string) =>
+      unpacked.includes(`node_modules/${name}/**`) || (name.startsWith('@') && unpacked.includes(`node_modules/${name.split('/')[0]}/**`));
     const needed = [...dependencyClosure(['piscina', 'audio-decode', 'audio-type'])];
     expect(needed.filter((name) => !covered(name))).toEqual([]);
   });

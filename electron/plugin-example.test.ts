@@ -48,7 +48,10 @@ let dataDir: string;
 let wavPath: string;
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'cratehouse-plugin-'));
-  server = await startServer(loadConfig({}, { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', allowedHosts: ['loopback'], adminToken: token }), { rendererDir: null });
+  server = await startServer(
+    loadConfig({}, { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', allowedHosts: ['loopback'], adminToken: token }),
+    { rendererDir: null },
+  );
   wavPath = path.join(dataDir, 'plugin loop.wav');
   await writeFile(wavPath, testWav());
 }, 60_000);
@@ -59,7 +62,10 @@ afterAll(async () => {
 
 async function runExample(env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [example, '--data-dir', dataDir, wavPath], { env: { ...process.env, ...env }, timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, [example, '--data-dir', dataDir, wavPath], {
+      env: { ...process.env, ...env },
+      timeout: 60_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
@@ -78,7 +84,9 @@ describe('the plugin example client', () => {
     // The same figures as the API's own answer for this file.
     const form = new FormData();
     form.append('file', new Blob([await readFile(wavPath)]), 'plugin loop.wav');
-    const direct = (await (await fetch(`${server.url}/audio/v1/analyze`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form })).json()) as {
+    const direct = (await (
+      await fetch(`${server.url}/audio/v1/analyze`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form })
+    ).json()) as {
       sample: { role: string; confidence: number };
       features: { rhythm: { tempo_bpm: number | null }; chroma: { key: string | null; mode: string | null } };
       emotion: { valence: number; arousal: number };
@@ -114,10 +122,18 @@ describe('the plugin example client', () => {
   it('is refused under a foreign Host name (DNS rebinding), even with the right token', async () => {
     const status = await new Promise<number>((resolve, reject) => {
       const url = new URL(`${server.url}/audio/v1/me`);
-      const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, headers: { Host: `rebind.attacker.example:${url.port}`, Authorization: `Bearer ${token}` } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = http.request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          headers: { Host: `rebind.attacker.example:${url.port}`, Authorization: `Bearer ${token}` },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end();
     });

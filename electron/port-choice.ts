@@ -14,6 +14,7 @@ export function isPortFree(host: string, port: number): Promise<boolean> {
  * remembered the URL keep working), otherwise 0 so the OS picks a free one at listen time.
  */
 export async function choosePort(host: string, previous: number | null): Promise<number> {
-  if (previous !== null && Number.isInteger(previous) && previous >= 1024 && previous <= 65535 && (await isPortFree(host, previous))) return previous;
+  if (previous !== null && Number.isInteger(previous) && previous >= 1024 && previous <= 65535 && (await isPortFree(host, previous)))
+    return previous;
   return 0;
 }

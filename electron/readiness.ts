@@ -14,14 +14,18 @@ export class NotReadyError extends Error {
  * Poll `<url>/audio/v1/healthz` until it answers 200 with the server's version, or give up after
  * `timeoutMs` with the last failure in the message (what the desktop's error window shows).
  */
-export async function waitForReady(url: string, options: ReadinessOptions): Promise<{ readonly version: string; readonly waitedMs: number }> {
+export async function waitForReady(
+  url: string,
+  options: ReadinessOptions,
+): Promise<{ readonly version: string; readonly waitedMs: number }> {
   const started = Date.now();
   const fetchImpl = options.fetchImpl ?? fetch;
   const interval = options.intervalMs ?? 100;
   let last = 'no answer yet';
   for (;;) {
     const remaining = options.timeoutMs - (Date.now() - started);
-    if (remaining <= 0) throw new NotReadyError(`The embedded server at ${url} did not become ready within ${formatDuration(options.timeoutMs)} (${last}).`);
+    if (remaining <= 0)
+      throw new NotReadyError(`The embedded server at ${url} did not become ready within ${formatDuration(options.timeoutMs)} (${last}).`);
     try {
       const response = await fetchImpl(`${url}/audio/v1/healthz`, { signal: AbortSignal.timeout(Math.max(1, Math.min(remaining, 5000))) });
       if (response.ok) {

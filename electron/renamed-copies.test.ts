@@ -15,7 +15,8 @@ afterEach(async () => {
 describe('fileNameProblem', () => {
   it('accepts the names naming produces and refuses paths and reserved names', () => {
     expect(fileNameProblem('01_bass_dark-sub.wav')).toBeNull();
-    for (const bad of ['', ' a.wav', '../x.wav', 'a/b.wav', 'a\\b.wav', 'CON', 'nul.wav', 'a:b', 'x.', '.', '..', 'a'.repeat(256)]) expect(fileNameProblem(bad), bad).not.toBeNull();
+    for (const bad of ['', ' a.wav', '../x.wav', 'a/b.wav', 'a\\b.wav', 'CON', 'nul.wav', 'a:b', 'x.', '.', '..', 'a'.repeat(256)])
+      expect(fileNameProblem(bad), bad).not.toBeNull();
   });
 
   it('numbers clashes before the extension', () => {
@@ -32,7 +33,14 @@ describe('writeRenamedCopies', () => {
     await writeFile(b, 'B');
     const out = path.join(dir, 'out');
     await writeFile(path.join(dir, 'placeholder'), '');
-    const first = await writeRenamedCopies(out, [{ sourcePath: a, newName: '01_percs_punchy.wav' }, { sourcePath: b, newName: '02_bass_dark-sub.wav' }], 'copy');
+    const first = await writeRenamedCopies(
+      out,
+      [
+        { sourcePath: a, newName: '01_percs_punchy.wav' },
+        { sourcePath: b, newName: '02_bass_dark-sub.wav' },
+      ],
+      'copy',
+    );
     expect(first).toEqual([path.join(out, '01_percs_punchy.wav'), path.join(out, '02_bass_dark-sub.wav')]);
     const again = await writeRenamedCopies(out, [{ sourcePath: a, newName: '01_percs_punchy.wav' }], 'copy');
     expect(again).toEqual([path.join(out, '01_percs_punchy (2).wav')]);
@@ -51,7 +59,16 @@ describe('writeRenamedCopies', () => {
   it('writes nothing when one name is unusable', async () => {
     const a = path.join(dir, 'a.wav');
     await writeFile(a, 'A');
-    await expect(writeRenamedCopies(path.join(dir, 'out'), [{ sourcePath: a, newName: 'ok.wav' }, { sourcePath: a, newName: '../escape.wav' }], 'copy')).rejects.toThrow('cannot hold');
+    await expect(
+      writeRenamedCopies(
+        path.join(dir, 'out'),
+        [
+          { sourcePath: a, newName: 'ok.wav' },
+          { sourcePath: a, newName: '../escape.wav' },
+        ],
+        'copy',
+      ),
+    ).rejects.toThrow('cannot hold');
     expect(await readdir(dir)).toEqual(['a.wav']);
   });
 });

@@ -13,7 +13,10 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dsp = path.join(root, 'server/audio/dsp');
 /** The AssemblyScript sources, by the module name the entry imports them under. */
-export const kernelSources = { 'real-fft-kernel': path.join(dsp, 'real-fft-kernel.as.ts'), 'frame-kernels': path.join(dsp, 'frame-kernels.as.ts') } as const;
+export const kernelSources = {
+  'real-fft-kernel': path.join(dsp, 'real-fft-kernel.as.ts'),
+  'frame-kernels': path.join(dsp, 'frame-kernels.as.ts'),
+} as const;
 export const kernelModule = path.join(dsp, 'dsp-kernel-wasm.ts');
 
 /**

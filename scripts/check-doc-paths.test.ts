@@ -19,7 +19,14 @@ describe('the code map in docs/', () => {
 
   it('finds a stale path in backticks, in a fenced tree and in a link, and accepts one named from its folder', () => {
     const entries = ['server/', 'server/store/', 'server/store/store.ts', 'docs/', 'docs/security.md'];
-    const page = ['`store/store.ts` and `store/gone.ts`', '```', 'server/', '  old-folder/  gone', '```', '[security](security.md), [x](missing.md)'].join('\n');
+    const page = [
+      '`store/store.ts` and `store/gone.ts`',
+      '```',
+      'server/',
+      '  old-folder/  gone',
+      '```',
+      '[security](security.md), [x](missing.md)',
+    ].join('\n');
     expect(findMissingPaths(page, entries)).toEqual(['store/gone.ts', 'old-folder/', 'missing.md']);
   });
 

@@ -35,7 +35,10 @@ try {
 } catch {
   // optional dependency not installed
 }
-if (!ffmpegBinary) console.warn('npm run dist: ffmpeg-static has no binary (run `npm run fetch-binaries ffmpeg`); the packaged app will use ffmpeg on PATH.');
+if (!ffmpegBinary)
+  console.warn(
+    'npm run dist: ffmpeg-static has no binary (run `npm run fetch-binaries ffmpeg`); the packaged app will use ffmpeg on PATH.',
+  );
 
 const { build } = await import('electron-builder');
 try {

@@ -26,13 +26,19 @@ for (const target of targets) {
     continue;
   }
   console.log(`fetching the ${target} binary (${pkg})…`);
-  const run = spawnSync(process.execPath, [installer], { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8', cwd: installer.replace(/install\.js$/, '') });
+  const run = spawnSync(process.execPath, [installer], {
+    stdio: ['ignore', 'inherit', 'pipe'],
+    encoding: 'utf8',
+    cwd: installer.replace(/install\.js$/, ''),
+  });
   if (run.status === 0) {
     console.log(`${target}: ready`);
     continue;
   }
   failed = true;
-  const reason = (run.stderr ?? '').split('\n').find((l) => /ENOTFOUND|ECONNREFUSED|EAI_AGAIN|getaddrinfo|403|404|certificate/i.test(l)) ?? (run.stderr ?? '').trim().split('\n')[0];
+  const reason =
+    (run.stderr ?? '').split('\n').find((l) => /ENOTFOUND|ECONNREFUSED|EAI_AGAIN|getaddrinfo|403|404|certificate/i.test(l)) ??
+    (run.stderr ?? '').trim().split('\n')[0];
   console.error(`${target}: could not be downloaded here (${reason || `installer exited ${run.status}`}).`);
   console.error(
     target === 'electron'

@@ -62,7 +62,14 @@ interface Running {
 async function startServer(dataDir: string, env: Readonly<Record<string, string>> = {}): Promise<Running> {
   const child = spawn(process.execPath, [path.join(root, 'dist/server/main.js')], {
     cwd: root,
-    env: { ...process.env, CRATEHOUSE_DATA_DIR: dataDir, CRATEHOUSE_PORT: '0', CRATEHOUSE_ADMIN_TOKEN: adminToken, CRATEHOUSE_LOG_LEVEL: 'error', ...env },
+    env: {
+      ...process.env,
+      CRATEHOUSE_DATA_DIR: dataDir,
+      CRATEHOUSE_PORT: '0',
+      CRATEHOUSE_ADMIN_TOKEN: adminToken,
+      CRATEHOUSE_LOG_LEVEL: 'error',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stderr!.resume();
@@ -107,7 +114,10 @@ function upload(url: string, token: string, bytes: Uint8Array, filename: string)
 }
 
 /** A canonical PCM WAV header (44 bytes) with whatever values a hostile client writes, then `data`. */
-function wav(o: { rate?: number; channels?: number; bits?: number; format?: number; dataSize?: number; blockAlign?: number }, data: Uint8Array): Uint8Array {
+function wav(
+  o: { rate?: number; channels?: number; bits?: number; format?: number; dataSize?: number; blockAlign?: number },
+  data: Uint8Array,
+): Uint8Array {
   const rate = o.rate ?? 44100;
   const channels = o.channels ?? 1;
   const bits = o.bits ?? 16;
@@ -137,7 +147,18 @@ function sineWav(seconds: number, hz: number): Uint8Array {
   return wav({}, pcm);
 }
 
-const audioRoutes = ['/loudness', '/waveform', '/spectrum', '/onsets', '/grade', '/analyze/samples', '/naming', '/features', '/analyze/emotion', '/analyze'];
+const audioRoutes = [
+  '/loudness',
+  '/waveform',
+  '/spectrum',
+  '/onsets',
+  '/grade',
+  '/analyze/samples',
+  '/naming',
+  '/features',
+  '/analyze/emotion',
+  '/analyze',
+];
 
 /** Bad audio: every route × every hostile file; any 5xx, HTML body or hang counts. */
 async function probeBadAudio(base: string, token: string): Promise<void> {
@@ -161,7 +182,10 @@ async function probeBadAudio(base: string, token: string): Promise<void> {
     ['block align 3 for 16-bit mono', wav({ blockAlign: 3 }, noise)],
     ['data size beyond the file', wav({ dataSize: 0xfffffff0 }, noise)],
     ['empty data', wav({}, new Uint8Array(0))],
-    ['float NaN and Inf', wav({ bits: 32, format: 3 }, Buffer.from(new Float32Array(44100).map((_, i) => [NaN, Infinity, -Infinity, 0.5][i % 4]!).buffer))],
+    [
+      'float NaN and Inf',
+      wav({ bits: 32, format: 3 }, Buffer.from(new Float32Array(44100).map((_, i) => [NaN, Infinity, -Infinity, 0.5][i % 4]!).buffer)),
+    ],
     ['format 0x1234', wav({ format: 0x1234 }, noise)],
     ['random bytes', randomBytes(20_000)],
     ['truncated header', wav({}, noise).subarray(0, 30)],
@@ -209,11 +233,16 @@ async function probeUploads(base: string, token: string, projectId: number): Pro
     const fullPath = (u.json() as { full_path: string }).full_path;
     const r = await call(`${base}${fullPath}`, { token, tokenHeader: 'PRIVATE-TOKEN' });
     const attachment = /^attachment/i.test(r.headers.get('content-disposition') ?? '');
-    const sandboxed = /(^|;)\s*sandbox\b/i.test(r.headers.get('content-security-policy') ?? '') && /default-src 'none'/.test(r.headers.get('content-security-policy') ?? '');
+    const sandboxed =
+      /(^|;)\s*sandbox\b/i.test(r.headers.get('content-security-policy') ?? '') &&
+      /default-src 'none'/.test(r.headers.get('content-security-policy') ?? '');
     const nosniff = r.headers.get('x-content-type-options') === 'nosniff';
     const scriptable = /html|svg|xml|javascript/i.test(r.type) && !attachment;
     if (r.status !== 200) t.failures.push(`${name}: served ${r.status}`);
-    else if (!nosniff || !sandboxed || scriptable) t.failures.push(`${name}: ${r.type}, disposition ${r.headers.get('content-disposition')}, csp ${r.headers.get('content-security-policy')}, nosniff ${String(nosniff)}`);
+    else if (!nosniff || !sandboxed || scriptable)
+      t.failures.push(
+        `${name}: ${r.type}, disposition ${r.headers.get('content-disposition')}, csp ${r.headers.get('content-security-policy')}, nosniff ${String(nosniff)}`,
+      );
   }
 }
 
@@ -238,7 +267,12 @@ async function probeLocalFiles(base: string, token: string, secretPath: string, 
     }
     if (mediaBase) {
       t.attempts++;
-      const job = await call(`${base}/audio/v1/sources`, { method: 'POST', token, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `${mediaBase}/${name}` }) });
+      const job = await call(`${base}/audio/v1/sources`, {
+        method: 'POST',
+        token,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url: `${mediaBase}/${name}` }),
+      });
       if (job.status !== 202) {
         if (job.status >= 500) t.failures.push(`source ${name}: ${job.status}`);
         continue;
@@ -262,7 +296,12 @@ async function probeScopes(base: string, admin: string, userId: number, adminId:
   const t = tally('scopes: 0 escapes');
   const scopes = ['api', 'read_api', 'read_user', 'read_repository', 'write_repository'];
   const mint = async (uid: number, scope: string): Promise<string> => {
-    const r = await call(`${base}/api/v4/users/${uid}/personal_access_tokens`, { method: 'POST', token: admin, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `p-${scope}`, scopes: [scope] }) });
+    const r = await call(`${base}/api/v4/users/${uid}/personal_access_tokens`, {
+      method: 'POST',
+      token: admin,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `p-${scope}`, scopes: [scope] }),
+    });
     return (r.json() as { token: string }).token;
   };
   const json = { 'content-type': 'application/json' };
@@ -270,11 +309,61 @@ async function probeScopes(base: string, admin: string, userId: number, adminId:
     const token = await mint(userId, scope);
     const adminScoped = await mint(adminId, scope);
     const writes: [string, () => Promise<Answer>][] = [
-      ['create project', () => call(`${base}/api/v4/projects`, { method: 'POST', token, headers: json, body: JSON.stringify({ name: `scope-${scope}-${randomBytes(3).toString('hex')}` }) })],
-      ['create group', () => call(`${base}/api/v4/groups`, { method: 'POST', token, headers: json, body: JSON.stringify({ name: `g${randomBytes(3).toString('hex')}`, path: `g${randomBytes(3).toString('hex')}` }) })],
-      ['start a source job', () => call(`${base}/audio/v1/sources`, { method: 'POST', token, headers: json, body: JSON.stringify({ url: 'https://example.invalid/a.wav' }) })],
-      ['admin mints a token', () => call(`${base}/api/v4/users/${userId}/personal_access_tokens`, { method: 'POST', token: adminScoped, headers: json, body: JSON.stringify({ name: 'escalate', scopes: ['api'] }) })],
-      ['admin creates a user', () => call(`${base}/api/v4/users`, { method: 'POST', token: adminScoped, headers: json, body: JSON.stringify({ username: `u${randomBytes(3).toString('hex')}`, email: `${randomBytes(3).toString('hex')}@x.test`, name: 'x', password: 'abcdefgh12' }) })],
+      [
+        'create project',
+        () =>
+          call(`${base}/api/v4/projects`, {
+            method: 'POST',
+            token,
+            headers: json,
+            body: JSON.stringify({ name: `scope-${scope}-${randomBytes(3).toString('hex')}` }),
+          }),
+      ],
+      [
+        'create group',
+        () =>
+          call(`${base}/api/v4/groups`, {
+            method: 'POST',
+            token,
+            headers: json,
+            body: JSON.stringify({ name: `g${randomBytes(3).toString('hex')}`, path: `g${randomBytes(3).toString('hex')}` }),
+          }),
+      ],
+      [
+        'start a source job',
+        () =>
+          call(`${base}/audio/v1/sources`, {
+            method: 'POST',
+            token,
+            headers: json,
+            body: JSON.stringify({ url: 'https://example.invalid/a.wav' }),
+          }),
+      ],
+      [
+        'admin mints a token',
+        () =>
+          call(`${base}/api/v4/users/${userId}/personal_access_tokens`, {
+            method: 'POST',
+            token: adminScoped,
+            headers: json,
+            body: JSON.stringify({ name: 'escalate', scopes: ['api'] }),
+          }),
+      ],
+      [
+        'admin creates a user',
+        () =>
+          call(`${base}/api/v4/users`, {
+            method: 'POST',
+            token: adminScoped,
+            headers: json,
+            body: JSON.stringify({
+              username: `u${randomBytes(3).toString('hex')}`,
+              email: `${randomBytes(3).toString('hex')}@x.test`,
+              name: 'x',
+              password: 'abcdefgh12',
+            }),
+          }),
+      ],
     ];
     const reads: [string, () => Promise<Answer>][] = [
       ['list projects', () => call(`${base}/api/v4/projects`, { token })],
@@ -312,7 +401,12 @@ async function probeOrphans(rounds: number): Promise<void> {
     const batch = Array.from({ length: 40 }, (_, i) => `kill-${round}-${i}`);
     names.push(...batch);
     const pending = batch.map((name) =>
-      call(`${s.url}/api/v4/projects`, { method: 'POST', token: adminToken, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) }).catch(() => undefined),
+      call(`${s.url}/api/v4/projects`, {
+        method: 'POST',
+        token: adminToken,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      }).catch(() => undefined),
     );
     await new Promise((r) => setTimeout(r, 60 + round * 40));
     await stop(s, 'SIGKILL');
@@ -323,7 +417,12 @@ async function probeOrphans(rounds: number): Promise<void> {
     t.attempts++;
     const owned = await call(`${s.url}/api/v4/projects/root%2F${name}`, { token: adminToken });
     if (owned.status === 200) continue;
-    const created = await call(`${s.url}/api/v4/projects`, { method: 'POST', token: adminToken, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+    const created = await call(`${s.url}/api/v4/projects`, {
+      method: 'POST',
+      token: adminToken,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
     if (created.status !== 201) t.failures.push(`${name}: no project, create answers ${created.status} ${created.text.slice(0, 100)}`);
   }
   await stop(s);
@@ -363,20 +462,39 @@ async function probeSmallItems(base: string, tokenA: string, tokenB: string, pro
   for (const [what, send] of hostile) {
     nested.attempts++;
     const r = await send();
-    if (r.status >= 500 || !r.type.includes('json') || /at \S+ \(|\/work\/|node_modules/.test(r.text)) nested.failures.push(`${what}: ${r.status} ${r.type} ${r.text.slice(0, 80)}`);
+    if (r.status >= 500 || !r.type.includes('json') || /at \S+ \(|\/work\/|node_modules/.test(r.text))
+      nested.failures.push(`${what}: ${r.status} ${r.type} ${r.text.slice(0, 80)}`);
   }
 
   const host = tally('bad Host: 400, never 5xx');
   for (const h of ['', 'a b', 'evil.test/x', '[::1', 'user@host', 'x'.repeat(300)]) {
     for (const p of ['/api/v4/projects', `/api/v4/projects/${projectId}`, '/audio/v1/me']) {
       host.attempts++;
-      const r = await rawRequest(port, `GET ${p} HTTP/1.1\r\nHost: ${h}\r\nPRIVATE-TOKEN: ${tokenA}\r\nAuthorization: Bearer ${tokenA}\r\nConnection: close\r\n\r\n`);
+      const r = await rawRequest(
+        port,
+        `GET ${p} HTTP/1.1\r\nHost: ${h}\r\nPRIVATE-TOKEN: ${tokenA}\r\nAuthorization: Bearer ${tokenA}\r\nConnection: close\r\n\r\n`,
+      );
       if (r.status !== 400) host.failures.push(`Host ${JSON.stringify(h.slice(0, 20))} ${p}: ${r.status}`);
     }
   }
 
   const ssrf = tally('SSRF: 0 private targets accepted');
-  const targets = ['http://[::127.0.0.1]/', 'http://[::7f00:1]/', 'http://[::a9fe:a9fe]/', 'http://[::ffff:0:7f00:1]/', 'http://[64:ff9b::7f00:1]/', 'http://[64:ff9b:1::a00:1]/', 'http://[2002:7f00:1::]/', 'http://[fec0::1]/', 'http://[::ffff:127.0.0.1]/', 'http://2130706433/', 'http://0x7f.1/', 'http://017700000001/', 'http://[::1]/', 'http://169.254.169.254/'];
+  const targets = [
+    'http://[::127.0.0.1]/',
+    'http://[::7f00:1]/',
+    'http://[::a9fe:a9fe]/',
+    'http://[::ffff:0:7f00:1]/',
+    'http://[64:ff9b::7f00:1]/',
+    'http://[64:ff9b:1::a00:1]/',
+    'http://[2002:7f00:1::]/',
+    'http://[fec0::1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://2130706433/',
+    'http://0x7f.1/',
+    'http://017700000001/',
+    'http://[::1]/',
+    'http://169.254.169.254/',
+  ];
   for (const url of targets) {
     ssrf.attempts++;
     const r = await call(`${base}/audio/v1/sources`, { method: 'POST', token: tokenA, headers: json, body: JSON.stringify({ url }) });
@@ -387,11 +505,17 @@ async function probeSmallItems(base: string, tokenA: string, tokenB: string, pro
         await new Promise((res) => setTimeout(res, 250));
         s = (await call(`${base}/audio/v1/jobs/${id}`, { token: tokenA })).json() as typeof s;
       }
-      if (s.status !== 'error' || !/private|not allowed|blocked|refus/i.test(JSON.stringify(s.error))) ssrf.failures.push(`${url}: job ${s.status} ${JSON.stringify(s.error)}`);
+      if (s.status !== 'error' || !/private|not allowed|blocked|refus/i.test(JSON.stringify(s.error)))
+        ssrf.failures.push(`${url}: job ${s.status} ${JSON.stringify(s.error)}`);
     } else if (r.status >= 500) ssrf.failures.push(`${url}: ${r.status}`);
     for (const hookUrl of [url]) {
       ssrf.attempts++;
-      const h = await call(`${base}/api/v4/projects/${projectId}/hooks`, { method: 'POST', token: tokenA, headers: json, body: JSON.stringify({ url: hookUrl }) });
+      const h = await call(`${base}/api/v4/projects/${projectId}/hooks`, {
+        method: 'POST',
+        token: tokenA,
+        headers: json,
+        body: JSON.stringify({ url: hookUrl }),
+      });
       if (h.status !== 422) ssrf.failures.push(`hook ${hookUrl}: ${h.status}`);
     }
   }
@@ -453,16 +577,33 @@ async function main(): Promise<void> {
   try {
     const json = { 'content-type': 'application/json' };
     const makeUser = async (base: string, username: string): Promise<{ id: number; token: string }> => {
-      const u = await call(`${base}/api/v4/users`, { method: 'POST', token: adminToken, headers: json, body: JSON.stringify({ username, email: `${username}@probe.test`, name: username, password: 'probe-password-1' }) });
+      const u = await call(`${base}/api/v4/users`, {
+        method: 'POST',
+        token: adminToken,
+        headers: json,
+        body: JSON.stringify({ username, email: `${username}@probe.test`, name: username, password: 'probe-password-1' }),
+      });
       const id = (u.json() as { id: number }).id;
-      const tok = await call(`${base}/api/v4/users/${id}/personal_access_tokens`, { method: 'POST', token: adminToken, headers: json, body: JSON.stringify({ name: 'probe', scopes: ['api'] }) });
+      const tok = await call(`${base}/api/v4/users/${id}/personal_access_tokens`, {
+        method: 'POST',
+        token: adminToken,
+        headers: json,
+        body: JSON.stringify({ name: 'probe', scopes: ['api'] }),
+      });
       return { id, token: (tok.json() as { token: string }).token };
     };
     const alice = await makeUser(main.url, 'alice');
     const bob = await makeUser(main.url, 'bob');
     const carol = await makeUser(permissive.url, 'carol');
     const adminId = ((await call(`${main.url}/api/v4/user`, { token: adminToken })).json() as { id: number }).id;
-    const project = (await call(`${main.url}/api/v4/projects`, { method: 'POST', token: alice.token, headers: json, body: JSON.stringify({ name: 'probe' }) })).json() as { id: number };
+    const project = (
+      await call(`${main.url}/api/v4/projects`, {
+        method: 'POST',
+        token: alice.token,
+        headers: json,
+        body: JSON.stringify({ name: 'probe' }),
+      })
+    ).json() as { id: number };
 
     if (wanted('scopes')) await probeScopes(main.url, adminToken, alice.id, adminId);
     reportNew();

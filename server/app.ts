@@ -33,7 +33,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'extended');
   app.set('etag', false);
   // The client address keys the failed-authentication limit: behind a proxy, take it from the proxy.
-  if (deps.trustProxy) app.set('trust proxy', /^\d+$/.test(deps.trustProxy) ? Number(deps.trustProxy) : deps.trustProxy === 'true' ? true : deps.trustProxy);
+  if (deps.trustProxy)
+    app.set('trust proxy', /^\d+$/.test(deps.trustProxy) ? Number(deps.trustProxy) : deps.trustProxy === 'true' ? true : deps.trustProxy);
   // First, so every answer (API, git, uploads, errors, 404s) is nosniff and inert unless it opts out.
   app.use(setInertSecurityHeaders);
   // A malformed Host is refused before anything can build a link from it; the audio API answers
@@ -55,7 +56,9 @@ export function createApp(deps: AppDeps): Express {
     // Client-side routes: any other GET that accepts HTML gets the app shell.
     app.get('/*splat', (req, res, next) => {
       if (!req.accepts('html')) return next();
-      res.set({ 'Cache-Control': 'no-cache', 'Content-Security-Policy': guiContentSecurityPolicy }).sendFile(path.join(rendererDir, 'index.html'));
+      res
+        .set({ 'Cache-Control': 'no-cache', 'Content-Security-Policy': guiContentSecurityPolicy })
+        .sendFile(path.join(rendererDir, 'index.html'));
     });
   } else {
     app.get('/', (_req, res) => {

@@ -50,7 +50,12 @@ export interface ServiceOptions {
   /** Extra job kinds (tests). */
   readonly jobHandlers?: ReadonlyMap<string, JobHandler>;
   /** Source fetching. */
-  readonly sources: { readonly ytdlpPath: string | null; readonly policy: OutboundPolicy; readonly maxBytes: number; readonly timeoutS: number };
+  readonly sources: {
+    readonly ytdlpPath: string | null;
+    readonly policy: OutboundPolicy;
+    readonly maxBytes: number;
+    readonly timeoutS: number;
+  };
   /** May project imports from a URL and exports reach private addresses? */
   readonly projectsAllowPrivate: boolean;
   readonly importLimits?: ArchiveLimits;
@@ -94,10 +99,23 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     options: options.webhooks.options,
   });
   const sourcesSetup = await setUpSources({ repo: createSourcesRepo(store), dataDir, ffmpegPath: options.ffmpegPath, ...options.sources });
-  const jobs = new JobRunner(jobsRepo, new Map([[sourceJobType, sourcesSetup.handler], ...(options.jobHandlers ?? [])]), webhooks, log, options.jobConcurrency);
+  const jobs = new JobRunner(
+    jobsRepo,
+    new Map([[sourceJobType, sourcesSetup.handler], ...(options.jobHandlers ?? [])]),
+    webhooks,
+    log,
+    options.jobConcurrency,
+  );
   const sources = sourcesSetup.connect(jobs);
   const hosting = setUpHosting({
-    repos: { projects: createProjectsRepo(store), exports: createExportsRepo(store), hooks: createHooksRepo(store), badges: createBadgesRepo(store), notifications: createNotificationsRepo(store), lfs: createLfsRepo(store) },
+    repos: {
+      projects: createProjectsRepo(store),
+      exports: createExportsRepo(store),
+      hooks: createHooksRepo(store),
+      badges: createBadgesRepo(store),
+      notifications: createNotificationsRepo(store),
+      lfs: createLfsRepo(store),
+    },
     identity,
     jobs,
     dataDir,
@@ -109,7 +127,12 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     log,
   });
   const pool = createAnalysisPool(options.analysisPool.threads, options.analysisPool.options);
-  const analysis = new AnalysisService(pool, new ResultCache(path.join(dataDir, 'cache')), options.ffmpegPath ? { kind: 'ffmpeg', path: options.ffmpegPath } : { kind: 'js' }, meter);
+  const analysis = new AnalysisService(
+    pool,
+    new ResultCache(path.join(dataDir, 'cache')),
+    options.ffmpegPath ? { kind: 'ffmpeg', path: options.ffmpegPath } : { kind: 'js' },
+    meter,
+  );
   const auth = createAuthGuard(identity, new FailedAuthLimiter(options.failedAuth));
   const { uploads } = options;
   const { projects, hooks } = hosting;
@@ -122,8 +145,31 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     ytdlp: sourcesSetup.ytdlp,
     pool,
     app: {
-      audio: { version, identity, auth, meter, jobs, tools: options.tools, maxJsonKb: options.http.maxJsonKb, analysis, uploads, sources, accelRedirect: options.http.accelRedirect, log },
-      hosting: { version, identity, auth, meter, publicUrl: options.http.publicUrl, maxJsonKb: options.http.maxJsonKb, ...hosting, uploads, log },
+      audio: {
+        version,
+        identity,
+        auth,
+        meter,
+        jobs,
+        tools: options.tools,
+        maxJsonKb: options.http.maxJsonKb,
+        analysis,
+        uploads,
+        sources,
+        accelRedirect: options.http.accelRedirect,
+        log,
+      },
+      hosting: {
+        version,
+        identity,
+        auth,
+        meter,
+        publicUrl: options.http.publicUrl,
+        maxJsonKb: options.http.maxJsonKb,
+        ...hosting,
+        uploads,
+        log,
+      },
       repositories: {
         projects,
         auth,

@@ -26,7 +26,16 @@ describe('cratehouse analyze', () => {
 
     const json = await cli(['analyze', dir, '--json', '--rename-to', out]);
     expect(json.code).toBe(1); // one file failed
-    const rows = JSON.parse(json.out) as { file: string; role: string | null; tier: string | null; lufs: number | null; clip_lufs: number | null; tempo_bpm: number | null; name: string | null; error: string | null }[];
+    const rows = JSON.parse(json.out) as {
+      file: string;
+      role: string | null;
+      tier: string | null;
+      lufs: number | null;
+      clip_lufs: number | null;
+      tempo_bpm: number | null;
+      name: string | null;
+      error: string | null;
+    }[];
     expect(rows.map((r) => path.basename(r.file))).toEqual(['a-loop.wav', 'b-sub.wav', 'c-broken.wav']);
     expect(rows[0]).toMatchObject({ role: 'percs', error: null });
     expect(Math.abs(rows[0]!.tempo_bpm! - 124)).toBeLessThan(124 * 0.02);
@@ -36,7 +45,11 @@ describe('cratehouse analyze', () => {
     // A steady 2 s sine: the ungated clip loudness equals the integrated loudness (both exist).
     expect(Math.abs(rows[1]!.clip_lufs! - rows[1]!.lufs!)).toBeLessThanOrEqual(0.1);
     expect(rows[2]!.error).toMatch(/could not be decoded/);
-    expect(rows.map((r) => (r as { copied_to?: string }).copied_to)).toEqual([path.join(out, `${rows[0]!.name}.wav`), path.join(out, `${rows[1]!.name}.wav`), undefined]);
+    expect(rows.map((r) => (r as { copied_to?: string }).copied_to)).toEqual([
+      path.join(out, `${rows[0]!.name}.wav`),
+      path.join(out, `${rows[1]!.name}.wav`),
+      undefined,
+    ]);
     // Good files copied under their suggested names, originals untouched.
     expect((await readdir(out)).sort()).toEqual([`${rows[0]!.name}.wav`, `${rows[1]!.name}.wav`].sort());
     expect(await readFile(path.join(out, `${rows[1]!.name}.wav`))).toEqual(await readFile(path.join(dir, 'b-sub.wav')));
@@ -49,6 +62,8 @@ describe('cratehouse analyze', () => {
 
     // Renaming the same batch again never overwrites: the same names get a suffix.
     await cli(['analyze', dir, '--json', '--rename-to', out]);
-    expect((await readdir(out)).sort()).toEqual([`${rows[0]!.name}.wav`, `${rows[0]!.name}-2.wav`, `${rows[1]!.name}.wav`, `${rows[1]!.name}-2.wav`].sort());
+    expect((await readdir(out)).sort()).toEqual(
+      [`${rows[0]!.name}.wav`, `${rows[0]!.name}-2.wav`, `${rows[1]!.name}.wav`, `${rows[1]!.name}-2.wav`].sort(),
+    );
   }, 60_000);
 });

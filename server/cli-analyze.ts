@@ -6,7 +6,21 @@ import { createAnalysisPool } from './audio/analysis/worker-pool.js';
 import type { Config } from './config/load-config.js';
 
 /** Extensions the batch picks up from folders (files named explicitly are always tried). */
-const audioExtensions = new Set(['.wav', '.wave', '.aif', '.aiff', '.flac', '.mp3', '.ogg', '.oga', '.opus', '.m4a', '.aac', '.wma', '.caf']);
+const audioExtensions = new Set([
+  '.wav',
+  '.wave',
+  '.aif',
+  '.aiff',
+  '.flac',
+  '.mp3',
+  '.ogg',
+  '.oga',
+  '.opus',
+  '.m4a',
+  '.aac',
+  '.wma',
+  '.caf',
+]);
 
 /** One row of the batch: the summary, or the error that stopped this file. */
 export interface AnalyzeRow extends Partial<SummaryResult> {
@@ -69,7 +83,12 @@ export async function runAnalyze(inputs: readonly string[], config: Config, opti
         const i = next++;
         const file = files[i]!;
         try {
-          const out = await pool.run({ engineId: 'summary', params: { index: i + 1 }, file, decoder: ffmpeg ? { kind: 'ffmpeg', path: ffmpeg.path } : { kind: 'js' } });
+          const out = await pool.run({
+            engineId: 'summary',
+            params: { index: i + 1 },
+            file,
+            decoder: ffmpeg ? { kind: 'ffmpeg', path: ffmpeg.path } : { kind: 'js' },
+          });
           rows[i] = { file, error: null, ...(out.result as SummaryResult) };
         } catch (error) {
           rows[i] = { file, error: error instanceof Error ? error.message : String(error) };
@@ -126,7 +145,11 @@ function render(rows: readonly AnalyzeRow[], options: AnalyzeOptions): void {
     return;
   }
   const widths = columns.map((c) => Math.min(48, Math.max(c.length, ...rows.map((r) => cell(r, c).length))));
-  const line = (vals: string[]) => vals.map((v, i) => v.slice(0, widths[i]).padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => v.slice(0, widths[i]).padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   options.out(line([...columns]));
   for (const row of rows) options.out(line(columns.map((c) => cell(row, c))));
 }

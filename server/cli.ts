@@ -14,11 +14,24 @@ import { openStore } from './store/store.js';
 /** The admin operations the CLI offers, the same whether it talks to a server or to the files. */
 interface AdminOps {
   readonly mode: string;
-  createUser(input: { username: string; name: string; email: string; admin: boolean; tenant?: string; password?: string }): Promise<Record<string, unknown>>;
+  createUser(input: {
+    username: string;
+    name: string;
+    email: string;
+    admin: boolean;
+    tenant?: string;
+    password?: string;
+  }): Promise<Record<string, unknown>>;
   createToken(user: string, input: { name: string; scopes: string[]; expiresAt: string | null }): Promise<Record<string, unknown>>;
   listTokens(user?: string): Promise<Record<string, unknown>[]>;
   revokeToken(id: number): Promise<void>;
-  createGroup(input: { name: string; path: string; visibility?: Visibility; description?: string; parentId?: number }): Promise<Record<string, unknown>>;
+  createGroup(input: {
+    name: string;
+    path: string;
+    visibility?: Visibility;
+    description?: string;
+    parentId?: number;
+  }): Promise<Record<string, unknown>>;
 }
 
 const usage = `Usage: cratehouse <command> [options]
@@ -51,7 +64,8 @@ function parseArgs(argv: readonly string[]): { positional: string[]; flags: Map<
     }
     const eq = arg.indexOf('=');
     if (eq > 0) flags.set(arg.slice(2, eq), arg.slice(eq + 1));
-    else if (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--') && !['admin', 'json', 'csv'].includes(arg.slice(2))) flags.set(arg.slice(2), argv[++i]!);
+    else if (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--') && !['admin', 'json', 'csv'].includes(arg.slice(2)))
+      flags.set(arg.slice(2), argv[++i]!);
     else flags.set(arg.slice(2), true);
   }
   return { positional, flags };
@@ -90,11 +104,34 @@ function httpOps(url: string, token: string): AdminOps {
   return {
     mode: `through the server at ${url}`,
     createUser: async (i) =>
-      (await call('POST', '/users', { username: i.username, name: i.name, email: i.email, admin: i.admin, tenant: i.tenant, ...(i.password ? { password: i.password } : { force_random_password: true }) })) as Record<string, unknown>,
-    createToken: async (user, i) => (await call('POST', `/users/${await userId(user)}/personal_access_tokens`, { name: i.name, scopes: i.scopes, expires_at: i.expiresAt })) as Record<string, unknown>,
-    listTokens: async (user) => (await call('GET', `/personal_access_tokens?per_page=100${user ? `&user_id=${await userId(user)}` : ''}`)) as Record<string, unknown>[],
+      (await call('POST', '/users', {
+        username: i.username,
+        name: i.name,
+        email: i.email,
+        admin: i.admin,
+        tenant: i.tenant,
+        ...(i.password ? { password: i.password } : { force_random_password: true }),
+      })) as Record<string, unknown>,
+    createToken: async (user, i) =>
+      (await call('POST', `/users/${await userId(user)}/personal_access_tokens`, {
+        name: i.name,
+        scopes: i.scopes,
+        expires_at: i.expiresAt,
+      })) as Record<string, unknown>,
+    listTokens: async (user) =>
+      (await call('GET', `/personal_access_tokens?per_page=100${user ? `&user_id=${await userId(user)}` : ''}`)) as Record<
+        string,
+        unknown
+      >[],
     revokeToken: async (id) => void (await call('DELETE', `/personal_access_tokens/${id}`)),
-    createGroup: async (i) => (await call('POST', '/groups', { name: i.name, path: i.path, visibility: i.visibility, description: i.description, parent_id: i.parentId })) as Record<string, unknown>,
+    createGroup: async (i) =>
+      (await call('POST', '/groups', {
+        name: i.name,
+        path: i.path,
+        visibility: i.visibility,
+        description: i.description,
+        parent_id: i.parentId,
+      })) as Record<string, unknown>,
   };
 }
 
@@ -106,7 +143,18 @@ async function fileOps(config: Config): Promise<AdminOps & { close(): Promise<vo
   const identity = createIdentityService(createIdentityRepo(store));
   const base = config.publicUrl ?? `http://${config.host}:${config.port}`;
   // Whoever can edit the files is an administrator; this stand-in is used only for permission checks.
-  const operator: UserRecord = { id: 0, username: 'operator', name: 'Operator', email: 'operator@localhost', admin: true, state: 'active', tenant: 'operator', namespaceId: 0, passwordHash: null, createdAt: '' };
+  const operator: UserRecord = {
+    id: 0,
+    username: 'operator',
+    name: 'Operator',
+    email: 'operator@localhost',
+    admin: true,
+    state: 'active',
+    tenant: 'operator',
+    namespaceId: 0,
+    passwordHash: null,
+    createdAt: '',
+  };
   const today = () => new Date().toISOString().slice(0, 10);
   return {
     mode: `on the files in ${config.dataDir}`,
@@ -120,7 +168,9 @@ async function fileOps(config: Config): Promise<AdminOps & { close(): Promise<vo
       return presentToken(record, today(), token) as unknown as Record<string, unknown>;
     },
     listTokens: async (user) => {
-      return identity.listTokens(operator, user ? identity.getUser(user).id : undefined).map((t) => presentToken(t, today()) as unknown as Record<string, unknown>);
+      return identity
+        .listTokens(operator, user ? identity.getUser(user).id : undefined)
+        .map((t) => presentToken(t, today()) as unknown as Record<string, unknown>);
     },
     revokeToken: (id) => identity.revokeToken(operator, id),
     createGroup: async (i) => {
@@ -144,7 +194,9 @@ async function openOps(config: Config, env: Readonly<Record<string, string | und
       try {
         token = (JSON.parse(readFileSync(path.join(config.dataDir, adminCredentialsFile), 'utf8')) as { token: string }).token;
       } catch {
-        throw new UsageError(`a server is running at ${lock.url}; set CRATEHOUSE_TOKEN to an admin token (no ${adminCredentialsFile} readable)`);
+        throw new UsageError(
+          `a server is running at ${lock.url}; set CRATEHOUSE_TOKEN to an admin token (no ${adminCredentialsFile} readable)`,
+        );
       }
     }
     return { ...httpOps(lock.url, token), close: async () => undefined };
@@ -153,7 +205,11 @@ async function openOps(config: Config, env: Readonly<Record<string, string | und
 }
 
 /** Run the CLI; returns the exit code. */
-export async function runCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, out: (s: string) => void): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  out: (s: string) => void,
+): Promise<number> {
   const { positional, flags } = parseArgs(argv);
   const [command, sub, arg] = positional;
   if (!command || flags.has('help') || command === 'help') {
@@ -185,7 +241,8 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
     });
   }
   const json = flags.has('json');
-  const show = (label: string, value: unknown) => out(json ? JSON.stringify(value, null, 2) : `${label}\n${JSON.stringify(value, null, 2)}`);
+  const show = (label: string, value: unknown) =>
+    out(json ? JSON.stringify(value, null, 2) : `${label}\n${JSON.stringify(value, null, 2)}`);
   const ops = await openOps(config, env);
   try {
     const key = `${command} ${sub ?? ''}`.trim();
@@ -219,7 +276,11 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
         const user = flags.get('user');
         const tokens = await ops.listTokens(typeof user === 'string' ? user : undefined);
         if (json) out(JSON.stringify(tokens, null, 2));
-        else for (const t of tokens) out(`${String(t.id).padStart(4)}  user ${String(t.user_id).padEnd(4)} ${t.active ? 'active ' : 'revoked'}  ${String(t.name)}  [${(t.scopes as string[]).join(',')}]`);
+        else
+          for (const t of tokens)
+            out(
+              `${String(t.id).padStart(4)}  user ${String(t.user_id).padEnd(4)} ${t.active ? 'active ' : 'revoked'}  ${String(t.name)}  [${(t.scopes as string[]).join(',')}]`,
+            );
         return 0;
       }
       case 'token revoke': {
@@ -254,7 +315,11 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
 function describeError(error: unknown): string {
   if (error instanceof UsageError) return `${error.message}\n\n${usage}`;
   if (error instanceof AppError) {
-    const fields = error.options.fields ? ` (${Object.entries(error.options.fields).map(([k, v]) => `${k} ${v.join(', ')}`).join('; ')})` : '';
+    const fields = error.options.fields
+      ? ` (${Object.entries(error.options.fields)
+          .map(([k, v]) => `${k} ${v.join(', ')}`)
+          .join('; ')})`
+      : '';
     return `${error.message}${fields}`;
   }
   if (error instanceof ConfigError || error instanceof DataDirLockedError) return error.message;

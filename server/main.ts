@@ -32,7 +32,8 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof DataDirLockedError) process.stderr.write(`cratehouse: ${error.message}\n`);
-  else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') process.stderr.write(`cratehouse: the port is already in use; set CRATEHOUSE_PORT (0 picks a free one)\n`);
+  else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+    process.stderr.write(`cratehouse: the port is already in use; set CRATEHOUSE_PORT (0 picks a free one)\n`);
   else process.stderr.write(`cratehouse: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

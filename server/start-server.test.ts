@@ -23,7 +23,8 @@ afterEach(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const configOn = (port: number) => loadConfig({}, { host: '127.0.0.1', port, dataDir, logLevel: 'silent', adminToken: 'start-server-test-admin-token' });
+const configOn = (port: number) =>
+  loadConfig({}, { host: '127.0.0.1', port, dataDir, logLevel: 'silent', adminToken: 'start-server-test-admin-token' });
 /** Worker threads (piscina's) show up as MessagePort resources of this thread. */
 const messagePorts = () => process.getActiveResourcesInfo().filter((kind) => kind === 'MessagePort').length;
 

@@ -60,7 +60,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     for (const step of store.migrationsApplied) log.info(`store: ${step}`);
 
     const [ffmpeg, git] = await Promise.all([resolveFfmpeg(config.ffmpegPath), resolveGit(config.gitPath)]);
-    if (!ffmpeg) log.info('ffmpeg not found: set CRATEHOUSE_FFMPEG or install ffmpeg (audio decoding falls back to the built-in decoders; sources need it)');
+    if (!ffmpeg)
+      log.info(
+        'ffmpeg not found: set CRATEHOUSE_FFMPEG or install ffmpeg (audio decoding falls back to the built-in decoders; sources need it)',
+      );
     if (!git) log.info('git not found: set CRATEHOUSE_GIT or install git (project repositories need it)');
     const version = packageVersion();
     const uploads = { tmpDir: path.join(config.dataDir, 'tmp'), maxBytes: config.maxUploadMb * 1024 * 1024 };
@@ -91,8 +94,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       hooks: { allowPrivate: hooksMayTargetPrivate(config), version, baseUrl: () => config.publicUrl ?? listeningUrl },
       // Warm the JIT before the first request: the analysis threads in the background (they write a
       // WAV to the upload dir), the upload path on this thread below (~0.2 s).
-      analysisPool: { options: { warmUpDir: uploads.tmpDir, budget: { baseS: config.analysisBudgetS, perAudioS: config.analysisBudgetPerAudioS } } },
-      failedAuth: { failures: config.authFailLimit, windowS: config.authFailWindowS, blockS: config.authFailBlockS, exemptLoopback: config.authFailExemptLoopback },
+      analysisPool: {
+        options: { warmUpDir: uploads.tmpDir, budget: { baseS: config.analysisBudgetS, perAudioS: config.analysisBudgetPerAudioS } },
+      },
+      failedAuth: {
+        failures: config.authFailLimit,
+        windowS: config.authFailWindowS,
+        blockS: config.authFailBlockS,
+        exemptLoopback: config.authFailExemptLoopback,
+      },
       uploads,
       http: { publicUrl: config.publicUrl, maxJsonKb: config.maxJsonKb, accelRedirect: config.accelRedirect },
     });

@@ -34,7 +34,9 @@ export async function startTestServer(startTimeoutMs = 30_000): Promise<TestServ
 
   // The developer's own CRATEHOUSE_* settings must not leak into the test server; tool paths may.
   const env: NodeJS.ProcessEnv = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('CRATEHOUSE_') || name === 'CRATEHOUSE_FFMPEG' || name === 'CRATEHOUSE_GIT'),
+    Object.entries(process.env).filter(
+      ([name]) => !name.startsWith('CRATEHOUSE_') || name === 'CRATEHOUSE_FFMPEG' || name === 'CRATEHOUSE_GIT',
+    ),
   );
   Object.assign(env, {
     CRATEHOUSE_PORT: '0',

@@ -15,7 +15,11 @@ export async function signInBeforeLoad(page: Page, token: string): Promise<void>
  * analyses a spec runs then do not count against root's tenant, whose usage foundation.spec.ts
  * expects at 0 s.
  */
-export async function createProducer(baseURL: string, adminToken: string, username: string): Promise<{ readonly token: string; readonly tenant: string }> {
+export async function createProducer(
+  baseURL: string,
+  adminToken: string,
+  username: string,
+): Promise<{ readonly token: string; readonly tenant: string }> {
   const call = async <T>(path: string, token: string, json?: unknown): Promise<T> => {
     const response = await fetch(`${baseURL}${path}`, {
       method: json === undefined ? 'GET' : 'POST',
@@ -26,8 +30,16 @@ export async function createProducer(baseURL: string, adminToken: string, userna
     if (!response.ok) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
     return body;
   };
-  const user = await call<{ id: number }>('/api/v4/users', adminToken, { email: `${username}@example.test`, username, name: username, force_random_password: true });
-  const { token } = await call<{ token: string }>(`/api/v4/users/${user.id}/personal_access_tokens`, adminToken, { name: 'e2e', scopes: ['api'] });
+  const user = await call<{ id: number }>('/api/v4/users', adminToken, {
+    email: `${username}@example.test`,
+    username,
+    name: username,
+    force_random_password: true,
+  });
+  const { token } = await call<{ token: string }>(`/api/v4/users/${user.id}/personal_access_tokens`, adminToken, {
+    name: 'e2e',
+    scopes: ['api'],
+  });
   const me = await call<{ tenant: { id: string } }>('/audio/v1/me', token);
   return { token, tenant: me.tenant.id };
 }

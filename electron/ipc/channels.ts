@@ -25,7 +25,10 @@ export interface DesktopChannels {
   'desktop:local-api': { readonly args: []; readonly result: LocalApiDetails | null };
   'desktop:pick-files': { readonly args: []; readonly result: readonly string[] };
   'desktop:pick-folder': { readonly args: []; readonly result: string | null };
-  'desktop:write-renamed-copies': { readonly args: [folder: string, copies: readonly RenamedCopyRequest[], mode: 'copy' | 'move']; readonly result: readonly string[] };
+  'desktop:write-renamed-copies': {
+    readonly args: [folder: string, copies: readonly RenamedCopyRequest[], mode: 'copy' | 'move'];
+    readonly result: readonly string[];
+  };
   'desktop:reveal': { readonly args: [path: string]; readonly result: void };
 }
 
@@ -38,7 +41,10 @@ export type Invoke<C extends DesktopChannel> = (...args: DesktopChannels[C]['arg
  * The main process's answer to a channel. The arguments arrive as `unknown`: the renderer is untrusted
  * input, so each handler checks them (ipc/validate.ts) before using them.
  */
-export type Handle<C extends DesktopChannel, Event> = (event: Event, ...args: unknown[]) => DesktopChannels[C]['result'] | Promise<DesktopChannels[C]['result']>;
+export type Handle<C extends DesktopChannel, Event> = (
+  event: Event,
+  ...args: unknown[]
+) => DesktopChannels[C]['result'] | Promise<DesktopChannels[C]['result']>;
 
 /** One handler per channel, none missing, none extra. */
 export type DesktopHandlers<Event> = { readonly [C in DesktopChannel]: Handle<C, Event> };

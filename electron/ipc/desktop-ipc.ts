@@ -40,7 +40,10 @@ export function desktopHandlers(deps: DesktopIpcDeps) {
     },
     'desktop:pick-folder': async (event) => {
       const owner = BrowserWindow.fromWebContents(event.sender);
-      const options: Electron.OpenDialogOptions = { title: 'Choose a folder for the renamed files', properties: ['openDirectory', 'createDirectory'] };
+      const options: Electron.OpenDialogOptions = {
+        title: 'Choose a folder for the renamed files',
+        properties: ['openDirectory', 'createDirectory'],
+      };
       const result = owner ? await dialog.showOpenDialog(owner, options) : await dialog.showOpenDialog(options);
       return result.canceled ? null : (result.filePaths[0] ?? null);
     },

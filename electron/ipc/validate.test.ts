@@ -8,7 +8,11 @@ describe('IPC argument checks', () => {
   });
 
   it('checks every renamed copy before anything is written', () => {
-    expect(renamedCopiesArgs('/out', [{ sourcePath: '/in/a.wav', newName: '01_bass.wav' }], 'copy')).toEqual({ folder: '/out', copies: [{ sourcePath: '/in/a.wav', newName: '01_bass.wav' }], mode: 'copy' });
+    expect(renamedCopiesArgs('/out', [{ sourcePath: '/in/a.wav', newName: '01_bass.wav' }], 'copy')).toEqual({
+      folder: '/out',
+      copies: [{ sourcePath: '/in/a.wav', newName: '01_bass.wav' }],
+      mode: 'copy',
+    });
     expect(() => renamedCopiesArgs('/out', [], 'copy')).toThrow('non-empty');
     expect(() => renamedCopiesArgs('/out', [{ sourcePath: 'relative.wav', newName: 'x.wav' }], 'copy')).toThrow("copy 1's source");
     expect(() => renamedCopiesArgs('/out', [{ sourcePath: '/in/a.wav' }], 'copy')).toThrow('no new name');

@@ -8,7 +8,8 @@ export class BadIpcArguments extends Error {
 
 /** An absolute path string, or a BadIpcArguments. */
 export function absolutePath(value: unknown, what: string): string {
-  if (typeof value !== 'string' || value === '' || value.includes('\0') || !path.isAbsolute(value)) throw new BadIpcArguments(`${what} must be an absolute path`);
+  if (typeof value !== 'string' || value === '' || value.includes('\0') || !path.isAbsolute(value))
+    throw new BadIpcArguments(`${what} must be an absolute path`);
   return value;
 }
 
@@ -16,7 +17,11 @@ export function absolutePath(value: unknown, what: string): string {
  * Check the arguments of desktop:write-renamed-copies: the renderer is untrusted input to the main
  * process, so every path and name is checked here before any file is touched.
  */
-export function renamedCopiesArgs(folder: unknown, copies: unknown, mode: unknown): { folder: string; copies: RenamedCopyRequest[]; mode: 'copy' | 'move' } {
+export function renamedCopiesArgs(
+  folder: unknown,
+  copies: unknown,
+  mode: unknown,
+): { folder: string; copies: RenamedCopyRequest[]; mode: 'copy' | 'move' } {
   const target = absolutePath(folder, 'the folder');
   if (!Array.isArray(copies) || copies.length === 0 || copies.length > 10_000) throw new BadIpcArguments('copies must be a non-empty list');
   const checked = copies.map((item: unknown, i) => {

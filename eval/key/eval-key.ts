@@ -39,7 +39,8 @@ interface Answered extends Item {
 /** The category of a labelled one-shot from its label rule (hydrogen's instrument name, the GM drum name) or file name. */
 export function categorise(library: string, file: string, role: string, rule: string): Category | null {
   if (role === 'melodic' || role === 'bass') {
-    if (library === 'sonic-pi') return /_(c|f|g)$|hit|drop/.test(file.replace(/\.flac$/, '')) && role === 'bass' ? 'single note' : 'chords and phrases';
+    if (library === 'sonic-pi')
+      return /_(c|f|g)$|hit|drop/.test(file.replace(/\.flac$/, '')) && role === 'bass' ? 'single note' : 'chords and phrases';
     return /_note_/.test(file) ? 'single note' : 'chords and phrases';
   }
   if (role !== 'percs' && role !== 'tops') return null;
@@ -71,11 +72,19 @@ function collectItems(): Item[] {
     const rules = new Map(readLabels(lib.id).map((r) => [r.file, r.rule]));
     for (const f of files) {
       const category = categorise(lib.id, f.key, f.role, rules.get(f.key) ?? '');
-      if (category) items.push({ source: lib.id, name: f.key, category, wav: f.wav, calibration: lib.id === 'hydrogen' && TARGET.includes(category) });
+      if (category)
+        items.push({ source: lib.id, name: f.key, category, wav: f.wav, calibration: lib.id === 'hydrogen' && TARGET.includes(category) });
     }
   }
   for (const p of renderProgressions()) {
-    items.push({ source: p.font, name: path.basename(p.wav), category: 'progression', wav: p.wav, truth: `${p.key} ${p.mode}`, calibration: p.font !== 'gm-musescore' });
+    items.push({
+      source: p.font,
+      name: path.basename(p.wav),
+      category: 'progression',
+      wav: p.wav,
+      truth: `${p.key} ${p.mode}`,
+      calibration: p.font !== 'gm-musescore',
+    });
   }
   return items;
 }
@@ -90,7 +99,11 @@ async function measure(items: readonly Item[]): Promise<Answered[]> {
         const i = next++;
         const form = new FormData();
         form.append('file', new Blob([readFileSync(items[i]!.wav)], { type: 'audio/wav' }), 'sample.wav');
-        const res = await fetch(`${server.url}/audio/v1/features`, { method: 'POST', body: form, headers: { Authorization: 'Bearer eval-token' } });
+        const res = await fetch(`${server.url}/audio/v1/features`, {
+          method: 'POST',
+          body: form,
+          headers: { Authorization: 'Bearer eval-token' },
+        });
         if (!res.ok) throw new Error(`${items[i]!.wav}: ${res.status} ${await res.text()}`);
         out[i] = { ...items[i]!, chroma: ((await res.json()) as { chroma: ChromaFeatures }).chroma };
         if ((i + 1) % 200 === 0) process.stderr.write(`  ${i + 1}/${items.length}\n`);
@@ -132,22 +145,34 @@ async function main(): Promise<void> {
   say(machineHeader(`Key evaluation: key only when there is one (commit ${commit})`));
   say('');
   const sources = [...new Set(answered.map((a) => a.source))];
-  say(`Data: one-shots of ${sources.filter((s) => !answered.some((a) => a.source === s && a.category === 'progression')).join(', ')} (labels in eval/labels/, sets built by npm run eval:sets) and the GM renders; progressions rendered by eval/key/progressions.ts into <cache>/key-progressions/ (${Object.values(KEY_PROGRAMS).join(', ')}; 24 keys each). Thresholds (dsp/key.ts) fitted by npm run fit:key on the hydrogen drums and the gm-fluid and gm-timgm6mb progressions; everything else is held out. lmms-common not used.`);
+  say(
+    `Data: one-shots of ${sources.filter((s) => !answered.some((a) => a.source === s && a.category === 'progression')).join(', ')} (labels in eval/labels/, sets built by npm run eval:sets) and the GM renders; progressions rendered by eval/key/progressions.ts into <cache>/key-progressions/ (${Object.values(KEY_PROGRAMS).join(', ')}; 24 keys each). Thresholds (dsp/key.ts) fitted by npm run fit:key on the hydrogen drums and the gm-fluid and gm-timgm6mb progressions; everything else is held out. lmms-common not used.`,
+  );
   say('');
   say('### Unpitched one-shots: share answered `key: null` (target ≥ 95 %)');
   say('');
   say('| source | kick | snare | clap | hat | cymbal | all five | other percussion |');
   say('|---|---|---|---|---|---|---|---|');
   const oneShotSources = sources.filter((s) => answered.some((a) => a.source === s && TARGET.includes(a.category)));
-  const cell = (xs: readonly Answered[]) => (xs.length ? `${pct(xs.filter((x) => x.chroma.key === null).length, xs.length)} (${xs.length})` : '–');
-  const rows = [...oneShotSources.map((s) => [s, answered.filter((a) => a.source === s)] as const), ['held out (all but hydrogen)', answered.filter((a) => a.source !== 'hydrogen')] as const, ['all', answered] as const];
+  const cell = (xs: readonly Answered[]) =>
+    xs.length ? `${pct(xs.filter((x) => x.chroma.key === null).length, xs.length)} (${xs.length})` : '–';
+  const rows = [
+    ...oneShotSources.map((s) => [s, answered.filter((a) => a.source === s)] as const),
+    ['held out (all but hydrogen)', answered.filter((a) => a.source !== 'hydrogen')] as const,
+    ['all', answered] as const,
+  ];
   for (const [name, xs] of rows) {
-    say(`| ${name} | ${TARGET.map((c) => cell(xs.filter((x) => x.category === c))).join(' | ')} | ${cell(xs.filter((x) => TARGET.includes(x.category)))} | ${cell(xs.filter((x) => x.category === 'other percussion'))} |`);
+    say(
+      `| ${name} | ${TARGET.map((c) => cell(xs.filter((x) => x.category === c))).join(' | ')} | ${cell(xs.filter((x) => TARGET.includes(x.category)))} | ${cell(xs.filter((x) => x.category === 'other percussion'))} |`,
+    );
   }
   const nulls = answered.filter((a) => TARGET.includes(a.category) && a.chroma.key === null);
-  const reasons = (xs: readonly Answered[]) => `no_pitched_content ${xs.filter((x) => x.chroma.key_reason === 'no_pitched_content').length}, low_confidence ${xs.filter((x) => x.chroma.key_reason === 'low_confidence').length}`;
+  const reasons = (xs: readonly Answered[]) =>
+    `no_pitched_content ${xs.filter((x) => x.chroma.key_reason === 'no_pitched_content').length}, low_confidence ${xs.filter((x) => x.chroma.key_reason === 'low_confidence').length}`;
   say('');
-  say(`Reasons on the five categories: ${reasons(nulls)}. Other percussion (toms, cowbells, sticks, hand drums: often pitched) is shown for information, not a target.`);
+  say(
+    `Reasons on the five categories: ${reasons(nulls)}. Other percussion (toms, cowbells, sticks, hand drums: often pitched) is shown for information, not a target.`,
+  );
   say('');
   say('### Progressions: exact key (target ≥ 90 %)');
   say('');
@@ -162,21 +187,34 @@ async function main(): Promise<void> {
       const m = xs.filter((x) => x.truth!.endsWith(mode));
       return pct(m.filter((x) => relation(x.truth!, x.chroma) === 'exact').length, m.length);
     };
-    say(`| ${name} | ${role} | ${exact('major')} | ${exact('minor')} | **${pct(count('exact'), xs.length)}** (${xs.length}) | ${count('relative')} | ${count('parallel')} | ${count('fifth')} | ${count('other')} | ${count('null')} |`);
+    say(
+      `| ${name} | ${role} | ${exact('major')} | ${exact('minor')} | **${pct(count('exact'), xs.length)}** (${xs.length}) | ${count('relative')} | ${count('parallel')} | ${count('fifth')} | ${count('other')} | ${count('null')} |`,
+    );
   };
-  for (const f of fonts) progRow(f, f === 'gm-musescore' ? 'held out' : 'calibration', progs.filter((p) => p.source === f));
+  for (const f of fonts)
+    progRow(
+      f,
+      f === 'gm-musescore' ? 'held out' : 'calibration',
+      progs.filter((p) => p.source === f),
+    );
   progRow('all fonts', '', progs);
   say('');
   say('### Pitched material: share answered `key: null` (should stay low for chords and phrases)');
   say('');
   say('| source | chords and phrases | single notes |');
   say('|---|---|---|');
-  for (const s of sources.filter((x) => answered.some((a) => a.source === x && (a.category === 'single note' || a.category === 'chords and phrases')))) {
+  for (const s of sources.filter((x) =>
+    answered.some((a) => a.source === x && (a.category === 'single note' || a.category === 'chords and phrases')),
+  )) {
     const xs = answered.filter((a) => a.source === s);
-    say(`| ${s} | ${cell(xs.filter((x) => x.category === 'chords and phrases'))} | ${cell(xs.filter((x) => x.category === 'single note'))} |`);
+    say(
+      `| ${s} | ${cell(xs.filter((x) => x.category === 'chords and phrases'))} | ${cell(xs.filter((x) => x.category === 'single note'))} |`,
+    );
   }
   say('');
-  say('A single note (one pitch class) fits its major and minor key and several others alike: it is answered `low_confidence` by design; `best_guess` still carries the nearest key.');
+  say(
+    'A single note (one pitch class) fits its major and minor key and several others alike: it is answered `low_confidence` by design; `best_guess` still carries the nearest key.',
+  );
   say('');
   await writeResults();
 }

@@ -27,7 +27,8 @@ const MIN_STABILITY_FLOOR = 0.35;
 /** Nor the confidence below this: a near tie with the runner-up is settled by the sort order, not the audio. */
 const MIN_CONFIDENCE_FLOOR = 0.02;
 const DRUMS = ['kick', 'snare', 'clap', 'hat', 'cymbal'];
-const grid = (lo: number, hi: number, step: number) => Array.from({ length: Math.round((hi - lo) / step) + 1 }, (_, i) => Math.round((lo + i * step) * 1000) / 1000);
+const grid = (lo: number, hi: number, step: number) =>
+  Array.from({ length: Math.round((hi - lo) / step) + 1 }, (_, i) => Math.round((lo + i * step) * 1000) / 1000);
 
 interface Answer {
   readonly source: string;
@@ -95,12 +96,18 @@ function main(): void {
   const cases = calibrationCases(JSON.parse(readFileSync(file, 'utf8')) as Answer[]);
   const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
   const drums = cases.filter((c) => c.drum).length;
-  process.stdout.write(`fit:key on ${drums} calibration drums and ${cases.length - drums} calibration progressions (held-out sets not read)\n`);
+  process.stdout.write(
+    `fit:key on ${drums} calibration drums and ${cases.length - drums} calibration progressions (held-out sets not read)\n`,
+  );
   const now = score(cases, KEY_THRESHOLDS);
-  process.stdout.write(`current  ${JSON.stringify(KEY_THRESHOLDS)}: drums null ${pct(now.drumNull)}, progressions exact ${pct(now.exact)}\n`);
+  process.stdout.write(
+    `current  ${JSON.stringify(KEY_THRESHOLDS)}: drums null ${pct(now.drumNull)}, progressions exact ${pct(now.exact)}\n`,
+  );
   const best = fitThresholds(cases);
   if (!best) throw new Error(`no thresholds keep ${pct(MIN_DRUM_NULL)} of the drums null`);
-  process.stdout.write(`fitted   ${JSON.stringify(best.thresholds)}: drums null ${pct(best.drumNull)}, progressions exact ${pct(best.exact)}\n`);
+  process.stdout.write(
+    `fitted   ${JSON.stringify(best.thresholds)}: drums null ${pct(best.drumNull)}, progressions exact ${pct(best.exact)}\n`,
+  );
 }
 
 main();

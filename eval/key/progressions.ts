@@ -80,7 +80,11 @@ export function renderProgressions(): Progression[] {
           if (!existsSync(wav)) {
             const mid = `${wav}.mid`;
             writeFileSync(mid, encodeMidi(progressionEvents(tonic, mode, program), 4 * CHORD_S + 1));
-            execFileSync('fluidsynth', ['-ni', '-q', '-R', '0', '-C', '0', '-g', '0.5', '-r', '44100', '-T', 'wav', '-O', 's16', '-F', wav, file, mid], { stdio: ['ignore', 'ignore', 'inherit'] });
+            execFileSync(
+              'fluidsynth',
+              ['-ni', '-q', '-R', '0', '-C', '0', '-g', '0.5', '-r', '44100', '-T', 'wav', '-O', 's16', '-F', wav, file, mid],
+              { stdio: ['ignore', 'ignore', 'inherit'] },
+            );
             rmSync(mid);
           }
           out.push({ font, program, key, mode, wav });

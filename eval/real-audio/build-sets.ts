@@ -32,7 +32,9 @@ export function buildLibrary(id: string): LabelRow[] {
   if (id === 'sonic-pi') {
     const pkg = ensurePackage('sonic-pi-samples');
     const dir = path.join(pkg.dir, 'usr/share/sonic-pi/samples');
-    for (const f of readdirSync(dir).filter((f) => f.endsWith('.flac')).sort()) {
+    for (const f of readdirSync(dir)
+      .filter((f) => f.endsWith('.flac'))
+      .sort()) {
       const label = labelSonicPiSample(f.replace(/\.flac$/, ''));
       if (label.role) convertToWav(path.join(dir, f), path.join(out, safeName(f)));
       rows.push({ file: f, role: label.role, rule: label.rule });
@@ -47,11 +49,14 @@ export function buildLibrary(id: string): LabelRow[] {
     requireCommand('fluidsynth', 'fluidsynth');
     const [name, rel, variant] = FONTS[id]!;
     const pkg = ensurePackage(name);
-    for (const r of renderGmFont(path.join(pkg.dir, rel), out, variant)) rows.push({ file: r.item.key, role: r.wav ? r.item.role : null, rule: r.rule });
+    for (const r of renderGmFont(path.join(pkg.dir, rel), out, variant))
+      rows.push({ file: r.item.key, role: r.wav ? r.item.role : null, rule: r.rule });
   } else if (id === 'avldrums') {
     requireCommand('fluidsynth', 'fluidsynth');
     const pkg = ensurePackage('avldrums.lv2-soundfont');
-    for (const [kit, rel, variant] of KITS) for (const r of renderDrumKit(path.join(pkg.dir, rel), out, variant, kit)) rows.push({ file: r.item.key, role: r.wav ? r.item.role : null, rule: r.rule });
+    for (const [kit, rel, variant] of KITS)
+      for (const r of renderDrumKit(path.join(pkg.dir, rel), out, variant, kit))
+        rows.push({ file: r.item.key, role: r.wav ? r.item.role : null, rule: r.rule });
   } else if (id === 'freepats') {
     requireCommand('timidity', 'timidity');
     const pkg = ensurePackage('freepats');

@@ -56,15 +56,21 @@ export function labelFreepatsPatch(p: FreepatsPatch): { role: SampleRole | null;
   const named = `freepats "${p.name}"`;
   if (p.kind === 'drum') {
     if (DRUM_TOPS.test(p.name)) return { role: 'tops', rule: `${named} (drum set note ${p.number}: hat/cymbal/shaker/tambourine) → tops` };
-    if (DRUM_PERCS.test(p.name)) return { role: 'percs', rule: `${named} (drum set note ${p.number}: kick/snare/clap/tom/hand percussion/cowbell/woodblock) → percs` };
-    return { role: null, rule: `left out: ${named} (clicks, whistles, guiro, cuica, triangle, bell tree, vibraslap are not in the role table)` };
+    if (DRUM_PERCS.test(p.name))
+      return { role: 'percs', rule: `${named} (drum set note ${p.number}: kick/snare/clap/tom/hand percussion/cowbell/woodblock) → percs` };
+    return {
+      role: null,
+      rule: `left out: ${named} (clicks, whistles, guiro, cuica, triangle, bell tree, vibraslap are not in the role table)`,
+    };
   }
   const why = TONE_LEFT_OUT[p.name];
   if (why) return { role: null, rule: `left out: ${named}: ${why}` };
   if (/Wood_Block/.test(p.name)) return { role: 'percs', rule: `${named} (woodblock) → percs` };
   if (/Bass(?!oon)/.test(p.name)) return { role: 'bass', rule: `${named} (a bass instrument) → bass` };
-  if (/Pad|New_Age|Seashore|Helicopter/.test(p.name)) return { role: 'atmos', rule: `${named} (pad, noise bed or field recording) → atmos` };
-  if (p.number >= 96 && p.number < 104) return { role: 'atmos', rule: `${named} (GM program ${p.number + 1}, synth effects family) → atmos` };
+  if (/Pad|New_Age|Seashore|Helicopter/.test(p.name))
+    return { role: 'atmos', rule: `${named} (pad, noise bed or field recording) → atmos` };
+  if (p.number >= 96 && p.number < 104)
+    return { role: 'atmos', rule: `${named} (GM program ${p.number + 1}, synth effects family) → atmos` };
   return { role: 'melodic', rule: `${named} (GM program ${p.number + 1}: pitched instrument played as a part) → melodic` };
 }
 
@@ -81,20 +87,45 @@ export function planFreepatsItems(patches: readonly FreepatsPatch[]): GmItem[] {
     const { role, rule } = labelFreepatsPatch(p);
     if (p.kind === 'drum') {
       drumNotes.set(p.number, p);
-      for (const velocity of role ? [110, 72] : []) items.push({ key: keyOf(p, `hit_v${velocity}`), role, rule, program: null, notes: [{ at: 0, note: p.number, velocity, length: 0.1 }], tail: role === 'tops' ? 3.5 : 1.4 });
+      for (const velocity of role ? [110, 72] : [])
+        items.push({
+          key: keyOf(p, `hit_v${velocity}`),
+          role,
+          rule,
+          program: null,
+          notes: [{ at: 0, note: p.number, velocity, length: 0.1 }],
+          tail: role === 'tops' ? 3.5 : 1.4,
+        });
       continue;
     }
     if (!role) {
       items.push({ key: keyOf(p, 'none'), role: null, rule, program: p.number, notes: [], tail: 0 });
       continue;
     }
-    const plan = role === 'bass' ? planBassItems(p.number, VARIANT) : role === 'atmos' ? planAtmosItems(p.number, VARIANT) : role === 'melodic' ? planMelodicItems(p.number, VARIANT) : null;
+    const plan =
+      role === 'bass'
+        ? planBassItems(p.number, VARIANT)
+        : role === 'atmos'
+          ? planAtmosItems(p.number, VARIANT)
+          : role === 'melodic'
+            ? planMelodicItems(p.number, VARIANT)
+            : null;
     if (plan) for (const it of plan) items.push({ ...it, key: keyOf(p, it.key.replace(/^prog\d+_/, '')), role, rule });
-    else for (const note of [60, 72]) items.push({ key: keyOf(p, `hit_${note}`), role, rule, program: p.number, notes: [{ at: 0, note, velocity: 105, length: 0.1 }], tail: 1 });
+    else
+      for (const note of [60, 72])
+        items.push({
+          key: keyOf(p, `hit_${note}`),
+          role,
+          rule,
+          program: p.number,
+          notes: [{ at: 0, note, velocity: 105, length: 0.1 }],
+          tail: 1,
+        });
   }
   // The drum loops of the GM plan, where freepats has every drum they play; labelled as in gm-plan.ts.
   for (const loop of planDrumItems(VARIANT).filter((i) => i.key.startsWith('loop_'))) {
-    if (loop.notes.every((n) => drumNotes.has(n.note))) items.push({ ...loop, key: `Drum_000/${loop.key}`, rule: `freepats drums: ${loop.rule}` });
+    if (loop.notes.every((n) => drumNotes.has(n.note)))
+      items.push({ ...loop, key: `Drum_000/${loop.key}`, rule: `freepats drums: ${loop.rule}` });
   }
   return items;
 }
@@ -109,10 +140,17 @@ function writeTimidityConfig(pkgDir: string, file: string): void {
 export function renderFreepats(pkgDir: string, outDir: string): RenderedItem[] {
   const patches = readFreepatsConfig(readFileSync(path.join(pkgDir, 'etc/timidity/freepats.cfg'), 'utf8'));
   const cfg = path.join(outDir, '_freepats.cfg');
-  return renderPlan(planFreepatsItems(patches), outDir, (mid, wav) => {
-    writeTimidityConfig(pkgDir, cfg);
-    // The system configuration is read first; ours maps every program and drum note we play, so each
-    // item sounds from its freepats patch (programs we do not play may map elsewhere: never used).
-    execFileSync('timidity', ['-c', cfg, '-Ow', '-o', wav, '-s', '44100', '--output-16bit', '--output-stereo', '-A', '100', mid], { stdio: ['ignore', 'ignore', 'inherit'] });
-  }, { trimsLeadIn: true });
+  return renderPlan(
+    planFreepatsItems(patches),
+    outDir,
+    (mid, wav) => {
+      writeTimidityConfig(pkgDir, cfg);
+      // The system configuration is read first; ours maps every program and drum note we play, so each
+      // item sounds from its freepats patch (programs we do not play may map elsewhere: never used).
+      execFileSync('timidity', ['-c', cfg, '-Ow', '-o', wav, '-s', '44100', '--output-16bit', '--output-stereo', '-A', '100', mid], {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+    },
+    { trimsLeadIn: true },
+  );
 }

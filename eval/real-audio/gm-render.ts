@@ -32,12 +32,19 @@ export function renderGmFont(font: string, outDir: string, variant: number): Ren
  */
 export function renderDrumKit(font: string, outDir: string, variant: number, kit: string): RenderedItem[] {
   // Drums on channel 1 (an ordinary channel: bank 0, preset 0, the kit), not channel 10 (bank 128).
-  return renderPlan(planKitItems(variant, kit), outDir, (mid, wav) => runFluidsynth(font, mid, wav), { longName: `_${kit}`, drumChannel: 0 });
+  return renderPlan(planKitItems(variant, kit), outDir, (mid, wav) => runFluidsynth(font, mid, wav), {
+    longName: `_${kit}`,
+    drumChannel: 0,
+  });
 }
 
 function runFluidsynth(font: string, mid: string, wav: string): void {
   // Reverb and chorus units on; each item sets its own sends (CC 91, 93), 0 for a dry item.
-  execFileSync('fluidsynth', ['-ni', '-q', '-R', '1', '-C', '1', '-g', '0.5', '-r', '44100', '-T', 'wav', '-O', 's16', '-F', wav, font, mid], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(
+    'fluidsynth',
+    ['-ni', '-q', '-R', '1', '-C', '1', '-g', '0.5', '-r', '44100', '-T', 'wav', '-O', 's16', '-F', wav, font, mid],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
 }
 
 /** How renderPlan lays out its one long render. */
@@ -51,7 +58,12 @@ export interface PlanLayout {
 }
 
 /** Render planned items with `synth` (MIDI file in, 16-bit WAV out) into `outDir`, one WAV per item. */
-export function renderPlan(items: readonly GmItem[], outDir: string, synth: (mid: string, wav: string) => void, layout: PlanLayout = {}): RenderedItem[] {
+export function renderPlan(
+  items: readonly GmItem[],
+  outDir: string,
+  synth: (mid: string, wav: string) => void,
+  layout: PlanLayout = {},
+): RenderedItem[] {
   const { trimsLeadIn = false, longName = '_all', drumChannel = 9 } = layout;
   const events: MidiEvent[] = [];
   const slots: { item: GmItem; start: number; length: number }[] = [];
@@ -109,7 +121,8 @@ export function renderPlan(items: readonly GmItem[], outDir: string, synth: (mid
     if (item.program === null) {
       const key = `${item.key}_dark`;
       const dark = path.join(outDir, safeName(key));
-      if (!existsSync(dark)) writeWav16(dark, { sampleRate: all.sampleRate, channels: ch, samples: lowPass(samples, ch, all.sampleRate, 5000) });
+      if (!existsSync(dark))
+        writeWav16(dark, { sampleRate: all.sampleRate, channels: ch, samples: lowPass(samples, ch, all.sampleRate, 5000) });
       out.push({ item: { ...item, key }, wav: dark, rule: `${item.rule}; darker copy (two one-pole low-passes at 5 kHz)` });
     }
   }

@@ -8,7 +8,8 @@ import path from 'node:path';
 import type { SampleRole } from '../../server/audio/engines/sample-role.js';
 
 const TOPS = /hi[- ]?hat|\bhh\b|hats?\b|\bh\.?h\.?\b|ride|crash|cymbal|splash|china|shaker|maraca|tambourine|cabasa|chh|ohh/i;
-const PERCS = /kick|bass ?drum|bassdrum|\bbd\b|snare|clap|stick|rim|tom\b|toms?\b|tom ?(low|mid|hi)|conga|bongo|cajon|djembe|sangban|dununba|kenkeni|cowbell|agogo|clave|woodblock|wood block|tabla|snaps?\b|drum \d|timbale/i;
+const PERCS =
+  /kick|bass ?drum|bassdrum|\bbd\b|snare|clap|stick|rim|tom\b|toms?\b|tom ?(low|mid|hi)|conga|bongo|cajon|djembe|sangban|dununba|kenkeni|cowbell|agogo|clave|woodblock|wood block|tabla|snaps?\b|drum \d|timbale/i;
 const SKIP = /whistle|zap|\bfx\b|waterglass|^click$|empty/i;
 
 export interface HydrogenFile {
@@ -54,7 +55,13 @@ export function labelHydrogenKits(drumkitsDir: string): HydrogenFile[] {
           out.set(key, { key, file: '', role: null, rule: 'left out: file named in drumkit.xml but not in the package' });
           continue;
         }
-        if (prev && prev.role !== role) out.set(key, { key, file: path.join(drumkitsDir, kit, f), role: null, rule: `left out: used by instruments of different roles (${prev.rule}; ${why})` });
+        if (prev && prev.role !== role)
+          out.set(key, {
+            key,
+            file: path.join(drumkitsDir, kit, f),
+            role: null,
+            rule: `left out: used by instruments of different roles (${prev.rule}; ${why})`,
+          });
         else if (!prev) out.set(key, { key, file: path.join(drumkitsDir, kit, f), role, rule: why });
       }
     }
@@ -62,4 +69,9 @@ export function labelHydrogenKits(drumkitsDir: string): HydrogenFile[] {
   return [...out.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
-const decode = (s: string) => s.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+const decode = (s: string) =>
+  s
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>');

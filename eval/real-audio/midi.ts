@@ -10,11 +10,17 @@ export interface MidiEvent {
   readonly bytes: readonly number[];
 }
 
-export const noteOn = (at: number, channel: number, note: number, velocity: number): MidiEvent => ({ at, bytes: [0x90 | channel, note, velocity] });
+export const noteOn = (at: number, channel: number, note: number, velocity: number): MidiEvent => ({
+  at,
+  bytes: [0x90 | channel, note, velocity],
+});
 export const noteOff = (at: number, channel: number, note: number): MidiEvent => ({ at, bytes: [0x80 | channel, note, 0] });
 export const programChange = (at: number, channel: number, program: number): MidiEvent => ({ at, bytes: [0xc0 | channel, program] });
 /** A controller change (e.g. 91 reverb send, 93 chorus send). */
-export const controlChange = (at: number, channel: number, controller: number, value: number): MidiEvent => ({ at, bytes: [0xb0 | channel, controller, value] });
+export const controlChange = (at: number, channel: number, controller: number, value: number): MidiEvent => ({
+  at,
+  bytes: [0xb0 | channel, controller, value],
+});
 /** Controller 120 (all sound off) and 121 (reset controllers) on a channel. */
 export const allSoundOff = (at: number, channel: number): MidiEvent[] => [
   { at, bytes: [0xb0 | channel, 120, 0] },

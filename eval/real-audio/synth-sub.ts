@@ -36,7 +36,14 @@ const drive = (x: number, amount: number) => (amount > 0 ? Math.tanh(amount * x)
  * One tone: phase integrated from an instantaneous frequency (so glides are smooth), times an envelope.
  * `freq(t)` in Hz and `env(t)` in 0..1, both of time in seconds.
  */
-function renderTone(duration: number, freq: (t: number) => number, env: (t: number) => number, level: number, driveAmount: number, phase0 = 0): Float32Array {
+function renderTone(
+  duration: number,
+  freq: (t: number) => number,
+  env: (t: number) => number,
+  level: number,
+  driveAmount: number,
+  phase0 = 0,
+): Float32Array {
   const n = Math.round(duration * SR);
   const out = new Float32Array(n);
   let phase = phase0;
@@ -49,7 +56,8 @@ function renderTone(duration: number, freq: (t: number) => number, env: (t: numb
 }
 
 /** Linear attack over `attack` s, linear fade over the last `fade` s (0: the tone stops dead). */
-const attackFade = (duration: number, attack: number, fade: number) => (t: number) => Math.min(attack > 0 ? t / attack : 1, fade > 0 ? (duration - t) / fade : 1, 1);
+const attackFade = (duration: number, attack: number, fade: number) => (t: number) =>
+  Math.min(attack > 0 ? t / attack : 1, fade > 0 ? (duration - t) / fade : 1, 1);
 
 /** Held subs: a steady (optionally driven) sine at 30–90 Hz, 0.5–4 s, attack 0–20 ms, with or without a fade. */
 function heldSub(r: () => number): Float32Array {
@@ -58,7 +66,14 @@ function heldSub(r: () => number): Float32Array {
   const attack = r() < 0.4 ? 0 : between(r, 0.001, 0.02);
   const fade = r() < 0.3 ? 0 : between(r, 0.01, 0.3);
   const driveAmount = r() < 0.5 ? 0 : between(r, 1, 3);
-  return renderTone(duration, () => f, attackFade(duration, attack, fade), Math.pow(10, between(r, -18, -1) / 20), driveAmount, r() < 0.5 ? 0 : between(r, 0, Math.PI));
+  return renderTone(
+    duration,
+    () => f,
+    attackFade(duration, attack, fade),
+    Math.pow(10, between(r, -18, -1) / 20),
+    driveAmount,
+    r() < 0.5 ? 0 : between(r, 0, Math.PI),
+  );
 }
 
 /** 808 basses: a short downward glide (1.05–1.5× to the note in 20–120 ms) then a long exponential decay (0.5–2.5 s to −60 dB). */
@@ -72,7 +87,13 @@ function bass808(r: () => number): Float32Array {
   const fade = between(r, 0.005, 0.1);
   const env = attackFade(duration, attack, fade);
   const driveAmount = r() < 0.5 ? 0 : between(r, 1, 4);
-  return renderTone(duration, (t) => f * (1 + (ratio - 1) * Math.exp(-t / (glide / 3))), (t) => env(t) * Math.pow(10, (-3 * t) / decay60), Math.pow(10, between(r, -12, -1) / 20), driveAmount);
+  return renderTone(
+    duration,
+    (t) => f * (1 + (ratio - 1) * Math.exp(-t / (glide / 3))),
+    (t) => env(t) * Math.pow(10, (-3 * t) / decay60),
+    Math.pow(10, between(r, -12, -1) / 20),
+    driveAmount,
+  );
 }
 
 /** Sub-bass lines: 4–8 held notes at 30–90 Hz at 80–150 BPM, short gaps, 2–4 s. */
@@ -101,7 +122,13 @@ function kickHit(r: () => number): Float32Array {
   const decay60 = logBetween(r, 0.05, 0.4);
   const duration = decay60 * between(r, 1, 1.5);
   const driveAmount = r() < 0.4 ? 0 : between(r, 1, 4);
-  const tone = renderTone(duration, (t) => end + (start - end) * Math.exp(-t / (sweep / 3)), (t) => Math.pow(10, (-3 * t) / decay60) * Math.min(1, t / 0.0005), 1, driveAmount);
+  const tone = renderTone(
+    duration,
+    (t) => end + (start - end) * Math.exp(-t / (sweep / 3)),
+    (t) => Math.pow(10, (-3 * t) / decay60) * Math.min(1, t / 0.0005),
+    1,
+    driveAmount,
+  );
   if (r() < 0.5) {
     // The beater's click: 1–4 ms of decaying noise.
     const clickLen = Math.round(between(r, 0.001, 0.004) * SR);
@@ -145,7 +172,8 @@ export function planSynthSub(): SynthItem[] {
   ];
   const items: SynthItem[] = [];
   kinds.forEach(([name, role, count, make], kind) => {
-    for (let i = 0; i < count; i++) items.push({ key: `${name}-${String(i).padStart(2, '0')}.wav`, role, samples: make(seeded(7919 * (kind + 1) + i)) });
+    for (let i = 0; i < count; i++)
+      items.push({ key: `${name}-${String(i).padStart(2, '0')}.wav`, role, samples: make(seeded(7919 * (kind + 1) + i)) });
   });
   return items;
 }

@@ -37,7 +37,16 @@ const START = 0.2;
 type Step = readonly [number, number, number];
 const PATTERNS: Record<string, { readonly steps: readonly Step[]; readonly program: number | null; readonly length: number }> = {
   // Four on the floor: kick on every beat, clap on 2 and 4, open hat on the off-beats.
-  house: { program: null, length: 0.25, steps: [0, 4, 8, 12].map((s) => [s, 36, 110] as Step).concat([4, 12].map((s) => [s, 39, 100] as Step), [2, 6, 10, 14].map((s) => [s, 46, 80] as Step)) },
+  house: {
+    program: null,
+    length: 0.25,
+    steps: [0, 4, 8, 12]
+      .map((s) => [s, 36, 110] as Step)
+      .concat(
+        [4, 12].map((s) => [s, 39, 100] as Step),
+        [2, 6, 10, 14].map((s) => [s, 46, 80] as Step),
+      ),
+  },
   // A break: kick on 1 and the "and" of 3, snare on 2 and 4 with ghost notes, closed hats on 16ths.
   break: {
     program: null,
@@ -71,7 +80,10 @@ function loopEvents(kind: string, bpm: number, bars: number, index: number): { e
         for (const [i, s] of BASS_STEPS.entries()) {
           const at = START + (pass * bars * 16 + b * 16 + s) * step;
           const next = BASS_STEPS[i + 1] ?? 16;
-          events.push(noteOn(at, 0, s === 14 ? note + 12 : note, s === 0 ? 115 : 95), noteOff(at + 0.9 * (next - s) * step, 0, s === 14 ? note + 12 : note));
+          events.push(
+            noteOn(at, 0, s === 14 ? note + 12 : note, s === 0 ? 115 : 95),
+            noteOff(at + 0.9 * (next - s) * step, 0, s === 14 ? note + 12 : note),
+          );
         }
       }
     }
@@ -109,9 +121,32 @@ export function renderTempoLoops(): TempoLoop[] {
         const mid = path.join(dir, `${key}.mid`);
         const take = path.join(dir, `${key}_take.wav`);
         writeFileSync(mid, encodeMidi(events, START + 2 * length + 1));
-        execFileSync('fluidsynth', ['-ni', '-q', '-R', '0', '-C', '0', '-g', '0.5', '-r', String(SR), '-T', 'wav', '-O', 's16', '-F', take, path.join(ensurePackage(fontPackage).dir, fontFile), mid], {
-          stdio: ['ignore', 'ignore', 'inherit'],
-        });
+        execFileSync(
+          'fluidsynth',
+          [
+            '-ni',
+            '-q',
+            '-R',
+            '0',
+            '-C',
+            '0',
+            '-g',
+            '0.5',
+            '-r',
+            String(SR),
+            '-T',
+            'wav',
+            '-O',
+            's16',
+            '-F',
+            take,
+            path.join(ensurePackage(fontPackage).dir, fontFile),
+            mid,
+          ],
+          {
+            stdio: ['ignore', 'ignore', 'inherit'],
+          },
+        );
         const all = readWav16(take);
         const ch = all.channels;
         const a = Math.round((START + length) * all.sampleRate);

@@ -36,17 +36,24 @@ async function main(): Promise<void> {
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot }).toString().trim();
   say(machineHeader(`Role evaluation on real recordings (commit ${commit})`));
   say('');
-  say(`Data: ${libraries.map((id) => `${id} (${measured.filter((m) => m.library === id).length})`).join(', ')}; labels in eval/labels/, sets built by npm run eval:sets. lmms-common held out (not used). Fitting also uses the synthesized synth-sub set (${trainingOnly.length} sub/808 basses and kicks, eval/real-audio/synth-sub.ts), which is never held out and in no figure here.`);
+  say(
+    `Data: ${libraries.map((id) => `${id} (${measured.filter((m) => m.library === id).length})`).join(', ')}; labels in eval/labels/, sets built by npm run eval:sets. lmms-common held out (not used). Fitting also uses the synthesized synth-sub set (${trainingOnly.length} sub/808 basses and kicks, eval/real-audio/synth-sub.ts), which is never held out and in no figure here.`,
+  );
   say('');
-  const served = (ms: readonly Measured[]): Prediction[] => ms.map((m) => ({ truth: m.role, role: m.answer.role, confidence: m.answer.confidence }));
-  say('### The server\'s answers (the shipped role model)');
+  const served = (ms: readonly Measured[]): Prediction[] =>
+    ms.map((m) => ({ truth: m.role, role: m.answer.role, confidence: m.answer.confidence }));
+  say("### The server's answers (the shipped role model)");
   say('');
   for (const l of formatMetrics('all libraries', computeMetrics(served(measured)))) say(l);
   say('');
-  say(formatLibraryRows(libraries.map((library) => ({ library, m: computeMetrics(served(measured.filter((m) => m.library === library))) }))).join('\n'));
+  say(
+    formatLibraryRows(
+      libraries.map((library) => ({ library, m: computeMetrics(served(measured.filter((m) => m.library === library))) })),
+    ).join('\n'),
+  );
   say('');
   if (!process.argv.includes('--no-lolo') && libraries.length > 1) {
-    say('### Leave one library out (fit on the others with `fit:roles`\' procedure, test on the one left out)');
+    say("### Leave one library out (fit on the others with `fit:roles`' procedure, test on the one left out)");
     say('');
     const folds = leaveOneLibraryOut([...measured, ...trainingOnly], libraries);
     const rows = folds.map((f) => ({ library: f.library, m: computeMetrics(f.predictions) }));
@@ -54,8 +61,16 @@ async function main(): Promise<void> {
     say('');
     const pooled = computeMetrics(folds.flatMap((f) => f.predictions));
     const worst = rows.reduce((a, b) => (b.m.accuracy < a.m.accuracy ? b : a));
-    const roleFloor = Math.min(...rows.flatMap((r) => Object.values(r.m.perRole).filter((p) => p.n > 0).map((p) => p.accuracy!)));
-    say(`Held-out accuracy: mean over libraries ${(100 * (rows.reduce((s, r) => s + r.m.accuracy, 0) / rows.length)).toFixed(1)} %, worst ${(100 * worst.m.accuracy).toFixed(1)} % (${worst.library}), pooled ${(100 * pooled.accuracy).toFixed(1)} %; lowest role accuracy on any held-out library ${(100 * roleFloor).toFixed(1)} %; pooled held-out ECE ${pooled.ece.toFixed(3)} (targets: ≥ 92 %, every role ≥ 85 %, ECE ≤ 0.08).`);
+    const roleFloor = Math.min(
+      ...rows.flatMap((r) =>
+        Object.values(r.m.perRole)
+          .filter((p) => p.n > 0)
+          .map((p) => p.accuracy!),
+      ),
+    );
+    say(
+      `Held-out accuracy: mean over libraries ${(100 * (rows.reduce((s, r) => s + r.m.accuracy, 0) / rows.length)).toFixed(1)} %, worst ${(100 * worst.m.accuracy).toFixed(1)} % (${worst.library}), pooled ${(100 * pooled.accuracy).toFixed(1)} %; lowest role accuracy on any held-out library ${(100 * roleFloor).toFixed(1)} %; pooled held-out ECE ${pooled.ece.toFixed(3)} (targets: ≥ 92 %, every role ≥ 85 %, ECE ≤ 0.08).`,
+    );
     say('');
     for (const l of formatMetrics('held-out answers, pooled', pooled)) say(l);
     say('');

@@ -7,7 +7,15 @@
  * library and role counts alike. The softmax temperature minimises the log loss of
  * leave-one-library-out logits (the same fit on the other libraries), searched on a fixed grid.
  */
-import { MODEL_ROLES, roleLogits, softmax, walkTree, type ModelRole, type RoleModelWeights, type RoleTree } from '../../server/audio/engines/role-model.js';
+import {
+  MODEL_ROLES,
+  roleLogits,
+  softmax,
+  walkTree,
+  type ModelRole,
+  type RoleModelWeights,
+  type RoleTree,
+} from '../../server/audio/engines/role-model.js';
 import { extractRoleFeatures, ROLE_FEATURES } from '../../server/audio/engines/role-model-features.js';
 import type { SampleRole } from '../../server/audio/engines/sample-role.js';
 import { TRAINING_ONLY_LIBRARIES } from '../real-audio/sets.js';
@@ -30,7 +38,9 @@ export function fitBoostedTrees(files: readonly Measured[], o = FIT_OPTIONS): Ro
   const y = files.map((f) => MODEL_ROLES.indexOf(f.role as ModelRole));
   const groups = new Map<string, number>();
   for (const f of files) groups.set(`${f.library}/${f.role}`, (groups.get(`${f.library}/${f.role}`) ?? 0) + 1);
-  const raw = files.map((f) => (TRAINING_ONLY_LIBRARIES.includes(f.library) ? TRAINING_ONLY_WEIGHT : 1) / groups.get(`${f.library}/${f.role}`)!);
+  const raw = files.map(
+    (f) => (TRAINING_ONLY_LIBRARIES.includes(f.library) ? TRAINING_ONLY_WEIGHT : 1) / groups.get(`${f.library}/${f.role}`)!,
+  );
   const total = raw.reduce((a, b) => a + b, 0);
   const sw = raw.map((v) => (v * N) / total);
   const mean = ROLE_FEATURES.map((_, j) => r6(X.reduce((s, x, i) => s + sw[i]! * x[j]!, 0) / N));
@@ -63,7 +73,13 @@ export function fitBoostedTrees(files: readonly Measured[], o = FIT_OPTIONS): Ro
 }
 
 /** One regression tree of depth `o.depth` on gradients g and hessians h. */
-function growTree(X: readonly Float64Array[], order: readonly number[][], g: Float64Array, h: Float64Array, o: typeof FIT_OPTIONS): RoleTree {
+function growTree(
+  X: readonly Float64Array[],
+  order: readonly number[][],
+  g: Float64Array,
+  h: Float64Array,
+  o: typeof FIT_OPTIONS,
+): RoleTree {
   const N = X.length;
   const t = { feature: [] as number[], threshold: [] as number[], left: [] as number[], right: [] as number[], value: [] as number[] };
   const grow = (inNode: Uint8Array, depth: number): number => {

@@ -26,7 +26,8 @@ function packageVersions(): Record<string, string> {
 
 /** The weights file's text: one tree per line (node arrays). */
 export function formatWeights(w: ReturnType<typeof fitRoleModel>): string {
-  const tree = (t: RoleTree) => `{ feature: ${JSON.stringify(t.feature)}, threshold: ${JSON.stringify(t.threshold)}, left: ${JSON.stringify(t.left)}, right: ${JSON.stringify(t.right)}, value: ${JSON.stringify(t.value)} }`;
+  const tree = (t: RoleTree) =>
+    `{ feature: ${JSON.stringify(t.feature)}, threshold: ${JSON.stringify(t.threshold)}, left: ${JSON.stringify(t.left)}, right: ${JSON.stringify(t.right)}, value: ${JSON.stringify(t.value)} }`;
   return `/**
  * The role model's coefficients: written by \`npm run fit:roles\` (eval/roles/fit-roles.ts), do not edit.
  * Gradient-boosted regression trees: per round, one tree per role in \`roles\` order; a node goes left
@@ -68,7 +69,13 @@ async function main(): Promise<void> {
     counts[m.library] ??= {};
     counts[m.library]![m.role] = (counts[m.library]![m.role] ?? 0) + 1;
   }
-  const fitted = { method: 'gradient-boosted regression trees, softmax loss, Newton leaves; files weighted 1/(files of their library and role); the synthesized synth-sub set (sub/808 basses and kicks) in the fit only, at half weight; temperature by leave-one-library-out log loss', options: FIT_OPTIONS, libraries: counts, packages: packageVersions() };
+  const fitted = {
+    method:
+      'gradient-boosted regression trees, softmax loss, Newton leaves; files weighted 1/(files of their library and role); the synthesized synth-sub set (sub/808 basses and kicks) in the fit only, at half weight; temperature by leave-one-library-out log loss',
+    options: FIT_OPTIONS,
+    libraries: counts,
+    packages: packageVersions(),
+  };
   writeFileSync(target, formatWeights({ ...w, fitted }));
   process.stdout.write(`wrote ${path.relative(repoRoot, target)} (${measured.length} files, temperature ${w.temperature})\n`);
 }

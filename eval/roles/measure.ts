@@ -21,7 +21,12 @@ const TOKEN = 'eval-token';
 /** Start the server from source on a free port; resolves with its URL and a stop function that also removes its data. */
 export async function startSourceServer(): Promise<{ url: string; stop: () => Promise<void> }> {
   const data = mkdtempSync(path.join(tmpdir(), 'cratehouse-eval-'));
-  const server = await startServerProcess(['--import', 'tsx', 'server/main.ts'], { CRATEHOUSE_PORT: '0', CRATEHOUSE_DATA_DIR: data, CRATEHOUSE_ADMIN_TOKEN: TOKEN, CRATEHOUSE_LOG_LEVEL: 'error' });
+  const server = await startServerProcess(['--import', 'tsx', 'server/main.ts'], {
+    CRATEHOUSE_PORT: '0',
+    CRATEHOUSE_DATA_DIR: data,
+    CRATEHOUSE_ADMIN_TOKEN: TOKEN,
+    CRATEHOUSE_LOG_LEVEL: 'error',
+  });
   return {
     url: server.url,
     stop: async () => {

@@ -20,7 +20,10 @@ export interface RoleMetrics {
 
 /** The metrics of a list of predictions. */
 export function computeMetrics(preds: readonly Prediction[]): RoleMetrics {
-  const confusion = Object.fromEntries(SAMPLE_ROLES.map((t) => [t, Object.fromEntries(SAMPLE_ROLES.map((r) => [r, 0]))])) as Record<SampleRole, Record<SampleRole, number>>;
+  const confusion = Object.fromEntries(SAMPLE_ROLES.map((t) => [t, Object.fromEntries(SAMPLE_ROLES.map((r) => [r, 0]))])) as Record<
+    SampleRole,
+    Record<SampleRole, number>
+  >;
   let right = 0;
   for (const p of preds) {
     confusion[p.truth][p.role]++;
@@ -47,7 +50,8 @@ export function expectedCalibrationError(preds: readonly Prediction[], bins = 10
     if (p.truth === p.role) hits[b]!++;
   }
   let ece = 0;
-  for (let b = 0; b < bins; b++) if (count[b]! > 0) ece += (count[b]! / preds.length) * Math.abs(hits[b]! / count[b]! - conf[b]! / count[b]!);
+  for (let b = 0; b < bins; b++)
+    if (count[b]! > 0) ece += (count[b]! / preds.length) * Math.abs(hits[b]! / count[b]! - conf[b]! / count[b]!);
   return ece;
 }
 
@@ -66,7 +70,13 @@ export function formatMetrics(title: string, m: RoleMetrics): string[] {
 
 /** One table row per library: n, accuracy, each role's accuracy, ECE. */
 export function formatLibraryRows(rows: readonly { library: string; m: RoleMetrics }[]): string[] {
-  const out = [`| library | files | accuracy | ${SAMPLE_ROLES.join(' | ')} | ECE |`, `|---|---|---|${SAMPLE_ROLES.map(() => '---').join('|')}|---|`];
-  for (const { library, m } of rows) out.push(`| ${library} | ${m.n} | ${pct(m.accuracy)} | ${SAMPLE_ROLES.map((r) => (m.perRole[r].n ? `${pct(m.perRole[r].accuracy)} (${m.perRole[r].n})` : '—')).join(' | ')} | ${m.ece.toFixed(3)} |`);
+  const out = [
+    `| library | files | accuracy | ${SAMPLE_ROLES.join(' | ')} | ECE |`,
+    `|---|---|---|${SAMPLE_ROLES.map(() => '---').join('|')}|---|`,
+  ];
+  for (const { library, m } of rows)
+    out.push(
+      `| ${library} | ${m.n} | ${pct(m.accuracy)} | ${SAMPLE_ROLES.map((r) => (m.perRole[r].n ? `${pct(m.perRole[r].accuracy)} (${m.perRole[r].n})` : '—')).join(' | ')} | ${m.ece.toFixed(3)} |`,
+    );
   return out;
 }

@@ -35,7 +35,11 @@ describe.skipIf(!dir && !required)('role on real recordings (sonic-pi-samples su
     expect(dir, 'sonic-pi-samples is not installed (apt-get install sonic-pi-samples)').toBeDefined();
     const predictions = [];
     for (const row of subset) {
-      const res = await app.fetch('/audio/v1/analyze/samples', { method: 'POST', headers: { Authorization: 'Bearer admin-token' }, body: fileForm(readFileSync(path.join(dir!, row.file)), 'sample.wav') });
+      const res = await app.fetch('/audio/v1/analyze/samples', {
+        method: 'POST',
+        headers: { Authorization: 'Bearer admin-token' },
+        body: fileForm(readFileSync(path.join(dir!, row.file)), 'sample.wav'),
+      });
       expect(res.status, row.file).toBe(200);
       const body = sampleAnalysisSchema.parse(await res.json());
       expect(body.reasons.length, row.file).toBeGreaterThan(0);

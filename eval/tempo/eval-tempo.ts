@@ -56,7 +56,9 @@ function sonicPiLoops(): EvalLoop[] {
   const pkg = ensurePackage('sonic-pi-samples');
   const dir = path.join(pkg.dir, 'usr', 'share', 'sonic-pi', 'samples');
   const out: EvalLoop[] = [];
-  for (const f of readdirSync(dir).filter((n) => /^loop_.*\.flac$/.test(n)).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((n) => /^loop_.*\.flac$/.test(n))
+    .sort()) {
     const wav = path.join(cacheDir, 'tempo-loops', 'sonic-pi', f.replace(/\.flac$/, '.wav'));
     convertToWav(path.join(dir, f), wav);
     const w = readWav16(wav);
@@ -70,7 +72,9 @@ function sonicPiLoops(): EvalLoop[] {
       duration,
       bars: label?.bars ?? null,
       bpm: label?.bpm ?? null,
-      rule: label ? `length ${duration.toFixed(4)} s = ${label.bars} bar(s) at ${label.bpm.toFixed(2)} BPM` : `length ${duration.toFixed(4)} s: no whole-BPM bar count`,
+      rule: label
+        ? `length ${duration.toFixed(4)} s = ${label.bars} bar(s) at ${label.bpm.toFixed(2)} BPM`
+        : `length ${duration.toFixed(4)} s: no whole-BPM bar count`,
     });
   }
   return out;
@@ -79,7 +83,15 @@ function sonicPiLoops(): EvalLoop[] {
 function renderedLoops(): EvalLoop[] {
   return renderTempoLoops().map((l) => {
     const w = readWav16(l.wav);
-    return { set: 'tempo-loops', key: l.key, wav: l.wav, duration: w.samples.length / w.channels / w.sampleRate, bars: l.bars, bpm: l.bpm, rule: `rendered: ${l.bars} bar(s) at ${l.bpm} BPM` };
+    return {
+      set: 'tempo-loops',
+      key: l.key,
+      wav: l.wav,
+      duration: w.samples.length / w.channels / w.sampleRate,
+      bars: l.bars,
+      bpm: l.bpm,
+      rule: `rendered: ${l.bars} bar(s) at ${l.bpm} BPM`,
+    };
   });
 }
 
@@ -140,12 +152,17 @@ async function main(): Promise<void> {
       while (nextNegative < negatives.length) {
         const n = negatives[nextNegative++]!;
         const o = await post(server.url, '/onsets', n.wav);
-        const s = (await post(server.url, '/analyze/samples', n.wav)) as { loop: { tempo_bpm: number | null; tempo_source: string | null } };
-        const g = (await post(server.url, '/grade', n.wav)) as { sub_scores: { bar_consistency: { tempo_bpm: number | null; tempo_source: string | null; detected_tempo_source: string | null } } };
+        const s = (await post(server.url, '/analyze/samples', n.wav)) as {
+          loop: { tempo_bpm: number | null; tempo_source: string | null };
+        };
+        const g = (await post(server.url, '/grade', n.wav)) as {
+          sub_scores: { bar_consistency: { tempo_bpm: number | null; tempo_source: string | null; detected_tempo_source: string | null } };
+        };
         const b = g.sub_scores.bar_consistency;
         if (o['tempo_source'] === 'loop_length') falsePositives.push({ ...n, answer: '/onsets', bpm: o['tempo_bpm'] as number | null });
         if (s.loop.tempo_source === 'loop_length') falsePositives.push({ ...n, answer: '/analyze/samples loop', bpm: s.loop.tempo_bpm });
-        if (b.tempo_source === 'loop_length' || b.detected_tempo_source === 'loop_length') falsePositives.push({ ...n, answer: '/grade', bpm: b.tempo_bpm });
+        if (b.tempo_source === 'loop_length' || b.detected_tempo_source === 'loop_length')
+          falsePositives.push({ ...n, answer: '/grade', bpm: b.tempo_bpm });
       }
     };
     await Promise.all([negativeLane(), negativeLane()]);
@@ -154,8 +171,12 @@ async function main(): Promise<void> {
       while (next < loops.length) {
         const loop = loops[next++]!;
         const o = await post(server.url, '/onsets', loop.wav);
-        const s = (await post(server.url, '/analyze/samples', loop.wav)) as { loop: { tempo_bpm: number | null; tempo_source: string | null } };
-        const g = (await post(server.url, '/grade', loop.wav)) as { sub_scores: { bar_consistency: { tempo_bpm: number | null; tempo_source: string | null } } };
+        const s = (await post(server.url, '/analyze/samples', loop.wav)) as {
+          loop: { tempo_bpm: number | null; tempo_source: string | null };
+        };
+        const g = (await post(server.url, '/grade', loop.wav)) as {
+          sub_scores: { bar_consistency: { tempo_bpm: number | null; tempo_source: string | null } };
+        };
         scored.push({
           loop,
           onsets: { bpm: o['tempo_bpm'] as number | null, source: o['tempo_source'] as string | null },
@@ -177,7 +198,9 @@ async function main(): Promise<void> {
     const j = judge(s.loop.duration, s.onsets.bpm);
     const level = s.loop.bars !== null && j.bars !== null ? (Math.round(j.bars) === s.loop.bars ? 'yes' : 'no') : '—';
     const pass = s.loop.bars === null ? 'not scored' : j.pass ? 'pass' : 'FAIL';
-    console.log(`| ${s.loop.set} | ${s.loop.key} | ${s.loop.bars ?? 'not whole'} | ${fmt(s.loop.bpm, 2)} | ${fmt(s.onsets.bpm, 2)} | ${s.onsets.source ?? '—'} | ${fmt(j.bars, 3)} | ${j.error === null ? '—' : (100 * j.error).toFixed(2)} | ${pass} | ${level} |`);
+    console.log(
+      `| ${s.loop.set} | ${s.loop.key} | ${s.loop.bars ?? 'not whole'} | ${fmt(s.loop.bpm, 2)} | ${fmt(s.onsets.bpm, 2)} | ${s.onsets.source ?? '—'} | ${fmt(j.bars, 3)} | ${j.error === null ? '—' : (100 * j.error).toFixed(2)} | ${pass} | ${level} |`,
+    );
   }
   const exact = scored.filter((s) => s.loop.bars !== null);
   console.log('');
@@ -192,7 +215,9 @@ async function main(): Promise<void> {
         return j.bars !== null && Math.round(j.bars) === s.loop.bars;
       }).length;
       const fromLength = rows.filter((s) => s[answer].source === 'loop_length').length;
-      console.log(`| ${answer === 'onsets' ? '/onsets' : answer === 'sample' ? '/analyze/samples loop' : '/grade bar_consistency'} | ${set} | ${rows.length} | ${pass} (${((100 * pass) / Math.max(1, rows.length)).toFixed(1)} %) | ${level} | ${fromLength} |`);
+      console.log(
+        `| ${answer === 'onsets' ? '/onsets' : answer === 'sample' ? '/analyze/samples loop' : '/grade bar_consistency'} | ${set} | ${rows.length} | ${pass} (${((100 * pass) / Math.max(1, rows.length)).toFixed(1)} %) | ${level} | ${fromLength} |`,
+      );
     }
   }
   const sub = scored.filter((s) => s.loop.bars !== null && s.loop.duration <= 2.05);
@@ -212,7 +237,10 @@ async function main(): Promise<void> {
   // own onsets and pulse, and /grade refines the tempo on the onsets' grid).
   for (const s of exact) {
     const verdicts = (['onsets', 'sample', 'grade'] as const).map((a) => judge(s.loop.duration, s[a].bpm).pass);
-    if (new Set(verdicts).size > 1) console.log(`  answers differ: ${s.loop.set} ${s.loop.key} /onsets ${fmt(s.onsets.bpm, 2)} (${s.onsets.source ?? '—'}), sample ${fmt(s.sample.bpm, 2)} (${s.sample.source ?? '—'}), grade ${fmt(s.grade.bpm, 2)} (${s.grade.source ?? '—'})`);
+    if (new Set(verdicts).size > 1)
+      console.log(
+        `  answers differ: ${s.loop.set} ${s.loop.key} /onsets ${fmt(s.onsets.bpm, 2)} (${s.onsets.source ?? '—'}), sample ${fmt(s.sample.bpm, 2)} (${s.sample.source ?? '—'}), grade ${fmt(s.grade.bpm, 2)} (${s.grade.source ?? '—'})`,
+      );
   }
 }
 

@@ -49,7 +49,8 @@ async function readLocalApi(dataDir) {
     throw new Error(`${file} was not found: is the Cratehouse desktop app running?`);
   }
   if (typeof info.url !== 'string' || typeof info.token !== 'string') throw new Error(`${file} is not a Cratehouse local API file`);
-  if (typeof info.pid === 'number' && !isAlive(info.pid)) throw new Error(`${file} is left over from a Cratehouse that is no longer running (pid ${info.pid}); start the app`);
+  if (typeof info.pid === 'number' && !isAlive(info.pid))
+    throw new Error(`${file} is left over from a Cratehouse that is no longer running (pid ${info.pid}); start the app`);
   return info;
 }
 
@@ -58,7 +59,11 @@ async function main() {
   const api = await readLocalApi(dataDir);
   const form = new FormData();
   form.append('file', await openAsBlob(file), path.basename(file));
-  const response = await fetch(`${api.url}/audio/v1/analyze`, { method: 'POST', headers: { Authorization: `Bearer ${api.token}` }, body: form });
+  const response = await fetch(`${api.url}/audio/v1/analyze`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${api.token}` },
+    body: form,
+  });
   const body = await response.json().catch(() => null);
   if (!response.ok) {
     const detail = typeof body?.detail === 'string' ? body.detail : JSON.stringify(body?.detail ?? body);

@@ -64,7 +64,9 @@ export function createAuthGuard(identity: IdentityService, limiter: FailedAuthLi
         // A blocked account's token is real: not a guess to count.
         if (outcome.rejected === 'blocked') throw new AppError('forbidden', rejections.blocked, { code: 'blocked' });
         await limiter?.fail(req.ip, token);
-        throw new AppError('unauthorized', rejections[outcome.rejected], { code: outcome.rejected === 'unknown' ? 'unknown_token' : 'invalid_token' });
+        throw new AppError('unauthorized', rejections[outcome.rejected], {
+          code: outcome.rejected === 'unknown' ? 'unknown_token' : 'invalid_token',
+        });
       }
       checkScopes(outcome.identity, family, req.method);
       return outcome.identity;

@@ -19,7 +19,11 @@ export async function bootstrapAdmin(identity: IdentityService, dataDir: string,
   const credentialsPath = path.join(dataDir, adminCredentialsFile);
   if (identity.hasUsers()) return { created: false, credentialsPath };
   const user = await identity.createUser({ username: 'root', name: 'Administrator', email: 'admin@cratehouse.local', admin: true });
-  const { token } = await identity.createToken(user.id, { name: 'admin (first start)', scopes: ['api', 'sudo', 'admin_mode'] }, presetToken ?? undefined);
+  const { token } = await identity.createToken(
+    user.id,
+    { name: 'admin (first start)', scopes: ['api', 'sudo', 'admin_mode'] },
+    presetToken ?? undefined,
+  );
   const body = JSON.stringify({ username: user.username, user_id: user.id, token, created_at: user.createdAt }, null, 2) + '\n';
   const tmp = `${credentialsPath}.tmp`;
   await writeFile(tmp, body, { mode: 0o600 });

@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminToken, startTestApp, type TestApp } from '../test-support/test-app.js';
 
 /** One request from a chosen loopback address (127.0.0.0/8 all reach the server), so tests can be several clients. */
-function from(app: TestApp, address: string, path: string, headers: Record<string, string>, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+function from(
+  app: TestApp,
+  address: string,
+  path: string,
+  headers: Record<string, string>,
+  method = 'GET',
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(app.url + path, { method, headers, localAddress: address }, (res) => {
       let text = '';
@@ -40,9 +46,14 @@ describe('failed authentication is rate limited', () => {
     // The audio API and git over HTTP refuse that address too, each in its own shape.
     const audio = await from(app, '127.0.0.2', '/audio/v1/me', { Authorization: `Bearer ${adminToken}` });
     expect(audio.status).toBe(429);
-    expect(JSON.parse(audio.text)).toEqual({ detail: 'Too many failed authentication attempts. Try again later.', code: 'too_many_failed_authentications' });
+    expect(JSON.parse(audio.text)).toEqual({
+      detail: 'Too many failed authentication attempts. Try again later.',
+      code: 'too_many_failed_authentications',
+    });
     expect(Number(audio.headers['retry-after'])).toBeGreaterThan(60);
-    const git = await from(app, '127.0.0.2', '/root/none.git/info/refs?service=git-upload-pack', { Authorization: `Basic ${Buffer.from(`oauth2:${adminToken}`).toString('base64')}` });
+    const git = await from(app, '127.0.0.2', '/root/none.git/info/refs?service=git-upload-pack', {
+      Authorization: `Basic ${Buffer.from(`oauth2:${adminToken}`).toString('base64')}`,
+    });
     expect(git.status).toBe(429);
     expect(git.headers['content-type']).toMatch(/^text\/plain/);
     expect(git.text).toBe('Too many failed authentication attempts. Try again later.\n');
@@ -57,7 +68,8 @@ describe('failed authentication is rate limited', () => {
 
   it('bad git credentials count like bad tokens', async () => {
     const basic = (n: number) => ({ Authorization: `Basic ${Buffer.from(`someone:wrong-${n}`).toString('base64')}` });
-    for (let i = 0; i < 3; i++) expect((await from(app, '127.0.0.4', '/root/none.git/info/refs?service=git-upload-pack', basic(i))).status).toBe(401);
+    for (let i = 0; i < 3; i++)
+      expect((await from(app, '127.0.0.4', '/root/none.git/info/refs?service=git-upload-pack', basic(i))).status).toBe(401);
     const over = await from(app, '127.0.0.4', '/root/none.git/info/refs?service=git-upload-pack', basic(3));
     expect(over.status).toBe(429);
     expect(over.headers['retry-after']).toMatch(/^\d+$/);
@@ -93,8 +105,12 @@ describe('the loopback exemption (the desktop app)', () => {
     try {
       // Behind a trusted local proxy, two clients with one proxy address are two clients.
       for (let i = 0; i < 4; i++) await from(app, '127.0.0.6', '/api/v4/user', { ...bad(i), 'X-Forwarded-For': '203.0.113.7' });
-      expect((await from(app, '127.0.0.6', '/api/v4/user', { 'PRIVATE-TOKEN': adminToken, 'X-Forwarded-For': '203.0.113.7' })).status).toBe(429);
-      expect((await from(app, '127.0.0.6', '/api/v4/user', { 'PRIVATE-TOKEN': adminToken, 'X-Forwarded-For': '203.0.113.8' })).status).toBe(200);
+      expect((await from(app, '127.0.0.6', '/api/v4/user', { 'PRIVATE-TOKEN': adminToken, 'X-Forwarded-For': '203.0.113.7' })).status).toBe(
+        429,
+      );
+      expect((await from(app, '127.0.0.6', '/api/v4/user', { 'PRIVATE-TOKEN': adminToken, 'X-Forwarded-For': '203.0.113.8' })).status).toBe(
+        200,
+      );
     } finally {
       await app.close();
     }

@@ -33,7 +33,16 @@ export class FailedAuthLimiter {
     private readonly limits: FailedAuthLimits,
     limiter?: RateLimiterAbstract,
   ) {
-    this.limiter = limits.failures <= 0 ? null : (limiter ?? new RateLimiterMemory({ keyPrefix: 'failed-auth', points: limits.failures, duration: limits.windowS, blockDuration: limits.blockS }));
+    this.limiter =
+      limits.failures <= 0
+        ? null
+        : (limiter ??
+          new RateLimiterMemory({
+            keyPrefix: 'failed-auth',
+            points: limits.failures,
+            duration: limits.windowS,
+            blockDuration: limits.blockS,
+          }));
   }
 
   /** Refuse a client or token that is blocked; call before checking the token. */
@@ -62,7 +71,10 @@ export class FailedAuthLimiter {
 }
 
 function tooMany(msBeforeNext: number): AppError {
-  return new AppError('rate-limited', message, { code: 'too_many_failed_authentications', retryAfter: Math.max(1, Math.ceil(msBeforeNext / 1000)) });
+  return new AppError('rate-limited', message, {
+    code: 'too_many_failed_authentications',
+    retryAfter: Math.max(1, Math.ceil(msBeforeNext / 1000)),
+  });
 }
 
 /** `::ffff:127.0.0.1` and `127.0.0.1` are one client. */

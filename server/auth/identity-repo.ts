@@ -68,7 +68,17 @@ export function createIdentityRepo(store: Store): IdentityRepo {
     namespaceById: (id) => db().namespaces.find((n) => n.id === id),
     namespaceByPath: (path) => {
       const target = lower(path);
-      return db().namespaces.find((n) => lower(n.kind === 'group' ? groupFullPath(db().groups, db().groups.find((g) => g.id === n.id)) : n.path) === target);
+      return db().namespaces.find(
+        (n) =>
+          lower(
+            n.kind === 'group'
+              ? groupFullPath(
+                  db().groups,
+                  db().groups.find((g) => g.id === n.id),
+                )
+              : n.path,
+          ) === target,
+      );
     },
     tenant: (id) => db().tenants.find((t) => t.id === id),
     tokenByDigest: (digest) => db().tokens.find((t) => t.digest === digest),
@@ -79,8 +89,17 @@ export function createIdentityRepo(store: Store): IdentityRepo {
         const namespaceId = nextId(d, 'namespaces');
         const user: UserRecord = { ...input, id, namespaceId };
         d.users.push(user);
-        d.namespaces.push({ id: namespaceId, kind: 'user', name: user.name, path: user.username, ownerId: id, parentId: null, createdAt: user.createdAt });
-        if (!d.tenants.some((t) => t.id === user.tenant)) d.tenants.push({ id: user.tenant, webhookSecret: tenantSecret, createdAt: user.createdAt });
+        d.namespaces.push({
+          id: namespaceId,
+          kind: 'user',
+          name: user.name,
+          path: user.username,
+          ownerId: id,
+          parentId: null,
+          createdAt: user.createdAt,
+        });
+        if (!d.tenants.some((t) => t.id === user.tenant))
+          d.tenants.push({ id: user.tenant, webhookSecret: tenantSecret, createdAt: user.createdAt });
         return user;
       }),
     insertGroup: (input, ownerId) =>
@@ -88,8 +107,17 @@ export function createIdentityRepo(store: Store): IdentityRepo {
         const id = nextId(d, 'namespaces');
         const group: GroupRecord = { ...input, id };
         d.groups.push(group);
-        d.namespaces.push({ id, kind: 'group', name: group.name, path: group.path, ownerId: id, parentId: group.parentId, createdAt: group.createdAt });
-        if (ownerId !== null) d.groupMembers.push({ groupId: id, userId: ownerId, accessLevel: 50, expiresAt: null, createdAt: group.createdAt });
+        d.namespaces.push({
+          id,
+          kind: 'group',
+          name: group.name,
+          path: group.path,
+          ownerId: id,
+          parentId: group.parentId,
+          createdAt: group.createdAt,
+        });
+        if (ownerId !== null)
+          d.groupMembers.push({ groupId: id, userId: ownerId, accessLevel: 50, expiresAt: null, createdAt: group.createdAt });
         return group;
       }),
     upsertMember: (member) =>
@@ -111,10 +139,13 @@ export function createIdentityRepo(store: Store): IdentityRepo {
         if (token) token.revoked = true;
       }),
     markTokenUsed: (id, at) =>
-      store.touch((d) => {
-        const token = d.tokens.find((t) => t.id === id);
-        if (token) token.lastUsedAt = at;
-      }, ['tokens']),
+      store.touch(
+        (d) => {
+          const token = d.tokens.find((t) => t.id === id);
+          if (token) token.lastUsedAt = at;
+        },
+        ['tokens'],
+      ),
   };
 }
 
@@ -122,7 +153,7 @@ export function createIdentityRepo(store: Store): IdentityRepo {
 function groupChain(groups: readonly Readonly<GroupRecord>[], group: Readonly<GroupRecord> | undefined): Readonly<GroupRecord>[] {
   const chain: Readonly<GroupRecord>[] = [];
   const seen = new Set<number>();
-  for (let current = group; current && !seen.has(current.id); ) {
+  for (let current = group; current && !seen.has(current.id);) {
     seen.add(current.id);
     chain.unshift(current);
     const parentId = current.parentId;

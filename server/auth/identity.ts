@@ -49,7 +49,20 @@ const namePattern = /^[\p{L}\p{N}\p{Extended_Pictographic}_][\p{L}\p{N}\p{Extend
 const emailPattern = /^[^\s@]+@[^\s@]+$/;
 /** Tenant ids use the characters of usernames (lowercased), so every username is a valid default tenant. */
 const tenantPattern = /^[a-z0-9_.][a-z0-9_.-]{0,254}$/;
-const reservedNames = new Set(['api', 'admin', 'audio', 'assets', 'dashboard', 'explore', 'groups', 'help', 'projects', 'users', 'uploads', '-']);
+const reservedNames = new Set([
+  'api',
+  'admin',
+  'audio',
+  'assets',
+  'dashboard',
+  'explore',
+  'groups',
+  'help',
+  'projects',
+  'users',
+  'uploads',
+  '-',
+]);
 
 /** GitLab's /users filters (search lower-cased). */
 export interface UserFilters {
@@ -78,9 +91,7 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
 
   function checkPath(value: string, field: string, fields: Record<string, string[]>): void {
     if (!pathPattern.test(value) || /(\.git|\.atom|[.-])$/.test(value)) {
-      fields[field] = [
-        "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.",
-      ];
+      fields[field] = ["can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'."];
     } else if (reservedNames.has(value.toLowerCase())) fields[field] = [`${value} is a reserved name`];
   }
 
@@ -96,12 +107,15 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
       if (input.name.trim() === '' || input.name.length > 255) fields.name = ['is too long (maximum is 255 characters)'];
       const tenant = (input.tenant ?? username).toLowerCase();
       // A tenant derived from a bad username would only repeat the username's problem.
-      if ((input.tenant !== undefined || !fields.username) && !tenantPattern.test(tenant)) fields.tenant = ["can contain only letters, digits, '_', '-' and '.'"];
+      if ((input.tenant !== undefined || !fields.username) && !tenantPattern.test(tenant))
+        fields.tenant = ["can contain only letters, digits, '_', '-' and '.'"];
       if (Object.keys(fields).length > 0) throw new AppError('invalid', 'user is invalid', { fields });
       if (repo.userByEmail(input.email)) throw new AppError('conflict', 'Email has already been taken');
-      if (repo.userByUsername(username) || repo.namespaceByPath(username)) throw new AppError('conflict', 'Username has already been taken');
+      if (repo.userByUsername(username) || repo.namespaceByPath(username))
+        throw new AppError('conflict', 'Username has already been taken');
       // Joining an existing tenant (and so seeing its jobs) must be asked for by name, never happen by default.
-      if (input.tenant === undefined && repo.tenant(tenant)) throw new AppError('conflict', `Tenant ${tenant} already exists; pass tenant explicitly to join it`);
+      if (input.tenant === undefined && repo.tenant(tenant))
+        throw new AppError('conflict', `Tenant ${tenant} already exists; pass tenant explicitly to join it`);
       const passwordHash = input.password ? await hashPassword(input.password) : null;
       return repo.insertUser(
         {
@@ -119,13 +133,19 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
     },
 
     /** Issue a personal access token; the token string is returned once and only its digest kept. */
-    async createToken(userId: number, input: NewToken, presetToken?: string): Promise<{ readonly record: Readonly<TokenRecord>; readonly token: string }> {
+    async createToken(
+      userId: number,
+      input: NewToken,
+      presetToken?: string,
+    ): Promise<{ readonly record: Readonly<TokenRecord>; readonly token: string }> {
       const issues: ValidationIssue[] = [];
       if (input.name.trim() === '') issues.push({ loc: ['name'], msg: 'is empty', type: 'missing' });
       if (input.scopes.length === 0) issues.push({ loc: ['scopes'], msg: 'is empty', type: 'missing' });
       const unknownScopes = input.scopes.filter((s) => !(tokenScopes as readonly string[]).includes(s));
-      if (unknownScopes.length > 0) issues.push({ loc: ['scopes'], msg: 'does not have a valid value', type: 'value', input: unknownScopes });
-      if (input.expiresAt && !/^\d{4}-\d{2}-\d{2}$/.test(input.expiresAt)) issues.push({ loc: ['expires_at'], msg: 'is invalid', type: 'invalid', input: input.expiresAt });
+      if (unknownScopes.length > 0)
+        issues.push({ loc: ['scopes'], msg: 'does not have a valid value', type: 'value', input: unknownScopes });
+      if (input.expiresAt && !/^\d{4}-\d{2}-\d{2}$/.test(input.expiresAt))
+        issues.push({ loc: ['expires_at'], msg: 'is invalid', type: 'invalid', input: input.expiresAt });
       if (issues.length > 0) throw new AppError('invalid', issues.map((i) => `${i.loc.join('.')} ${i.msg}`).join(', '), { issues });
       if (!repo.userById(userId)) throw notFound('User');
       const token = presetToken ?? generateToken();
@@ -178,7 +198,9 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
     async createGroup(input: NewGroup, creator: Readonly<UserRecord> | null): Promise<Readonly<GroupRecord>> {
       const fields: Record<string, string[]> = {};
       if (!namePattern.test(input.name) || input.name.length > 255) {
-        fields.name = ["can contain only letters, digits, emoji, '_', '.', dash, space, parenthesis. It must start with letter, digit, emoji or '_'."];
+        fields.name = [
+          "can contain only letters, digits, emoji, '_', '.', dash, space, parenthesis. It must start with letter, digit, emoji or '_'.",
+        ];
       }
       checkPath(input.path, 'path', fields);
       const parentId = input.parentId ?? null;
@@ -210,13 +232,22 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
      * Add a user (id or username) to a group. GitLab's order: the access level is validated first, then
      * the caller must be an owner or maintainer (or an admin), and only then is the user looked up.
      */
-    async addGroupMember(caller: Readonly<UserRecord>, groupId: number, user: number | string, accessLevel: number, expiresAt: string | null): Promise<Readonly<GroupMemberRecord>> {
+    async addGroupMember(
+      caller: Readonly<UserRecord>,
+      groupId: number,
+      user: number | string,
+      accessLevel: number,
+      expiresAt: string | null,
+    ): Promise<Readonly<GroupMemberRecord>> {
       if (!validAccessLevels.has(accessLevel)) {
-        throw new AppError('invalid', 'access_level does not have a valid value', { issues: [{ loc: ['access_level'], msg: 'does not have a valid value', type: 'value', input: accessLevel }] });
+        throw new AppError('invalid', 'access_level does not have a valid value', {
+          issues: [{ loc: ['access_level'], msg: 'does not have a valid value', type: 'value', input: accessLevel }],
+        });
       }
       const group = service.readableGroup(caller, groupId);
       if (!caller.admin && service.accessLevel(caller, group.id) < accessLevels.maintainer) throw new AppError('forbidden', 'Forbidden');
-      if (!caller.admin && accessLevel === accessLevels.owner && service.accessLevel(caller, group.id) < accessLevels.owner) throw new AppError('forbidden', 'Forbidden');
+      if (!caller.admin && accessLevel === accessLevels.owner && service.accessLevel(caller, group.id) < accessLevels.owner)
+        throw new AppError('forbidden', 'Forbidden');
       const userId = service.getUser(user).id;
       if (repo.member(groupId, userId)) throw new AppError('conflict', 'Member already exists');
       return repo.upsertMember({ groupId, userId, accessLevel, expiresAt, createdAt: iso() });
@@ -306,7 +337,13 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
       const { username, search, active, blocked } = filters;
       return repo.users
         .filter((u) => username === undefined || u.username.toLowerCase() === username.toLowerCase())
-        .filter((u) => !search || u.username.toLowerCase().includes(search) || u.name.toLowerCase().includes(search) || (viewer?.admin && u.email.toLowerCase().includes(search)))
+        .filter(
+          (u) =>
+            !search ||
+            u.username.toLowerCase().includes(search) ||
+            u.name.toLowerCase().includes(search) ||
+            (viewer?.admin && u.email.toLowerCase().includes(search)),
+        )
         .filter((u) => !active || u.state === 'active')
         .filter((u) => !blocked || u.state === 'blocked')
         .sort((a, b) => a.id - b.id);
@@ -326,7 +363,10 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
         .filter((g) => !search || g.name.toLowerCase().includes(search) || g.path.toLowerCase().includes(search))
         .filter((g) => !owned || (viewer !== null && service.accessLevel(viewer, g.id) >= 50))
         .filter((g) => minAccessLevel === undefined || (viewer !== null && service.accessLevel(viewer, g.id) >= minAccessLevel));
-      const key = orderBy === 'id' ? (g: (typeof groups)[number]) => g.id : (g: (typeof groups)[number]) => (orderBy === 'path' ? g.path : g.name).toLowerCase();
+      const key =
+        orderBy === 'id'
+          ? (g: (typeof groups)[number]) => g.id
+          : (g: (typeof groups)[number]) => (orderBy === 'path' ? g.path : g.name).toLowerCase();
       groups.sort((a, b) => {
         const [x, y] = [key(a), key(b)];
         const c = x < y ? -1 : x > y ? 1 : a.id - b.id;
@@ -336,7 +376,9 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
     },
 
     /** A group's direct members with their users (a member whose user is gone is left out). */
-    groupMembers(group: Readonly<GroupRecord>): readonly { readonly member: Readonly<GroupMemberRecord>; readonly user: Readonly<UserRecord> }[] {
+    groupMembers(
+      group: Readonly<GroupRecord>,
+    ): readonly { readonly member: Readonly<GroupMemberRecord>; readonly user: Readonly<UserRecord> }[] {
       return repo.members
         .filter((m) => m.groupId === group.id)
         .flatMap((m) => {
@@ -346,9 +388,18 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
     },
 
     /** Namespaces a user can create projects in: their own and groups they develop in (admins: all). */
-    namespacesFor(user: Readonly<UserRecord>): readonly { readonly id: number; readonly kind: 'user' | 'group'; readonly name: string; readonly path: string; readonly fullPath: string; readonly parentId: number | null }[] {
+    namespacesFor(user: Readonly<UserRecord>): readonly {
+      readonly id: number;
+      readonly kind: 'user' | 'group';
+      readonly name: string;
+      readonly path: string;
+      readonly fullPath: string;
+      readonly parentId: number | null;
+    }[] {
       return repo.namespaces
-        .filter((n) => user.admin || (n.kind === 'user' ? n.ownerId === user.id : service.accessLevel(user, n.id) >= accessLevels.developer))
+        .filter(
+          (n) => user.admin || (n.kind === 'user' ? n.ownerId === user.id : service.accessLevel(user, n.id) >= accessLevels.developer),
+        )
         .map((n) => ({
           id: n.id,
           kind: n.kind,

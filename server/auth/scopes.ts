@@ -54,7 +54,11 @@ export const hostingScopeRules: readonly RouteScopeRule[] = [
 /** /audio/v1. Writes (a source job, cancelling a job, and anything unlisted) need `api`. */
 export const audioScopeRules: readonly RouteScopeRule[] = [
   { methods: ['GET', 'HEAD'], path: /^/, family: 'audio-read' },
-  { methods: ['POST'], path: /^\/(loudness|waveform|spectrum|onsets|grade|naming|features|separate|analyze(\/samples|\/emotion)?)\/?$/i, family: 'audio-read' },
+  {
+    methods: ['POST'],
+    path: /^\/(loudness|waveform|spectrum|onsets|grade|naming|features|separate|analyze(\/samples|\/emotion)?)\/?$/i,
+    family: 'audio-read',
+  },
   { path: /^/, family: 'audio-write' },
 ];
 

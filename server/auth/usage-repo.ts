@@ -20,15 +20,18 @@ export function createUsageRepo(store: Store): UsageRepo {
   return {
     get: (tenant) => store.data.usage[tenant],
     add: (deltas, at) =>
-      store.mutate((db) => {
-        for (const [tenant, delta] of deltas) {
-          const usage = (db.usage[tenant] ??= { requests: {}, bytesUploaded: 0, audioSeconds: 0, updatedAt: at });
-          for (const [route, n] of delta.requests) usage.requests[route] = (usage.requests[route] ?? 0) + n;
-          usage.bytesUploaded += delta.bytesUploaded;
-          usage.audioSeconds = Math.round((usage.audioSeconds + delta.audioSeconds) * 1000) / 1000;
-          usage.updatedAt = at;
-        }
-        // Named, so the flush every few seconds leaves caches of other tables alone.
-      }, ['usage']),
+      store.mutate(
+        (db) => {
+          for (const [tenant, delta] of deltas) {
+            const usage = (db.usage[tenant] ??= { requests: {}, bytesUploaded: 0, audioSeconds: 0, updatedAt: at });
+            for (const [route, n] of delta.requests) usage.requests[route] = (usage.requests[route] ?? 0) + n;
+            usage.bytesUploaded += delta.bytesUploaded;
+            usage.audioSeconds = Math.round((usage.audioSeconds + delta.audioSeconds) * 1000) / 1000;
+            usage.updatedAt = at;
+          }
+          // Named, so the flush every few seconds leaves caches of other tables alone.
+        },
+        ['usage'],
+      ),
   };
 }

@@ -38,20 +38,34 @@ describe('loadConfig', () => {
       CRATEHOUSE_JOB_CONCURRENCY: '4',
       CRATEHOUSE_MAX_IMPORT_MB: '256',
     });
-    expect(c).toMatchObject({ host: '::1', port: 0, adminToken: 't0ken', ffmpegPath: '/opt/ffmpeg', fetchAllowPrivate: true, publicUrl: 'https://crates.example.com', jobConcurrency: 4, maxImportMb: 256 });
+    expect(c).toMatchObject({
+      host: '::1',
+      port: 0,
+      adminToken: 't0ken',
+      ffmpegPath: '/opt/ffmpeg',
+      fetchAllowPrivate: true,
+      publicUrl: 'https://crates.example.com',
+      jobConcurrency: 4,
+      maxImportMb: 256,
+    });
   });
 
   it('lets hooks target private addresses as the outbound setting does, unless CRATEHOUSE_HOOKS_ALLOW_PRIVATE says otherwise', () => {
     expect(hooksMayTargetPrivate(loadConfig({}))).toBe(false);
     expect(hooksMayTargetPrivate(loadConfig({ CRATEHOUSE_FETCH_ALLOW_PRIVATE: 'true' }))).toBe(true);
-    expect(hooksMayTargetPrivate(loadConfig({ CRATEHOUSE_FETCH_ALLOW_PRIVATE: 'true', CRATEHOUSE_HOOKS_ALLOW_PRIVATE: 'false' }))).toBe(false);
+    expect(hooksMayTargetPrivate(loadConfig({ CRATEHOUSE_FETCH_ALLOW_PRIVATE: 'true', CRATEHOUSE_HOOKS_ALLOW_PRIVATE: 'false' }))).toBe(
+      false,
+    );
     expect(hooksMayTargetPrivate(loadConfig({ CRATEHOUSE_HOOKS_ALLOW_PRIVATE: 'yes' }))).toBe(true);
     expect(() => loadConfig({ CRATEHOUSE_HOOKS_ALLOW_PRIVATE: 'perhaps' })).toThrow('CRATEHOUSE_HOOKS_ALLOW_PRIVATE must be true or false');
   });
 
   it('reads the analysis time budget, and refuses a budget that could never be met', () => {
     expect(loadConfig({})).toMatchObject({ analysisBudgetS: 30, analysisBudgetPerAudioS: 0.5 });
-    expect(loadConfig({ CRATEHOUSE_ANALYSIS_BUDGET_S: '120', CRATEHOUSE_ANALYSIS_BUDGET_PER_AUDIO_S: '2' })).toMatchObject({ analysisBudgetS: 120, analysisBudgetPerAudioS: 2 });
+    expect(loadConfig({ CRATEHOUSE_ANALYSIS_BUDGET_S: '120', CRATEHOUSE_ANALYSIS_BUDGET_PER_AUDIO_S: '2' })).toMatchObject({
+      analysisBudgetS: 120,
+      analysisBudgetPerAudioS: 2,
+    });
     expect(() => loadConfig({ CRATEHOUSE_ANALYSIS_BUDGET_S: '0' })).toThrow(ConfigError);
     expect(() => loadConfig({ CRATEHOUSE_ANALYSIS_BUDGET_PER_AUDIO_S: '-1' })).toThrow(ConfigError);
     expect(() => loadConfig({ CRATEHOUSE_ANALYSIS_BUDGET_S: 'soon' })).toThrow(/CRATEHOUSE_ANALYSIS_BUDGET_S/);
@@ -65,9 +79,27 @@ describe('loadConfig', () => {
   });
 
   it('reads the failed-authentication limit and the trusted proxy, with 10 failures a minute as the default', () => {
-    expect(loadConfig({})).toMatchObject({ authFailLimit: 10, authFailWindowS: 60, authFailBlockS: 300, authFailExemptLoopback: false, trustProxy: null });
-    const c = loadConfig({ CRATEHOUSE_AUTH_FAIL_LIMIT: '0', CRATEHOUSE_AUTH_FAIL_WINDOW_S: '30', CRATEHOUSE_AUTH_FAIL_BLOCK_S: '900', CRATEHOUSE_AUTH_FAIL_EXEMPT_LOOPBACK: 'yes', CRATEHOUSE_TRUST_PROXY: 'loopback' });
-    expect(c).toMatchObject({ authFailLimit: 0, authFailWindowS: 30, authFailBlockS: 900, authFailExemptLoopback: true, trustProxy: 'loopback' });
+    expect(loadConfig({})).toMatchObject({
+      authFailLimit: 10,
+      authFailWindowS: 60,
+      authFailBlockS: 300,
+      authFailExemptLoopback: false,
+      trustProxy: null,
+    });
+    const c = loadConfig({
+      CRATEHOUSE_AUTH_FAIL_LIMIT: '0',
+      CRATEHOUSE_AUTH_FAIL_WINDOW_S: '30',
+      CRATEHOUSE_AUTH_FAIL_BLOCK_S: '900',
+      CRATEHOUSE_AUTH_FAIL_EXEMPT_LOOPBACK: 'yes',
+      CRATEHOUSE_TRUST_PROXY: 'loopback',
+    });
+    expect(c).toMatchObject({
+      authFailLimit: 0,
+      authFailWindowS: 30,
+      authFailBlockS: 900,
+      authFailExemptLoopback: true,
+      trustProxy: 'loopback',
+    });
     expect(() => loadConfig({ CRATEHOUSE_AUTH_FAIL_LIMIT: '-1' })).toThrow('failed-authentication limit');
     expect(() => loadConfig({ CRATEHOUSE_AUTH_FAIL_WINDOW_S: '0' })).toThrow('failed-authentication window');
   });
@@ -86,7 +118,11 @@ describe('loadConfig', () => {
   });
 
   it('parses command-line flags in both --flag value and --flag=value forms', () => {
-    expect(parseCliFlags(['--port', '0', '--host=0.0.0.0', '--data-dir', '/srv/crates'])).toEqual({ port: 0, host: '0.0.0.0', dataDir: '/srv/crates' });
+    expect(parseCliFlags(['--port', '0', '--host=0.0.0.0', '--data-dir', '/srv/crates'])).toEqual({
+      port: 0,
+      host: '0.0.0.0',
+      dataDir: '/srv/crates',
+    });
     expect(() => parseCliFlags(['--prot', '1'])).toThrow('unknown option --prot');
     expect(() => parseCliFlags(['--port'])).toThrow('--port needs a value');
   });

@@ -165,7 +165,21 @@ function readConfigFile(dataDir: string): Record<string, unknown> {
   throw new ConfigError(`${path.join(dataDir, configFileName)} is not a JSON object`);
 }
 
-const numberKeys = new Set<keyof Config>(['port', 'maxUploadMb', 'maxJsonKb', 'maxImportMb', 'maxLfsObjectMb', 'jobConcurrency', 'maxSourceMb', 'sourceTimeoutS', 'analysisBudgetS', 'analysisBudgetPerAudioS', 'authFailLimit', 'authFailWindowS', 'authFailBlockS']);
+const numberKeys = new Set<keyof Config>([
+  'port',
+  'maxUploadMb',
+  'maxJsonKb',
+  'maxImportMb',
+  'maxLfsObjectMb',
+  'jobConcurrency',
+  'maxSourceMb',
+  'sourceTimeoutS',
+  'analysisBudgetS',
+  'analysisBudgetPerAudioS',
+  'authFailLimit',
+  'authFailWindowS',
+  'authFailBlockS',
+]);
 const booleanKeys = new Set<keyof Config>(['fetchAllowPrivate', 'hooksAllowPrivate', 'authFailExemptLoopback']);
 
 function parseSource(raw: Record<string, unknown>, source: string): Overrides {
@@ -213,17 +227,25 @@ function validate(c: Config): Config {
   if (!(c.maxJsonKb > 0)) throw new ConfigError(`max JSON body must be positive, got ${c.maxJsonKb}`);
   if (!(c.maxImportMb > 0)) throw new ConfigError(`max import size must be positive, got ${c.maxImportMb}`);
   if (!(c.maxLfsObjectMb > 0)) throw new ConfigError(`max LFS object size must be positive, got ${c.maxLfsObjectMb}`);
-  if (!Number.isInteger(c.jobConcurrency) || c.jobConcurrency < 1) throw new ConfigError(`job concurrency must be a positive integer, got ${c.jobConcurrency}`);
-  if (!['silent', 'error', 'info', 'debug'].includes(c.logLevel)) throw new ConfigError(`log level must be silent, error, info or debug, got ${c.logLevel}`);
-  if (c.publicUrl !== null && !/^https?:\/\/[^/]+/.test(c.publicUrl)) throw new ConfigError(`public URL must be an http(s) URL, got ${c.publicUrl}`);
+  if (!Number.isInteger(c.jobConcurrency) || c.jobConcurrency < 1)
+    throw new ConfigError(`job concurrency must be a positive integer, got ${c.jobConcurrency}`);
+  if (!['silent', 'error', 'info', 'debug'].includes(c.logLevel))
+    throw new ConfigError(`log level must be silent, error, info or debug, got ${c.logLevel}`);
+  if (c.publicUrl !== null && !/^https?:\/\/[^/]+/.test(c.publicUrl))
+    throw new ConfigError(`public URL must be an http(s) URL, got ${c.publicUrl}`);
   if (!(c.maxSourceMb > 0)) throw new ConfigError(`max source size must be positive, got ${c.maxSourceMb}`);
   if (!(c.sourceTimeoutS > 0)) throw new ConfigError(`source timeout must be positive, got ${c.sourceTimeoutS}`);
   if (!(c.analysisBudgetS > 0)) throw new ConfigError(`analysis budget must be positive, got ${c.analysisBudgetS}`);
-  if (!(c.analysisBudgetPerAudioS >= 0)) throw new ConfigError(`analysis budget per second of audio must not be negative, got ${c.analysisBudgetPerAudioS}`);
-  if (c.accelRedirect !== null && !/^\/[\w./-]*$/.test(c.accelRedirect)) throw new ConfigError(`accel-redirect prefix must be an absolute path such as /_artifacts/, got ${c.accelRedirect}`);
-  if (!Number.isInteger(c.authFailLimit) || c.authFailLimit < 0) throw new ConfigError(`failed-authentication limit must be a whole number (0: off), got ${c.authFailLimit}`);
-  if (!Number.isInteger(c.authFailWindowS) || c.authFailWindowS < 1) throw new ConfigError(`failed-authentication window must be a positive number of seconds, got ${c.authFailWindowS}`);
-  if (!Number.isInteger(c.authFailBlockS) || c.authFailBlockS < 1) throw new ConfigError(`failed-authentication block must be a positive number of seconds, got ${c.authFailBlockS}`);
+  if (!(c.analysisBudgetPerAudioS >= 0))
+    throw new ConfigError(`analysis budget per second of audio must not be negative, got ${c.analysisBudgetPerAudioS}`);
+  if (c.accelRedirect !== null && !/^\/[\w./-]*$/.test(c.accelRedirect))
+    throw new ConfigError(`accel-redirect prefix must be an absolute path such as /_artifacts/, got ${c.accelRedirect}`);
+  if (!Number.isInteger(c.authFailLimit) || c.authFailLimit < 0)
+    throw new ConfigError(`failed-authentication limit must be a whole number (0: off), got ${c.authFailLimit}`);
+  if (!Number.isInteger(c.authFailWindowS) || c.authFailWindowS < 1)
+    throw new ConfigError(`failed-authentication window must be a positive number of seconds, got ${c.authFailWindowS}`);
+  if (!Number.isInteger(c.authFailBlockS) || c.authFailBlockS < 1)
+    throw new ConfigError(`failed-authentication block must be a positive number of seconds, got ${c.authFailBlockS}`);
   const accelRedirect = c.accelRedirect === null ? null : c.accelRedirect.replace(/\/*$/, '/');
   return { ...c, publicUrl: c.publicUrl?.replace(/\/+$/, '') ?? null, accelRedirect };
 }

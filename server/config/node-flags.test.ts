@@ -27,7 +27,11 @@ describe('serverNodeFlags', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'node-flags-'));
     const file = path.join(dir, 'pool.mjs');
     writeFileSync(file, script);
-    const run = spawnSync(process.execPath, [...serverNodeFlags, '--import', 'tsx', file], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(process.execPath, [...serverNodeFlags, '--import', 'tsx', file], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     rmSync(dir, { recursive: true, force: true });
     expect(run.stderr).not.toMatch(/ERR_WORKER_INVALID_EXEC_ARGV/);
     expect(run.stdout.trim()).toBe('warm');

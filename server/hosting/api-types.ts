@@ -162,7 +162,13 @@ export interface Project extends ProjectSimple {
   readonly open_issues_count: number;
   readonly ci_config_path: string | null;
   readonly public_jobs: boolean;
-  readonly shared_with_groups: readonly { readonly group_id: number; readonly group_name: string; readonly group_full_path: string; readonly group_access_level: number; readonly expires_at: string | null }[];
+  readonly shared_with_groups: readonly {
+    readonly group_id: number;
+    readonly group_name: string;
+    readonly group_full_path: string;
+    readonly group_access_level: number;
+    readonly expires_at: string | null;
+  }[];
   readonly only_allow_merge_if_pipeline_succeeds: boolean;
   readonly only_allow_merge_if_all_discussions_are_resolved: boolean;
   readonly request_access_enabled: boolean;

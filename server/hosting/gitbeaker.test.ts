@@ -19,23 +19,44 @@ describe('@gitbeaker/rest (the npm GitLab client) against the hosting API', () =
 
   /** Run git (asynchronously: the server runs in this process) and expect success. */
   const git = async (args: readonly string[], cwd = work) => {
-    const env = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.com' };
+    const env = {
+      ...process.env,
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_AUTHOR_NAME: 'T',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 'T',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+    };
     return promisify(execFile)('git', args, { cwd, env, encoding: 'utf8' });
   };
   const cloneUrl = (project: { http_url_to_repo: string }, token: string) => project.http_url_to_repo.replace('://', `://oauth2:${token}@`);
   /** The branch HEAD names in the server's repository, as a clone sees it. */
-  const remoteHead = async (url: string) => /^ref: refs\/heads\/(\S+)\s+HEAD$/m.exec((await git(['ls-remote', '--symref', url, 'HEAD'])).stdout)?.[1];
+  const remoteHead = async (url: string) =>
+    /^ref: refs\/heads\/(\S+)\s+HEAD$/m.exec((await git(['ls-remote', '--symref', url, 'HEAD'])).stdout)?.[1];
   let token: string;
 
   beforeAll(async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-gitbeaker-'));
     work = await mkdtemp(path.join(tmpdir(), 'cratehouse-gitbeaker-work-'));
-    server = await startServer(loadConfig({}, { dataDir, port: 0, adminToken }), { log: memoryLogger(), rendererDir: null, meterFlushMs: 60_000 });
+    server = await startServer(loadConfig({}, { dataDir, port: 0, adminToken }), {
+      log: memoryLogger(),
+      rendererDir: null,
+      meterFlushMs: 60_000,
+    });
     const admin = new Gitlab({ host: server.url, token: adminToken });
     username = `beaker${Date.now().toString(36)}`;
-    const user = await admin.Users.create({ email: `${username}@example.com`, username, name: 'Beaker Producer', password: 'long-enough-password' });
+    const user = await admin.Users.create({
+      email: `${username}@example.com`,
+      username,
+      name: 'Beaker Producer',
+      password: 'long-enough-password',
+    });
     // An admin makes the user's token as python-gitlab's smoke test does (the endpoint gitbeaker names differently across versions).
-    const res = await fetch(`${server.url}/api/v4/users/${user.id}/personal_access_tokens`, { method: 'POST', headers: { 'PRIVATE-TOKEN': adminToken, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'beaker', scopes: ['api'] }) });
+    const res = await fetch(`${server.url}/api/v4/users/${user.id}/personal_access_tokens`, {
+      method: 'POST',
+      headers: { 'PRIVATE-TOKEN': adminToken, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'beaker', scopes: ['api'] }),
+    });
     token = ((await res.json()) as { token: string }).token;
     api = new Gitlab({ host: server.url, token });
   }, 60_000);
@@ -52,7 +73,9 @@ describe('@gitbeaker/rest (the npm GitLab client) against the hosting API', () =
     const dir = path.join(work, 'stem-pack');
     await git(['clone', '-q', cloneUrl(project, token), dir]);
     expect(await readFile(path.join(dir, 'README.md'), 'utf8')).toBe('# Stem Pack\n\ndrums and bass\n');
-    expect((await git(['log', '--format=%an <%ae> %s'], dir)).stdout.trim()).toBe(`Beaker Producer <${username}@example.com> Initial commit`);
+    expect((await git(['log', '--format=%an <%ae> %s'], dir)).stdout.trim()).toBe(
+      `Beaker Producer <${username}@example.com> Initial commit`,
+    );
     expect((await git(['ls-files'], dir)).stdout.trim()).toBe('README.md');
   }, 120_000);
 

@@ -23,7 +23,8 @@ function findGlab(): string | undefined {
 
 const glab = findGlab();
 const adminToken = 'glab-admin';
-const execGit = (args: readonly string[]) => promisify(execFile)('git', args, { env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, encoding: 'utf8' });
+const execGit = (args: readonly string[]) =>
+  promisify(execFile)('git', args, { env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, encoding: 'utf8' });
 
 interface Run {
   readonly code: number;
@@ -40,9 +41,19 @@ describe.skipIf(!glab && !required)('the official glab CLI (Debian bookworm-back
   /** Run glab as the user in `cwd`, never prompting, with its config in a private HOME. */
   const run = (args: readonly string[], cwd: string): Promise<Run> =>
     new Promise((resolve) => {
-      const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, GLAB_CONFIG_DIR: path.join(home, 'glab'), GITLAB_HOST: host, NO_PROMPT: '1', NO_COLOR: '1', GIT_TERMINAL_PROMPT: '0' };
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        HOME: home,
+        GLAB_CONFIG_DIR: path.join(home, 'glab'),
+        GITLAB_HOST: host,
+        NO_PROMPT: '1',
+        NO_COLOR: '1',
+        GIT_TERMINAL_PROMPT: '0',
+      };
       delete env.GITLAB_TOKEN;
-      const child = execFile(glab!, args, { cwd, env, timeout: 60_000 }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, out: `${stdout}\n${stderr}` }));
+      const child = execFile(glab!, args, { cwd, env, timeout: 60_000 }, (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, out: `${stdout}\n${stderr}` }),
+      );
       child.stdin?.end();
     });
   const api = async (route: string, init: { method?: string; body?: unknown; as?: string } = {}) => {
@@ -72,13 +83,33 @@ describe.skipIf(!glab && !required)('the official glab CLI (Debian bookworm-back
     expect(glab, 'glab is unavailable: e2e/clients/fetch-glab.sh could not fetch it from Debian bookworm-backports').toBeDefined();
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-glab-'));
     home = await mkdtemp(path.join(tmpdir(), 'cratehouse-glab-home-'));
-    server = await startServer(loadConfig({}, { dataDir, port: 0, adminToken }), { log: memoryLogger(), rendererDir: null, meterFlushMs: 60_000 });
+    server = await startServer(loadConfig({}, { dataDir, port: 0, adminToken }), {
+      log: memoryLogger(),
+      rendererDir: null,
+      meterFlushMs: 60_000,
+    });
     host = new URL(server.url).host;
     username = `glab${Date.now().toString(36)}`;
-    const user = await api('/users', { method: 'POST', as: adminToken, body: { email: `${username}@example.com`, username, name: 'Glab Producer', password: 'long-enough-password' } });
+    const user = await api('/users', {
+      method: 'POST',
+      as: adminToken,
+      body: { email: `${username}@example.com`, username, name: 'Glab Producer', password: 'long-enough-password' },
+    });
     expect(user.status).toBe(201);
-    token = String((await api(`/users/${String(user.body.id)}/personal_access_tokens`, { method: 'POST', as: adminToken, body: { name: 'glab', scopes: ['api'] } })).body.token);
-    for (const [key, value] of [['api_protocol', 'http'], ['git_protocol', 'http'], ['token', token]] as const) {
+    token = String(
+      (
+        await api(`/users/${String(user.body.id)}/personal_access_tokens`, {
+          method: 'POST',
+          as: adminToken,
+          body: { name: 'glab', scopes: ['api'] },
+        })
+      ).body.token,
+    );
+    for (const [key, value] of [
+      ['api_protocol', 'http'],
+      ['git_protocol', 'http'],
+      ['token', token],
+    ] as const) {
       const set = await run(['config', 'set', '--host', host, key, value], home);
       expect(set.code, set.out).toBe(0);
     }
@@ -93,7 +124,12 @@ describe.skipIf(!glab && !required)('the official glab CLI (Debian bookworm-back
     expect(r.code, r.out).toBe(0);
     expect(r.out).toContain(`Created repository Glab Producer / plain-tape`);
     const project = await api(`/projects/${encodeURIComponent(`${username}/plain-tape`)}`);
-    expect(project.body).toMatchObject({ path_with_namespace: `${username}/plain-tape`, default_branch: 'main', empty_repo: true, visibility: 'public' });
+    expect(project.body).toMatchObject({
+      path_with_namespace: `${username}/plain-tape`,
+      default_branch: 'main',
+      empty_repo: true,
+      visibility: 'public',
+    });
   }, 120_000);
 
   it('glab repo create --readme commits README.md ("# <name>") to the default branch', async () => {
@@ -112,10 +148,17 @@ describe.skipIf(!glab && !required)('the official glab CLI (Debian bookworm-back
     // The source is made through the API, so this scenario does not depend on the create scenarios.
     const source = await api('/projects', { method: 'POST', body: { name: 'Fork Source', visibility: 'public' } });
     expect(source.status).toBe(201);
-    const r = await run(['repo', 'fork', `${username}/fork-source`, '--name', 'fork-copy', '--path', 'fork-copy', '--clone=false', '--remote=false'], await workDir('fork'));
+    const r = await run(
+      ['repo', 'fork', `${username}/fork-source`, '--name', 'fork-copy', '--path', 'fork-copy', '--clone=false', '--remote=false'],
+      await workDir('fork'),
+    );
     expect(r.code, r.out).toBe(0);
     expect(r.out).toContain(`Created fork ${username}/fork-copy`);
     const fork = await api(`/projects/${encodeURIComponent(`${username}/fork-copy`)}?statistics=true`);
-    expect(fork.body).toMatchObject({ import_status: 'finished', forked_from_project: { id: source.body.id }, statistics: { commit_count: 0 } });
+    expect(fork.body).toMatchObject({
+      import_status: 'finished',
+      forked_from_project: { id: source.body.id },
+      statistics: { commit_count: 0 },
+    });
   }, 120_000);
 });

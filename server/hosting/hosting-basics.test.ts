@@ -102,7 +102,19 @@ const daysFromToday = (days: number) => new Date(Date.now() + days * 86_400_000)
 
 const userBasicKeys = ['avatar_url', 'id', 'locked', 'name', 'state', 'username', 'web_url'];
 const userPublicKeys = [...userBasicKeys, 'bio', 'created_at', 'public_email'].sort();
-const groupKeys = ['avatar_url', 'created_at', 'description', 'full_name', 'full_path', 'id', 'name', 'parent_id', 'path', 'visibility', 'web_url'];
+const groupKeys = [
+  'avatar_url',
+  'created_at',
+  'description',
+  'full_name',
+  'full_path',
+  'id',
+  'name',
+  'parent_id',
+  'path',
+  'visibility',
+  'web_url',
+];
 const tokenKeys = ['active', 'created_at', 'expires_at', 'id', 'last_used_at', 'name', 'revoked', 'scopes', 'user_id'];
 
 describe('GET /version', () => {
@@ -165,7 +177,10 @@ describe('GET /user and token authentication', () => {
     const { token } = await app.identity.createToken(alice.id, { name: 'old', scopes: ['api'], expiresAt: daysFromToday(-1) });
     const r = await call('/user', { token, tokenForm: 'bearer' });
     expect(r.status).toBe(401);
-    expect(r.body).toEqual({ error: 'invalid_token', error_description: 'Token is expired. You can either do re-authorization or token refresh.' });
+    expect(r.body).toEqual({
+      error: 'invalid_token',
+      error_description: 'Token is expired. You can either do re-authorization or token refresh.',
+    });
   });
 
   it('treats a token as expired from midnight UTC of its expires_at date (GitLab: expires_at <= now)', async () => {
@@ -173,8 +188,15 @@ describe('GET /user and token authentication', () => {
     const { token } = await app.identity.createToken(alice.id, { name: 'ends today', scopes: ['api'], expiresAt: todayUtc() });
     const r = await call('/user', { token });
     expect(r.status).toBe(401);
-    expect(r.body).toEqual({ error: 'invalid_token', error_description: 'Token is expired. You can either do re-authorization or token refresh.' });
-    const { token: tomorrow } = await app.identity.createToken(alice.id, { name: 'ends later', scopes: ['api'], expiresAt: daysFromToday(2) });
+    expect(r.body).toEqual({
+      error: 'invalid_token',
+      error_description: 'Token is expired. You can either do re-authorization or token refresh.',
+    });
+    const { token: tomorrow } = await app.identity.createToken(alice.id, {
+      name: 'ends later',
+      scopes: ['api'],
+      expiresAt: daysFromToday(2),
+    });
     expect((await call('/user', { token: tomorrow })).status).toBe(200);
   });
 
@@ -203,7 +225,15 @@ describe('users', () => {
     const plain = asAlice.body as Record<string, unknown>[];
     expect(plain).toHaveLength(2);
     for (const u of plain) expect(Object.keys(u).sort()).toEqual(userBasicKeys);
-    expect(plain[1]).toEqual({ id: 2, username: 'alice', name: 'alice', state: 'active', locked: false, avatar_url: null, web_url: `${app.url}/alice` });
+    expect(plain[1]).toEqual({
+      id: 2,
+      username: 'alice',
+      name: 'alice',
+      state: 'active',
+      locked: false,
+      avatar_url: null,
+      web_url: `${app.url}/alice`,
+    });
   });
 
   it('GET /users filters by username, search and python-gitlab style booleans', async () => {
@@ -245,10 +275,21 @@ describe('users', () => {
   });
 
   it('POST /users creates a user (admin) with a 201 and the admin view', async () => {
-    const r = await call('/users', { token: adminToken, json: { email: 'carol@example.com', name: 'Carol C', username: 'carol', password: 'longenough' } });
+    const r = await call('/users', {
+      token: adminToken,
+      json: { email: 'carol@example.com', name: 'Carol C', username: 'carol', password: 'longenough' },
+    });
     expect(r.status).toBe(201);
     const carol = r.body as UserDetail;
-    expect(carol).toMatchObject({ id: 2, username: 'carol', name: 'Carol C', email: 'carol@example.com', state: 'active', is_admin: false, web_url: `${app.url}/carol` });
+    expect(carol).toMatchObject({
+      id: 2,
+      username: 'carol',
+      name: 'Carol C',
+      email: 'carol@example.com',
+      state: 'active',
+      is_admin: false,
+      web_url: `${app.url}/carol`,
+    });
     // No password (hash) ever leaves the server.
     expect(r.text).not.toContain('longenough');
     expect(r.text).not.toContain('scrypt');
@@ -278,34 +319,57 @@ describe('users', () => {
     const r = await call('/users', { token: adminToken, json: {} });
     expect(r.status).toBe(400);
     expect(r.body).toEqual({
-      error: 'email is missing, password, reset_password, force_random_password are missing, at least one parameter must be provided, name is missing, username is missing',
+      error:
+        'email is missing, password, reset_password, force_random_password are missing, at least one parameter must be provided, name is missing, username is missing',
     });
   });
 
   it('POST /users is 409 for a taken email or username (case-insensitive)', async () => {
     await user('alice');
-    const email = await call('/users', { token: adminToken, json: { email: 'ALICE@example.com', name: 'A2', username: 'alice2', password: 'longenough' } });
+    const email = await call('/users', {
+      token: adminToken,
+      json: { email: 'ALICE@example.com', name: 'A2', username: 'alice2', password: 'longenough' },
+    });
     expect(email.status).toBe(409);
     expect(email.body).toEqual({ message: 'Email has already been taken' });
-    const username = await call('/users', { token: adminToken, json: { email: 'a3@example.com', name: 'A3', username: 'Alice', password: 'longenough' } });
+    const username = await call('/users', {
+      token: adminToken,
+      json: { email: 'a3@example.com', name: 'A3', username: 'Alice', password: 'longenough' },
+    });
     expect(username.status).toBe(409);
     expect(username.body).toEqual({ message: 'Username has already been taken' });
   });
 
   it('POST /users is 400 {"message":{"username":[...]}} for a bad username and a short password', async () => {
-    const r = await call('/users', { token: adminToken, json: { email: 'z@example.com', name: 'Z', username: '-bad name', password: 'longenough' } });
+    const r = await call('/users', {
+      token: adminToken,
+      json: { email: 'z@example.com', name: 'Z', username: '-bad name', password: 'longenough' },
+    });
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ message: { username: ["can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'."] } });
-    const short = await call('/users', { token: adminToken, json: { email: 'z@example.com', name: 'Z', username: 'zed', password: 'short' } });
+    expect(r.body).toEqual({
+      message: {
+        username: ["can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'."],
+      },
+    });
+    const short = await call('/users', {
+      token: adminToken,
+      json: { email: 'z@example.com', name: 'Z', username: 'zed', password: 'short' },
+    });
     expect(short.status).toBe(400);
     expect(short.body).toEqual({ message: { password: ['is too short (minimum is 8 characters)'] } });
   });
 
   it('POST /users takes a form-encoded body with python-gitlab booleans', async () => {
-    const r = await call('/users', { token: adminToken, form: { email: 'dan@example.com', name: 'Dan', username: 'dan', password: 'longenough', admin: 'True' } });
+    const r = await call('/users', {
+      token: adminToken,
+      form: { email: 'dan@example.com', name: 'Dan', username: 'dan', password: 'longenough', admin: 'True' },
+    });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ username: 'dan', is_admin: true });
-    const notAdmin = await call('/users', { token: adminToken, form: { email: 'eve@example.com', name: 'Eve', username: 'eve', reset_password: 'True', admin: 'False' } });
+    const notAdmin = await call('/users', {
+      token: adminToken,
+      form: { email: 'eve@example.com', name: 'Eve', username: 'eve', reset_password: 'True', admin: 'False' },
+    });
     expect(notAdmin.status).toBe(201);
     expect(notAdmin.body).toMatchObject({ username: 'eve', is_admin: false });
   });
@@ -314,11 +378,22 @@ describe('users', () => {
 describe('personal access tokens', () => {
   it('POST /users/:id/personal_access_tokens returns the token once; it authenticates; only a digest is stored', async () => {
     const alice = await user('alice');
-    const r = await call(`/users/${alice.id}/personal_access_tokens`, { token: adminToken, json: { name: 'ci', scopes: ['api', 'read_user'], expires_at: '2999-01-01' } });
+    const r = await call(`/users/${alice.id}/personal_access_tokens`, {
+      token: adminToken,
+      json: { name: 'ci', scopes: ['api', 'read_user'], expires_at: '2999-01-01' },
+    });
     expect(r.status).toBe(201);
     const created = r.body as PersonalAccessToken;
     expect(Object.keys(created).sort()).toEqual([...tokenKeys, 'token'].sort());
-    expect(created).toMatchObject({ name: 'ci', revoked: false, scopes: ['api', 'read_user'], user_id: alice.id, last_used_at: null, active: true, expires_at: '2999-01-01' });
+    expect(created).toMatchObject({
+      name: 'ci',
+      revoked: false,
+      scopes: ['api', 'read_user'],
+      user_id: alice.id,
+      last_used_at: null,
+      active: true,
+      expires_at: '2999-01-01',
+    });
     const token = created.token ?? '';
     expect(token).toMatch(/^chpat-[A-Za-z0-9_-]{32}$/);
 
@@ -328,7 +403,17 @@ describe('personal access tokens', () => {
 
     const record = app.store.data.tokens.find((t) => t.id === created.id);
     expect(record).toBeDefined();
-    expect(Object.keys(record ?? {}).sort()).toEqual(['createdAt', 'digest', 'expiresAt', 'id', 'lastUsedAt', 'name', 'revoked', 'scopes', 'userId']);
+    expect(Object.keys(record ?? {}).sort()).toEqual([
+      'createdAt',
+      'digest',
+      'expiresAt',
+      'id',
+      'lastUsedAt',
+      'name',
+      'revoked',
+      'scopes',
+      'userId',
+    ]);
     expect(record?.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(record?.digest).not.toBe(token);
     expect(JSON.stringify(app.store.data)).not.toContain(token);
@@ -343,7 +428,10 @@ describe('personal access tokens', () => {
 
   it('POST /users/:id/personal_access_tokens takes form-encoded scopes[]', async () => {
     const alice = await user('alice');
-    const r = await call(`/users/${alice.id}/personal_access_tokens`, { token: adminToken, raw: { type: 'application/x-www-form-urlencoded', body: 'name=form&scopes%5B%5D=read_api&scopes%5B%5D=read_user' } });
+    const r = await call(`/users/${alice.id}/personal_access_tokens`, {
+      token: adminToken,
+      raw: { type: 'application/x-www-form-urlencoded', body: 'name=form&scopes%5B%5D=read_api&scopes%5B%5D=read_user' },
+    });
     expect(r.status).toBe(201);
     expect((r.body as PersonalAccessToken).scopes).toEqual(['read_api', 'read_user']);
   });
@@ -362,15 +450,21 @@ describe('personal access tokens', () => {
     const missing = await call(`/users/${alice.id}/personal_access_tokens`, { token: adminToken, json: {} });
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ error: 'name is missing, scopes is missing' });
-    const badScope = await call(`/users/${alice.id}/personal_access_tokens`, { token: adminToken, json: { name: 'x', scopes: ['everything'] } });
+    const badScope = await call(`/users/${alice.id}/personal_access_tokens`, {
+      token: adminToken,
+      json: { name: 'x', scopes: ['everything'] },
+    });
     expect(badScope.status).toBe(400);
     expect(badScope.body).toEqual({ error: 'scopes does not have a valid value' });
-    const badDate = await call(`/users/${alice.id}/personal_access_tokens`, { token: adminToken, json: { name: 'x', scopes: ['api'], expires_at: 'soon' } });
+    const badDate = await call(`/users/${alice.id}/personal_access_tokens`, {
+      token: adminToken,
+      json: { name: 'x', scopes: ['api'], expires_at: 'soon' },
+    });
     expect(badDate.status).toBe(400);
     expect(badDate.body).toEqual({ error: 'expires_at is invalid' });
   });
 
-  it('GET /personal_access_tokens lists the caller\'s own tokens; admins see all and can filter by user_id', async () => {
+  it("GET /personal_access_tokens lists the caller's own tokens; admins see all and can filter by user_id", async () => {
     const alice = await user('alice');
     const bob = await user('bob');
     const mine = await call('/personal_access_tokens', { token: alice.token });
@@ -393,7 +487,10 @@ describe('personal access tokens', () => {
     expect(del.text).toBe('');
     const refused = await call('/user', { token: created.token ?? '' });
     expect(refused.status).toBe(401);
-    expect(refused.body).toEqual({ error: 'invalid_token', error_description: 'Token was revoked. You have to re-authorize from the user.' });
+    expect(refused.body).toEqual({
+      error: 'invalid_token',
+      error_description: 'Token was revoked. You have to re-authorize from the user.',
+    });
     const listed = (await call(`/personal_access_tokens?user_id=${alice.id}`, { token: adminToken })).body as PersonalAccessToken[];
     expect(listed.find((t) => t.id === created.id)).toMatchObject({ revoked: true, active: false });
     // Alice's other token still works.
@@ -435,7 +532,12 @@ describe('groups', () => {
   it('GET /groups/:id finds a group by numeric id, by path and by URL-encoded full path', async () => {
     const parent = await group(adminToken, { name: 'Parent', path: 'parent', visibility: 'public' });
     const child = await group(adminToken, { name: 'Child', path: 'child', parent_id: parent.id, visibility: 'public' });
-    expect(child).toMatchObject({ parent_id: parent.id, full_path: 'parent/child', full_name: 'Parent / Child', web_url: `${app.url}/groups/parent/child` });
+    expect(child).toMatchObject({
+      parent_id: parent.id,
+      full_path: 'parent/child',
+      full_name: 'Parent / Child',
+      web_url: `${app.url}/groups/parent/child`,
+    });
     for (const id of [String(child.id), 'parent%2Fchild', 'PARENT%2FChild']) {
       const r = await call(`/groups/${id}`);
       expect(r.status, id).toBe(200);
@@ -565,7 +667,10 @@ describe('group members', () => {
     expect(r.body).toMatchObject({ id: bob.id, username: 'bob', access_level: 30, expires_at: null });
     const list = await call(`/groups/${g.id}/members`, { token: bob.token });
     expect(list.status).toBe(200);
-    expect((list.body as GroupMember[]).map((m) => [m.username, m.access_level])).toEqual([['alice', 50], ['bob', 30]]);
+    expect((list.body as GroupMember[]).map((m) => [m.username, m.access_level])).toEqual([
+      ['alice', 50],
+      ['bob', 30],
+    ]);
     expect(list.headers.get('x-total')).toBe('2');
   });
 
@@ -575,7 +680,7 @@ describe('group members', () => {
     const r = await call(`/groups/band/members`, { token: adminToken, form: { username: 'bob', access_level: '20' } });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ username: 'bob', access_level: 20 });
-    expect(((await call(`/groups/${g.id}/members`, { token: adminToken })).body as GroupMember[])).toHaveLength(2);
+    expect((await call(`/groups/${g.id}/members`, { token: adminToken })).body as GroupMember[]).toHaveLength(2);
   });
 
   it('POST /groups/:id/members: 409 when already a member, 400 for a bad access_level, 404 for an unknown user', async () => {
@@ -626,7 +731,7 @@ describe('group members', () => {
 });
 
 describe('GET /namespaces', () => {
-  it('lists the caller\'s namespace and the groups they develop in; admins see all; search filters', async () => {
+  it("lists the caller's namespace and the groups they develop in; admins see all; search filters", async () => {
     const alice = await user('alice');
     const bob = await user('bob');
     const dev = await group(adminToken, { name: 'Dev Group', path: 'devgroup' });
@@ -639,14 +744,49 @@ describe('GET /namespaces', () => {
     const r = await call('/namespaces', { token: alice.token });
     expect(r.status).toBe(200);
     expect(r.body).toEqual([
-      { id: 2, name: 'alice', path: 'alice', kind: 'user', full_path: 'alice', parent_id: null, avatar_url: null, web_url: `${app.url}/alice` },
-      { id: dev.id, name: 'Dev Group', path: 'devgroup', kind: 'group', full_path: 'devgroup', parent_id: null, avatar_url: null, web_url: `${app.url}/groups/devgroup` },
-      { id: sub.id, name: 'Sub', path: 'sub', kind: 'group', full_path: 'devgroup/sub', parent_id: dev.id, avatar_url: null, web_url: `${app.url}/groups/devgroup/sub` },
+      {
+        id: 2,
+        name: 'alice',
+        path: 'alice',
+        kind: 'user',
+        full_path: 'alice',
+        parent_id: null,
+        avatar_url: null,
+        web_url: `${app.url}/alice`,
+      },
+      {
+        id: dev.id,
+        name: 'Dev Group',
+        path: 'devgroup',
+        kind: 'group',
+        full_path: 'devgroup',
+        parent_id: null,
+        avatar_url: null,
+        web_url: `${app.url}/groups/devgroup`,
+      },
+      {
+        id: sub.id,
+        name: 'Sub',
+        path: 'sub',
+        kind: 'group',
+        full_path: 'devgroup/sub',
+        parent_id: dev.id,
+        avatar_url: null,
+        web_url: `${app.url}/groups/devgroup/sub`,
+      },
     ]);
     expect(r.headers.get('x-total')).toBe('3');
 
     const all = await call('/namespaces', { token: adminToken });
-    expect((all.body as { full_path: string }[]).map((n) => n.full_path)).toEqual(['root', 'alice', 'bob', 'devgroup', 'repgroup', 'other', 'devgroup/sub']);
+    expect((all.body as { full_path: string }[]).map((n) => n.full_path)).toEqual([
+      'root',
+      'alice',
+      'bob',
+      'devgroup',
+      'repgroup',
+      'other',
+      'devgroup/sub',
+    ]);
     const search = await call('/namespaces?search=SUB', { token: alice.token });
     expect((search.body as { full_path: string }[]).map((n) => n.full_path)).toEqual(['devgroup/sub']);
     const bobs = await call('/namespaces', { token: bob.token });
@@ -658,7 +798,8 @@ describe('GET /namespaces', () => {
 });
 
 describe('pagination', () => {
-  const link = (path: string, rels: [number, string][]) => rels.map(([page, rel]) => `<${app.url}/api/v4${path.replace('PAGE', String(page))}>; rel="${rel}"`).join(', ');
+  const link = (path: string, rels: [number, string][]) =>
+    rels.map(([page, rel]) => `<${app.url}/api/v4${path.replace('PAGE', String(page))}>; rel="${rel}"`).join(', ');
 
   async function seedUsers(n: number): Promise<void> {
     for (let i = 1; i <= n; i++) await user(`user${String(i).padStart(2, '0')}`);
@@ -668,8 +809,26 @@ describe('pagination', () => {
     await seedUsers(25);
     const r = await call('/users?search=user&per_page=10&page=2&active=true', { token: adminToken });
     expect(r.status).toBe(200);
-    expect((r.body as UserDetail[]).map((u) => u.username)).toEqual(['user11', 'user12', 'user13', 'user14', 'user15', 'user16', 'user17', 'user18', 'user19', 'user20']);
-    expect(pageHeaders(r)).toEqual({ 'x-total': '25', 'x-total-pages': '3', 'x-page': '2', 'x-per-page': '10', 'x-next-page': '3', 'x-prev-page': '1' });
+    expect((r.body as UserDetail[]).map((u) => u.username)).toEqual([
+      'user11',
+      'user12',
+      'user13',
+      'user14',
+      'user15',
+      'user16',
+      'user17',
+      'user18',
+      'user19',
+      'user20',
+    ]);
+    expect(pageHeaders(r)).toEqual({
+      'x-total': '25',
+      'x-total-pages': '3',
+      'x-page': '2',
+      'x-per-page': '10',
+      'x-next-page': '3',
+      'x-prev-page': '1',
+    });
     expect(r.headers.get('link')).toBe(
       link('/users?active=true&page=PAGE&per_page=10&search=user', [
         [1, 'prev'],
@@ -684,23 +843,68 @@ describe('pagination', () => {
     await seedUsers(25);
     const first = await call('/users?per_page=10', { token: adminToken });
     expect((first.body as UserDetail[]).map((u) => u.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    expect(pageHeaders(first)).toEqual({ 'x-total': '26', 'x-total-pages': '3', 'x-page': '1', 'x-per-page': '10', 'x-next-page': '2', 'x-prev-page': '' });
-    expect(first.headers.get('link')).toBe(link('/users?page=PAGE&per_page=10', [[2, 'next'], [1, 'first'], [3, 'last']]));
+    expect(pageHeaders(first)).toEqual({
+      'x-total': '26',
+      'x-total-pages': '3',
+      'x-page': '1',
+      'x-per-page': '10',
+      'x-next-page': '2',
+      'x-prev-page': '',
+    });
+    expect(first.headers.get('link')).toBe(
+      link('/users?page=PAGE&per_page=10', [
+        [2, 'next'],
+        [1, 'first'],
+        [3, 'last'],
+      ]),
+    );
     const last = await call('/users?per_page=10&page=3', { token: adminToken });
     expect((last.body as UserDetail[]).map((u) => u.id)).toEqual([21, 22, 23, 24, 25, 26]);
-    expect(pageHeaders(last)).toEqual({ 'x-total': '26', 'x-total-pages': '3', 'x-page': '3', 'x-per-page': '10', 'x-next-page': '', 'x-prev-page': '2' });
-    expect(last.headers.get('link')).toBe(link('/users?page=PAGE&per_page=10', [[2, 'prev'], [1, 'first'], [3, 'last']]));
+    expect(pageHeaders(last)).toEqual({
+      'x-total': '26',
+      'x-total-pages': '3',
+      'x-page': '3',
+      'x-per-page': '10',
+      'x-next-page': '',
+      'x-prev-page': '2',
+    });
+    expect(last.headers.get('link')).toBe(
+      link('/users?page=PAGE&per_page=10', [
+        [2, 'prev'],
+        [1, 'first'],
+        [3, 'last'],
+      ]),
+    );
   });
 
   it('defaults to 20 per page and caps per_page at 100', async () => {
     await seedUsers(25);
     const def = await call('/users', { token: adminToken });
     expect(def.body as unknown[]).toHaveLength(20);
-    expect(pageHeaders(def)).toEqual({ 'x-total': '26', 'x-total-pages': '2', 'x-page': '1', 'x-per-page': '20', 'x-next-page': '2', 'x-prev-page': '' });
+    expect(pageHeaders(def)).toEqual({
+      'x-total': '26',
+      'x-total-pages': '2',
+      'x-page': '1',
+      'x-per-page': '20',
+      'x-next-page': '2',
+      'x-prev-page': '',
+    });
     const big = await call('/users?per_page=500', { token: adminToken });
     expect(big.body as unknown[]).toHaveLength(26);
-    expect(pageHeaders(big)).toEqual({ 'x-total': '26', 'x-total-pages': '1', 'x-page': '1', 'x-per-page': '100', 'x-next-page': '', 'x-prev-page': '' });
-    expect(big.headers.get('link')).toBe(link('/users?page=PAGE&per_page=100', [[1, 'first'], [1, 'last']]));
+    expect(pageHeaders(big)).toEqual({
+      'x-total': '26',
+      'x-total-pages': '1',
+      'x-page': '1',
+      'x-per-page': '100',
+      'x-next-page': '',
+      'x-prev-page': '',
+    });
+    expect(big.headers.get('link')).toBe(
+      link('/users?page=PAGE&per_page=100', [
+        [1, 'first'],
+        [1, 'last'],
+      ]),
+    );
   });
 
   it('an out-of-range page is an empty array with no next or prev', async () => {
@@ -708,15 +912,39 @@ describe('pagination', () => {
     const r = await call('/users?per_page=10&page=9', { token: adminToken });
     expect(r.status).toBe(200);
     expect(r.body).toEqual([]);
-    expect(pageHeaders(r)).toEqual({ 'x-total': '26', 'x-total-pages': '3', 'x-page': '9', 'x-per-page': '10', 'x-next-page': '', 'x-prev-page': '' });
-    expect(r.headers.get('link')).toBe(link('/users?page=PAGE&per_page=10', [[1, 'first'], [3, 'last']]));
+    expect(pageHeaders(r)).toEqual({
+      'x-total': '26',
+      'x-total-pages': '3',
+      'x-page': '9',
+      'x-per-page': '10',
+      'x-next-page': '',
+      'x-prev-page': '',
+    });
+    expect(r.headers.get('link')).toBe(
+      link('/users?page=PAGE&per_page=10', [
+        [1, 'first'],
+        [3, 'last'],
+      ]),
+    );
   });
 
   it('an empty list still has one page', async () => {
     const r = await call('/namespaces?search=nothing-matches', { token: adminToken });
     expect(r.body).toEqual([]);
-    expect(pageHeaders(r)).toEqual({ 'x-total': '0', 'x-total-pages': '1', 'x-page': '1', 'x-per-page': '20', 'x-next-page': '', 'x-prev-page': '' });
-    expect(r.headers.get('link')).toBe(link('/namespaces?page=PAGE&per_page=20&search=nothing-matches', [[1, 'first'], [1, 'last']]));
+    expect(pageHeaders(r)).toEqual({
+      'x-total': '0',
+      'x-total-pages': '1',
+      'x-page': '1',
+      'x-per-page': '20',
+      'x-next-page': '',
+      'x-prev-page': '',
+    });
+    expect(r.headers.get('link')).toBe(
+      link('/namespaces?page=PAGE&per_page=20&search=nothing-matches', [
+        [1, 'first'],
+        [1, 'last'],
+      ]),
+    );
   });
 
   it.each([
@@ -733,11 +961,25 @@ describe('pagination', () => {
   });
 
   it('pages groups (25 of them, ordered by name)', async () => {
-    for (let i = 1; i <= 25; i++) await group(adminToken, { name: `G${String(i).padStart(2, '0')}`, path: `g${String(i).padStart(2, '0')}`, visibility: 'public' });
+    for (let i = 1; i <= 25; i++)
+      await group(adminToken, { name: `G${String(i).padStart(2, '0')}`, path: `g${String(i).padStart(2, '0')}`, visibility: 'public' });
     const r = await call('/groups?per_page=10&page=3');
     expect((r.body as Group[]).map((g) => g.path)).toEqual(['g21', 'g22', 'g23', 'g24', 'g25']);
-    expect(pageHeaders(r)).toEqual({ 'x-total': '25', 'x-total-pages': '3', 'x-page': '3', 'x-per-page': '10', 'x-next-page': '', 'x-prev-page': '2' });
-    expect(r.headers.get('link')).toBe(link('/groups?page=PAGE&per_page=10', [[2, 'prev'], [1, 'first'], [3, 'last']]));
+    expect(pageHeaders(r)).toEqual({
+      'x-total': '25',
+      'x-total-pages': '3',
+      'x-page': '3',
+      'x-per-page': '10',
+      'x-next-page': '',
+      'x-prev-page': '2',
+    });
+    expect(r.headers.get('link')).toBe(
+      link('/groups?page=PAGE&per_page=10', [
+        [2, 'prev'],
+        [1, 'first'],
+        [3, 'last'],
+      ]),
+    );
   });
 
   it('every list endpoint is paginated', async () => {
@@ -759,7 +1001,14 @@ describe('pagination', () => {
       const r = await call(`${path}${path.includes('?') ? '&' : '?'}per_page=1&page=2`, { token: adminToken });
       expect(r.status, path).toBe(200);
       expect(r.body as unknown[], path).toHaveLength(1);
-      expect(pageHeaders(r), path).toEqual({ 'x-total': total, 'x-total-pages': total, 'x-page': '2', 'x-per-page': '1', 'x-next-page': total === '2' ? '' : '3', 'x-prev-page': '1' });
+      expect(pageHeaders(r), path).toEqual({
+        'x-total': total,
+        'x-total-pages': total,
+        'x-page': '2',
+        'x-per-page': '1',
+        'x-next-page': total === '2' ? '' : '3',
+        'x-prev-page': '1',
+      });
       expect(r.headers.get('link'), path).toContain('rel="first"');
     }
   });
@@ -824,7 +1073,13 @@ describe('protocol', () => {
   });
 
   it('sets X-Frame-Options and X-Content-Type-Options on every API answer', async () => {
-    const replies = [await call('/user', { token: adminToken }), await call('/user'), await call('/nope'), await call('/users/999', { token: adminToken }), await call('/users?page=0', { token: adminToken })];
+    const replies = [
+      await call('/user', { token: adminToken }),
+      await call('/user'),
+      await call('/nope'),
+      await call('/users/999', { token: adminToken }),
+      await call('/users?page=0', { token: adminToken }),
+    ];
     expect(replies.map((r) => r.status)).toEqual([200, 401, 404, 404, 400]);
     for (const r of replies) {
       expect(r.headers.get('x-frame-options')).toBe('SAMEORIGIN');
@@ -834,7 +1089,10 @@ describe('protocol', () => {
   });
 
   it('accepts JSON null for optional parameters', async () => {
-    const r = await call('/groups', { token: adminToken, json: { name: 'Nulls', path: 'nulls', description: null, visibility: null, parent_id: null } });
+    const r = await call('/groups', {
+      token: adminToken,
+      json: { name: 'Nulls', path: 'nulls', description: null, visibility: null, parent_id: null },
+    });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ description: '', visibility: 'private', parent_id: null });
   });

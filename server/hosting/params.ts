@@ -18,7 +18,8 @@ export class Params {
   /** Record that these parameters are required; each missing or empty one is its own "x is missing", as in Grape. */
   require(...names: string[]): this {
     for (const n of names) {
-      if (this.raw[n] === undefined || this.raw[n] === null || this.raw[n] === '') this.issues.push({ loc: [n], msg: 'is missing', type: 'missing' });
+      if (this.raw[n] === undefined || this.raw[n] === null || this.raw[n] === '')
+        this.issues.push({ loc: [n], msg: 'is missing', type: 'missing' });
     }
     return this;
   }

@@ -4,7 +4,15 @@ import type { Group, GroupMember, Namespace, PersonalAccessToken, UserBasic, Use
 
 /** GitLab's UserBasic. */
 export function presentUserBasic(u: Readonly<UserRecord>, base: string): UserBasic {
-  return { id: u.id, username: u.username, name: u.name, state: u.state, locked: false, avatar_url: null, web_url: `${base}/${u.username}` };
+  return {
+    id: u.id,
+    username: u.username,
+    name: u.name,
+    state: u.state,
+    locked: false,
+    avatar_url: null,
+    web_url: `${base}/${u.username}`,
+  };
 }
 
 /** GitLab's user detail: private fields only for the user themself and for admins. */
@@ -43,7 +51,17 @@ export function presentGroup(g: Readonly<GroupRecord>, fullPath: string, fullNam
 }
 
 /** GitLab's Namespace. */
-export function presentNamespace(n: { readonly id: number; readonly kind: 'user' | 'group'; readonly name: string; readonly path: string; readonly fullPath: string; readonly parentId: number | null }, base: string): Namespace {
+export function presentNamespace(
+  n: {
+    readonly id: number;
+    readonly kind: 'user' | 'group';
+    readonly name: string;
+    readonly path: string;
+    readonly fullPath: string;
+    readonly parentId: number | null;
+  },
+  base: string,
+): Namespace {
   return {
     id: n.id,
     name: n.name,
@@ -98,13 +116,24 @@ export function presentHostingError(error: AppError | null): { status: number; b
       if (o.issues) return { status: 400, body: { error: error.message } };
       return { status: 400, body: { message: `400 Bad request - ${error.message}` } };
     case 'unauthorized':
-      if (o.code === 'invalid_token') return { status: 401, body: { error: 'invalid_token', error_description: error.message }, headers: { 'WWW-Authenticate': `Bearer realm="Cratehouse", error="invalid_token", error_description="${error.message}"` } };
+      if (o.code === 'invalid_token')
+        return {
+          status: 401,
+          body: { error: 'invalid_token', error_description: error.message },
+          headers: { 'WWW-Authenticate': `Bearer realm="Cratehouse", error="invalid_token", error_description="${error.message}"` },
+        };
       return { status: 401, body: { message: '401 Unauthorized' } };
     case 'forbidden':
       if (o.code === 'insufficient_scope') {
         // rack-oauth2's body; the header is RFC 6750's (GitLab omits it, calling that a bug in a FIXME).
         const scope = (o.scopes ?? []).join(' ');
-        return { status: 403, body: { error: 'insufficient_scope', error_description: error.message, scope }, headers: { 'WWW-Authenticate': `Bearer realm="Cratehouse", error="insufficient_scope", error_description="${error.message}", scope="${scope}"` } };
+        return {
+          status: 403,
+          body: { error: 'insufficient_scope', error_description: error.message, scope },
+          headers: {
+            'WWW-Authenticate': `Bearer realm="Cratehouse", error="insufficient_scope", error_description="${error.message}", scope="${scope}"`,
+          },
+        };
       }
       // `render_api_error!(msg, 405)`: a refusal GitLab answers as Method Not Allowed (deleting the default branch).
       if (o.code === 'method_not_allowed') return { status: 405, body: { message: error.message } };
@@ -123,6 +152,10 @@ export function presentHostingError(error: AppError | null): { status: number; b
       // GitLab's application limits (`{"message": {"error": ...}}`), with Retry-After as Rack::Attack sends it.
       return { status: 429, body: { message: { error: error.message } }, headers: { 'Retry-After': String(o.retryAfter ?? 60) } };
     case 'unavailable':
-      return { status: 503, body: { message: error.message }, headers: o.retryAfter === undefined ? undefined : { 'Retry-After': String(o.retryAfter) } };
+      return {
+        status: 503,
+        body: { message: error.message },
+        headers: o.retryAfter === undefined ? undefined : { 'Retry-After': String(o.retryAfter) },
+      };
   }
 }

@@ -16,18 +16,28 @@ const script = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..
 const python = ['/usr/bin/python3', 'python3'].find((p) => spawnSync(p, ['-c', 'import gitlab']).status === 0);
 const hasPythonGitlab = python !== undefined;
 
-it.skipIf(!hasPythonGitlab && !process.env.CI && process.env.CRATEHOUSE_REQUIRE_CLIENTS !== '1')('python-gitlab lists, creates, edits, stars, archives, shares, forks and deletes projects without errors', async () => {
-  expect(hasPythonGitlab, 'python3-gitlab is not installed (apt-get install python3-gitlab)').toBe(true);
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-pygitlab-'));
-  // The smoke script's hook names a loopback address, refused by default since hooks follow the outbound rules.
-  const server = await startServer(loadConfig({}, { dataDir, port: 0, adminToken: 'py-admin', hooksAllowPrivate: true }), { log: memoryLogger(), rendererDir: null, meterFlushMs: 60_000 });
-  try {
-    const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(python!, [script, server.url, 'py-admin'], { timeout: 120_000 }, (error, out, err) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout: out, stderr: err }));
+it.skipIf(!hasPythonGitlab && !process.env.CI && process.env.CRATEHOUSE_REQUIRE_CLIENTS !== '1')(
+  'python-gitlab lists, creates, edits, stars, archives, shares, forks and deletes projects without errors',
+  async () => {
+    expect(hasPythonGitlab, 'python3-gitlab is not installed (apt-get install python3-gitlab)').toBe(true);
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-pygitlab-'));
+    // The smoke script's hook names a loopback address, refused by default since hooks follow the outbound rules.
+    const server = await startServer(loadConfig({}, { dataDir, port: 0, adminToken: 'py-admin', hooksAllowPrivate: true }), {
+      log: memoryLogger(),
+      rendererDir: null,
+      meterFlushMs: 60_000,
     });
-    expect(code, `${stdout}\n${stderr}`).toBe(0);
-    expect(stdout.trim().split('\n').pop()).toBe('OK');
-  } finally {
-    await server.stop();
-  }
-}, 180_000);
+    try {
+      const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(python!, [script, server.url, 'py-admin'], { timeout: 120_000 }, (error, out, err) =>
+          resolve({ code: error ? Number(error.code ?? 1) : 0, stdout: out, stderr: err }),
+        );
+      });
+      expect(code, `${stdout}\n${stderr}`).toBe(0);
+      expect(stdout.trim().split('\n').pop()).toBe('OK');
+    } finally {
+      await server.stop();
+    }
+  },
+  180_000,
+);

@@ -34,7 +34,11 @@ export function answerLikeGitLab(_req: Request, res: Response, next: NextFunctio
  */
 export function resolveCaller(auth: AuthGuard, meter: Meter): RequestHandler {
   return async (req, res, next) => {
-    const caller = await auth.authenticate(req, ['bearer', 'private-token-param', 'private-token-header'], familyOf(hostingScopeRules, req.method, req.path));
+    const caller = await auth.authenticate(
+      req,
+      ['bearer', 'private-token-param', 'private-token-header'],
+      familyOf(hostingScopeRules, req.method, req.path),
+    );
     res.locals.caller = caller;
     if (!caller && req.method !== 'GET' && req.method !== 'HEAD') throw new AppError('unauthorized', 'Unauthorized');
     if (caller) {

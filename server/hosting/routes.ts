@@ -82,7 +82,15 @@ export function createHostingRouter(deps: HostingDeps): Router {
   mountNamespaceRoutes(router, { identity, queries: deps.projectQueries, links });
   // Before the project routes, so `/projects/import` is never read as `/projects/:id`.
   mountExportRoutes(router, { projects: deps.projects, exports: deps.exports, imports: deps.imports, tmpDir: deps.uploads.tmpDir, links });
-  mountProjectRoutes(router, { projects: deps.projects, actions: deps.projectActions, queries: deps.projectQueries, uploads: deps.uploads, links, onProjectRemoved: deps.onProjectRemoved ?? ((projectId) => deps.exports.forget(projectId)), notificationLevels: (userId, project) => deps.notifications.levelsFor(userId, project) });
+  mountProjectRoutes(router, {
+    projects: deps.projects,
+    actions: deps.projectActions,
+    queries: deps.projectQueries,
+    uploads: deps.uploads,
+    links,
+    onProjectRemoved: deps.onProjectRemoved ?? ((projectId) => deps.exports.forget(projectId)),
+    notificationLevels: (userId, project) => deps.notifications.levelsFor(userId, project),
+  });
   mountBadgeRoutes(router, { projects: deps.projects, badges: deps.badges, links });
   mountNotificationRoutes(router, { identity, projects: deps.projects, notifications: deps.notifications });
   mountHookRoutes(router, { projects: deps.projects, hooks: deps.hooks, links });

@@ -86,7 +86,9 @@ export function setUpHosting(options: {
   // The project records, repositories and folders: handed to each service that needs them, exposed by none.
   const stores: ProjectStores = { repo: repos.projects, git, paths: projectPaths(options.dataDir, identity) };
   const projects = new ProjectService(identity, stores, jobs, undefined, options.log);
-  const lfs = new LfsService(projects, identity, repos.lfs, new LfsObjectStore(options.dataDir), { maxObjectBytes: options.maxLfsObjectBytes ?? 5 * 1024 ** 3 });
+  const lfs = new LfsService(projects, identity, repos.lfs, new LfsObjectStore(options.dataDir), {
+    maxObjectBytes: options.maxLfsObjectBytes ?? 5 * 1024 ** 3,
+  });
   const onProjectRemoved = async (projectId: number) => {
     await exports.forget(projectId);
     await lfs.forgetProject(projectId);

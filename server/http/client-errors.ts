@@ -20,7 +20,9 @@ export function answerClientErrorsAsJson(server: Server): void {
     const audio = /^[A-Z]+ \/audio\//.test(error.rawPacket?.toString('latin1', 0, 32) ?? '');
     const body = JSON.stringify(audio ? { detail: reason } : { message: `${status} ${reason}` });
     // As Node's own handler does: write the answer, then close.
-    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+    );
     socket.destroy();
   });
 }

@@ -12,7 +12,11 @@ import { adminToken, startTestApp, type TestApp } from '../test-support/test-app
 let app: TestApp;
 beforeAll(async () => {
   app = await startTestApp({ jsDecoder: true, maxUploadBytes: 1024 * 1024, importLimits: { maxBytes: 1024 * 1024, maxEntries: 100 } });
-  const created = await app.fetch('/api/v4/projects', { method: 'POST', headers: { 'PRIVATE-TOKEN': adminToken, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'tape' }) });
+  const created = await app.fetch('/api/v4/projects', {
+    method: 'POST',
+    headers: { 'PRIVATE-TOKEN': adminToken, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'tape' }),
+  });
   expect(created.status).toBe(201);
 });
 afterAll(() => app.close());
@@ -28,7 +32,12 @@ interface OversizedAnswer {
 }
 
 /** Claim `declared` bytes of multipart body, send 8 KB of it (unless waiting for 100 Continue), wait. */
-function sendOversized(url: string, route: string, headers: Readonly<Record<string, string>>, options: { readonly expectContinue?: boolean; readonly declared?: number; readonly waitMs?: number } = {}): Promise<OversizedAnswer> {
+function sendOversized(
+  url: string,
+  route: string,
+  headers: Readonly<Record<string, string>>,
+  options: { readonly expectContinue?: boolean; readonly declared?: number; readonly waitMs?: number } = {},
+): Promise<OversizedAnswer> {
   const { port, hostname } = new URL(url);
   const declared = options.declared ?? 2 * 1024 ** 3;
   return new Promise((resolve) => {
@@ -37,10 +46,20 @@ function sendOversized(url: string, route: string, headers: Readonly<Record<stri
     let started = 0;
     let firstByte = -1;
     const socket = net.connect(Number(port), hostname, () => {
-      const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-      socket.write(`POST ${route} HTTP/1.1\r\nHost: ${hostname}\r\n${extra}Content-Type: multipart/form-data; boundary=b\r\nContent-Length: ${declared}\r\n${options.expectContinue ? 'Expect: 100-continue\r\n' : ''}\r\n`);
+      const extra = Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('');
+      socket.write(
+        `POST ${route} HTTP/1.1\r\nHost: ${hostname}\r\n${extra}Content-Type: multipart/form-data; boundary=b\r\nContent-Length: ${declared}\r\n${options.expectContinue ? 'Expect: 100-continue\r\n' : ''}\r\n`,
+      );
       started = Date.now();
-      if (!options.expectContinue) socket.write(Buffer.concat([Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\n'), Buffer.alloc(8192, 7)]));
+      if (!options.expectContinue)
+        socket.write(
+          Buffer.concat([
+            Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\n'),
+            Buffer.alloc(8192, 7),
+          ]),
+        );
     });
     socket.on('data', (d) => {
       if (firstByte < 0) firstByte = Date.now() - started;
@@ -96,8 +115,16 @@ describe('uploads that declare more than the limit', () => {
   });
 
   it('an upload within the limit still gets its 100 Continue and is stored', async () => {
-    const payload = Buffer.concat([Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="small.bin"\r\n\r\n'), Buffer.alloc(1000, 3), Buffer.from('\r\n--b--\r\n')]);
-    const status = await postAfterContinue(`${app.url}/api/v4/projects/1/uploads`, { 'PRIVATE-TOKEN': adminToken, 'Content-Type': 'multipart/form-data; boundary=b' }, payload);
+    const payload = Buffer.concat([
+      Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="small.bin"\r\n\r\n'),
+      Buffer.alloc(1000, 3),
+      Buffer.from('\r\n--b--\r\n'),
+    ]);
+    const status = await postAfterContinue(
+      `${app.url}/api/v4/projects/1/uploads`,
+      { 'PRIVATE-TOKEN': adminToken, 'Content-Type': 'multipart/form-data; boundary=b' },
+      payload,
+    );
     expect(status).toBe(201);
   });
 });

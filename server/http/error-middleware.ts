@@ -3,7 +3,10 @@ import { AppError } from './errors.js';
 import type { Logger } from './logger.js';
 
 /** How one API turns an AppError (or, for null, an unknown failure: a 500) into a status and body. */
-export type ErrorPresenter = (error: AppError | null, req: Request) => { readonly status: number; readonly body: unknown; readonly headers?: Readonly<Record<string, string>> };
+export type ErrorPresenter = (
+  error: AppError | null,
+  req: Request,
+) => { readonly status: number; readonly body: unknown; readonly headers?: Readonly<Record<string, string>> };
 
 /** An API's mount path and its presenter, for the app-level last resort. */
 export interface ApiErrorShape {
@@ -92,7 +95,10 @@ function isSerialisable(body: unknown): boolean {
 
 function withoutDetails(error: AppError): AppError {
   const { code, retryAfter } = error.options;
-  return new AppError(error.kind, error.message.slice(0, 1000), { ...(code === undefined ? {} : { code }), ...(retryAfter === undefined ? {} : { retryAfter }) });
+  return new AppError(error.kind, error.message.slice(0, 1000), {
+    ...(code === undefined ? {} : { code }),
+    ...(retryAfter === undefined ? {} : { retryAfter }),
+  });
 }
 
 /** The request path for logs and routing, even when it is not valid percent-encoding. */
@@ -113,12 +119,21 @@ export function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
   if (!err || typeof err !== 'object') return null;
   // decodeURIComponent of a path or parameter that is not valid percent-encoding.
-  if (err instanceof URIError) return new AppError('invalid', 'The URL is not valid percent-encoding', { issues: [{ loc: ['path'], msg: 'The URL is not valid percent-encoding', type: 'value_error' }] });
+  if (err instanceof URIError)
+    return new AppError('invalid', 'The URL is not valid percent-encoding', {
+      issues: [{ loc: ['path'], msg: 'The URL is not valid percent-encoding', type: 'value_error' }],
+    });
   const e = err as HttpLikeError;
   const status = e.status ?? e.statusCode;
   if (e.type === 'entity.too.large' || status === 413) return new AppError('too-large', 'Request body is too large');
-  if (e.type === 'entity.parse.failed') return new AppError('invalid', 'Request body is not valid JSON', { issues: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }], code: 'json_invalid' });
-  if (e.type === 'charset.unsupported' || e.type === 'encoding.unsupported' || status === 415) return new AppError('unsupported-media', e.message ?? 'Unsupported media type');
-  if (typeof status === 'number' && status >= 400 && status < 500 && e.expose !== false) return new AppError('invalid', e.message ?? 'Bad request');
+  if (e.type === 'entity.parse.failed')
+    return new AppError('invalid', 'Request body is not valid JSON', {
+      issues: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }],
+      code: 'json_invalid',
+    });
+  if (e.type === 'charset.unsupported' || e.type === 'encoding.unsupported' || status === 415)
+    return new AppError('unsupported-media', e.message ?? 'Unsupported media type');
+  if (typeof status === 'number' && status >= 400 && status < 500 && e.expose !== false)
+    return new AppError('invalid', e.message ?? 'Bad request');
   return null;
 }

@@ -27,7 +27,8 @@ describe('hostNameOf', () => {
 describe('isHostAllowed', () => {
   it('lets loopback stand for localhost, *.localhost, 127.0.0.1 and ::1 only', () => {
     for (const host of ['localhost', 'app.localhost', '127.0.0.1', '::1']) expect(isHostAllowed(host, ['loopback'])).toBe(true);
-    for (const host of ['127.0.0.2', 'localhost.evil.example', 'evil.example', '0.0.0.0', '192.168.1.10']) expect(isHostAllowed(host, ['loopback'])).toBe(false);
+    for (const host of ['127.0.0.2', 'localhost.evil.example', 'evil.example', '0.0.0.0', '192.168.1.10'])
+      expect(isHostAllowed(host, ['loopback'])).toBe(false);
   });
 
   it('matches other names exactly', () => {
@@ -38,16 +39,30 @@ describe('isHostAllowed', () => {
 });
 
 /** One raw request with a chosen Host header (fetch does not let a caller set Host). */
-function requestWithHost(url: string, host: string | null, init: { method?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function requestWithHost(
+  url: string,
+  host: string | null,
+  init: { method?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const headers: Record<string, string> = { ...init.headers };
     if (host !== null) headers.Host = host;
-    const req = http.request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: init.method ?? 'GET', headers, setHost: host !== null }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname + target.search,
+        method: init.method ?? 'GET',
+        headers,
+        setHost: host !== null,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -58,7 +73,10 @@ describe('a server that answers only to loopback names (the desktop app’s loca
   let dataDir: string;
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'cratehouse-host-'));
-    server = await startServer(loadConfig({}, { port: 0, dataDir, logLevel: 'silent', allowedHosts: ['loopback'], adminToken: 'host-check-admin-token' }), { rendererDir: null });
+    server = await startServer(
+      loadConfig({}, { port: 0, dataDir, logLevel: 'silent', allowedHosts: ['loopback'], adminToken: 'host-check-admin-token' }),
+      { rendererDir: null },
+    );
   });
   afterAll(async () => {
     await server.stop();
@@ -73,10 +91,14 @@ describe('a server that answers only to loopback names (the desktop app’s loca
   });
 
   it('refuses a rebinding page’s host name with 403 in each API’s error shape', async () => {
-    const audio = await requestWithHost(`${server.url}/audio/v1/me`, `attacker.example:${server.port}`, { headers: { Authorization: 'Bearer host-check-admin-token' } });
+    const audio = await requestWithHost(`${server.url}/audio/v1/me`, `attacker.example:${server.port}`, {
+      headers: { Authorization: 'Bearer host-check-admin-token' },
+    });
     expect(audio.status).toBe(403);
     expect(JSON.parse(audio.body)).toEqual({ detail: expect.stringContaining('attacker.example') });
-    const hosting = await requestWithHost(`${server.url}/api/v4/user`, 'attacker.example', { headers: { 'PRIVATE-TOKEN': 'host-check-admin-token' } });
+    const hosting = await requestWithHost(`${server.url}/api/v4/user`, 'attacker.example', {
+      headers: { 'PRIVATE-TOKEN': 'host-check-admin-token' },
+    });
     expect(hosting.status).toBe(403);
     expect(JSON.parse(hosting.body)).toEqual({ message: expect.stringMatching(/^403 Forbidden/) });
   });

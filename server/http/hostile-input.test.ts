@@ -9,7 +9,11 @@ import { adminToken, startTestApp, type TestApp } from '../test-support/test-app
 let app: TestApp;
 beforeAll(async () => {
   app = await startTestApp({ jsDecoder: true });
-  const created = await app.fetch('/api/v4/projects', { method: 'POST', headers: { 'PRIVATE-TOKEN': adminToken, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'tape' }) });
+  const created = await app.fetch('/api/v4/projects', {
+    method: 'POST',
+    headers: { 'PRIVATE-TOKEN': adminToken, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'tape' }),
+  });
   expect(created.status).toBe(201);
 });
 afterAll(() => app.close());
@@ -27,25 +31,80 @@ const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
 
 type Shape = 'audio' | 'gitlab';
 const cases: readonly (readonly [string, Shape, string, RequestInit])[] = [
-  ['audio: JSON array nested 10,000 deep', 'audio', '/audio/v1/sources', { method: 'POST', headers: { ...audio, ...json }, body: deepArray }],
-  ['audio: JSON object nested 10,000 deep beside a valid url', 'audio', '/audio/v1/sources', { method: 'POST', headers: { ...audio, ...json }, body: `{"url":"https://example.com/a.wav","x":${deepObject}}` }],
-  ['audio: JSON nested 65 deep', 'audio', '/audio/v1/sources', { method: 'POST', headers: { ...audio, ...json }, body: `{"url":${'['.repeat(65)}${']'.repeat(65)}}` }],
+  [
+    'audio: JSON array nested 10,000 deep',
+    'audio',
+    '/audio/v1/sources',
+    { method: 'POST', headers: { ...audio, ...json }, body: deepArray },
+  ],
+  [
+    'audio: JSON object nested 10,000 deep beside a valid url',
+    'audio',
+    '/audio/v1/sources',
+    { method: 'POST', headers: { ...audio, ...json }, body: `{"url":"https://example.com/a.wav","x":${deepObject}}` },
+  ],
+  [
+    'audio: JSON nested 65 deep',
+    'audio',
+    '/audio/v1/sources',
+    { method: 'POST', headers: { ...audio, ...json }, body: `{"url":${'['.repeat(65)}${']'.repeat(65)}}` },
+  ],
   ['audio: invalid JSON', 'audio', '/audio/v1/sources', { method: 'POST', headers: { ...audio, ...json }, body: '{"url": ' }],
-  ['audio: wrong content type', 'audio', '/audio/v1/sources', { method: 'POST', headers: { ...audio, 'Content-Type': 'text/plain' }, body: '{"url":"https://example.com/a.wav"}' }],
-  ['audio: unknown charset', 'audio', '/audio/v1/sources', { method: 'POST', headers: { ...audio, 'Content-Type': 'application/json; charset=klingon' }, body: '{}' }],
-  ['audio: bad gzip body', 'audio', '/audio/v1/sources', { method: 'POST', headers: { ...audio, ...json, 'Content-Encoding': 'gzip' }, body: 'not gzip' }],
+  [
+    'audio: wrong content type',
+    'audio',
+    '/audio/v1/sources',
+    { method: 'POST', headers: { ...audio, 'Content-Type': 'text/plain' }, body: '{"url":"https://example.com/a.wav"}' },
+  ],
+  [
+    'audio: unknown charset',
+    'audio',
+    '/audio/v1/sources',
+    { method: 'POST', headers: { ...audio, 'Content-Type': 'application/json; charset=klingon' }, body: '{}' },
+  ],
+  [
+    'audio: bad gzip body',
+    'audio',
+    '/audio/v1/sources',
+    { method: 'POST', headers: { ...audio, ...json, 'Content-Encoding': 'gzip' }, body: 'not gzip' },
+  ],
   ['audio: bad percent-encoding in a path parameter', 'audio', '/audio/v1/jobs/%E0%A4%A', { headers: audio }],
   ['audio: bad percent-encoding in an unknown path', 'audio', '/audio/v1/%E0%A4%A', { headers: audio }],
   ['audio: query key nested 1000 deep ([])', 'audio', `/audio/v1/waveform?${deepQuery('bins')}`, { method: 'POST', headers: audio }],
   ['audio: query key nested 1000 deep ([a])', 'audio', `/audio/v1/waveform?${deepKeyQuery('bins')}`, { method: 'POST', headers: audio }],
   ['audio: query array index 999999', 'audio', '/audio/v1/waveform?bins[999999]=1', { method: 'POST', headers: audio }],
   ['audio: 3000 repeated query parameters', 'audio', `/audio/v1/waveform?${repeated('bins=1', 3000)}`, { method: 'POST', headers: audio }],
-  ['gitlab: JSON array nested 10,000 deep', 'gitlab', '/api/v4/projects', { method: 'POST', headers: { ...hosting, ...json }, body: deepArray }],
-  ['gitlab: JSON object nested 10,000 deep beside a valid name', 'gitlab', '/api/v4/projects', { method: 'POST', headers: { ...hosting, ...json }, body: `{"name":"deep","x":${deepObject}}` }],
+  [
+    'gitlab: JSON array nested 10,000 deep',
+    'gitlab',
+    '/api/v4/projects',
+    { method: 'POST', headers: { ...hosting, ...json }, body: deepArray },
+  ],
+  [
+    'gitlab: JSON object nested 10,000 deep beside a valid name',
+    'gitlab',
+    '/api/v4/projects',
+    { method: 'POST', headers: { ...hosting, ...json }, body: `{"name":"deep","x":${deepObject}}` },
+  ],
   ['gitlab: invalid JSON', 'gitlab', '/api/v4/projects', { method: 'POST', headers: { ...hosting, ...json }, body: '{"name": ' }],
-  ['gitlab: unknown content encoding', 'gitlab', '/api/v4/projects', { method: 'POST', headers: { ...hosting, ...json, 'Content-Encoding': 'br2' }, body: '{}' }],
-  ['gitlab: form field nested 1000 deep', 'gitlab', '/api/v4/projects', { method: 'POST', headers: { ...hosting, ...form }, body: deepKeyQuery('name') }],
-  ['gitlab: 5000 form parameters', 'gitlab', '/api/v4/projects', { method: 'POST', headers: { ...hosting, ...form }, body: manyParams(5000) }],
+  [
+    'gitlab: unknown content encoding',
+    'gitlab',
+    '/api/v4/projects',
+    { method: 'POST', headers: { ...hosting, ...json, 'Content-Encoding': 'br2' }, body: '{}' },
+  ],
+  [
+    'gitlab: form field nested 1000 deep',
+    'gitlab',
+    '/api/v4/projects',
+    { method: 'POST', headers: { ...hosting, ...form }, body: deepKeyQuery('name') },
+  ],
+  [
+    'gitlab: 5000 form parameters',
+    'gitlab',
+    '/api/v4/projects',
+    { method: 'POST', headers: { ...hosting, ...form }, body: manyParams(5000) },
+  ],
   ['gitlab: bad percent-encoding in a path parameter', 'gitlab', '/api/v4/projects/%E0%A4%A', { headers: hosting }],
   ['gitlab: bad percent-encoding in an unknown path', 'gitlab', '/api/v4/%E0%A4%A', { headers: hosting }],
   ['gitlab: query key nested 1000 deep', 'gitlab', `/api/v4/projects?${deepQuery('search')}`, { headers: hosting }],
@@ -76,7 +135,11 @@ describe('hostile requests answer a 4xx JSON body in the API shape', () => {
   });
 
   it('a JSON body nested 64 deep still parses (the limit is above anything real)', async () => {
-    const res = await app.fetch('/api/v4/projects', { method: 'POST', headers: { ...hosting, ...json }, body: `{"name":"nested-ok","x":${'['.repeat(63)}${']'.repeat(63)}}` });
+    const res = await app.fetch('/api/v4/projects', {
+      method: 'POST',
+      headers: { ...hosting, ...json },
+      body: `{"name":"nested-ok","x":${'['.repeat(63)}${']'.repeat(63)}}`,
+    });
     expect(res.status).toBe(201);
   });
 });

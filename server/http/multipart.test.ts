@@ -17,7 +17,9 @@ afterEach(() => rm(dir, { recursive: true, force: true }));
 function request(body: Buffer, boundary: string): IncomingMessage {
   const chunks: Buffer[] = [];
   for (let at = 0; at < body.length; at += 1 << 16) chunks.push(body.subarray(at, at + (1 << 16)));
-  return Object.assign(Readable.from(chunks), { headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(body.length) } }) as unknown as IncomingMessage;
+  return Object.assign(Readable.from(chunks), {
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(body.length) },
+  }) as unknown as IncomingMessage;
 }
 
 describe('receiveUpload', () => {
@@ -26,7 +28,9 @@ describe('receiveUpload', () => {
     for (let i = 0; i < content.length; i++) content[i] = (i * 131) & 0xff;
     const boundary = 'b0undary';
     const body = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nhello\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nhello\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      ),
       content,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);

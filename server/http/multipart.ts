@@ -58,7 +58,10 @@ export function receiveUpload(req: IncomingMessage, options: UploadOptions): Pro
     const discard = () => rm(target, { force: true });
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { fileSize: options.maxBytes, files: 4, fields: 50, fieldSize: 64 * 1024, parts: 60 } });
+      parser = busboy({
+        headers: req.headers,
+        limits: { fileSize: options.maxBytes, files: 4, fields: 50, fieldSize: 64 * 1024, parts: 60 },
+      });
     } catch {
       reject(missing());
       return;
@@ -109,7 +112,13 @@ export function receiveUpload(req: IncomingMessage, options: UploadOptions): Pro
       });
       file.catch(() => undefined);
     });
-    parser.on('error', () => fail(new AppError('invalid', 'The multipart body is malformed', { issues: [{ loc: ['body'], msg: 'The multipart body is malformed', type: 'value_error' }] })));
+    parser.on('error', () =>
+      fail(
+        new AppError('invalid', 'The multipart body is malformed', {
+          issues: [{ loc: ['body'], msg: 'The multipart body is malformed', type: 'value_error' }],
+        }),
+      ),
+    );
     parser.on('close', () => {
       if (failed) return;
       if (!file) {
@@ -120,7 +129,11 @@ export function receiveUpload(req: IncomingMessage, options: UploadOptions): Pro
         (f) => {
           if (failed) return;
           if (f.bytes === 0) {
-            fail(new AppError('invalid', `${options.field} is empty`, { issues: [{ ...options.missingIssue, msg: 'File is empty', type: 'value_error' }] }));
+            fail(
+              new AppError('invalid', `${options.field} is empty`, {
+                issues: [{ ...options.missingIssue, msg: 'File is empty', type: 'value_error' }],
+              }),
+            );
             return;
           }
           resolve({ path: target, ...f, fields, discard });
@@ -144,7 +157,9 @@ export function receiveUpload(req: IncomingMessage, options: UploadOptions): Pro
 export async function warmUpUploads(tmpDir: string, rounds = 4, bytes = 8 << 20): Promise<void> {
   const boundary = 'cratehouse-warm-up';
   const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="warm-up.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="warm-up.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    ),
     Buffer.alloc(bytes, 1),
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
@@ -172,7 +187,10 @@ export async function warmUpUploads(tmpDir: string, rounds = 4, bytes = 8 << 20)
       const answer = await new Promise<string>((resolve, reject) => {
         const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/', headers, agent: false }, (res) => {
           const parts: Buffer[] = [];
-          res.on('data', (c: Buffer) => parts.push(c)).on('end', () => resolve(Buffer.concat(parts).toString())).on('error', reject);
+          res
+            .on('data', (c: Buffer) => parts.push(c))
+            .on('end', () => resolve(Buffer.concat(parts).toString()))
+            .on('error', reject);
         });
         req.on('error', reject).end(body);
       });
@@ -182,4 +200,3 @@ export async function warmUpUploads(tmpDir: string, rounds = 4, bytes = 8 << 20)
     await new Promise((resolve) => receiver.close(resolve));
   }
 }
-

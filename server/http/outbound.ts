@@ -54,11 +54,23 @@ export async function outboundRequest(url: string, request: OutboundRequest, pol
   for (;;) {
     const target = parseTarget(current);
     const address = await checkedAddress(target.hostname, policy);
-    const res = await send(target, address, method, request.headers ?? {}, body, request.signal, policy.timeoutMs ?? 30_000, request.insecureTls ?? false);
+    const res = await send(
+      target,
+      address,
+      method,
+      request.headers ?? {},
+      body,
+      request.signal,
+      policy.timeoutMs ?? 30_000,
+      request.insecureTls ?? false,
+    );
     const location = res.headers.location;
     if (res.statusCode && res.statusCode >= 300 && res.statusCode < 400 && location) {
       res.resume();
-      if (redirects.length >= maxRedirects) throw new AppError('forbidden', `Too many redirects (more than ${maxRedirects}) starting at ${url}`, { code: 'too_many_redirects' });
+      if (redirects.length >= maxRedirects)
+        throw new AppError('forbidden', `Too many redirects (more than ${maxRedirects}) starting at ${url}`, {
+          code: 'too_many_redirects',
+        });
       current = new URL(location, current).toString();
       redirects.push(current);
       // 303 (and, as browsers do, 301/302 after a POST) turn into a GET without a body.
@@ -91,7 +103,10 @@ export interface CheckedDestination {
  * Unlike outboundRequest, credentials in the URL may be allowed: git imports accept
  * https://user:token@host/… as GitLab does. Messages never echo a URL that may carry credentials.
  */
-export async function resolvePublicAddress(url: string, policy: OutboundPolicy & { readonly allowCredentials?: boolean }): Promise<CheckedDestination> {
+export async function resolvePublicAddress(
+  url: string,
+  policy: OutboundPolicy & { readonly allowCredentials?: boolean },
+): Promise<CheckedDestination> {
   const target = parseTarget(url, policy.allowCredentials ?? false);
   const address = await checkedAddress(target.hostname, policy);
   const port = target.port ? Number(target.port) : target.protocol === 'https:' ? 443 : 80;
@@ -106,8 +121,10 @@ function parseTarget(raw: string, allowCredentials = false): URL {
     // A string that may carry credentials is not repeated back.
     throw new AppError('invalid', allowCredentials ? 'Not a valid URL' : `Not a valid URL: ${raw}`, { code: 'invalid_url' });
   }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new AppError('invalid', `Only http and https URLs are allowed, not ${target.protocol.replace(':', '')}`, { code: 'invalid_url' });
-  if (!allowCredentials && (target.username || target.password)) throw new AppError('invalid', 'URLs with credentials are not allowed', { code: 'invalid_url' });
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    throw new AppError('invalid', `Only http and https URLs are allowed, not ${target.protocol.replace(':', '')}`, { code: 'invalid_url' });
+  if (!allowCredentials && (target.username || target.password))
+    throw new AppError('invalid', 'URLs with credentials are not allowed', { code: 'invalid_url' });
   return target;
 }
 
@@ -128,23 +145,52 @@ async function checkedAddress(hostname: string, policy: OutboundPolicy): Promise
   if (!policy.allowPrivate) {
     // Every address must pass: a host that also resolves privately could be steered there.
     const bad = addresses.find((a) => !allowed(a.address));
-    if (bad) throw new AppError('forbidden', `Refusing to connect to ${host} (${bad.address}): private, loopback, link-local and metadata addresses are not allowed`, { code: 'private_address' });
+    if (bad)
+      throw new AppError(
+        'forbidden',
+        `Refusing to connect to ${host} (${bad.address}): private, loopback, link-local and metadata addresses are not allowed`,
+        { code: 'private_address' },
+      );
   }
   return addresses[0]!;
 }
 
-function send(target: URL, address: { address: string; family: number }, method: string, headers: Readonly<Record<string, string>>, body: string | Buffer | undefined, signal: AbortSignal | undefined, timeoutMs: number, insecureTls: boolean): Promise<http.IncomingMessage> {
+function send(
+  target: URL,
+  address: { address: string; family: number },
+  method: string,
+  headers: Readonly<Record<string, string>>,
+  body: string | Buffer | undefined,
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+  insecureTls: boolean,
+): Promise<http.IncomingMessage> {
   // Pin the connection to the checked address; TLS still verifies the certificate for the host name.
   const pinned: LookupFunction = (_host, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [address]);
+    if ((options as { all?: boolean }).all)
+      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [address]);
     else callback(null, address.address, address.family);
   };
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const tls = target.protocol === 'https:' && insecureTls ? { rejectUnauthorized: false } : {};
-    const req = client.request(target, { method, headers: { 'User-Agent': 'Cratehouse', ...headers }, lookup: pinned, signal, timeout: timeoutMs, ...tls }, resolve);
-    req.on('timeout', () => req.destroy(new AppError('unavailable', `No answer from ${target.host} within ${Math.round(timeoutMs / 1000)} s`, { code: 'timeout' })));
-    req.on('error', (e) => reject(e instanceof AppError ? e : new AppError('unavailable', `Could not reach ${target.host}: ${e.message}`, { code: 'unreachable', cause: e })));
+    const req = client.request(
+      target,
+      { method, headers: { 'User-Agent': 'Cratehouse', ...headers }, lookup: pinned, signal, timeout: timeoutMs, ...tls },
+      resolve,
+    );
+    req.on('timeout', () =>
+      req.destroy(
+        new AppError('unavailable', `No answer from ${target.host} within ${Math.round(timeoutMs / 1000)} s`, { code: 'timeout' }),
+      ),
+    );
+    req.on('error', (e) =>
+      reject(
+        e instanceof AppError
+          ? e
+          : new AppError('unavailable', `Could not reach ${target.host}: ${e.message}`, { code: 'unreachable', cause: e }),
+      ),
+    );
     if (body !== undefined) req.end(body);
     else req.end();
   });

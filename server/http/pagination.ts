@@ -17,10 +17,17 @@ export function pageParams(url: URL): { readonly page: number; readonly perPage:
   const parse = (name: string, fallback: number): number => {
     const raw = url.searchParams.get(name);
     if (raw === null || raw === '') return fallback;
-    if (!/^-?\d+$/.test(raw.trim())) throw new AppError('invalid', `${name} is invalid`, { issues: [{ loc: [name], msg: 'is invalid', type: 'invalid', input: raw }] });
+    if (!/^-?\d+$/.test(raw.trim()))
+      throw new AppError('invalid', `${name} is invalid`, { issues: [{ loc: [name], msg: 'is invalid', type: 'invalid', input: raw }] });
     const n = Number(raw);
-    if (name === 'per_page' && n === 0) throw new AppError('invalid', 'per_page has a value not allowed', { issues: [{ loc: [name], msg: 'has a value not allowed', type: 'value', input: raw }] });
-    if (n < 1) throw new AppError('invalid', `${name} does not have a valid value`, { issues: [{ loc: [name], msg: 'does not have a valid value', type: 'value', input: raw }] });
+    if (name === 'per_page' && n === 0)
+      throw new AppError('invalid', 'per_page has a value not allowed', {
+        issues: [{ loc: [name], msg: 'has a value not allowed', type: 'value', input: raw }],
+      });
+    if (n < 1)
+      throw new AppError('invalid', `${name} does not have a valid value`, {
+        issues: [{ loc: [name], msg: 'does not have a valid value', type: 'value', input: raw }],
+      });
     return n;
   };
   return { page: parse('page', 1), perPage: Math.min(100, parse('per_page', 20)) };
@@ -42,12 +49,7 @@ export function pageHeaders(url: URL, page: number, perPage: number, total: numb
   const next = page < totalPages ? page + 1 : null;
   const prev = page > 1 && page <= totalPages ? page - 1 : null;
   const link = (p: number, rel: string) => `<${pageUrl(url, p, perPage)}>; rel="${rel}"`;
-  const links = [
-    ...(prev ? [link(prev, 'prev')] : []),
-    ...(next ? [link(next, 'next')] : []),
-    link(1, 'first'),
-    link(totalPages, 'last'),
-  ];
+  const links = [...(prev ? [link(prev, 'prev')] : []), ...(next ? [link(next, 'next')] : []), link(1, 'first'), link(totalPages, 'last')];
   return {
     'X-Page': String(page),
     'X-Per-Page': String(perPage),

@@ -4,7 +4,11 @@ import { adminToken, startTestApp, type TestApp } from '../test-support/test-app
 import { parseHostHeader } from './request-host.js';
 
 /** One raw HTTP/1.1 request with exactly the Host line given (fetch and http.request would normalise it). */
-function rawGet(url: string, target: string, hostLine: string | null): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+function rawGet(
+  url: string,
+  target: string,
+  hostLine: string | null,
+): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname);
@@ -20,7 +24,9 @@ function rawGet(url: string, target: string, hostLine: string | null): Promise<{
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
     });
     const host = hostLine === null ? '' : `Host: ${hostLine}\r\n`;
-    socket.end(`GET ${target} HTTP/1.1\r\n${host}PRIVATE-TOKEN: ${adminToken}\r\nAuthorization: Bearer ${adminToken}\r\nConnection: close\r\n\r\n`);
+    socket.end(
+      `GET ${target} HTTP/1.1\r\n${host}PRIVATE-TOKEN: ${adminToken}\r\nAuthorization: Bearer ${adminToken}\r\nConnection: close\r\n\r\n`,
+    );
   });
 }
 
@@ -46,12 +52,26 @@ const invalidHosts: readonly string[] = [
   `${'abcdefghij.'.repeat(24)}example`, // 275 characters of name
 ];
 
-const validHosts: readonly string[] = ['localhost', 'localhost:8080', '127.0.0.1:1', '[::1]', '[::1]:8080', 'Studio-Box.Local.', 'crates.example.com:443', 'my_box', '10.0.0.1'];
+const validHosts: readonly string[] = [
+  'localhost',
+  'localhost:8080',
+  '127.0.0.1:1',
+  '[::1]',
+  '[::1]:8080',
+  'Studio-Box.Local.',
+  'crates.example.com:443',
+  'my_box',
+  '10.0.0.1',
+];
 
 describe('parseHostHeader', () => {
   it('accepts host names, IPv4 and bracketed IPv6 with an optional port, lower-cased', () => {
     for (const h of validHosts) expect({ h, ok: parseHostHeader(h) !== null }).toEqual({ h, ok: true });
-    expect(parseHostHeader('Studio-Box.Local.:8080')).toEqual({ host: 'studio-box.local.:8080', hostname: 'studio-box.local.', port: 8080 });
+    expect(parseHostHeader('Studio-Box.Local.:8080')).toEqual({
+      host: 'studio-box.local.:8080',
+      hostname: 'studio-box.local.',
+      port: 8080,
+    });
     expect(parseHostHeader('[::1]:80')).toEqual({ host: '[::1]:80', hostname: '[::1]', port: 80 });
   });
 
@@ -78,7 +98,11 @@ describe('an invalid Host header over the wire', () => {
     app = await startTestApp({ jsDecoder: true });
     behindProxy = await startTestApp({ jsDecoder: true, publicUrl: 'https://crates.example.com' });
     for (const a of [app, behindProxy]) {
-      const res = await a.fetch('/api/v4/projects', { method: 'POST', headers: { 'PRIVATE-TOKEN': adminToken, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'host-probe' }) });
+      const res = await a.fetch('/api/v4/projects', {
+        method: 'POST',
+        headers: { 'PRIVATE-TOKEN': adminToken, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'host-probe' }),
+      });
       expect(res.status).toBe(201);
       projectId = ((await res.json()) as { id: number }).id;
     }
@@ -88,7 +112,7 @@ describe('an invalid Host header over the wire', () => {
     await behindProxy.close();
   });
 
-  it('answers 400 JSON in the API\'s shape on every family, never 500', async () => {
+  it("answers 400 JSON in the API's shape on every family, never 500", async () => {
     for (const host of invalidHosts) {
       for (const { target, family } of targets()) {
         const res = await rawGet(app.url, target, host);

@@ -58,7 +58,11 @@ function isHostName(name: string): boolean {
 
 /** The error a request with an unusable Host header gets: a 400 in each API's shape. */
 export function invalidHostError(header: string | undefined): AppError {
-  return new AppError('invalid', `Invalid Host header ${JSON.stringify(header ?? '')}: expected a host name or IP address with an optional port`, { code: 'invalid_host' });
+  return new AppError(
+    'invalid',
+    `Invalid Host header ${JSON.stringify(header ?? '')}: expected a host name or IP address with an optional port`,
+    { code: 'invalid_host' },
+  );
 }
 
 /**

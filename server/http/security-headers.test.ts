@@ -19,7 +19,11 @@ beforeAll(async () => {
   await writeFile(path.join(rendererDir, 'assets', 'index.js'), 'console.log(1);');
   await writeFile(path.join(rendererDir, 'assets', 'spectrogram-worker.js'), 'onmessage = () => {};');
   app = await startTestApp({ jsDecoder: true, rendererDir });
-  const res = await app.fetch('/api/v4/projects', { method: 'POST', headers: { 'PRIVATE-TOKEN': adminToken, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'Header Probe' }) });
+  const res = await app.fetch('/api/v4/projects', {
+    method: 'POST',
+    headers: { 'PRIVATE-TOKEN': adminToken, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'Header Probe' }),
+  });
   projectPath = ((await res.json()) as { path_with_namespace: string }).path_with_namespace;
 });
 
@@ -35,7 +39,12 @@ describe('every answer of both APIs is nosniff and inert, errors included', () =
     { name: 'audio: no token', path: '/audio/v1/me', status: 401 },
     { name: 'audio: unknown route', path: '/audio/v1/no-such-route', init: { headers: bearer }, status: 404 },
     { name: 'audio: wrong method', path: '/audio/v1/me', init: { method: 'DELETE', headers: bearer }, status: 405 },
-    { name: 'audio: body that is not JSON', path: '/audio/v1/sources', init: { method: 'POST', headers: { ...bearer, 'Content-Type': 'application/json' }, body: '{"url":' }, status: 422 },
+    {
+      name: 'audio: body that is not JSON',
+      path: '/audio/v1/sources',
+      init: { method: 'POST', headers: { ...bearer, 'Content-Type': 'application/json' }, body: '{"url":' },
+      status: 422,
+    },
     { name: 'audio: unknown job', path: '/audio/v1/jobs/nope', init: { headers: bearer }, status: 404 },
     { name: 'audio: unknown artifact', path: `/audio/v1/artifacts/${'0'.repeat(64)}/a.wav`, init: { headers: bearer }, status: 404 },
     { name: 'hosting: a list', path: '/api/v4/projects', status: 200 },
@@ -44,8 +53,18 @@ describe('every answer of both APIs is nosniff and inert, errors included', () =
     { name: 'hosting: unknown route', path: '/api/v4/no-such-route', status: 404 },
     { name: 'hosting: v3', path: '/api/v3/projects', status: 410 },
     { name: 'git: anonymous info/refs', path: '/root/header-probe.git/info/refs?service=git-upload-pack', status: 401 },
-    { name: 'git: unknown repository', path: '/root/nothing-here.git/info/refs?service=git-upload-pack', init: { headers: { Authorization: `Basic ${Buffer.from(`root:${adminToken}`).toString('base64')}` } }, status: 404 },
-    { name: 'uploads: unknown upload', path: `/root/header-probe/uploads/${'a'.repeat(32)}/x.png`, init: { headers: { Accept: 'application/json' } }, status: 404 },
+    {
+      name: 'git: unknown repository',
+      path: '/root/nothing-here.git/info/refs?service=git-upload-pack',
+      init: { headers: { Authorization: `Basic ${Buffer.from(`root:${adminToken}`).toString('base64')}` } },
+      status: 404,
+    },
+    {
+      name: 'uploads: unknown upload',
+      path: `/root/header-probe/uploads/${'a'.repeat(32)}/x.png`,
+      init: { headers: { Accept: 'application/json' } },
+      status: 404,
+    },
     { name: 'root: not found', path: '/no/such/thing.json', init: { headers: { Accept: 'application/json' } }, status: 404 },
   ];
   it.each(cases)('$name → $status', async ({ path: url, init, status }) => {
@@ -62,7 +81,13 @@ describe('every answer of both APIs is nosniff and inert, errors included', () =
 });
 
 describe('the GUI runs under its own policy', () => {
-  const directives = (policy: string | null) => new Map((policy ?? '').split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+  const directives = (policy: string | null) =>
+    new Map(
+      (policy ?? '')
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([name, ...values]) => [name!, values]),
+    );
 
   it.each([
     ['/', 'text/html'],

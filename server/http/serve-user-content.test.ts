@@ -15,7 +15,11 @@ const auth = { 'PRIVATE-TOKEN': adminToken };
 
 beforeAll(async () => {
   app = await startTestApp({ jsDecoder: true });
-  const res = await app.fetch('/api/v4/projects', { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'Content Probe', visibility: 'private' }) });
+  const res = await app.fetch('/api/v4/projects', {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'Content Probe', visibility: 'private' }),
+  });
   const project = (await res.json()) as { id: number; path_with_namespace: string };
   projectId = project.id;
   projectPath = project.path_with_namespace;
@@ -27,7 +31,11 @@ afterAll(async () => {
 
 /** Upload `bytes` as `filename` to the project and fetch it back at its served URL. */
 async function uploadAndFetch(filename: string, bytes: Buffer | string, headers: Record<string, string> = {}): Promise<Response> {
-  const res = await app.fetch(`/api/v4/projects/${projectId}/uploads`, { method: 'POST', headers: auth, body: fileForm(Buffer.from(bytes), filename) });
+  const res = await app.fetch(`/api/v4/projects/${projectId}/uploads`, {
+    method: 'POST',
+    headers: auth,
+    body: fileForm(Buffer.from(bytes), filename),
+  });
   expect(res.status).toBe(201);
   const { full_path } = (await res.json()) as { full_path: string };
   expect(full_path.startsWith(`/${projectPath}/uploads/`)).toBe(true);
@@ -114,7 +122,11 @@ describe('contentDispositionOf', () => {
   it.each([
     ['attachment', 'plain.txt', `attachment; filename="plain.txt"; filename*=UTF-8''plain.txt`],
     ['inline', 'a "quoted" name.png', `inline; filename="a _quoted_ name.png"; filename*=UTF-8''a%20%22quoted%22%20name.png`],
-    ['attachment', 'naïve\r\nX-Evil: 1.txt', `attachment; filename="na_ve__X-Evil: 1.txt"; filename*=UTF-8''na%C3%AFve%0D%0AX-Evil%3A%201.txt`],
+    [
+      'attachment',
+      'naïve\r\nX-Evil: 1.txt',
+      `attachment; filename="na_ve__X-Evil: 1.txt"; filename*=UTF-8''na%C3%AFve%0D%0AX-Evil%3A%201.txt`,
+    ],
     ['attachment', "it's (1)*.bin", `attachment; filename="it's (1)*.bin"; filename*=UTF-8''it%27s%20%281%29%2A.bin`],
   ] as const)('%s %j', (kind, name, expected) => {
     expect(contentDispositionOf(kind, name)).toBe(expected);

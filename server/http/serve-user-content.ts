@@ -9,29 +9,49 @@ import { pipeline } from 'node:stream/promises';
 // document that is opened anyway into an opaque origin with no script, no requests and no storage.
 
 /** Raster images served inline (never SVG: it is a document that can carry script). */
-const imageTypes: Readonly<Record<string, string>> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif', bmp: 'image/bmp' };
+const imageTypes: Readonly<Record<string, string>> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  avif: 'image/avif',
+  bmp: 'image/bmp',
+};
 
 /**
  * Audio and video served inline. Not PDF: Chromium will not show a sandboxed PDF, and unsandboxed its
  * viewer (which runs a PDF's script) would belong to this origin; a PDF downloads like any document.
  */
 const mediaTypes: Readonly<Record<string, string>> = {
-  wav: 'audio/wav', mp3: 'audio/mpeg', ogg: 'audio/ogg', oga: 'audio/ogg', opus: 'audio/ogg', flac: 'audio/flac', m4a: 'audio/mp4',
-  aac: 'audio/aac', aif: 'audio/aiff', aiff: 'audio/aiff', mp4: 'video/mp4', webm: 'video/webm',
+  wav: 'audio/wav',
+  mp3: 'audio/mpeg',
+  ogg: 'audio/ogg',
+  oga: 'audio/ogg',
+  opus: 'audio/ogg',
+  flac: 'audio/flac',
+  m4a: 'audio/mp4',
+  aac: 'audio/aac',
+  aif: 'audio/aiff',
+  aiff: 'audio/aiff',
+  mp4: 'video/mp4',
+  webm: 'video/webm',
 };
 
 /**
  * The policy on user content: sandboxed (an opaque origin: no script, forms, popups or plugins),
  * nothing loaded but what the browser's own image document shows, and never framed.
  */
-export const userContentSecurityPolicy = "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; frame-ancestors 'none'";
+export const userContentSecurityPolicy =
+  "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; frame-ancestors 'none'";
 
 /**
  * The policy on audio and video: still sandboxed and scriptless, but keeping its origin, because
  * Chromium's media document fetches the file in CORS mode, which an opaque origin fails. Without
  * script, keeping the origin grants the document nothing.
  */
-export const mediaContentSecurityPolicy = "sandbox allow-same-origin; default-src 'none'; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'";
+export const mediaContentSecurityPolicy =
+  "sandbox allow-same-origin; default-src 'none'; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'";
 
 /** The headers that decide how a browser treats a user file named `filename`. */
 export interface UserContentHeaders {
@@ -77,24 +97,32 @@ export interface UserContentOptions {
 export function sendUserContent(res: Response, file: string, filename: string, options: UserContentOptions): Promise<boolean> {
   return new Promise((resolve, reject) => {
     // Handed to send, which sets them only once it has the file: a 404 after this stays the API's own.
-    const headers = { ...userContentHeadersFor(filename), 'Cache-Control': options.cacheControl, ...(options.etag ? { ETag: options.etag } : {}) };
+    const headers = {
+      ...userContentHeadersFor(filename),
+      'Cache-Control': options.cacheControl,
+      ...(options.etag ? { ETag: options.etag } : {}),
+    };
     // The path is built by the server, so dot folders in it (a data dir under ~/.config) are fine.
-    res.sendFile(file, { acceptRanges: true, etag: !options.etag, lastModified: true, cacheControl: false, dotfiles: 'allow', headers }, (error?: Error & { status?: number; code?: string; headers?: Record<string, string> }) => {
-      if (!error || error.code === 'ECONNABORTED') return resolve(true);
-      if (res.headersSent) {
-        res.destroy();
-        return resolve(true);
-      }
-      if (error.status === 404) return resolve(false);
-      if (error.status === 416) {
-        // send puts `bytes */<size>` on the error, as RFC 9110 asks of a 416.
-        const range = error.headers?.['Content-Range'];
-        if (range) res.set('Content-Range', range);
-        res.status(416).end();
-        return resolve(true);
-      }
-      reject(error);
-    });
+    res.sendFile(
+      file,
+      { acceptRanges: true, etag: !options.etag, lastModified: true, cacheControl: false, dotfiles: 'allow', headers },
+      (error?: Error & { status?: number; code?: string; headers?: Record<string, string> }) => {
+        if (!error || error.code === 'ECONNABORTED') return resolve(true);
+        if (res.headersSent) {
+          res.destroy();
+          return resolve(true);
+        }
+        if (error.status === 404) return resolve(false);
+        if (error.status === 416) {
+          // send puts `bytes */<size>` on the error, as RFC 9110 asks of a 416.
+          const range = error.headers?.['Content-Range'];
+          if (range) res.set('Content-Range', range);
+          res.status(416).end();
+          return resolve(true);
+        }
+        reject(error);
+      },
+    );
   });
 }
 
@@ -110,8 +138,20 @@ export interface UserContentSource {
  * `bytes *\/size`), and HEAD answered with headers only. The bytes pass through as they come: a
  * range skips what precedes it without keeping it.
  */
-export async function streamUserContent(req: Request, res: Response, source: UserContentSource, filename: string, options: UserContentOptions & { readonly headers?: Readonly<Record<string, string>> }): Promise<void> {
-  res.set({ ...userContentHeadersFor(filename), 'Cache-Control': options.cacheControl, 'Accept-Ranges': 'bytes', ...(options.etag ? { ETag: options.etag } : {}), ...options.headers });
+export async function streamUserContent(
+  req: Request,
+  res: Response,
+  source: UserContentSource,
+  filename: string,
+  options: UserContentOptions & { readonly headers?: Readonly<Record<string, string>> },
+): Promise<void> {
+  res.set({
+    ...userContentHeadersFor(filename),
+    'Cache-Control': options.cacheControl,
+    'Accept-Ranges': 'bytes',
+    ...(options.etag ? { ETag: options.etag } : {}),
+    ...options.headers,
+  });
   if (options.etag && req.headers['if-none-match']?.split(',').some((t) => t.trim() === options.etag || t.trim() === `W/${options.etag}`)) {
     res.status(304).end();
     return;
@@ -137,7 +177,12 @@ export async function streamUserContent(req: Request, res: Response, source: Use
 }
 
 /** One `bytes=a-b`, `a-` or `-n` range within `size`; null to send everything (none, several, or a stale If-Range). */
-function parseSingleRange(header: string | undefined, size: number, ifRange: string | undefined, etag: string | undefined): [number, number] | 'unsatisfiable' | null {
+function parseSingleRange(
+  header: string | undefined,
+  size: number,
+  ifRange: string | undefined,
+  etag: string | undefined,
+): [number, number] | 'unsatisfiable' | null {
   if (!header || (ifRange !== undefined && ifRange !== etag)) return null;
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!m || (m[1] === '' && m[2] === '')) return null;

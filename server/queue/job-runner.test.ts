@@ -43,8 +43,26 @@ describe('job runner', () => {
       const res = await app.fetch(`/audio/v1/jobs/${first.jobId}`, { headers: { Authorization: 'Bearer admin-token' } });
       expect(res.status).toBe(200);
       const body = (await res.json()) as Record<string, unknown>;
-      expect(body).toMatchObject({ job_id: first.jobId, type: 'demo', status: 'done', progress: 1, result: { name: 'first', steps: 1 }, error: null });
-      expect(Object.keys(body).sort()).toEqual(['created', 'error', 'finished', 'job_id', 'progress', 'result', 'result_ref', 'started', 'status', 'type']);
+      expect(body).toMatchObject({
+        job_id: first.jobId,
+        type: 'demo',
+        status: 'done',
+        progress: 1,
+        result: { name: 'first', steps: 1 },
+        error: null,
+      });
+      expect(Object.keys(body).sort()).toEqual([
+        'created',
+        'error',
+        'finished',
+        'job_id',
+        'progress',
+        'result',
+        'result_ref',
+        'started',
+        'status',
+        'type',
+      ]);
       expect(body.started as number).toBeGreaterThanOrEqual(body.created as number);
       expect(body.finished as number).toBeGreaterThanOrEqual(body.started as number);
     } finally {
@@ -60,7 +78,8 @@ describe('job runner', () => {
       const teammate = await app.addUser('carol', { tenant: 'alice' });
       const job = await app.jobs.submit({ type: 'demo', tenant: 'alice', params: {} });
       await app.jobs.onIdle();
-      const get = (token: string, id = job.jobId, method = 'GET') => app.fetch(`/audio/v1/jobs/${id}`, { method, headers: { Authorization: `Bearer ${token}` } });
+      const get = (token: string, id = job.jobId, method = 'GET') =>
+        app.fetch(`/audio/v1/jobs/${id}`, { method, headers: { Authorization: `Bearer ${token}` } });
 
       expect((await get(alice.token)).status).toBe(200);
       expect((await get(teammate.token)).status).toBe(200); // same tenant, other user
@@ -80,7 +99,13 @@ describe('job runner', () => {
   });
 
   it('cancels a pending job at once, a running one at its next checkpoint, and leaves a finished one alone', async () => {
-    const app = await startTestApp({ jobHandlers: new Map([['slow', steppedHandler(200, 10)], ['quick', steppedHandler(1, 1)]]), jobConcurrency: 1 });
+    const app = await startTestApp({
+      jobHandlers: new Map([
+        ['slow', steppedHandler(200, 10)],
+        ['quick', steppedHandler(1, 1)],
+      ]),
+      jobConcurrency: 1,
+    });
     try {
       const del = async (id: string) => {
         const res = await app.fetch(`/audio/v1/jobs/${id}`, { method: 'DELETE', headers: { Authorization: 'Bearer admin-token' } });
@@ -173,14 +198,20 @@ describe('webhooks', () => {
       const secret = app.identity.tenantSecret('root')!;
       for (const call of calls) {
         expect(call.url).toBe('http://receiver.test/hook');
-        const expected = 'sha256=' + createHmac('sha256', secret).update(`${call.headers['X-Cratehouse-Timestamp']}.${call.body}`).digest('hex');
+        const expected =
+          'sha256=' + createHmac('sha256', secret).update(`${call.headers['X-Cratehouse-Timestamp']}.${call.body}`).digest('hex');
         expect(call.headers['X-Cratehouse-Signature']).toBe(expected);
         expect(call.headers['X-Cratehouse-Event']).toBe('job.finished');
         expect(JSON.parse(call.body)).toMatchObject({ job_id: job.jobId, status: 'done', result: { name: 'x', steps: 1 } });
       }
       // Both attempts are the same delivery.
       expect(calls[0]!.headers['X-Cratehouse-Delivery']).toBe(calls[1]!.headers['X-Cratehouse-Delivery']);
-      expect(app.store.data.jobs.find((j) => j.jobId === job.jobId)?.webhook).toEqual({ attempts: 2, delivered: true, gaveUp: false, lastError: null });
+      expect(app.store.data.jobs.find((j) => j.jobId === job.jobId)?.webhook).toEqual({
+        attempts: 2,
+        delivered: true,
+        gaveUp: false,
+        lastError: null,
+      });
     } finally {
       await app.close();
     }
@@ -196,7 +227,14 @@ describe('webhooks', () => {
     const store = await openStore(new MemoryAdapter<DbSchema>());
     const repo = createJobsRepo(store);
     const log = memoryLogger();
-    const sender = createWebhookSender({ repo, secretFor: () => 's', present: (j) => j, transport: hanging, log, options: { maxAttempts: 3, backoffMs: 5, timeoutMs: 30 } });
+    const sender = createWebhookSender({
+      repo,
+      secretFor: () => 's',
+      present: (j) => j,
+      transport: hanging,
+      log,
+      options: { maxAttempts: 3, backoffMs: 5, timeoutMs: 30 },
+    });
     const runner = new JobRunner(repo, new Map([['demo', steppedHandler(1, 1)]]), sender, log, 1);
     const first = await runner.submit({ type: 'demo', tenant: 't', params: {}, webhookUrl: 'http://slow.test/' });
     const second = await runner.submit({ type: 'demo', tenant: 't', params: {} });
@@ -205,7 +243,12 @@ describe('webhooks', () => {
     expect(runner.getForTenant('t', second.jobId).status).toBe('done');
     await sender.onIdle();
     expect(calls).toBe(3);
-    expect(store.data.jobs.find((j) => j.jobId === first.jobId)?.webhook).toEqual({ attempts: 3, delivered: false, gaveUp: true, lastError: 'timed out' });
+    expect(store.data.jobs.find((j) => j.jobId === first.jobId)?.webhook).toEqual({
+      attempts: 3,
+      delivered: false,
+      gaveUp: true,
+      lastError: 'timed out',
+    });
     await runner.stop();
   });
 });

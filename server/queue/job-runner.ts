@@ -130,7 +130,8 @@ export class JobRunner {
         this.enqueue(job);
       }
     }
-    for (const job of this.repo.all()) if (job.webhookUrl && job.webhook && !job.webhook.delivered && !job.webhook.gaveUp) this.webhooks.deliver(job);
+    for (const job of this.repo.all())
+      if (job.webhookUrl && job.webhook && !job.webhook.delivered && !job.webhook.gaveUp) this.webhooks.deliver(job);
     return unfinished.length;
   }
 
@@ -170,7 +171,9 @@ export class JobRunner {
   }
 
   private enqueue(job: Readonly<JobRecord>): void {
-    void this.queue.add(() => this.run(job.jobId), { priority: job.priority }).catch((e: unknown) => this.log.error(`job ${job.jobId} crashed the runner`, e));
+    void this.queue
+      .add(() => this.run(job.jobId), { priority: job.priority })
+      .catch((e: unknown) => this.log.error(`job ${job.jobId} crashed the runner`, e));
   }
 
   private async run(jobId: string): Promise<void> {
@@ -190,7 +193,8 @@ export class JobRunner {
       params: job.params,
       signal: controller.signal,
       checkpoint: (progress) => {
-        if (controller.signal.aborted) throw controller.signal.reason instanceof JobStoppedError ? controller.signal.reason : new JobStoppedError('stopped');
+        if (controller.signal.aborted)
+          throw controller.signal.reason instanceof JobStoppedError ? controller.signal.reason : new JobStoppedError('stopped');
         this.reportProgress(jobId, progress);
       },
     };

@@ -19,21 +19,30 @@ export function createJobsRepo(store: Store): JobsRepo {
     byId: (jobId) => find(store.data.jobs, jobId),
     all: () => store.data.jobs,
     insert: (job) =>
-      store.mutate((db) => {
-        db.jobs.push(job);
-        return job;
-      }, ['jobs']),
+      store.mutate(
+        (db) => {
+          db.jobs.push(job);
+          return job;
+        },
+        ['jobs'],
+      ),
     update: (jobId, patch) =>
-      store.mutate((db) => {
-        const job = find(db.jobs, jobId);
-        if (job) Object.assign(job, patch);
-        return job;
-      }, ['jobs']),
+      store.mutate(
+        (db) => {
+          const job = find(db.jobs, jobId);
+          if (job) Object.assign(job, patch);
+          return job;
+        },
+        ['jobs'],
+      ),
     // Progress arrives many times a second during analyses: named, so caches of other tables stay.
     touch: (jobId, patch) =>
-      store.touch((db) => {
-        const job = find(db.jobs, jobId);
-        if (job) Object.assign(job, patch);
-      }, ['jobs']),
+      store.touch(
+        (db) => {
+          const job = find(db.jobs, jobId);
+          if (job) Object.assign(job, patch);
+        },
+        ['jobs'],
+      ),
   };
 }

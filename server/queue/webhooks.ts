@@ -6,7 +6,12 @@ import { outboundRequest } from '../http/outbound.js';
 import type { JobsRepo } from './jobs-repo.js';
 
 /** Sends one webhook request; resolves to the HTTP status. Injected so tests and SSRF rules can wrap it. */
-export type WebhookTransport = (url: string, body: string, headers: Readonly<Record<string, string>>, signal: AbortSignal) => Promise<number>;
+export type WebhookTransport = (
+  url: string,
+  body: string,
+  headers: Readonly<Record<string, string>>,
+  signal: AbortSignal,
+) => Promise<number>;
 
 /** Header names of a delivery (documented in docs/webhooks.md). */
 export const webhookHeaders = {
@@ -59,10 +64,14 @@ export function createWebhookSender(deps: {
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
       const t = setTimeout(resolve, ms);
-      stopper.signal.addEventListener('abort', () => {
-        clearTimeout(t);
-        resolve();
-      }, { once: true });
+      stopper.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(t);
+          resolve();
+        },
+        { once: true },
+      );
     });
 
   async function attemptAll(jobId: string): Promise<void> {

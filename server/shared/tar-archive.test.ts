@@ -36,11 +36,21 @@ describe('writeTarGz', () => {
     const source = path.join(work, 'source.bin');
     await writeFile(source, Buffer.alloc(5000, 7));
     const long = `uploads/${'f'.repeat(32)}/${'très-long-'.repeat(12)}.wav`;
-    const file = await pack([{ path: 'VERSION', data: '0.2.4' }, { path: long, data: 'ü' }, { path: `deep/${'d'.repeat(120)}/x.txt`, data: 'x' }, { path: 'project.bundle', source }]);
+    const file = await pack([
+      { path: 'VERSION', data: '0.2.4' },
+      { path: long, data: 'ü' },
+      { path: `deep/${'d'.repeat(120)}/x.txt`, data: 'x' },
+      { path: 'project.bundle', source },
+    ]);
     const listed = (await run('tar', ['-tzf', file])).trim().split('\n');
     expect(listed).toEqual(['VERSION', long, `deep/${'d'.repeat(120)}/x.txt`, 'project.bundle']);
     const { dir, entries } = await extract(file);
-    expect(entries!.map((e) => [e.path, e.size])).toEqual([['VERSION', 5], [long, 2], [`deep/${'d'.repeat(120)}/x.txt`, 1], ['project.bundle', 5000]]);
+    expect(entries!.map((e) => [e.path, e.size])).toEqual([
+      ['VERSION', 5],
+      [long, 2],
+      [`deep/${'d'.repeat(120)}/x.txt`, 1],
+      ['project.bundle', 5000],
+    ]);
     expect(await readFile(path.join(dir, long), 'utf8')).toBe('ü');
     expect((await readFile(path.join(dir, 'project.bundle'))).equals(Buffer.alloc(5000, 7))).toBe(true);
   });
@@ -58,15 +68,26 @@ describe('extractTarGz', () => {
       await run('tar', [`--format=${format}`, '-czf', file, '-C', src, '.']);
       const { dir, entries, error } = await extract(file);
       expect(error).toBeNull();
-      expect(entries!.filter((e) => e.type === 'file').map((e) => e.path).sort()).toEqual(['tree/project.json', `tree/project/${name}`]);
+      expect(
+        entries!
+          .filter((e) => e.type === 'file')
+          .map((e) => e.path)
+          .sort(),
+      ).toEqual(['tree/project.json', `tree/project/${name}`]);
       expect(await readFile(path.join(dir, 'tree', 'project', name), 'utf8')).toBe('long');
     }
   });
 
   it('writes only selected files; the rest is checked and skipped', async () => {
-    const file = await pack([{ path: 'keep.txt', data: 'k' }, { path: 'skip/me.txt', data: 's' }]);
+    const file = await pack([
+      { path: 'keep.txt', data: 'k' },
+      { path: 'skip/me.txt', data: 's' },
+    ]);
     const { dir, entries } = await extract(file, { select: (p) => p === 'keep.txt' });
-    expect(entries!.map((e) => [e.path, e.written])).toEqual([['keep.txt', true], ['skip/me.txt', false]]);
+    expect(entries!.map((e) => [e.path, e.written])).toEqual([
+      ['keep.txt', true],
+      ['skip/me.txt', false],
+    ]);
     expect(await readdir(dir)).toEqual(['keep.txt']);
   });
 
@@ -78,7 +99,12 @@ describe('extractTarGz', () => {
     ['a\\..\\evil', /backslash/],
     ['a/\u0001b', /control character/],
   ])('refuses the name %j', async (name, message) => {
-    const { dir, error } = await extract(await pack([{ path: 'ok.txt', data: 'ok' }, { path: name, data: 'evil' }]));
+    const { dir, error } = await extract(
+      await pack([
+        { path: 'ok.txt', data: 'ok' },
+        { path: name, data: 'evil' },
+      ]),
+    );
     expect(error).toBeInstanceOf(ArchiveError);
     expect(error!.message).toMatch(message);
     expect(await readdir(dir)).toEqual(['ok.txt']);
@@ -109,14 +135,38 @@ describe('extractTarGz', () => {
     ['block-device', /device file/],
     ['fifo', /FIFO/],
   ] as const)('refuses a %s entry', async (type, message) => {
-    const { dir, error } = await extract(await pack([{ path: 'first.txt', data: '1' }, { path: 'bad', type, linkTarget: '/etc/passwd' }, { path: 'after.txt', data: '2' }]));
+    const { dir, error } = await extract(
+      await pack([
+        { path: 'first.txt', data: '1' },
+        { path: 'bad', type, linkTarget: '/etc/passwd' },
+        { path: 'after.txt', data: '2' },
+      ]),
+    );
     expect(error!.message).toMatch(message);
     expect(await readdir(dir)).toEqual(['first.txt']);
   });
 
   it('refuses duplicate names and file/folder clashes', async () => {
-    expect((await extract(await pack([{ path: 'a', data: '1' }, { path: './a', data: '2' }]))).error?.message).toMatch(/contains \.\/a twice/);
-    expect((await extract(await pack([{ path: 'a', data: '1' }, { path: 'a/b', data: '2' }]))).error?.message).toMatch(/clash/);
+    expect(
+      (
+        await extract(
+          await pack([
+            { path: 'a', data: '1' },
+            { path: './a', data: '2' },
+          ]),
+        )
+      ).error?.message,
+    ).toMatch(/contains \.\/a twice/);
+    expect(
+      (
+        await extract(
+          await pack([
+            { path: 'a', data: '1' },
+            { path: 'a/b', data: '2' },
+          ]),
+        )
+      ).error?.message,
+    ).toMatch(/clash/);
   });
 
   it('stops at the size limit before writing an oversized entry, and at the entry limit', async () => {
@@ -125,7 +175,9 @@ describe('extractTarGz', () => {
     expect(error!.message).toBe('The archive is larger than 98 KiB uncompressed');
     expect(await readdir(dir)).toEqual([]);
     const many = await pack(Array.from({ length: 11 }, (_, i) => ({ path: `f${i}`, data: '' })));
-    expect((await extract(many, { limits: { maxBytes: 1e6, maxEntries: 10 } })).error?.message).toBe('The archive has more than 10 entries');
+    expect((await extract(many, { limits: { maxBytes: 1e6, maxEntries: 10 } })).error?.message).toBe(
+      'The archive has more than 10 entries',
+    );
   });
 
   it('counts what follows the end marker against the limit (a gzip bomb after the archive)', async () => {

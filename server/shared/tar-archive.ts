@@ -59,7 +59,15 @@ export interface ExtractedEntry {
 }
 
 const BLOCK = 512;
-const typeFlags: Readonly<Record<TarEntryType, string>> = { file: '0', hardlink: '1', symlink: '2', 'character-device': '3', 'block-device': '4', directory: '5', fifo: '6' };
+const typeFlags: Readonly<Record<TarEntryType, string>> = {
+  file: '0',
+  hardlink: '1',
+  symlink: '2',
+  'character-device': '3',
+  'block-device': '4',
+  directory: '5',
+  fifo: '6',
+};
 
 /** Write entries as a gzip-compressed ustar archive (pax headers for long or non-ASCII names). */
 export async function writeTarGz(out: string, entries: Iterable<TarInput> | AsyncIterable<TarInput>): Promise<void> {
@@ -87,7 +95,14 @@ async function* entryBlocks(entry: TarInput): AsyncGenerator<Buffer> {
     yield* padded(body);
   }
   const name = split ?? { name: asciiTail(entry.path, 100), prefix: '' };
-  yield header({ ...name, size: size > 0o77777777777 ? 0 : size, type: typeFlags[type], mode: entry.mode ?? (type === 'directory' ? 0o755 : 0o644), mtime, link: isAscii(link) ? link.slice(0, 100) : '' });
+  yield header({
+    ...name,
+    size: size > 0o77777777777 ? 0 : size,
+    type: typeFlags[type],
+    mode: entry.mode ?? (type === 'directory' ? 0o755 : 0o644),
+    mtime,
+    link: isAscii(link) ? link.slice(0, 100) : '',
+  });
   if (type !== 'file') return;
   if (data) {
     yield* padded(data);
@@ -212,7 +227,9 @@ function archiveFailure(e: unknown): unknown {
   return e;
 }
 
-type Pending = { kind: 'meta'; type: string; remaining: number; parts: Buffer[]; pad: number } | { kind: 'data'; remaining: number; pad: number; file: FileHandle | null };
+type Pending =
+  | { kind: 'meta'; type: string; remaining: number; parts: Buffer[]; pad: number }
+  | { kind: 'data'; remaining: number; pad: number; file: FileHandle | null };
 
 /** The tar state machine over decompressed chunks. */
 class TarReader {
@@ -319,7 +336,8 @@ class TarReader {
     const shown = printable(rawName);
     const type = entryType(flag);
     if (type === 'symlink' || type === 'hardlink') throw new ArchiveError(`The archive contains a link (${shown}); links are not allowed`);
-    if (type === 'character-device' || type === 'block-device') throw new ArchiveError(`The archive contains a device file (${shown}); only files and folders are allowed`);
+    if (type === 'character-device' || type === 'block-device')
+      throw new ArchiveError(`The archive contains a device file (${shown}); only files and folders are allowed`);
     if (type === 'fifo') throw new ArchiveError(`The archive contains a FIFO (${shown}); only files and folders are allowed`);
     if (type === null) throw new ArchiveError(`The archive contains an entry of an unsupported type '${printable(flag)}' (${shown})`);
     const relative = safeEntryPath(rawName);
@@ -328,7 +346,8 @@ class TarReader {
       if (type === 'file' && declared > 0) throw new ArchiveError('The archive is corrupt: its root is a file');
       return;
     }
-    if (this.entries.length >= this.options.limits.maxEntries) throw new ArchiveError(`The archive has more than ${this.options.limits.maxEntries} entries`);
+    if (this.entries.length >= this.options.limits.maxEntries)
+      throw new ArchiveError(`The archive has more than ${this.options.limits.maxEntries} entries`);
     // Refused before a byte of it is written, rather than once the stream has grown too large.
     if (this.position + declared > this.options.limits.maxBytes) throw tooLarge(this.options.limits);
     const key = relative.toLowerCase();
@@ -351,7 +370,8 @@ class TarReader {
         file = await open(dest, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | (fsConstants.O_NOFOLLOW ?? 0), 0o600);
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
-        if (code === 'ENOTDIR' || code === 'EEXIST' || code === 'EISDIR') throw new ArchiveError(`The archive contains ${shown} where a file and a folder clash`);
+        if (code === 'ENOTDIR' || code === 'EEXIST' || code === 'EISDIR')
+          throw new ArchiveError(`The archive contains ${shown} where a file and a folder clash`);
         throw e;
       }
     }
@@ -412,10 +432,12 @@ export function safeEntryPath(raw: string): string {
   const shown = printable(raw);
   if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) throw new ArchiveError(`The archive contains an absolute path (${shown})`);
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-  if (/[\\\u0000-\u001f\u007f]/.test(raw)) throw new ArchiveError(`The archive contains a name with a backslash or a control character (${shown})`);
+  if (/[\\\u0000-\u001f\u007f]/.test(raw))
+    throw new ArchiveError(`The archive contains a name with a backslash or a control character (${shown})`);
   const segments = raw.split('/').filter((s) => s !== '' && s !== '.');
   if (segments.includes('..')) throw new ArchiveError(`The archive contains a path that leaves the archive (${shown})`);
-  if (segments.some((s) => Buffer.byteLength(s) > 255)) throw new ArchiveError(`The archive contains a name that is too long (${shown.slice(0, 80)}…)`);
+  if (segments.some((s) => Buffer.byteLength(s) > 255))
+    throw new ArchiveError(`The archive contains a name that is too long (${shown.slice(0, 80)}…)`);
   return segments.join('/');
 }
 
@@ -439,7 +461,10 @@ function parseNumber(field: Buffer): number | null {
     for (let i = 1; i < field.length; i++) n = n * 256 + field[i]!;
     return Number.isSafeInteger(n) ? n : null;
   }
-  const text = field.toString('latin1').replace(/[\0 ]+$/, '').replace(/^ +/, '');
+  const text = field
+    .toString('latin1')
+    .replace(/[\0 ]+$/, '')
+    .replace(/^ +/, '');
   if (text === '') return 0;
   if (!/^[0-7]+$/.test(text)) return null;
   return parseInt(text, 8);
@@ -452,7 +477,8 @@ function parsePax(body: Buffer): [string, string][] {
     const space = body.indexOf(0x20, pos);
     if (space < 0) break;
     const length = Number(body.subarray(pos, space).toString('latin1'));
-    if (!Number.isInteger(length) || length <= 0 || pos + length > body.length) throw new ArchiveError('The archive is corrupt: an extended header is malformed');
+    if (!Number.isInteger(length) || length <= 0 || pos + length > body.length)
+      throw new ArchiveError('The archive is corrupt: an extended header is malformed');
     const record = body.subarray(space + 1, pos + length - 1).toString('utf8');
     const eq = record.indexOf('=');
     if (eq > 0) out.push([record.slice(0, eq), record.slice(eq + 1)]);

@@ -14,7 +14,13 @@ const token = 'crash-test-token';
 function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     cwd: root,
-    env: { ...process.env, CRATEHOUSE_PORT: '0', CRATEHOUSE_DATA_DIR: dataDir, CRATEHOUSE_ADMIN_TOKEN: token, CRATEHOUSE_LOG_LEVEL: 'error' },
+    env: {
+      ...process.env,
+      CRATEHOUSE_PORT: '0',
+      CRATEHOUSE_DATA_DIR: dataDir,
+      CRATEHOUSE_ADMIN_TOKEN: token,
+      CRATEHOUSE_LOG_LEVEL: 'error',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -125,9 +131,12 @@ describe('durability', () => {
           body: JSON.stringify({ name, path: name }),
         });
         if (res.status === 201) continue;
-        const owned = res.status === 400 && (await fetch(`${second.url}/api/v4/projects/root%2F${name}`, { headers: { 'PRIVATE-TOKEN': token } })).status === 200;
+        const owned =
+          res.status === 400 &&
+          (await fetch(`${second.url}/api/v4/projects/root%2F${name}`, { headers: { 'PRIVATE-TOKEN': token } })).status === 200;
         if (!owned) blocked.push(`${name}: ${res.status}`);
-        else if ((await fetch(`${second.url}/root/${name}.git/info/refs?service=git-upload-pack`, { headers: auth })).status !== 200) broken.push(name);
+        else if ((await fetch(`${second.url}/root/${name}.git/info/refs?service=git-upload-pack`, { headers: auth })).status !== 200)
+          broken.push(name);
       }
       expect({ blocked, broken }).toEqual({ blocked: [], broken: [] });
     } finally {

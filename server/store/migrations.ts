@@ -38,7 +38,8 @@ const migrations: readonly Migration[] = [
     from: 3,
     describe: 'add hooks, group badges, notification settings and project exports',
     up: (doc) => {
-      for (const table of ['hooks', 'groupBadges', 'notificationSettings', 'projectExports']) if (!Array.isArray(doc[table])) doc[table] = [];
+      for (const table of ['hooks', 'groupBadges', 'notificationSettings', 'projectExports'])
+        if (!Array.isArray(doc[table])) doc[table] = [];
     },
   },
   {
@@ -57,7 +58,9 @@ export class SchemaTooNewError extends Error {}
 export function migrate(doc: Record<string, unknown>): { readonly db: DbSchema; readonly applied: readonly string[] } {
   let version = typeof doc.schemaVersion === 'number' ? doc.schemaVersion : 0;
   if (version > currentSchemaVersion) {
-    throw new SchemaTooNewError(`db.json has schema version ${version}; this build reads up to ${currentSchemaVersion}. Upgrade Cratehouse.`);
+    throw new SchemaTooNewError(
+      `db.json has schema version ${version}; this build reads up to ${currentSchemaVersion}. Upgrade Cratehouse.`,
+    );
   }
   const applied: string[] = [];
   while (version < currentSchemaVersion) {

@@ -63,7 +63,9 @@ describe('store', () => {
     const before = adapter.writes;
     const first = store.mutate((db) => void db.tenants.push({ id: 'a', webhookSecret: 's', createdAt: 'now' }));
     await new Promise((r) => setImmediate(r)); // the first write is now under way
-    const rest = Array.from({ length: 50 }, (_, i) => store.mutate((db) => void db.tenants.push({ id: `b${i}`, webhookSecret: 's', createdAt: 'now' })));
+    const rest = Array.from({ length: 50 }, (_, i) =>
+      store.mutate((db) => void db.tenants.push({ id: `b${i}`, webhookSecret: 's', createdAt: 'now' })),
+    );
     await Promise.all([first, ...rest]);
     expect(adapter.writes - before).toBeLessThanOrEqual(3);
     expect(((await adapter.read()) as DbSchema).tenants).toHaveLength(51);
@@ -83,7 +85,11 @@ describe('store', () => {
     await store.flush();
     const r2 = store.revision;
     // A change that throws may have edited before it threw: readers must drop what they derived.
-    await expect(store.mutate(() => { throw new Error('invalid'); })).rejects.toThrow('invalid');
+    await expect(
+      store.mutate(() => {
+        throw new Error('invalid');
+      }),
+    ).rejects.toThrow('invalid');
     expect(store.revision).toBeGreaterThan(r2);
     adapter.failWrites = true;
     const failed = store.mutate((db) => db.tenants.push({ id: 'b', webhookSecret: 's', createdAt: 'now' }));
@@ -141,9 +147,11 @@ describe('store', () => {
     const adapter = new MemoryAdapter<DbSchema>();
     const store = await openStore(adapter);
     const before = adapter.writes;
-    await expect(store.mutate(() => {
-      throw new AppError('invalid', 'nope');
-    })).rejects.toThrow('nope');
+    await expect(
+      store.mutate(() => {
+        throw new AppError('invalid', 'nope');
+      }),
+    ).rejects.toThrow('nope');
     await store.flush();
     expect(adapter.writes).toBe(before);
   });
@@ -174,7 +182,12 @@ describe('store', () => {
   it('adds the sources table to a version-1 document and keeps its jobs', () => {
     const job = { jobId: 'j1' };
     const { db, applied } = migrate({ schemaVersion: 1, jobs: [job] });
-    expect(applied).toEqual(['1→2: add the sources table (fetched source URLs)', '2→3: add the project tables (projects, stars, shares, uploads)', '3→4: add hooks, group badges, notification settings and project exports', '4→5: add the Git LFS tables (object links per project, file locks)']);
+    expect(applied).toEqual([
+      '1→2: add the sources table (fetched source URLs)',
+      '2→3: add the project tables (projects, stars, shares, uploads)',
+      '3→4: add hooks, group badges, notification settings and project exports',
+      '4→5: add the Git LFS tables (object links per project, file locks)',
+    ]);
     expect(db.sources).toEqual([]);
     expect(db.jobs).toEqual([job]);
   });

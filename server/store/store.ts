@@ -49,7 +49,8 @@ interface Waiter {
 export async function openStore(adapter: Adapter<DbSchema>): Promise<Store> {
   const low = new Low<DbSchema>(adapter, emptyDb());
   const raw = await adapter.read();
-  const { db, applied } = raw === null ? { db: emptyDb(), applied: ['created a new document'] } : migrate(raw as unknown as Record<string, unknown>);
+  const { db, applied } =
+    raw === null ? { db: emptyDb(), applied: ['created a new document'] } : migrate(raw as unknown as Record<string, unknown>);
   low.data = db;
   const store = new GroupCommitStore(low, applied);
   if (applied.length > 0) await store.mutate(() => undefined);

@@ -95,7 +95,12 @@ export function patternHits(pattern: DrumPattern, bpm: number, bars: number, lea
 }
 
 /** Render hits into a stereo pair (each voice has its own pan), then apply `gainDb`. */
-export function renderHits(hits: readonly DrumHit[], sampleRate: number, duration: number, options: { readonly gainDb?: number; readonly seed?: number } = {}): [Float32Array, Float32Array] {
+export function renderHits(
+  hits: readonly DrumHit[],
+  sampleRate: number,
+  duration: number,
+  options: { readonly gainDb?: number; readonly seed?: number } = {},
+): [Float32Array, Float32Array] {
   const n = Math.round(duration * sampleRate);
   const left = new Float64Array(n);
   const right = new Float64Array(n);
@@ -133,7 +138,10 @@ export function drumLoop(options: DrumLoopOptions): DrumLoop {
     time: Math.round(h.time * options.sampleRate) / options.sampleRate,
   }));
   const duration = leadIn + (options.bars * 4 * 60) / options.bpm + tail;
-  const channels = renderHits(hits, options.sampleRate, duration, { seed, ...(options.gainDb !== undefined ? { gainDb: options.gainDb } : {}) });
+  const channels = renderHits(hits, options.sampleRate, duration, {
+    seed,
+    ...(options.gainDb !== undefined ? { gainDb: options.gainDb } : {}),
+  });
   return { sampleRate: options.sampleRate, channels, hits, onsets: mergeOnsets(hits.map((h) => h.time)), bpm: options.bpm, duration };
 }
 
@@ -143,11 +151,18 @@ function biquad(x: Float64Array, type: 'highpass' | 'lowpass' | 'bandpass', f0: 
   const alpha = Math.sin(w0) / (2 * q);
   const cos = Math.cos(w0);
   const [b0, b1, b2] =
-    type === 'highpass' ? [(1 + cos) / 2, -(1 + cos), (1 + cos) / 2] : type === 'lowpass' ? [(1 - cos) / 2, 1 - cos, (1 - cos) / 2] : [alpha, 0, -alpha];
+    type === 'highpass'
+      ? [(1 + cos) / 2, -(1 + cos), (1 + cos) / 2]
+      : type === 'lowpass'
+        ? [(1 - cos) / 2, 1 - cos, (1 - cos) / 2]
+        : [alpha, 0, -alpha];
   const a0 = 1 + alpha;
   const a1 = -2 * cos;
   const a2 = 1 - alpha;
-  let x1 = 0, x2 = 0, y1 = 0, y2 = 0;
+  let x1 = 0,
+    x2 = 0,
+    y1 = 0,
+    y2 = 0;
   for (let i = 0; i < x.length; i++) {
     const x0 = x[i]!;
     const y0 = (b0 * x0 + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2) / a0;
@@ -341,7 +356,12 @@ export function musicLoop(options: MusicLoopOptions): DrumLoop {
     const f = roots[b % 4]!;
     const t = leadIn + b * 4 * beat;
     add(t, 4 * beat, (x) => 0.18 * Math.sin(2 * Math.PI * f * x) * (0.6 + 0.4 * Math.cos((2 * Math.PI * pulses * x) / beat)));
-    add(t, 4 * beat, (x) => 0.05 * (Math.sin(2 * Math.PI * 220 * x) + Math.sin(2 * Math.PI * 261.63 * x) + Math.sin(2 * Math.PI * 329.63 * x)), 0.4);
+    add(
+      t,
+      4 * beat,
+      (x) => 0.05 * (Math.sin(2 * Math.PI * 220 * x) + Math.sin(2 * Math.PI * 261.63 * x) + Math.sin(2 * Math.PI * 329.63 * x)),
+      0.4,
+    );
   }
   const g = 10 ** ((options.gainDb ?? 0) / 20);
   const l = new Float32Array(n);

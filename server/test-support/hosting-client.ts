@@ -7,7 +7,12 @@ export interface CallInit {
 }
 
 /** Call /api/v4 on a test app with a PRIVATE-TOKEN (null: anonymous) and an optional JSON body. */
-export function callHosting(app: { fetch(path: string, init?: RequestInit): Promise<Response> }, token: string | null, route: string, init: CallInit = {}): Promise<Response> {
+export function callHosting(
+  app: { fetch(path: string, init?: RequestInit): Promise<Response> },
+  token: string | null,
+  route: string,
+  init: CallInit = {},
+): Promise<Response> {
   return app.fetch(`/api/v4${route}`, {
     method: init.method ?? 'GET',
     headers: { ...(token ? { 'PRIVATE-TOKEN': token } : {}), ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
@@ -37,13 +42,31 @@ export interface GitResult {
  * carries), a fixed author. Async: the server under test runs in the test's own process, so a
  * blocking spawn would deadlock it.
  */
-export function gitClient(home: string, author: { readonly name: string; readonly email: string } = { name: 'Test Producer', email: 'producer@example.com' }) {
+export function gitClient(
+  home: string,
+  author: { readonly name: string; readonly email: string } = { name: 'Test Producer', email: 'producer@example.com' },
+) {
   const run = (args: readonly string[], cwd = home): Promise<GitResult> =>
     new Promise((resolve) => {
       execFile(
         'git',
-        ['-c', 'credential.helper=', '-c', 'init.defaultBranch=main', '-c', `user.name=${author.name}`, '-c', `user.email=${author.email}`, ...args],
-        { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', HOME: home }, encoding: 'utf8', maxBuffer: 1 << 26 },
+        [
+          '-c',
+          'credential.helper=',
+          '-c',
+          'init.defaultBranch=main',
+          '-c',
+          `user.name=${author.name}`,
+          '-c',
+          `user.email=${author.email}`,
+          ...args,
+        ],
+        {
+          cwd,
+          env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', HOME: home },
+          encoding: 'utf8',
+          maxBuffer: 1 << 26,
+        },
         (error, stdout, stderr) => resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       );
     });

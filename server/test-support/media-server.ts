@@ -36,8 +36,28 @@ export function makeMediaFixtures(): MediaFixtures {
   const flacFrames = 72_000;
   writeFileSync(path.join(dir, 'mono48.wav'), encodeWav([sine(48_000, 1.5, 1000, 0.5)], 48_000, 'pcm24'));
   ff('-i', path.join(dir, 'mono48.wav'), '-c:a', 'flac', '-sample_fmt', 's32', path.join(dir, 'mono48.flac'));
-  ff('-f', 'lavfi', '-i', 'color=c=blue:s=64x64:r=10:d=1', '-f', 'lavfi', '-i', 'sine=frequency=300:sample_rate=44100:duration=1', '-ac', '2', '-c:v', 'mpeg4', '-c:a', 'aac', '-shortest', path.join(dir, 'clip.mp4'));
-  const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a3c1d1f40000000049454e44ae426082', 'hex');
+  ff(
+    '-f',
+    'lavfi',
+    '-i',
+    'color=c=blue:s=64x64:r=10:d=1',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=300:sample_rate=44100:duration=1',
+    '-ac',
+    '2',
+    '-c:v',
+    'mpeg4',
+    '-c:a',
+    'aac',
+    '-shortest',
+    path.join(dir, 'clip.mp4'),
+  );
+  const png = Buffer.from(
+    '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a3c1d1f40000000049454e44ae426082',
+    'hex',
+  );
   return {
     dir,
     wav,

@@ -70,22 +70,198 @@ export const KIND_ROLES: Readonly<Record<SampleKind, SampleRoleLabel>> = {
 
 /** File names per kind; the entry marked by MISLEADING_INDEX is a misleading one. */
 const NAMES: Readonly<Record<SampleKind, readonly string[]>> = {
-  kick: ['Kick_Punchy_01.wav', 'BD 909 Long.wav', 'kck_thump_C.wav', 'Kick - Tight 03.wav', 'bd_acoustic_room.wav', 'KICK_DIST_07.wav', 'kick_soft_layer.wav', 'BD_Tape_2.wav', 'kik_clicky.wav', 'lead_stab_Am.wav'],
-  snare: ['Snare_Crack_02.wav', 'SD 808.wav', 'snr_rim_tight.wav', 'Snare - Fat.wav', 'sd_brushy.wav', 'SNR_Vinyl_04.wav', 'snare_trap_hi.wav', 'Snare_Room_06.wav', 'sd_layered.wav', 'pad_warm_C.wav'],
-  clap: ['Clap_Wide_01.wav', 'CP 909.wav', 'clap_stack_3.wav', 'Handclap - Dry.wav', 'cp_room.wav', 'CLAP_HOUSE_05.wav', 'clap_snap_layer.wav', 'Clap_Reverb_Short.wav', 'cp_tight_08.wav', 'sub_808_long.wav'],
-  drum_loop: ['Break_Amen_Style_170.wav', 'Drum Loop 120bpm.wav', 'beat_boombap_90.wav', 'Groove_Funky_100.wav', 'drumloop_house_124.wav', 'Break_Chopped_174.wav', 'beat_trap_140.wav', 'Full_Kit_96bpm.wav', 'Loop_Ghost_Notes_92.wav', 'Ambient_Pad_04.wav'],
-  closed_hat: ['HH_Closed_01.wav', 'Hat - Tight.wav', 'chh_808.wav', 'hihat_closed_dusty.wav', 'CH_Sizzle_05.wav', 'hat_tick.wav', 'Closed Hat 909.wav', 'hh_crisp_08.wav', 'ch_metal.wav', 'kick_bass.wav'],
-  open_hat: ['OH_Long_01.wav', 'Open Hat 909.wav', 'ohh_wash.wav', 'hihat_open_03.wav', 'OpenHat_Trashy.wav', 'oh_short_06.wav', 'Open_Hat_Sizzle.wav', 'ohat_08.wav', 'OH_Tape.wav', 'Bass_Reese_F.wav'],
-  shaker: ['Shaker_16ths_120.wav', 'shk_01.wav', 'Shaker - Soft.wav', 'maraca_roll.wav', 'shaker_fast_04.wav', 'Egg_Shaker_05.wav', 'shk_groove_06.wav', 'Cabasa_07.wav', 'shaker_dry_08.wav', 'Lead_Saw_C4.wav'],
-  ride: ['Ride_Bell_01.wav', 'Ride - Jazz.wav', 'ride_edge_03.wav', 'Cymbal_Ride_04.wav', 'RD_Dark_05.wav', 'ride_ping_06.wav', 'Crash_Ride_07.wav', 'Ride 808.wav', 'cym_ride_09.wav', 'Pluck_Bright_E.wav'],
-  sub_bass: ['Sub_C1.wav', 'Sub 808 Long G.wav', '808_Boom_F1.wav', 'sub_sine_A0.wav', 'Sub_Deep_03.wav', 'low_end_E.wav', 'Sine Sub - C.wav', 'Subby_D2.wav', 'sub_tail_08.wav', 'hihat_open.wav'],
-  mid_bass: ['Reese_F1.wav', 'Growl_G.wav', 'MidBass_Saw_A1.wav', 'Synth Bass - Square.wav', 'Acid_Line_05.wav', 'Wobble_C2.wav', 'FM_Low_E1.wav', 'Donk_08.wav', 'Bassline_Funky_09.wav', 'Snare_Tight.wav'],
-  pluck: ['Pluck_Bright_C5.wav', 'Pizz_Am.wav', 'pluck_arp_03.wav', 'Harp_Like_G4.wav', 'Marimba_E4.wav', 'pluck_short_06.wav', 'Bell_Pluck_D5.wav', 'Kalimba_F4.wav', 'Pluck Soft A4.wav', 'Kick_Hard_10.wav'],
-  lead: ['Lead_Saw_C4.wav', 'Supersaw_Lead_A.wav', 'lead_square_03.wav', 'Synth Lead - Mono.wav', 'Whistle_Lead_E5.wav', 'lead_vibrato_06.wav', 'Hook_07_Dm.wav', 'Lead_Acid_G4.wav', 'Flute_Like_B4.wav', 'Sub_Bass_Deep.wav'],
-  chord: ['Chord_Stab_Cm.wav', 'Piano_Chord_F.wav', 'chord_keys_03.wav', 'Rhodes_Am7.wav', 'Organ_Chord_05.wav', 'stab_house_06.wav', 'Chord_Min9_07.wav', 'Keys_Progression_08.wav', 'guitar_strum_like.wav', 'Riser_FX_10.wav'],
-  pad: ['Pad_Warm_Cmaj.wav', 'Strings_Slow_Am.wav', 'pad_evolving_03.wav', 'Choir_Like_Pad.wav', 'Ambient_Swell_05.wav', 'pad_dark_06.wav', 'Lush_Chord_Pad_07.wav', 'Texture_Glass_08.wav', 'drum_break_03.wav', 'kick_bass.wav'],
-  drone: ['Drone_Low_D.wav', 'Dark_Drone_02.wav', 'drone_eerie_03.wav', 'Hum_04.wav', 'Drone Cinematic.wav', 'drone_tanpura_like.wav', 'Bowed_Metal_07.wav', 'Organ_Drone_08.wav', 'Sustain_Texture_09.wav', 'Bass_Sub_Long_10.wav'],
-  noise_sweep: ['Riser_White_01.wav', 'Uplifter_02.wav', 'noise_sweep_03.wav', 'Downlifter_04.wav', 'FX_Whoosh_05.wav', 'riser_8bars.wav', 'Sweep_Filtered_07.wav', 'Wind_Texture_08.wav', 'Noise_Build_09.wav', 'Shaker_Loop_10.wav'],
+  kick: [
+    'Kick_Punchy_01.wav',
+    'BD 909 Long.wav',
+    'kck_thump_C.wav',
+    'Kick - Tight 03.wav',
+    'bd_acoustic_room.wav',
+    'KICK_DIST_07.wav',
+    'kick_soft_layer.wav',
+    'BD_Tape_2.wav',
+    'kik_clicky.wav',
+    'lead_stab_Am.wav',
+  ],
+  snare: [
+    'Snare_Crack_02.wav',
+    'SD 808.wav',
+    'snr_rim_tight.wav',
+    'Snare - Fat.wav',
+    'sd_brushy.wav',
+    'SNR_Vinyl_04.wav',
+    'snare_trap_hi.wav',
+    'Snare_Room_06.wav',
+    'sd_layered.wav',
+    'pad_warm_C.wav',
+  ],
+  clap: [
+    'Clap_Wide_01.wav',
+    'CP 909.wav',
+    'clap_stack_3.wav',
+    'Handclap - Dry.wav',
+    'cp_room.wav',
+    'CLAP_HOUSE_05.wav',
+    'clap_snap_layer.wav',
+    'Clap_Reverb_Short.wav',
+    'cp_tight_08.wav',
+    'sub_808_long.wav',
+  ],
+  drum_loop: [
+    'Break_Amen_Style_170.wav',
+    'Drum Loop 120bpm.wav',
+    'beat_boombap_90.wav',
+    'Groove_Funky_100.wav',
+    'drumloop_house_124.wav',
+    'Break_Chopped_174.wav',
+    'beat_trap_140.wav',
+    'Full_Kit_96bpm.wav',
+    'Loop_Ghost_Notes_92.wav',
+    'Ambient_Pad_04.wav',
+  ],
+  closed_hat: [
+    'HH_Closed_01.wav',
+    'Hat - Tight.wav',
+    'chh_808.wav',
+    'hihat_closed_dusty.wav',
+    'CH_Sizzle_05.wav',
+    'hat_tick.wav',
+    'Closed Hat 909.wav',
+    'hh_crisp_08.wav',
+    'ch_metal.wav',
+    'kick_bass.wav',
+  ],
+  open_hat: [
+    'OH_Long_01.wav',
+    'Open Hat 909.wav',
+    'ohh_wash.wav',
+    'hihat_open_03.wav',
+    'OpenHat_Trashy.wav',
+    'oh_short_06.wav',
+    'Open_Hat_Sizzle.wav',
+    'ohat_08.wav',
+    'OH_Tape.wav',
+    'Bass_Reese_F.wav',
+  ],
+  shaker: [
+    'Shaker_16ths_120.wav',
+    'shk_01.wav',
+    'Shaker - Soft.wav',
+    'maraca_roll.wav',
+    'shaker_fast_04.wav',
+    'Egg_Shaker_05.wav',
+    'shk_groove_06.wav',
+    'Cabasa_07.wav',
+    'shaker_dry_08.wav',
+    'Lead_Saw_C4.wav',
+  ],
+  ride: [
+    'Ride_Bell_01.wav',
+    'Ride - Jazz.wav',
+    'ride_edge_03.wav',
+    'Cymbal_Ride_04.wav',
+    'RD_Dark_05.wav',
+    'ride_ping_06.wav',
+    'Crash_Ride_07.wav',
+    'Ride 808.wav',
+    'cym_ride_09.wav',
+    'Pluck_Bright_E.wav',
+  ],
+  sub_bass: [
+    'Sub_C1.wav',
+    'Sub 808 Long G.wav',
+    '808_Boom_F1.wav',
+    'sub_sine_A0.wav',
+    'Sub_Deep_03.wav',
+    'low_end_E.wav',
+    'Sine Sub - C.wav',
+    'Subby_D2.wav',
+    'sub_tail_08.wav',
+    'hihat_open.wav',
+  ],
+  mid_bass: [
+    'Reese_F1.wav',
+    'Growl_G.wav',
+    'MidBass_Saw_A1.wav',
+    'Synth Bass - Square.wav',
+    'Acid_Line_05.wav',
+    'Wobble_C2.wav',
+    'FM_Low_E1.wav',
+    'Donk_08.wav',
+    'Bassline_Funky_09.wav',
+    'Snare_Tight.wav',
+  ],
+  pluck: [
+    'Pluck_Bright_C5.wav',
+    'Pizz_Am.wav',
+    'pluck_arp_03.wav',
+    'Harp_Like_G4.wav',
+    'Marimba_E4.wav',
+    'pluck_short_06.wav',
+    'Bell_Pluck_D5.wav',
+    'Kalimba_F4.wav',
+    'Pluck Soft A4.wav',
+    'Kick_Hard_10.wav',
+  ],
+  lead: [
+    'Lead_Saw_C4.wav',
+    'Supersaw_Lead_A.wav',
+    'lead_square_03.wav',
+    'Synth Lead - Mono.wav',
+    'Whistle_Lead_E5.wav',
+    'lead_vibrato_06.wav',
+    'Hook_07_Dm.wav',
+    'Lead_Acid_G4.wav',
+    'Flute_Like_B4.wav',
+    'Sub_Bass_Deep.wav',
+  ],
+  chord: [
+    'Chord_Stab_Cm.wav',
+    'Piano_Chord_F.wav',
+    'chord_keys_03.wav',
+    'Rhodes_Am7.wav',
+    'Organ_Chord_05.wav',
+    'stab_house_06.wav',
+    'Chord_Min9_07.wav',
+    'Keys_Progression_08.wav',
+    'guitar_strum_like.wav',
+    'Riser_FX_10.wav',
+  ],
+  pad: [
+    'Pad_Warm_Cmaj.wav',
+    'Strings_Slow_Am.wav',
+    'pad_evolving_03.wav',
+    'Choir_Like_Pad.wav',
+    'Ambient_Swell_05.wav',
+    'pad_dark_06.wav',
+    'Lush_Chord_Pad_07.wav',
+    'Texture_Glass_08.wav',
+    'drum_break_03.wav',
+    'kick_bass.wav',
+  ],
+  drone: [
+    'Drone_Low_D.wav',
+    'Dark_Drone_02.wav',
+    'drone_eerie_03.wav',
+    'Hum_04.wav',
+    'Drone Cinematic.wav',
+    'drone_tanpura_like.wav',
+    'Bowed_Metal_07.wav',
+    'Organ_Drone_08.wav',
+    'Sustain_Texture_09.wav',
+    'Bass_Sub_Long_10.wav',
+  ],
+  noise_sweep: [
+    'Riser_White_01.wav',
+    'Uplifter_02.wav',
+    'noise_sweep_03.wav',
+    'Downlifter_04.wav',
+    'FX_Whoosh_05.wav',
+    'riser_8bars.wav',
+    'Sweep_Filtered_07.wav',
+    'Wind_Texture_08.wav',
+    'Noise_Build_09.wav',
+    'Shaker_Loop_10.wav',
+  ],
 };
 
 /** Index (per kind) of the misleading names; the pad also has a second one (`drum_break_03.wav`, index 8). */
@@ -129,14 +305,22 @@ function biquadCoefs(type: FilterType, f0: number, q: number, sr: number): [numb
   const w0 = (2 * Math.PI * Math.min(f0, sr * 0.49)) / sr;
   const alpha = Math.sin(w0) / (2 * q);
   const cos = Math.cos(w0);
-  const [b0, b1, b2] = type === 'highpass' ? [(1 + cos) / 2, -(1 + cos), (1 + cos) / 2] : type === 'lowpass' ? [(1 - cos) / 2, 1 - cos, (1 - cos) / 2] : [alpha, 0, -alpha];
+  const [b0, b1, b2] =
+    type === 'highpass'
+      ? [(1 + cos) / 2, -(1 + cos), (1 + cos) / 2]
+      : type === 'lowpass'
+        ? [(1 - cos) / 2, 1 - cos, (1 - cos) / 2]
+        : [alpha, 0, -alpha];
   const a0 = 1 + alpha;
   return [b0 / a0, b1 / a0, b2 / a0, (-2 * cos) / a0, (1 - alpha) / a0];
 }
 
 /** Biquad in place; `freqAt(i)` may vary the cutoff (coefficients recomputed every 32 samples). */
 function filter(x: Float64Array, type: FilterType, freqAt: number | ((i: number) => number), q: number, sr: number): Float64Array {
-  let x1 = 0, x2 = 0, y1 = 0, y2 = 0;
+  let x1 = 0,
+    x2 = 0,
+    y1 = 0,
+    y2 = 0;
   let c = biquadCoefs(type, typeof freqAt === 'number' ? freqAt : freqAt(0), q, sr);
   for (let i = 0; i < x.length; i++) {
     if (typeof freqAt !== 'number' && i % 32 === 0) c = biquadCoefs(type, freqAt(i), q, sr);
@@ -202,7 +386,11 @@ function oscillator(n: number, wave: Wave, freq: number | ((i: number) => number
 }
 
 /** Attack (linear), then exponential decay with time constant `tau` (s) or a hold, and a release (linear). */
-function envelope(n: number, sr: number, o: { attack: number; tau?: number; hold?: number; release?: number; sustain?: number }): Float64Array {
+function envelope(
+  n: number,
+  sr: number,
+  o: { attack: number; tau?: number; hold?: number; release?: number; sustain?: number },
+): Float64Array {
   const out = new Float64Array(n);
   const a = Math.max(1, Math.round(o.attack * sr));
   const hold = o.hold !== undefined ? Math.round(o.hold * sr) : n;
@@ -246,7 +434,16 @@ interface Generator<P> {
 }
 
 const kick: Generator<{ fEnd: number; fStart: number; sweep: number; tau: number; click: number; drive: number }> = {
-  params: (r) => ({ fEnd: r.range(42, 65), fStart: r.range(120, 260), sweep: r.range(0.012, 0.045), tau: r.range(0.07, 0.22), click: r.range(0, 0.5), drive: r.range(1, 4), seconds: r.range(0.25, 0.9), width: r.u() < 0.7 ? 0 : r.range(0, 0.15) }),
+  params: (r) => ({
+    fEnd: r.range(42, 65),
+    fStart: r.range(120, 260),
+    sweep: r.range(0.012, 0.045),
+    tau: r.range(0.07, 0.22),
+    click: r.range(0, 0.5),
+    drive: r.range(1, 4),
+    seconds: r.range(0.25, 0.9),
+    width: r.u() < 0.7 ? 0 : r.range(0, 0.15),
+  }),
   render(p, rng, sr) {
     const n = Math.round(p.seconds * sr);
     const out = new Float64Array(n);
@@ -264,7 +461,16 @@ const kick: Generator<{ fEnd: number; fStart: number; sweep: number; tau: number
 };
 
 const snare: Generator<{ tone: number; toneTau: number; hp: number; lp: number; noiseTau: number; mix: number }> = {
-  params: (r) => ({ tone: r.range(150, 260), toneTau: r.range(0.03, 0.1), hp: r.range(400, 1500), lp: r.range(5000, 11_000), noiseTau: r.range(0.05, 0.18), mix: r.range(0.4, 0.8), seconds: r.range(0.2, 0.6), width: r.range(0, 0.35) }),
+  params: (r) => ({
+    tone: r.range(150, 260),
+    toneTau: r.range(0.03, 0.1),
+    hp: r.range(400, 1500),
+    lp: r.range(5000, 11_000),
+    noiseTau: r.range(0.05, 0.18),
+    mix: r.range(0.4, 0.8),
+    seconds: r.range(0.2, 0.6),
+    width: r.range(0, 0.35),
+  }),
   render(p, rng, sr) {
     const n = Math.round(p.seconds * sr);
     const noise = filter(filter(whiteNoise(n, rng), 'highpass', p.hp, 0.7, sr), 'lowpass', p.lp, 0.7, sr);
@@ -272,14 +478,25 @@ const snare: Generator<{ tone: number; toneTau: number; hp: number; lp: number; 
     const ph = rng.u();
     for (let i = 0; i < n; i++) {
       const t = i / sr;
-      out[i] = (1 - p.mix) * Math.sin(2 * Math.PI * (p.tone * t + ph)) * Math.exp(-t / p.toneTau) + p.mix * 1.5 * noise[i]! * Math.exp(-t / p.noiseTau);
+      out[i] =
+        (1 - p.mix) * Math.sin(2 * Math.PI * (p.tone * t + ph)) * Math.exp(-t / p.toneTau) +
+        p.mix * 1.5 * noise[i]! * Math.exp(-t / p.noiseTau);
     }
     return fadeEdges(out, sr, 0, 0.02);
   },
 };
 
 const clap: Generator<{ bursts: number; gap: number; center: number; q: number; tail: number; room: number }> = {
-  params: (r) => ({ bursts: r.int(3, 4), gap: r.range(0.007, 0.013), center: r.range(900, 2200), q: r.range(0.6, 1.5), tail: r.range(0.04, 0.15), room: r.range(0, 0.3), seconds: r.range(0.3, 0.9), width: r.range(0.1, 0.6) }),
+  params: (r) => ({
+    bursts: r.int(3, 4),
+    gap: r.range(0.007, 0.013),
+    center: r.range(900, 2200),
+    q: r.range(0.6, 1.5),
+    tail: r.range(0.04, 0.15),
+    room: r.range(0, 0.3),
+    seconds: r.range(0.3, 0.9),
+    width: r.range(0.1, 0.6),
+  }),
   render(p, rng, sr) {
     const n = Math.round(p.seconds * sr);
     const noise = filter(filter(whiteNoise(n, rng), 'bandpass', p.center, p.q, sr), 'highpass', 500, 0.7, sr);
@@ -326,7 +543,16 @@ const shaker: Generator<{ bpm: number; steps: number; center: number; attack: nu
   params: (r) => {
     const bpm = r.range(90, 130);
     const steps = r.pick([8, 16, 32]);
-    return { bpm, steps, center: r.range(5000, 9000), attack: r.range(0.006, 0.02), tau: r.range(0.02, 0.06), accent: r.range(0.3, 0.8), seconds: (steps * 15) / bpm, width: r.range(0.1, 0.6) };
+    return {
+      bpm,
+      steps,
+      center: r.range(5000, 9000),
+      attack: r.range(0.006, 0.02),
+      tau: r.range(0.02, 0.06),
+      accent: r.range(0.3, 0.8),
+      seconds: (steps * 15) / bpm,
+      width: r.range(0.1, 0.6),
+    };
   },
   render(p, rng, sr) {
     const n = Math.round(p.seconds * sr);
@@ -347,14 +573,29 @@ const shaker: Generator<{ bpm: number; steps: number; center: number; attack: nu
 };
 
 const ride: Generator<{ hp: number; tau: number; bell: number; bellF: number; bellTau: number; scale: number }> = {
-  params: (r) => ({ hp: r.range(5000, 8000), tau: r.range(0.6, 2.5), bell: r.range(0.05, 0.3), bellF: r.range(700, 1300), bellTau: r.range(0.3, 1), scale: r.range(1.5, 2.5), seconds: r.range(1, 4), width: r.range(0.1, 0.6) }),
+  params: (r) => ({
+    hp: r.range(5000, 8000),
+    tau: r.range(0.6, 2.5),
+    bell: r.range(0.05, 0.3),
+    bellF: r.range(700, 1300),
+    bellTau: r.range(0.3, 1),
+    scale: r.range(1.5, 2.5),
+    seconds: r.range(1, 4),
+    width: r.range(0.1, 0.6),
+  }),
   render(p, rng, sr) {
     const n = Math.round(p.seconds * sr);
     const src = whiteNoise(n, rng);
     addInto(src, metal(n, sr, p.scale, rng), 1.5);
     filter(filter(src, 'highpass', p.hp, 0.7, sr), 'highpass', p.hp, 0.7, sr);
     const bell = new Float64Array(n);
-    for (const [ratio, amp] of [[1, 1], [2.76, 0.6], [5.4, 0.4], [8.93, 0.3]] as const) addInto(bell, oscillator(n, 'sine', p.bellF * ratio, sr, rng.u()), amp);
+    for (const [ratio, amp] of [
+      [1, 1],
+      [2.76, 0.6],
+      [5.4, 0.4],
+      [8.93, 0.3],
+    ] as const)
+      addInto(bell, oscillator(n, 'sine', p.bellF * ratio, sr, rng.u()), amp);
     for (let i = 0; i < n; i++) {
       const t = i / sr;
       const ping = Math.exp(-t / 0.004) * 1.5;
@@ -376,7 +617,16 @@ const subBass: Generator<{ notes: number[]; attack: number; decayTau: number | n
     const root = r.range(30, 68);
     const count = r.pick([1, 1, 2, 3, 4]);
     const seconds = count === 1 ? r.range(0.5, 3) : r.range(1.5, 4);
-    return { notes: melody(r, root, count, [0, 2, 3, 5, 7, -2]), attack: r.range(0.003, 0.02), decayTau: r.u() < 0.4 ? r.range(0.7, 2) : null, second: r.range(0, 0.2), glide: r.range(0, 2), release: r.range(0.05, 0.3), seconds, width: 0 };
+    return {
+      notes: melody(r, root, count, [0, 2, 3, 5, 7, -2]),
+      attack: r.range(0.003, 0.02),
+      decayTau: r.u() < 0.4 ? r.range(0.7, 2) : null,
+      second: r.range(0, 0.2),
+      glide: r.range(0, 2),
+      release: r.range(0.05, 0.3),
+      seconds,
+      width: 0,
+    };
   },
   render(p, rng, sr) {
     const n = Math.round(p.seconds * sr);
@@ -389,14 +639,29 @@ const subBass: Generator<{ notes: number[]; attack: number; decayTau: number | n
       const h2 = oscillator(len, 'sine', (i) => 2 * f * 2 ** ((p.glide * Math.exp(-i / sr / 0.03)) / 12), sr, rng.u());
       addInto(osc, h2, p.second);
       for (let i = 0; i < len; i++) osc[i] = Math.tanh(1.5 * osc[i]!) / Math.tanh(1.5);
-      const env = envelope(len, sr, { attack: p.attack, ...(p.decayTau !== null ? { tau: p.decayTau, sustain: 0.05 } : {}), hold: len / sr - p.attack - p.release, release: p.release });
+      const env = envelope(len, sr, {
+        attack: p.attack,
+        ...(p.decayTau !== null ? { tau: p.decayTau, sustain: 0.05 } : {}),
+        hold: len / sr - p.attack - p.release,
+        release: p.release,
+      });
       addInto(out, mulInto(osc, env), 1, k * per);
     }
     return fadeEdges(out, sr);
   },
 };
 
-const midBass: Generator<{ notes: number[]; wave: Wave; cutoff: number; q: number; envAmt: number; lfo: number; detune: number; attack: number; gate: number }> = {
+const midBass: Generator<{
+  notes: number[];
+  wave: Wave;
+  cutoff: number;
+  q: number;
+  envAmt: number;
+  lfo: number;
+  detune: number;
+  attack: number;
+  gate: number;
+}> = {
   params: (r) => {
     const count = r.pick([1, 2, 4, 8]);
     const seconds = count === 1 ? r.range(0.3, 2) : r.range(1, 4);
@@ -423,7 +688,8 @@ const midBass: Generator<{ notes: number[]; wave: Wave; cutoff: number; q: numbe
       const f = p.notes[k]!;
       const osc = oscillator(len, p.wave, f, sr, rng.u());
       if (p.detune > 0) addInto(osc, oscillator(len, p.wave, semis(f, p.detune / 100), sr, rng.u()));
-      const cut = (i: number) => p.cutoff * (1 + p.envAmt * Math.exp(-i / sr / 0.08)) * (p.lfo > 0 ? 1 + 0.6 * Math.sin((2 * Math.PI * p.lfo * i) / sr) : 1);
+      const cut = (i: number) =>
+        p.cutoff * (1 + p.envAmt * Math.exp(-i / sr / 0.08)) * (p.lfo > 0 ? 1 + 0.6 * Math.sin((2 * Math.PI * p.lfo * i) / sr) : 1);
       filter(osc, 'lowpass', cut, p.q, sr);
       filter(osc, 'lowpass', cut, 0.7, sr);
       const env = envelope(len, sr, { attack: p.attack, hold: (len / sr) * p.gate, release: 0.03 });
@@ -437,7 +703,15 @@ const pluck: Generator<{ notes: number[]; step: number; damping: number; bright:
   params: (r) => {
     const count = r.pick([1, 1, 3, 4, 6]);
     const step = r.range(0.12, 0.3);
-    return { notes: melody(r, r.range(200, 900), count, [0, 3, 4, 7, 12, 5]), step, damping: r.range(0.992, 0.9985), bright: r.range(0, 0.5), tone: r.range(1500, 5000), seconds: count === 1 ? r.range(0.3, 1.5) : count * step + r.range(0.2, 0.8), width: r.range(0, 0.5) };
+    return {
+      notes: melody(r, r.range(200, 900), count, [0, 3, 4, 7, 12, 5]),
+      step,
+      damping: r.range(0.992, 0.9985),
+      bright: r.range(0, 0.5),
+      tone: r.range(1500, 5000),
+      seconds: count === 1 ? r.range(0.3, 1.5) : count * step + r.range(0.2, 0.8),
+      width: r.range(0, 0.5),
+    };
   },
   render(p, rng, sr) {
     // Karplus–Strong: a delay line of one period, initialised with noise, averaged and damped each pass.
@@ -491,7 +765,11 @@ const lead: Generator<{ notes: number[]; wave: Wave; cutoff: number; vibrato: nu
     const out = new Float64Array(n);
     for (let v = 0; v < p.voices; v++) {
       const ratio = p.voices === 1 ? 1 : semis(1, (v - 1) * 0.12);
-      addInto(out, oscillator(n, p.wave, (i) => freqs[i]! * ratio, sr, rng.u()), 1 / p.voices);
+      addInto(
+        out,
+        oscillator(n, p.wave, (i) => freqs[i]! * ratio, sr, rng.u()),
+        1 / p.voices,
+      );
     }
     filter(out, 'lowpass', p.cutoff, 0.8, sr);
     // Re-articulate each note (a short dip between notes).
@@ -515,11 +793,27 @@ const CHORDS: readonly (readonly number[])[] = [
   [0, 5, 7],
 ];
 
-const chord: Generator<{ root: number; shape: readonly number[]; style: 'keys' | 'stab' | 'organ'; tau: number; changes: number; cutoff: number }> = {
+const chord: Generator<{
+  root: number;
+  shape: readonly number[];
+  style: 'keys' | 'stab' | 'organ';
+  tau: number;
+  changes: number;
+  cutoff: number;
+}> = {
   params: (r) => {
     const style = r.pick(['keys', 'stab', 'organ', 'keys'] as const);
     const changes = r.pick([1, 1, 2, 4]);
-    return { root: r.range(190, 420), shape: r.pick(CHORDS), style, tau: style === 'stab' ? r.range(0.08, 0.3) : r.range(0.4, 1.5), changes, cutoff: r.range(1500, 5000), seconds: style === 'stab' ? r.range(0.3, 1) * changes : r.range(1, 3) * Math.min(2, changes), width: r.range(0, 0.5) };
+    return {
+      root: r.range(190, 420),
+      shape: r.pick(CHORDS),
+      style,
+      tau: style === 'stab' ? r.range(0.08, 0.3) : r.range(0.4, 1.5),
+      changes,
+      cutoff: r.range(1500, 5000),
+      seconds: style === 'stab' ? r.range(0.3, 1) * changes : r.range(1, 3) * Math.min(2, changes),
+      width: r.range(0, 0.5),
+    };
   },
   render(p, rng, sr) {
     const n = Math.round(p.seconds * sr);
@@ -534,7 +828,12 @@ const chord: Generator<{ root: number; shape: readonly number[]; style: 'keys' |
         const f = semis(root, iv);
         if (p.style === 'keys') {
           // Electric-piano-like: a few decaying harmonics, upper ones faster.
-          for (const [h, a] of [[1, 1], [2, 0.4], [3, 0.15], [4, 0.08]] as const) {
+          for (const [h, a] of [
+            [1, 1],
+            [2, 0.4],
+            [3, 0.15],
+            [4, 0.08],
+          ] as const) {
             const tone = oscillator(len, 'sine', f * h, sr, rng.u());
             for (let i = 0; i < len; i++) tone[i] = tone[i]! * Math.exp(-i / sr / (p.tau / h));
             addInto(voice, tone, a);
@@ -544,14 +843,29 @@ const chord: Generator<{ root: number; shape: readonly number[]; style: 'keys' |
         }
       }
       if (p.style !== 'keys') filter(voice, 'lowpass', p.cutoff, 0.7, sr);
-      const env = p.style === 'stab' ? envelope(len, sr, { attack: 0.003, tau: p.tau }) : p.style === 'organ' ? envelope(len, sr, { attack: 0.01, hold: len / sr - 0.06, release: 0.04 }) : envelope(len, sr, { attack: 0.002 });
+      const env =
+        p.style === 'stab'
+          ? envelope(len, sr, { attack: 0.003, tau: p.tau })
+          : p.style === 'organ'
+            ? envelope(len, sr, { attack: 0.01, hold: len / sr - 0.06, release: 0.04 })
+            : envelope(len, sr, { attack: 0.002 });
       addInto(out, mulInto(voice, env), 1, c * per);
     }
     return fadeEdges(out, sr, 0.001, 0.05);
   },
 };
 
-const pad: Generator<{ root: number; shape: readonly number[]; voices: number; spread: number; cutoff: number; attack: number; release: number; lfo: number; noise: number }> = {
+const pad: Generator<{
+  root: number;
+  shape: readonly number[];
+  voices: number;
+  spread: number;
+  cutoff: number;
+  attack: number;
+  release: number;
+  lfo: number;
+  noise: number;
+}> = {
   params: (r) => ({
     root: r.range(110, 330),
     shape: r.pick(CHORDS),
@@ -583,7 +897,17 @@ const pad: Generator<{ root: number; shape: readonly number[]; voices: number; s
 };
 
 const drone: Generator<{ root: number; partials: number; lfo: number; noise: number; attack: number; beat: number; cutoff: number }> = {
-  params: (r) => ({ root: r.range(65, 200), partials: r.int(3, 8), lfo: r.range(0.03, 0.25), noise: r.range(0.02, 0.3), attack: r.range(0.3, 2.5), beat: r.range(0.1, 1.5), cutoff: r.range(400, 2500), seconds: r.range(4, 8), width: r.range(0.3, 0.9) }),
+  params: (r) => ({
+    root: r.range(65, 200),
+    partials: r.int(3, 8),
+    lfo: r.range(0.03, 0.25),
+    noise: r.range(0.02, 0.3),
+    attack: r.range(0.3, 2.5),
+    beat: r.range(0.1, 1.5),
+    cutoff: r.range(400, 2500),
+    seconds: r.range(4, 8),
+    width: r.range(0.3, 0.9),
+  }),
   render(p, rng, sr) {
     const n = Math.round(p.seconds * sr);
     const out = new Float64Array(n);
@@ -607,14 +931,28 @@ const drone: Generator<{ root: number; partials: number; lfo: number; noise: num
 const noiseSweep: Generator<{ direction: 'up' | 'down'; from: number; to: number; q: number; shape: number; tone: boolean }> = {
   params: (r) => {
     const up = r.u() < 0.65;
-    return { direction: up ? 'up' : 'down', from: r.range(150, 600), to: r.range(5000, 14_000), q: r.range(0.5, 3), shape: r.range(1, 3), tone: r.u() < 0.3, seconds: r.range(1.5, 8), width: r.range(0.3, 0.9) };
+    return {
+      direction: up ? 'up' : 'down',
+      from: r.range(150, 600),
+      to: r.range(5000, 14_000),
+      q: r.range(0.5, 3),
+      shape: r.range(1, 3),
+      tone: r.u() < 0.3,
+      seconds: r.range(1.5, 8),
+      width: r.range(0.3, 0.9),
+    };
   },
   render(p, rng, sr) {
     const n = Math.round(p.seconds * sr);
     const pos = (i: number) => (p.direction === 'up' ? i / n : 1 - i / n);
     const src = whiteNoise(n, rng);
     filter(src, 'bandpass', (i) => p.from * (p.to / p.from) ** pos(i), p.q, sr);
-    if (p.tone) addInto(src, oscillator(n, 'saw', (i) => 200 * 8 ** pos(i), sr, rng.u()), 0.15);
+    if (p.tone)
+      addInto(
+        src,
+        oscillator(n, 'saw', (i) => 200 * 8 ** pos(i), sr, rng.u()),
+        0.15,
+      );
     for (let i = 0; i < n; i++) src[i] = src[i]! * (0.05 + pos(i) ** p.shape);
     return fadeEdges(src, sr, 0.05, 0.1);
   },
@@ -661,7 +999,16 @@ export function renderSample(kind: SampleKind, index: number): LabelledSample {
   if (kind === 'drum_loop') {
     const bpm = rng.range(85, 175);
     const bars = rng.pick([1, 2]);
-    const loop = drumLoop({ bpm, bars, sampleRate, pattern: PATTERNS[index % PATTERNS.length]!, leadIn: 0, tail: 0, seed: seed % 97 + 1, gainDb: 0 });
+    const loop = drumLoop({
+      bpm,
+      bars,
+      sampleRate,
+      pattern: PATTERNS[index % PATTERNS.length]!,
+      leadIn: 0,
+      tail: 0,
+      seed: (seed % 97) + 1,
+      gainDb: 0,
+    });
     chs = loop.channels.map((c) => Float64Array.from(c));
   } else {
     const gen = GENERATORS[kind];

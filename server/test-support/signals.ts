@@ -14,7 +14,11 @@ export function sine(sampleRate: number, seconds: number, freq: number, amp: num
 }
 
 /** Segments of a 1 kHz sine at the given peak levels (dBFS), back to back, phase-continuous. */
-export function toneSequence(sampleRate: number, segments: readonly { readonly seconds: number; readonly db: number }[], freq = 1000): Float32Array {
+export function toneSequence(
+  sampleRate: number,
+  segments: readonly { readonly seconds: number; readonly db: number }[],
+  freq = 1000,
+): Float32Array {
   const total = segments.reduce((n, s) => n + Math.round(s.seconds * sampleRate), 0);
   const out = new Float32Array(total);
   let i = 0;

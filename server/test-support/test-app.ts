@@ -29,7 +29,12 @@ import { openStore, type Store } from '../store/store.js';
 /** A logger that keeps what it is told, for assertions. */
 export function memoryLogger(): Logger & { readonly lines: string[] } {
   const lines: string[] = [];
-  return { lines, info: (m) => void lines.push(`info ${m}`), debug: () => undefined, error: (m, e) => void lines.push(`error ${m} ${String(e)}`) };
+  return {
+    lines,
+    info: (m) => void lines.push(`info ${m}`),
+    debug: () => undefined,
+    error: (m, e) => void lines.push(`error ${m} ${String(e)}`),
+  };
 }
 
 /** A running app over a memory store, with an admin (token `admin-token`) and helpers to call it. */
@@ -61,34 +66,42 @@ export interface TestApp {
 export const adminToken = 'admin-token';
 
 /** Start createApp on a free loopback port over a memory store. */
-export async function startTestApp(options: {
-  readonly jobHandlers?: ReadonlyMap<string, JobHandler>;
-  readonly webhookTransport?: WebhookTransport;
-  readonly webhookOptions?: Partial<WebhookOptions>;
-  readonly jobConcurrency?: number;
-  readonly publicUrl?: string | null;
-  /** Decode with the built-in JS decoders instead of ffmpeg. */
-  readonly jsDecoder?: boolean;
-  readonly maxUploadBytes?: number;
-  /** Source fetching: private (loopback) destinations are allowed unless said otherwise. */
-  readonly sources?: { readonly allowPrivate?: boolean; readonly maxBytes?: number; readonly timeoutS?: number; readonly ytdlpPath?: string | null; readonly maxRedirects?: number };
-  readonly accelRedirect?: string | null;
-  /** Limits of imported project archives (the server's defaults otherwise). */
-  readonly importLimits?: ArchiveLimits;
-  /** The largest Git LFS object accepted (the server's default otherwise). */
-  readonly maxLfsObjectBytes?: number;
-  readonly hookDelivery?: Partial<HookDeliveryOptions>;
-  /** A built renderer bundle to serve at `/` (none by default). */
-  readonly rendererDir?: string | null;
-  /** Hook URLs: private (loopback) targets follow `sources.allowPrivate` unless said here; a resolver for host names. */
-  readonly hooks?: { readonly allowPrivate?: boolean; readonly resolve?: OutboundPolicy['resolve'] };
-  /** The failed-authentication limit; off unless given (tests present bad tokens on purpose). */
-  readonly failedAuth?: FailedAuthLimits;
-  /** Express's `trust proxy`. */
-  readonly trustProxy?: string;
-  /** Time budget of analysis tasks (the server's default otherwise). */
-  readonly analysisBudget?: AnalysisBudget;
-} = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: {
+    readonly jobHandlers?: ReadonlyMap<string, JobHandler>;
+    readonly webhookTransport?: WebhookTransport;
+    readonly webhookOptions?: Partial<WebhookOptions>;
+    readonly jobConcurrency?: number;
+    readonly publicUrl?: string | null;
+    /** Decode with the built-in JS decoders instead of ffmpeg. */
+    readonly jsDecoder?: boolean;
+    readonly maxUploadBytes?: number;
+    /** Source fetching: private (loopback) destinations are allowed unless said otherwise. */
+    readonly sources?: {
+      readonly allowPrivate?: boolean;
+      readonly maxBytes?: number;
+      readonly timeoutS?: number;
+      readonly ytdlpPath?: string | null;
+      readonly maxRedirects?: number;
+    };
+    readonly accelRedirect?: string | null;
+    /** Limits of imported project archives (the server's defaults otherwise). */
+    readonly importLimits?: ArchiveLimits;
+    /** The largest Git LFS object accepted (the server's default otherwise). */
+    readonly maxLfsObjectBytes?: number;
+    readonly hookDelivery?: Partial<HookDeliveryOptions>;
+    /** A built renderer bundle to serve at `/` (none by default). */
+    readonly rendererDir?: string | null;
+    /** Hook URLs: private (loopback) targets follow `sources.allowPrivate` unless said here; a resolver for host names. */
+    readonly hooks?: { readonly allowPrivate?: boolean; readonly resolve?: OutboundPolicy['resolve'] };
+    /** The failed-authentication limit; off unless given (tests present bad tokens on purpose). */
+    readonly failedAuth?: FailedAuthLimits;
+    /** Express's `trust proxy`. */
+    readonly trustProxy?: string;
+    /** Time budget of analysis tasks (the server's default otherwise). */
+    readonly analysisBudget?: AnalysisBudget;
+  } = {},
+): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-test-'));
   await mkdir(path.join(dataDir, 'tmp'));
   await mkdir(path.join(dataDir, 'artifacts'));
@@ -118,7 +131,13 @@ export async function startTestApp(options: {
     projectsAllowPrivate: options.sources?.allowPrivate ?? true,
     importLimits: options.importLimits,
     maxLfsObjectBytes: options.maxLfsObjectBytes,
-    hooks: { allowPrivate: options.hooks?.allowPrivate ?? options.sources?.allowPrivate ?? true, resolve: options.hooks?.resolve, version: '0.0.0-test', baseUrl: () => appUrl, delivery: { backoffMs: 20, timeoutMs: 2000, ...options.hookDelivery } },
+    hooks: {
+      allowPrivate: options.hooks?.allowPrivate ?? options.sources?.allowPrivate ?? true,
+      resolve: options.hooks?.resolve,
+      version: '0.0.0-test',
+      baseUrl: () => appUrl,
+      delivery: { backoffMs: 20, timeoutMs: 2000, ...options.hookDelivery },
+    },
     analysisPool: { threads: 2, options: options.analysisBudget ? { budget: options.analysisBudget } : {} },
     failedAuth: options.failedAuth ?? { ...defaultFailedAuthLimits, failures: 0 },
     uploads: { tmpDir: path.join(dataDir, 'tmp'), maxBytes: options.maxUploadBytes ?? 64 * 1024 * 1024 },
@@ -152,7 +171,13 @@ export async function startTestApp(options: {
     hostingDeps,
     repositoryDeps,
     async addUser(username, o = {}) {
-      const user = await identity.createUser({ username, name: username, email: `${username}@example.com`, admin: o.admin, tenant: o.tenant });
+      const user = await identity.createUser({
+        username,
+        name: username,
+        email: `${username}@example.com`,
+        admin: o.admin,
+        tenant: o.tenant,
+      });
       const { token } = await identity.createToken(user.id, { name: 'test', scopes: ['api'] });
       return { id: user.id, token };
     },
@@ -169,7 +194,12 @@ export async function startTestApp(options: {
 }
 
 /** Add users by name, recording each one's token and id under that name. */
-export async function addUsers(app: Pick<TestApp, 'addUser'>, names: readonly string[], tokens: Record<string, string>, ids: Record<string, number>): Promise<void> {
+export async function addUsers(
+  app: Pick<TestApp, 'addUser'>,
+  names: readonly string[],
+  tokens: Record<string, string>,
+  ids: Record<string, number>,
+): Promise<void> {
   for (const name of names) {
     const u = await app.addUser(name);
     tokens[name] = u.token;

@@ -38,7 +38,10 @@ const base = '/audio/v1';
 export interface AnalysisRoutes {
   readonly loudness: { readonly query: Record<string, never>; readonly result: LoudnessResponse };
   readonly waveform: { readonly query: { readonly bins?: number }; readonly result: WaveformResponse };
-  readonly spectrum: { readonly query: { readonly bands?: number; readonly frames?: number; readonly mel?: boolean }; readonly result: SpectrumResponse };
+  readonly spectrum: {
+    readonly query: { readonly bands?: number; readonly frames?: number; readonly mel?: boolean };
+    readonly result: SpectrumResponse;
+  };
   readonly onsets: { readonly query: Record<string, never>; readonly result: OnsetsResponse };
   readonly features: { readonly query: { readonly rhythm?: boolean }; readonly result: FeaturesResponse };
   readonly samples: { readonly query: { readonly name?: string }; readonly result: SampleAnalysisResponse };

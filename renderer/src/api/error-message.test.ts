@@ -21,9 +21,15 @@ describe('describeApiError', () => {
   });
 
   it('reads the words of a scope refusal and of a rate limit, not their codes', () => {
-    const scope = { error: 'insufficient_scope', error_description: 'The request requires higher privileges than provided by the access token.', scope: 'api read_api' };
+    const scope = {
+      error: 'insufficient_scope',
+      error_description: 'The request requires higher privileges than provided by the access token.',
+      scope: 'api read_api',
+    };
     expect(describeApiError(403, scope)).toBe('The request requires higher privileges than provided by the access token.');
-    expect(describeApiError(429, { message: { error: 'Too many failed authentication attempts. Try again later.' } })).toBe('Too many failed authentication attempts. Try again later.');
+    expect(describeApiError(429, { message: { error: 'Too many failed authentication attempts. Try again later.' } })).toBe(
+      'Too many failed authentication attempts. Try again later.',
+    );
   });
 
   it('falls back to the status when the body says nothing', () => {

@@ -14,7 +14,18 @@ import type {
 } from '../../../server/hosting/api-types.js';
 import { failureOf, getJson, requestJson, send, uploadFile, type Query, type UploadProgress } from './http';
 
-export type { BadgeRender, GlobalNotificationSetting, Group, GroupBadge, Namespace, NotificationLevelName, NotificationSetting, Project, ProjectExportStatus, ProjectImportStatus };
+export type {
+  BadgeRender,
+  GlobalNotificationSetting,
+  Group,
+  GroupBadge,
+  Namespace,
+  NotificationLevelName,
+  NotificationSetting,
+  Project,
+  ProjectExportStatus,
+  ProjectImportStatus,
+};
 
 const base = '/api/v4';
 
@@ -128,7 +139,12 @@ export function pageInfoOf(headers: Headers, requested: { readonly page: number;
 const auth = (token: string) => ({ token, tokenStyle: 'private-token' as const });
 const enc = (id: number | string) => encodeURIComponent(String(id));
 
-async function getPage<T>(token: string, path: string, query: Query & { page: number; per_page: number }, signal?: AbortSignal): Promise<Paged<T>> {
+async function getPage<T>(
+  token: string,
+  path: string,
+  query: Query & { page: number; per_page: number },
+  signal?: AbortSignal,
+): Promise<Paged<T>> {
   const response = await requestJson<T[]>(`${base}${path}`, { ...auth(token), query, signal });
   return { items: response.body ?? [], page: pageInfoOf(response.headers, { page: query.page, perPage: query.per_page }) };
 }
@@ -161,7 +177,12 @@ export function getProject(token: string, id: number | string, signal?: AbortSig
  * starred list narrowed to exactly this id (id_after/id_before), which answers one project or none.
  */
 export async function isStarred(token: string, id: number, signal?: AbortSignal): Promise<boolean> {
-  const page = await getPage<Project>(token, '/projects', { starred: true, simple: true, id_after: id - 1, id_before: id + 1, page: 1, per_page: 1 }, signal);
+  const page = await getPage<Project>(
+    token,
+    '/projects',
+    { starred: true, simple: true, id_after: id - 1, id_before: id + 1, page: 1, per_page: 1 },
+    signal,
+  );
   return page.items.some((p) => p.id === id);
 }
 
@@ -190,7 +211,8 @@ export async function setStarred(token: string, id: number, starred: boolean): P
 
 /** POST /projects/:id/archive or /unarchive. */
 export async function setArchived(token: string, id: number, archived: boolean): Promise<Project> {
-  return (await requestJson<Project>(`${base}/projects/${id}/${archived ? 'archive' : 'unarchive'}`, { ...auth(token), method: 'POST' })).body;
+  return (await requestJson<Project>(`${base}/projects/${id}/${archived ? 'archive' : 'unarchive'}`, { ...auth(token), method: 'POST' }))
+    .body;
 }
 
 /** What a fork is made as. */
@@ -206,7 +228,11 @@ export async function forkProject(token: string, id: number, input: ForkInput): 
 }
 
 /** POST /projects/:id/share. */
-export async function shareProject(token: string, id: number, input: { readonly group_id: number; readonly group_access: number; readonly expires_at?: string }): Promise<ProjectShare> {
+export async function shareProject(
+  token: string,
+  id: number,
+  input: { readonly group_id: number; readonly group_access: number; readonly expires_at?: string },
+): Promise<ProjectShare> {
   return (await requestJson<ProjectShare>(`${base}/projects/${id}/share`, { ...auth(token), method: 'POST', json: input })).body;
 }
 
@@ -221,7 +247,11 @@ export async function listNamespaces(token: string, signal?: AbortSignal): Promi
 }
 
 /** GET /groups (first 100, by name). */
-export async function listGroups(token: string, query: { readonly search?: string; readonly owned?: boolean } = {}, signal?: AbortSignal): Promise<readonly Group[]> {
+export async function listGroups(
+  token: string,
+  query: { readonly search?: string; readonly owned?: boolean } = {},
+  signal?: AbortSignal,
+): Promise<readonly Group[]> {
   return (await getPage<Group>(token, '/groups', { ...query, page: 1, per_page: 100 }, signal)).items;
 }
 
@@ -238,7 +268,13 @@ export async function createHook(token: string, projectId: number, input: HookIn
 /** PUT /projects/:id/hooks/:hook_id; the spec spells the wiki switch `wiki_events` here. */
 export async function updateHook(token: string, projectId: number, hookId: number, input: HookInput): Promise<ProjectHook> {
   const { wiki_page_events, ...rest } = input;
-  return (await requestJson<ProjectHook>(`${base}/projects/${projectId}/hooks/${hookId}`, { ...auth(token), method: 'PUT', json: { ...rest, wiki_events: wiki_page_events } })).body;
+  return (
+    await requestJson<ProjectHook>(`${base}/projects/${projectId}/hooks/${hookId}`, {
+      ...auth(token),
+      method: 'PUT',
+      json: { ...rest, wiki_events: wiki_page_events },
+    })
+  ).body;
 }
 
 /** DELETE /projects/:id/hooks/:hook_id. */
@@ -247,7 +283,12 @@ export async function deleteHook(token: string, projectId: number, hookId: numbe
 }
 
 /** POST /projects/:id/hooks/:hook_id/test/:trigger: one delivery now; a failing receiver is a 422 with why. */
-export async function testHook(token: string, projectId: number, hookId: number, trigger: 'push_events' | 'tag_push_events'): Promise<void> {
+export async function testHook(
+  token: string,
+  projectId: number,
+  hookId: number,
+  trigger: 'push_events' | 'tag_push_events',
+): Promise<void> {
   await requestJson(`${base}/projects/${projectId}/hooks/${hookId}/test/${trigger}`, { ...auth(token), method: 'POST' });
 }
 
@@ -281,7 +322,10 @@ export function fileNameOf(disposition: string | null): string | null {
 export async function downloadExport(token: string, projectId: number): Promise<{ readonly blob: Blob; readonly fileName: string }> {
   const response = await send(`${base}/projects/${projectId}/export/download`, auth(token));
   if (!response.ok) throw await failureOf(response);
-  return { blob: await response.blob(), fileName: fileNameOf(response.headers.get('content-disposition')) ?? `project-${projectId}_export.tar.gz` };
+  return {
+    blob: await response.blob(),
+    fileName: fileNameOf(response.headers.get('content-disposition')) ?? `project-${projectId}_export.tar.gz`,
+  };
 }
 
 /** POST /projects/import: a multipart upload with progress; answers the import result (scheduled). */
@@ -296,7 +340,9 @@ export async function importProject(
   const sent: Record<string, string> = { path: fields.path };
   if (fields.name) sent.name = fields.name;
   if (fields.namespace) sent.namespace = fields.namespace;
-  return (await uploadFile<ProjectImportStatus>(`${base}/projects/import`, file, fileName, { ...auth(token), fields: sent, onProgress, signal })).body;
+  return (
+    await uploadFile<ProjectImportStatus>(`${base}/projects/import`, file, fileName, { ...auth(token), fields: sent, onProgress, signal })
+  ).body;
 }
 
 /** GET /projects/:id/import. */
@@ -323,7 +369,8 @@ export async function createGroupBadge(token: string, groupId: number, input: Ba
 
 /** PUT /groups/:id/badges/:badge_id. */
 export async function updateGroupBadge(token: string, groupId: number, badgeId: number, input: BadgeInput): Promise<GroupBadge> {
-  return (await requestJson<GroupBadge>(`${base}/groups/${groupId}/badges/${badgeId}`, { ...auth(token), method: 'PUT', json: input })).body;
+  return (await requestJson<GroupBadge>(`${base}/groups/${groupId}/badges/${badgeId}`, { ...auth(token), method: 'PUT', json: input }))
+    .body;
 }
 
 /** DELETE /groups/:id/badges/:badge_id. */
@@ -332,7 +379,12 @@ export async function deleteGroupBadge(token: string, groupId: number, badgeId: 
 }
 
 /** GET /groups/:id/badges/render: the URLs with the placeholders replaced. */
-export function renderGroupBadge(token: string, groupId: number, input: { readonly link_url: string; readonly image_url: string }, signal?: AbortSignal): Promise<BadgeRender> {
+export function renderGroupBadge(
+  token: string,
+  groupId: number,
+  input: { readonly link_url: string; readonly image_url: string },
+  signal?: AbortSignal,
+): Promise<BadgeRender> {
   return getJson<BadgeRender>(`${base}/groups/${groupId}/badges/render`, { ...auth(token), query: input, signal });
 }
 
@@ -343,7 +395,8 @@ export function getGlobalNotifications(token: string, signal?: AbortSignal): Pro
 
 /** PUT /notification_settings. */
 export async function setGlobalNotifications(token: string, level: NotificationLevelName): Promise<GlobalNotificationSetting> {
-  return (await requestJson<GlobalNotificationSetting>(`${base}/notification_settings`, { ...auth(token), method: 'PUT', json: { level } })).body;
+  return (await requestJson<GlobalNotificationSetting>(`${base}/notification_settings`, { ...auth(token), method: 'PUT', json: { level } }))
+    .body;
 }
 
 /** GET /projects/:id/notification_settings. */
@@ -352,6 +405,16 @@ export function getProjectNotifications(token: string, projectId: number, signal
 }
 
 /** PUT /projects/:id/notification_settings. */
-export async function setProjectNotifications(token: string, projectId: number, level: NotificationLevelName): Promise<NotificationSetting> {
-  return (await requestJson<NotificationSetting>(`${base}/projects/${projectId}/notification_settings`, { ...auth(token), method: 'PUT', json: { level } })).body;
+export async function setProjectNotifications(
+  token: string,
+  projectId: number,
+  level: NotificationLevelName,
+): Promise<NotificationSetting> {
+  return (
+    await requestJson<NotificationSetting>(`${base}/projects/${projectId}/notification_settings`, {
+      ...auth(token),
+      method: 'PUT',
+      json: { level },
+    })
+  ).body;
 }

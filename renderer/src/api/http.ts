@@ -86,7 +86,13 @@ export async function send(path: string, options: RequestOptions = {}): Promise<
     body = JSON.stringify(options.json);
   }
   try {
-    return await fetch(withQuery(path, options.query), { method: options.method ?? 'GET', headers, body, signal: options.signal, cache: 'no-store' });
+    return await fetch(withQuery(path, options.query), {
+      method: options.method ?? 'GET',
+      headers,
+      body,
+      signal: options.signal,
+      cache: 'no-store',
+    });
   } catch (error) {
     if (options.signal?.aborted) throw error;
     throw new ApiError(0, unreachable);
@@ -149,9 +155,11 @@ export function uploadFile<T>(path: string, file: Blob, fileName: string, option
     const xhr = new XMLHttpRequest();
     xhr.open(options.method ?? 'POST', withQuery(path, options.query));
     xhr.setRequestHeader('Accept', 'application/json');
-    for (const [name, value] of Object.entries({ ...authHeaders(options.token, options.tokenStyle ?? 'bearer'), ...options.headers })) xhr.setRequestHeader(name, value);
+    for (const [name, value] of Object.entries({ ...authHeaders(options.token, options.tokenStyle ?? 'bearer'), ...options.headers }))
+      xhr.setRequestHeader(name, value);
     const onProgress = options.onProgress;
-    if (onProgress) xhr.upload.onprogress = (event) => onProgress({ loaded: event.loaded, total: event.lengthComputable ? event.total : file.size });
+    if (onProgress)
+      xhr.upload.onprogress = (event) => onProgress({ loaded: event.loaded, total: event.lengthComputable ? event.total : file.size });
 
     const abort = () => xhr.abort();
     options.signal?.addEventListener('abort', abort, { once: true });
@@ -168,7 +176,10 @@ export function uploadFile<T>(path: string, file: Blob, fileName: string, option
       settle();
       const body = parseJson(xhr.responseText);
       const headers = new Headers();
-      for (const line of xhr.getAllResponseHeaders().trim().split(/[\r\n]+/)) {
+      for (const line of xhr
+        .getAllResponseHeaders()
+        .trim()
+        .split(/[\r\n]+/)) {
         const colon = line.indexOf(':');
         if (colon > 0) headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
       }

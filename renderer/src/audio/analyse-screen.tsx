@@ -41,7 +41,8 @@ function FileStrip({ state, onFiles }: { readonly state: AnalysisState; readonly
   const tempoSource = tempoSourceOf(requests);
   const tempoKnown = tempo !== null || tempoIsNone(requests);
   const keyKnown = chroma !== null;
-  const pending = (key: 'onsets' | 'analyze') => (requests[key].status === 'failed' || requests[key].status === 'skipped' ? 'not measured' : '…');
+  const pending = (key: 'onsets' | 'analyze') =>
+    requests[key].status === 'failed' || requests[key].status === 'skipped' ? 'not measured' : '…';
   if (!file) return null;
   return (
     <section className="panel an-strip" aria-label="File">
@@ -177,7 +178,9 @@ export function AnalyseScreen() {
       <>
         <div className="intro">
           <p className="eyebrow">Analyse</p>
-          <p className="lead">See and hear one sample or track: its waveform and spectrogram, loudness, grade, role, a suggested name, emotion and features.</p>
+          <p className="lead">
+            See and hear one sample or track: its waveform and spectrogram, loudness, grade, role, a suggested name, emotion and features.
+          </p>
         </div>
         <FileDrop
           label="Drop an audio file here"
@@ -208,7 +211,11 @@ export function AnalyseScreen() {
       <RequestList requests={requests} />
 
       <Panel title="Waveform" className="an-panel" busy={!waveform}>
-        {waveform ? <WaveformView url={url} waveform={waveform} onsets={onsets} tempoBpm={tempo} playhead={playhead} /> : <Pending state={requests.waveform} what="waveform" />}
+        {waveform ? (
+          <WaveformView url={url} waveform={waveform} onsets={onsets} tempoBpm={tempo} playhead={playhead} />
+        ) : (
+          <Pending state={requests.waveform} what="waveform" />
+        )}
         {requests.onsets.status === 'failed' ? <Pending state={requests.onsets} what="onsets" /> : null}
       </Panel>
 
@@ -228,13 +235,21 @@ export function AnalyseScreen() {
           </fieldset>
         }
       >
-        {spectrumState.status === 'done' ? <SpectrogramView spectrum={spectrumState.result} duration={duration} playhead={playhead} /> : <Pending state={spectrumState} what={`${scale} spectrum`} />}
+        {spectrumState.status === 'done' ? (
+          <SpectrogramView spectrum={spectrumState.result} duration={duration} playhead={playhead} />
+        ) : (
+          <Pending state={spectrumState} what={`${scale} spectrum`} />
+        )}
       </Panel>
 
       <div className="an-cards">
         <div className="an-column">
           <Panel title="Loudness" className="an-panel" busy={requests.loudness.status !== 'done'}>
-            {requests.loudness.status === 'done' ? <LoudnessPanel loudness={requests.loudness.result} /> : <Pending state={requests.loudness} what="loudness" />}
+            {requests.loudness.status === 'done' ? (
+              <LoudnessPanel loudness={requests.loudness.result} />
+            ) : (
+              <Pending state={requests.loudness} what="loudness" />
+            )}
           </Panel>
           <Panel title="Emotion" className="an-panel" busy={!analyze}>
             {analyze ? <EmotionPanel emotion={analyze.emotion} /> : <Pending state={requests.analyze} what="emotion" />}
@@ -242,13 +257,22 @@ export function AnalyseScreen() {
         </div>
         <div className="an-column">
           <Panel title="Grade" className="an-panel" busy={requests.grade.status !== 'done'}>
-            {requests.grade.status === 'done' ? <GradePanel grade={requests.grade.result} /> : <Pending state={requests.grade} what="grade" />}
+            {requests.grade.status === 'done' ? (
+              <GradePanel grade={requests.grade.result} />
+            ) : (
+              <Pending state={requests.grade} what="grade" />
+            )}
           </Panel>
         </div>
         <div className="an-column">
           <Panel title="Role and name" className="an-panel">
             {analyze ? <RolePanel sample={analyze.sample} /> : <Pending state={requests.analyze} what="role" />}
-            <NamePanel key={file.name + file.size + file.lastModified} naming={requests.naming} index={state.namingIndex} onIndex={setNamingIndex} />
+            <NamePanel
+              key={file.name + file.size + file.lastModified}
+              naming={requests.naming}
+              index={state.namingIndex}
+              onIndex={setNamingIndex}
+            />
           </Panel>
         </div>
       </div>
@@ -261,7 +285,10 @@ export function AnalyseScreen() {
 }
 
 /** Why the key is withheld, in words (the API's key_reason), with the best guess when there is a profile. */
-function noKeyReason(chroma: { key_reason: 'no_pitched_content' | 'low_confidence' | null; best_guess: { key: string; mode: string } | null }): string {
+function noKeyReason(chroma: {
+  key_reason: 'no_pitched_content' | 'low_confidence' | null;
+  best_guess: { key: string; mode: string } | null;
+}): string {
   const guess = chroma.best_guess ? ` (nearest: ${chroma.best_guess.key} ${chroma.best_guess.mode})` : '';
   if (chroma.key_reason === 'low_confidence') return `no key fits clearly${guess}`;
   return 'no stable pitch: drums, noise or silence';

@@ -6,7 +6,17 @@ import { FileDrop } from '../ui/file-drop';
 import { EmptyState, Panel } from '../ui/panel';
 import { ProgressBar } from '../ui/progress-bar';
 import { BatchActions } from './batch/batch-actions';
-import { filterItems, isUnfiltered, sampleRoles, sortItems, tiers, type BatchFilter, type BatchItem, type SortKey, type SortOrder } from './batch/batch-model';
+import {
+  filterItems,
+  isUnfiltered,
+  sampleRoles,
+  sortItems,
+  tiers,
+  type BatchFilter,
+  type BatchItem,
+  type SortKey,
+  type SortOrder,
+} from './batch/batch-model';
 import { batchStore, batchView } from './batch/batch-state';
 import { useBatch } from './batch/batch-store';
 import { BatchTable } from './batch/batch-table';
@@ -20,9 +30,16 @@ function OverallProgress({ items }: { readonly items: readonly BatchItem[] }) {
   const failed = counted.filter((item) => item.status === 'failed').length;
   const running = counted.filter((item) => item.status === 'running').length;
   // A failed file is finished too: the bar reaches the end when nothing is left to do.
-  const value = counted.length === 0 ? 0 : counted.reduce((sum, item) => sum + (item.status === 'failed' ? 1 : item.progress), 0) / counted.length;
+  const value =
+    counted.length === 0 ? 0 : counted.reduce((sum, item) => sum + (item.status === 'failed' ? 1 : item.progress), 0) / counted.length;
   const finished = running === 0 && counted.every((item) => item.status === 'done' || item.status === 'failed');
-  const detail = [`${done} of ${counted.length} analysed`, failed > 0 ? `${failed} failed` : null, running > 0 ? `${running} running` : null].filter(Boolean).join(' · ');
+  const detail = [
+    `${done} of ${counted.length} analysed`,
+    failed > 0 ? `${failed} failed` : null,
+    running > 0 ? `${running} running` : null,
+  ]
+    .filter(Boolean)
+    .join(' · ');
   return (
     <div className="batch-overall">
       <ProgressBar label={finished ? 'Batch finished' : 'Batch progress'} value={value} detail={detail} />
@@ -30,7 +47,17 @@ function OverallProgress({ items }: { readonly items: readonly BatchItem[] }) {
   );
 }
 
-function FilterBar({ filter, onChange, shown, total }: { readonly filter: BatchFilter; readonly onChange: (filter: BatchFilter) => void; readonly shown: number; readonly total: number }) {
+function FilterBar({
+  filter,
+  onChange,
+  shown,
+  total,
+}: {
+  readonly filter: BatchFilter;
+  readonly onChange: (filter: BatchFilter) => void;
+  readonly shown: number;
+  readonly total: number;
+}) {
   const ids = { text: useId(), role: useId(), tier: useId() };
   return (
     <div className="batch-filters" role="search" aria-label="Filter the batch">
@@ -51,7 +78,12 @@ function FilterBar({ filter, onChange, shown, total }: { readonly filter: BatchF
         <label className="label" htmlFor={ids.role}>
           Role
         </label>
-        <select id={ids.role} className="batch-select" value={filter.role} onChange={(event) => onChange({ ...filter, role: (sampleRoles.find((role) => role === event.target.value) ?? 'all') })}>
+        <select
+          id={ids.role}
+          className="batch-select"
+          value={filter.role}
+          onChange={(event) => onChange({ ...filter, role: sampleRoles.find((role) => role === event.target.value) ?? 'all' })}
+        >
           <option value="all">All roles</option>
           {sampleRoles.map((role) => (
             <option key={role} value={role}>
@@ -64,7 +96,12 @@ function FilterBar({ filter, onChange, shown, total }: { readonly filter: BatchF
         <label className="label" htmlFor={ids.tier}>
           Tier
         </label>
-        <select id={ids.tier} className="batch-select" value={filter.tier} onChange={(event) => onChange({ ...filter, tier: tiers.find((tier) => tier === event.target.value) ?? 'all' })}>
+        <select
+          id={ids.tier}
+          className="batch-select"
+          value={filter.tier}
+          onChange={(event) => onChange({ ...filter, tier: tiers.find((tier) => tier === event.target.value) ?? 'all' })}
+        >
           <option value="all">All tiers</option>
           {tiers.map((tier) => (
             <option key={tier} value={tier}>
@@ -77,7 +114,11 @@ function FilterBar({ filter, onChange, shown, total }: { readonly filter: BatchF
         {shown === total ? plural(total, 'file', 'files') : `${shown} of ${plural(total, 'file', 'files')} shown`}
       </p>
       {!isUnfiltered(filter) ? (
-        <button type="button" className="button button-ghost batch-small-button" onClick={() => onChange({ text: '', role: 'all', tier: 'all' })}>
+        <button
+          type="button"
+          className="button button-ghost batch-small-button"
+          onClick={() => onChange({ text: '', role: 'all', tier: 'all' })}
+        >
           Show all
         </button>
       ) : null}
@@ -114,14 +155,21 @@ export function BatchScreen() {
     );
   };
   const sortBy = (key: SortKey) =>
-    setOrder(order?.key === key ? { key, direction: order.direction === 'ascending' ? 'descending' : 'ascending' } : { key, direction: 'ascending' });
+    setOrder(
+      order?.key === key
+        ? { key, direction: order.direction === 'ascending' ? 'descending' : 'ascending' }
+        : { key, direction: 'ascending' },
+    );
   const running = items.some((item) => item.status === 'running' || item.status === 'queued');
 
   return (
     <div className="batch-screen">
       <div className="intro">
         <p className="eyebrow">Batch</p>
-        <p className="lead">Grade and name a whole pack: each file is measured, analysed for role, tempo and key, graded and given a name. Two files are analysed at a time.</p>
+        <p className="lead">
+          Grade and name a whole pack: each file is measured, analysed for role, tempo and key, graded and given a name. Two files are
+          analysed at a time.
+        </p>
       </div>
 
       <FileDrop
@@ -136,7 +184,10 @@ export function BatchScreen() {
       {items.length === 0 ? (
         <div className="batch-empty">
           <EmptyState title="No files in the batch yet">
-            <p>Drop files or a whole sample folder above, or use the two buttons to choose them. Results appear here as each file finishes and stay while you visit other screens.</p>
+            <p>
+              Drop files or a whole sample folder above, or use the two buttons to choose them. Results appear here as each file finishes
+              and stay while you visit other screens.
+            </p>
           </EmptyState>
         </div>
       ) : (
@@ -153,7 +204,14 @@ export function BatchScreen() {
           <OverallProgress items={items} />
           <FilterBar filter={filter} onChange={setFilter} shown={shown.length} total={items.length} />
           {shown.length > 0 ? (
-            <BatchTable items={shown} order={order} onSort={sortBy} onCancel={batchStore.cancel} onRemove={batchStore.remove} onRetry={batchStore.retry} />
+            <BatchTable
+              items={shown}
+              order={order}
+              onSort={sortBy}
+              onCancel={batchStore.cancel}
+              onRemove={batchStore.remove}
+              onRetry={batchStore.retry}
+            />
           ) : (
             <EmptyState title="No file matches the filter">
               <p>Change the words, role or tier above, or choose Show all.</p>

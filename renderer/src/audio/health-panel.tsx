@@ -73,7 +73,9 @@ export function HealthPanel({ state, onRecheck }: { readonly state: HealthState;
             </Fact>
           </dl>
           {!state.health.ffmpeg.found ? (
-            <p className="note">Without ffmpeg, audio decoding falls back to the built-in decoders. Install ffmpeg or set CRATEHOUSE_FFMPEG.</p>
+            <p className="note">
+              Without ffmpeg, audio decoding falls back to the built-in decoders. Install ffmpeg or set CRATEHOUSE_FFMPEG.
+            </p>
           ) : null}
           {!state.health.git.found ? <p className="note">Project repositories need git. Install git or set CRATEHOUSE_GIT.</p> : null}
           <div className="panel-footer">

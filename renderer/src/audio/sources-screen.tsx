@@ -35,7 +35,11 @@ function useJobList(tenant: string) {
       saveJobList(storage(), tenant, updated);
       return updated;
     });
-  return { jobs, add: (job: RememberedJob) => change((list) => withJob(list, job)), forget: (id: string) => change((list) => withoutJob(list, id)) };
+  return {
+    jobs,
+    add: (job: RememberedJob) => change((list) => withJob(list, job)),
+    forget: (id: string) => change((list) => withoutJob(list, id)),
+  };
 }
 
 function SourceForm({ token, onStarted }: { readonly token: string; readonly onStarted: (job: RememberedJob) => void }) {
@@ -99,7 +103,8 @@ function SourceForm({ token, onStarted }: { readonly token: string; readonly onS
         </button>
       </div>
       <p className="help" id={ids.help}>
-        A direct link to a file (WAV, FLAC, MP3, AAC, Ogg, video…) or a page with a player. The server downloads it and keeps a 44.1 kHz WAV.
+        A direct link to a file (WAV, FLAC, MP3, AAC, Ogg, video…) or a page with a player. The server downloads it and keeps a 44.1 kHz
+        WAV.
       </p>
       {problem ? (
         <Problem id={ids.problem} title="This URL cannot be fetched.">

@@ -1,7 +1,17 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { createGroupBadge, deleteGroupBadge, listGroupBadges, listGroups, renderGroupBadge, updateGroupBadge, type BadgeInput, type Group, type GroupBadge } from '../api/hosting';
+import {
+  createGroupBadge,
+  deleteGroupBadge,
+  listGroupBadges,
+  listGroups,
+  renderGroupBadge,
+  updateGroupBadge,
+  type BadgeInput,
+  type Group,
+  type GroupBadge,
+} from '../api/hosting';
 import { useSignedIn } from '../lib/session-context';
 import { EmptyState, Panel } from '../ui/panel';
 import { Busy } from '../ui/status';
@@ -9,7 +19,15 @@ import { ConfirmDialog, useConfirmedMutation } from './confirm-dialog';
 import { fieldErrorsOf } from './field-errors';
 import { Field, focusFirstInvalid, hostingKeys, InlineProblem, SubmitButton } from './widgets';
 
-const placeholders = ['%{project_path}', '%{project_id}', '%{default_branch}', '%{commit_sha}', '%{project_name}', '%{group_name}', '%{gitlab_server}'];
+const placeholders = [
+  '%{project_path}',
+  '%{project_id}',
+  '%{default_branch}',
+  '%{commit_sha}',
+  '%{project_name}',
+  '%{group_name}',
+  '%{gitlab_server}',
+];
 const isHttp = (url: string) => /^https?:\/\/\S+$/i.test(url.trim());
 
 /** A badge as it shows in a README: the rendered image, linked to the rendered link. */
@@ -17,12 +35,26 @@ function BadgeImage({ name, link, image }: { readonly name: string | null; reado
   const [broken, setBroken] = useState(false);
   return (
     <a href={link} target="_blank" rel="noreferrer noopener" className="prj-badge-link">
-      {broken ? <span className="prj-badge-broken">Image did not load</span> : <img src={image} alt={name || 'Badge'} className="prj-badge-img" onError={() => setBroken(true)} />}
+      {broken ? (
+        <span className="prj-badge-broken">Image did not load</span>
+      ) : (
+        <img src={image} alt={name || 'Badge'} className="prj-badge-img" onError={() => setBroken(true)} />
+      )}
     </a>
   );
 }
 
-function BadgePreview({ group, name, link, image }: { readonly group: Group; readonly name: string; readonly link: string; readonly image: string }) {
+function BadgePreview({
+  group,
+  name,
+  link,
+  image,
+}: {
+  readonly group: Group;
+  readonly name: string;
+  readonly link: string;
+  readonly image: string;
+}) {
   const { token } = useSignedIn();
   const [asked, setAsked] = useState({ link, image });
   // Ask the server to render once typing pauses.
@@ -44,7 +76,12 @@ function BadgePreview({ group, name, link, image }: { readonly group: Group; rea
       {ready && render.isError ? <InlineProblem>{render.error.message}</InlineProblem> : null}
       {ready && render.data ? (
         <>
-          <BadgeImage key={render.data.rendered_image_url} name={render.data.name ?? (name.trim() || null)} link={render.data.rendered_link_url} image={render.data.rendered_image_url} />
+          <BadgeImage
+            key={render.data.rendered_image_url}
+            name={render.data.name ?? (name.trim() || null)}
+            link={render.data.rendered_link_url}
+            image={render.data.rendered_image_url}
+          />
           <dl className="prj-rendered">
             <dt>Rendered link</dt>
             <dd className="mono">{render.data.rendered_link_url}</dd>
@@ -57,13 +94,26 @@ function BadgePreview({ group, name, link, image }: { readonly group: Group; rea
   );
 }
 
-function BadgeForm({ group, editing, onDone }: { readonly group: Group; readonly editing: GroupBadge | null; readonly onDone: () => void }) {
+function BadgeForm({
+  group,
+  editing,
+  onDone,
+}: {
+  readonly group: Group;
+  readonly editing: GroupBadge | null;
+  readonly onDone: () => void;
+}) {
   const { token } = useSignedIn();
   const queryClient = useQueryClient();
-  const [form, setForm] = useState<BadgeInput>(() => ({ name: editing?.name ?? '', link_url: editing?.link_url ?? '', image_url: editing?.image_url ?? '' }));
+  const [form, setForm] = useState<BadgeInput>(() => ({
+    name: editing?.name ?? '',
+    link_url: editing?.link_url ?? '',
+    image_url: editing?.image_url ?? '',
+  }));
   const [checked, setChecked] = useState<Record<string, string>>({});
   const save = useMutation({
-    mutationFn: (input: BadgeInput) => (editing ? updateGroupBadge(token, group.id, editing.id, input) : createGroupBadge(token, group.id, input)),
+    mutationFn: (input: BadgeInput) =>
+      editing ? updateGroupBadge(token, group.id, editing.id, input) : createGroupBadge(token, group.id, input),
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: hostingKeys.badges(group.id) });
       if (!editing) setForm({ name: '', link_url: '', image_url: '' });
@@ -88,13 +138,43 @@ function BadgeForm({ group, editing, onDone }: { readonly group: Group; readonly
   return (
     <form className="prj-form" onSubmit={submit} noValidate>
       <Field label="Name (optional)" error={errorOf('name')}>
-        {(props) => <input {...props} className="input" value={form.name ?? ''} onChange={(e) => setForm({ ...form, name: e.currentTarget.value })} autoComplete="off" />}
+        {(props) => (
+          <input
+            {...props}
+            className="input"
+            value={form.name ?? ''}
+            onChange={(e) => setForm({ ...form, name: e.currentTarget.value })}
+            autoComplete="off"
+          />
+        )}
       </Field>
       <Field label="Link URL" error={errorOf('link_url')} help="Where the badge leads.">
-        {(props) => <input {...props} className="input mono" type="url" value={form.link_url} placeholder="https://ci.example.com/%{project_path}" onChange={(e) => setForm({ ...form, link_url: e.currentTarget.value })} autoComplete="off" spellCheck={false} />}
+        {(props) => (
+          <input
+            {...props}
+            className="input mono"
+            type="url"
+            value={form.link_url}
+            placeholder="https://ci.example.com/%{project_path}"
+            onChange={(e) => setForm({ ...form, link_url: e.currentTarget.value })}
+            autoComplete="off"
+            spellCheck={false}
+          />
+        )}
       </Field>
       <Field label="Image URL" error={errorOf('image_url')} help="The badge picture (SVG or PNG).">
-        {(props) => <input {...props} className="input mono" type="url" value={form.image_url} placeholder="https://ci.example.com/%{project_path}/badge.svg" onChange={(e) => setForm({ ...form, image_url: e.currentTarget.value })} autoComplete="off" spellCheck={false} />}
+        {(props) => (
+          <input
+            {...props}
+            className="input mono"
+            type="url"
+            value={form.image_url}
+            placeholder="https://ci.example.com/%{project_path}/badge.svg"
+            onChange={(e) => setForm({ ...form, image_url: e.currentTarget.value })}
+            autoComplete="off"
+            spellCheck={false}
+          />
+        )}
       </Field>
       <p className="prj-help">
         Placeholders, filled from the group's first project:{' '}

@@ -18,7 +18,12 @@ export interface ConfirmedMutationDialog {
  */
 export function useConfirmedMutation<T, TData = unknown>(
   options: UseMutationOptions<TData, Error, T>,
-): { readonly target: T | null; readonly ask: (target: T) => void; readonly dialog: ConfirmedMutationDialog; readonly mutation: UseMutationResult<TData, Error, T> } {
+): {
+  readonly target: T | null;
+  readonly ask: (target: T) => void;
+  readonly dialog: ConfirmedMutationDialog;
+  readonly mutation: UseMutationResult<TData, Error, T>;
+} {
   const [target, setTarget] = useState<T | null>(null);
   const mutation = useMutation<TData, Error, T>({
     ...options,
@@ -91,7 +96,15 @@ export function ConfirmDialog({
             <label className="label" htmlFor={inputId}>
               Type <code>{typeToConfirm}</code> to confirm
             </label>
-            <input id={inputId} className="input mono" value={typed} onChange={(e) => setTyped(e.currentTarget.value)} autoComplete="off" spellCheck={false} autoFocus />
+            <input
+              id={inputId}
+              className="input mono"
+              value={typed}
+              onChange={(e) => setTyped(e.currentTarget.value)}
+              autoComplete="off"
+              spellCheck={false}
+              autoFocus
+            />
           </div>
         ) : null}
         <InlineProblem>{error}</InlineProblem>

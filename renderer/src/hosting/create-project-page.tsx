@@ -19,7 +19,9 @@ export function CreateProjectPage() {
 
   return (
     <Panel title="New project">
-      <p className="prj-lead">A project is a git repository on this server with GitLab's project settings. Create it here, then push to it from your computer.</p>
+      <p className="prj-lead">
+        A project is a git repository on this server with GitLab's project settings. Create it here, then push to it from your computer.
+      </p>
       {namespaces.isPending ? <Busy>Loading your namespaces…</Busy> : null}
       {namespaces.isError ? (
         <Problem title="Could not load your namespaces.">

@@ -47,10 +47,21 @@ export function ExportTab({ project }: { readonly project: Project }) {
   return (
     <div className="prj-two">
       <Panel title="Export project">
-        <p className="prj-lead">An export is a .tar.gz archive of the repository, settings, hooks (without their secrets) and uploads. Import it here or into GitLab.</p>
+        <p className="prj-lead">
+          An export is a .tar.gz archive of the repository, settings, hooks (without their secrets) and uploads. Import it here or into
+          GitLab.
+        </p>
         <form className="prj-form" onSubmit={submit} noValidate>
           <Field label="Description in the archive (optional)" help="Left empty: the project's own description.">
-            {(props) => <input {...props} className="input" value={description} placeholder={project.description ?? ''} onChange={(e) => setDescription(e.currentTarget.value)} />}
+            {(props) => (
+              <input
+                {...props}
+                className="input"
+                value={description}
+                placeholder={project.description ?? ''}
+                onChange={(e) => setDescription(e.currentTarget.value)}
+              />
+            )}
           </Field>
           <InlineProblem>{schedule.error?.message}</InlineProblem>
           <div className="actions">
@@ -82,7 +93,12 @@ export function ExportTab({ project }: { readonly project: Project }) {
             {current === 'failed' ? <InlineProblem>{status.data.export_error ?? 'The export failed.'}</InlineProblem> : null}
             {current === 'finished' ? (
               <div className="actions">
-                <button type="button" className="button button-primary" aria-disabled={download.isPending} onClick={() => !download.isPending && download.mutate()}>
+                <button
+                  type="button"
+                  className="button button-primary"
+                  aria-disabled={download.isPending}
+                  onClick={() => !download.isPending && download.mutate()}
+                >
                   {download.isPending ? 'Downloading…' : 'Download archive'}
                 </button>
                 <Link className="button button-secondary" to="/projects/import">

@@ -58,7 +58,12 @@ export function ForkTab({ project }: { readonly project: Project }) {
   const [name, setName] = useState('');
   const [path, setPath] = useState('');
   const fork = useMutation({
-    mutationFn: () => forkProject(token, project.id, { namespace_id: Number(namespaceId || defaultNamespace), ...(name.trim() ? { name: name.trim() } : {}), ...(path.trim() ? { path: path.trim() } : {}) }),
+    mutationFn: () =>
+      forkProject(token, project.id, {
+        namespace_id: Number(namespaceId || defaultNamespace),
+        ...(name.trim() ? { name: name.trim() } : {}),
+        ...(path.trim() ? { path: path.trim() } : {}),
+      }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: hostingKeys.project(project.id) }),
   });
   // Another namespace than the project's own first: a fork next to its source needs a new path.
@@ -71,14 +76,21 @@ export function ForkTab({ project }: { readonly project: Project }) {
   };
   return (
     <Panel title="Fork">
-      <p className="prj-lead">A fork is your own copy of {project.name_with_namespace}, repository and settings, that remembers where it came from.</p>
+      <p className="prj-lead">
+        A fork is your own copy of {project.name_with_namespace}, repository and settings, that remembers where it came from.
+      </p>
       {namespaces.isPending ? <Busy>Loading your namespaces…</Busy> : null}
       {namespaces.isError ? <InlineProblem>{namespaces.error.message}</InlineProblem> : null}
       {namespaces.data ? (
         <form className="prj-form prj-form-narrow" onSubmit={submit} noValidate>
           <Field label="Namespace" error={errors.fields.namespace} help="Your own namespace or a group you can create projects in.">
             {(props) => (
-              <select {...props} className="input" value={namespaceId || defaultNamespace} onChange={(e) => setNamespaceId(e.currentTarget.value)}>
+              <select
+                {...props}
+                className="input"
+                value={namespaceId || defaultNamespace}
+                onChange={(e) => setNamespaceId(e.currentTarget.value)}
+              >
                 {choices.map((n) => (
                   <option key={n.id} value={n.id}>
                     {n.full_path} {n.kind === 'group' ? '(group)' : '(you)'}
@@ -89,10 +101,29 @@ export function ForkTab({ project }: { readonly project: Project }) {
           </Field>
           <div className="prj-grid-2">
             <Field label="Name (optional)" error={errors.fields.name}>
-              {(props) => <input {...props} className="input" value={name} placeholder={project.name} onChange={(e) => setName(e.currentTarget.value)} autoComplete="off" />}
+              {(props) => (
+                <input
+                  {...props}
+                  className="input"
+                  value={name}
+                  placeholder={project.name}
+                  onChange={(e) => setName(e.currentTarget.value)}
+                  autoComplete="off"
+                />
+              )}
             </Field>
             <Field label="Path (optional)" error={errors.fields.path}>
-              {(props) => <input {...props} className="input mono" value={path} placeholder={project.path} onChange={(e) => setPath(e.currentTarget.value)} autoComplete="off" spellCheck={false} />}
+              {(props) => (
+                <input
+                  {...props}
+                  className="input mono"
+                  value={path}
+                  placeholder={project.path}
+                  onChange={(e) => setPath(e.currentTarget.value)}
+                  autoComplete="off"
+                  spellCheck={false}
+                />
+              )}
             </Field>
           </div>
           <InlineProblem>{errors.general}</InlineProblem>

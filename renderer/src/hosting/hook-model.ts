@@ -32,7 +32,13 @@ export function emptyHookForm(): HookFormState {
 /** The form for an existing hook; its token is never shown, so the field starts empty. */
 export function hookToForm(hook: ProjectHook): HookFormState {
   const events = Object.fromEntries(hookEventKeys.map((key) => [key, Boolean(hook[key])])) as Record<HookEventKey, boolean>;
-  return { url: hook.url, token: '', branchFilter: hook.push_events_branch_filter ?? '', sslVerification: hook.enable_ssl_verification, events };
+  return {
+    url: hook.url,
+    token: '',
+    branchFilter: hook.push_events_branch_filter ?? '',
+    sslVerification: hook.enable_ssl_verification,
+    events,
+  };
 }
 
 /**

@@ -9,13 +9,22 @@ import { fieldErrorsOf } from './field-errors';
 import { checkHookForm, emptyHookForm, hookEvents, hookInputOf, hookToForm, type HookFormState } from './hook-model';
 import { Field, focusFirstInvalid, hostingKeys, InlineProblem, SubmitButton, Switch } from './widgets';
 
-function HookForm({ project, editing, onDone }: { readonly project: Project; readonly editing: ProjectHook | null; readonly onDone: () => void }) {
+function HookForm({
+  project,
+  editing,
+  onDone,
+}: {
+  readonly project: Project;
+  readonly editing: ProjectHook | null;
+  readonly onDone: () => void;
+}) {
   const { token } = useSignedIn();
   const queryClient = useQueryClient();
   const [form, setForm] = useState<HookFormState>(() => (editing ? hookToForm(editing) : emptyHookForm()));
   const [urlProblem, setUrlProblem] = useState<string | null>(null);
   const save = useMutation({
-    mutationFn: (state: HookFormState) => (editing ? updateHook(token, project.id, editing.id, hookInputOf(state)) : createHook(token, project.id, hookInputOf(state))),
+    mutationFn: (state: HookFormState) =>
+      editing ? updateHook(token, project.id, editing.id, hookInputOf(state)) : createHook(token, project.id, hookInputOf(state)),
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: hostingKeys.hooks(project.id) });
       if (!editing) setForm(emptyHookForm());
@@ -41,27 +50,75 @@ function HookForm({ project, editing, onDone }: { readonly project: Project; rea
   return (
     <form className="prj-form" onSubmit={submit} noValidate>
       <Field label="URL" error={urlError} help="Receives a POST with GitLab's JSON payload for each chosen event.">
-        {(props) => <input {...props} className="input mono" type="url" value={form.url} placeholder="https://example.com/hook" onChange={(e) => setForm({ ...form, url: e.currentTarget.value })} autoComplete="off" spellCheck={false} />}
+        {(props) => (
+          <input
+            {...props}
+            className="input mono"
+            type="url"
+            value={form.url}
+            placeholder="https://example.com/hook"
+            onChange={(e) => setForm({ ...form, url: e.currentTarget.value })}
+            autoComplete="off"
+            spellCheck={false}
+          />
+        )}
       </Field>
       <Field
         label="Secret token (optional)"
         error={errors.fields.token}
-        help={editing ? (urlChanged ? 'A new URL drops the stored secret unless you type one here.' : 'Left empty: the stored secret, if any, is kept. It is never shown.') : 'Sent as X-Gitlab-Token so the receiver can check the sender.'}
+        help={
+          editing
+            ? urlChanged
+              ? 'A new URL drops the stored secret unless you type one here.'
+              : 'Left empty: the stored secret, if any, is kept. It is never shown.'
+            : 'Sent as X-Gitlab-Token so the receiver can check the sender.'
+        }
       >
-        {(props) => <input {...props} className="input mono" type="password" value={form.token} onChange={(e) => setForm({ ...form, token: e.currentTarget.value })} autoComplete="new-password" />}
+        {(props) => (
+          <input
+            {...props}
+            className="input mono"
+            type="password"
+            value={form.token}
+            onChange={(e) => setForm({ ...form, token: e.currentTarget.value })}
+            autoComplete="new-password"
+          />
+        )}
       </Field>
       <fieldset className="prj-fieldset prj-fieldset-plain">
         <legend>Trigger</legend>
         <div className="prj-switches">
           {hookEvents.map((event) => (
-            <Switch key={event.key} label={event.label} checked={form.events[event.key]} onChange={(value) => setForm({ ...form, events: { ...form.events, [event.key]: value } })} />
+            <Switch
+              key={event.key}
+              label={event.label}
+              checked={form.events[event.key]}
+              onChange={(value) => setForm({ ...form, events: { ...form.events, [event.key]: value } })}
+            />
           ))}
         </div>
       </fieldset>
-      <Field label="Push events: branch filter (optional)" error={errors.fields.push_events_branch_filter} help="Only pushes to matching branches, * as wildcard, e.g. release/*.">
-        {(props) => <input {...props} className="input mono" value={form.branchFilter} onChange={(e) => setForm({ ...form, branchFilter: e.currentTarget.value })} autoComplete="off" spellCheck={false} />}
+      <Field
+        label="Push events: branch filter (optional)"
+        error={errors.fields.push_events_branch_filter}
+        help="Only pushes to matching branches, * as wildcard, e.g. release/*."
+      >
+        {(props) => (
+          <input
+            {...props}
+            className="input mono"
+            value={form.branchFilter}
+            onChange={(e) => setForm({ ...form, branchFilter: e.currentTarget.value })}
+            autoComplete="off"
+            spellCheck={false}
+          />
+        )}
       </Field>
-      <Switch label="Verify the receiver's SSL certificate" checked={form.sslVerification} onChange={(value) => setForm({ ...form, sslVerification: value })} />
+      <Switch
+        label="Verify the receiver's SSL certificate"
+        checked={form.sslVerification}
+        onChange={(value) => setForm({ ...form, sslVerification: value })}
+      />
       <InlineProblem>{general}</InlineProblem>
       <div className="actions">
         <SubmitButton pending={save.isPending} busyLabel="Saving…">
@@ -77,7 +134,17 @@ function HookForm({ project, editing, onDone }: { readonly project: Project; rea
   );
 }
 
-function HookRow({ project, hook, onEdit, onDelete }: { readonly project: Project; readonly hook: ProjectHook; readonly onEdit: () => void; readonly onDelete: () => void }) {
+function HookRow({
+  project,
+  hook,
+  onEdit,
+  onDelete,
+}: {
+  readonly project: Project;
+  readonly hook: ProjectHook;
+  readonly onEdit: () => void;
+  readonly onDelete: () => void;
+}) {
   const { token } = useSignedIn();
   const test = useMutation({ mutationFn: () => testHook(token, project.id, hook.id, 'push_events') });
   const on = hookEvents.filter((e) => hook[e.key]);
@@ -86,7 +153,15 @@ function HookRow({ project, hook, onEdit, onDelete }: { readonly project: Projec
       <div className="prj-hook-main">
         <p className="mono prj-hook-url">{hook.url}</p>
         <p className="prj-row prj-hook-events">
-          {on.length > 0 ? on.map((e) => <span key={e.key} className="prj-tag">{e.label}</span>) : <span className="muted small">No events</span>}
+          {on.length > 0 ? (
+            on.map((e) => (
+              <span key={e.key} className="prj-tag">
+                {e.label}
+              </span>
+            ))
+          ) : (
+            <span className="muted small">No events</span>
+          )}
           {hook.push_events_branch_filter ? <span className="muted small">branches: {hook.push_events_branch_filter}</span> : null}
           <span className="muted small">SSL verification {hook.enable_ssl_verification ? 'on' : 'off'}</span>
         </p>
@@ -102,7 +177,12 @@ function HookRow({ project, hook, onEdit, onDelete }: { readonly project: Projec
         ) : null}
       </div>
       <div className="prj-row prj-hook-actions">
-        <button type="button" className="button button-secondary prj-small-button" aria-disabled={test.isPending} onClick={() => !test.isPending && test.mutate()}>
+        <button
+          type="button"
+          className="button button-secondary prj-small-button"
+          aria-disabled={test.isPending}
+          onClick={() => !test.isPending && test.mutate()}
+        >
           {test.isPending ? 'Testing…' : 'Test push'}
           <span className="visually-hidden"> to {hook.url}</span>
         </button>

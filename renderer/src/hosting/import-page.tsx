@@ -35,7 +35,13 @@ function ImportProgress({ result }: { readonly result: ProjectImportStatus }) {
       <p className="prj-subtitle">
         {importRunning(current) ? 'Importing' : 'Imported as'} <span className="mono">{status.data.path_with_namespace}</span>
       </p>
-      {importRunning(current) ? <ProgressBar label={current === 'scheduled' ? 'Waiting to start' : 'Unpacking the archive'} value={null} detail={`import_status: ${current}`} /> : null}
+      {importRunning(current) ? (
+        <ProgressBar
+          label={current === 'scheduled' ? 'Waiting to start' : 'Unpacking the archive'}
+          value={null}
+          detail={`import_status: ${current}`}
+        />
+      ) : null}
       {current === 'finished' ? (
         <p className="prj-row">
           <Pill tone="ok">Import finished</Pill>
@@ -68,7 +74,14 @@ export function ImportPage() {
   const fileInput = useRef<HTMLInputElement>(null);
   const fileId = useId();
   const upload = useMutation({
-    mutationFn: (chosen: File) => importProject(token, chosen, chosen.name, { path: path.trim() || pathFromArchiveName(chosen.name), name: name.trim() || undefined, namespace: namespace || undefined }, setProgress),
+    mutationFn: (chosen: File) =>
+      importProject(
+        token,
+        chosen,
+        chosen.name,
+        { path: path.trim() || pathFromArchiveName(chosen.name), name: name.trim() || undefined, namespace: namespace || undefined },
+        setProgress,
+      ),
   });
   const errors = fieldErrorsOf(upload.error, ['file', 'path', 'name', 'namespace']);
   const own = namespaces.data?.find((n) => n.kind === 'user' && n.path === user.username);
@@ -90,7 +103,9 @@ export function ImportPage() {
   return (
     <div className="prj-two">
       <Panel title="Import a project">
-        <p className="prj-lead">Upload an archive exported from Cratehouse or GitLab. It becomes a new project with its repository, settings, hooks and uploads.</p>
+        <p className="prj-lead">
+          Upload an archive exported from Cratehouse or GitLab. It becomes a new project with its repository, settings, hooks and uploads.
+        </p>
         <form className="prj-form" onSubmit={submit} noValidate aria-busy={upload.isPending}>
           <div className="prj-field">
             <label className="label" htmlFor={fileId}>
@@ -119,18 +134,39 @@ export function ImportPage() {
             ) : null}
           </div>
           <div className="prj-grid-2">
-            <Field label="Project path" error={errors.fields.path} help={suggested ? `Left empty: ${suggested}.` : 'The path of the new project.'}>
-              {(props) => <input {...props} className="input mono" value={path} placeholder={suggested} onChange={(e) => setPath(e.currentTarget.value)} autoComplete="off" spellCheck={false} />}
+            <Field
+              label="Project path"
+              error={errors.fields.path}
+              help={suggested ? `Left empty: ${suggested}.` : 'The path of the new project.'}
+            >
+              {(props) => (
+                <input
+                  {...props}
+                  className="input mono"
+                  value={path}
+                  placeholder={suggested}
+                  onChange={(e) => setPath(e.currentTarget.value)}
+                  autoComplete="off"
+                  spellCheck={false}
+                />
+              )}
             </Field>
             <Field label="Project name (optional)" error={errors.fields.name} help="Left empty: the same as the path, as GitLab does.">
-              {(props) => <input {...props} className="input" value={name} onChange={(e) => setName(e.currentTarget.value)} autoComplete="off" />}
+              {(props) => (
+                <input {...props} className="input" value={name} onChange={(e) => setName(e.currentTarget.value)} autoComplete="off" />
+              )}
             </Field>
           </div>
           {namespaces.isPending ? <Busy>Loading your namespaces…</Busy> : null}
           {namespaces.data ? (
             <Field label="Namespace" error={errors.fields.namespace}>
               {(props) => (
-                <select {...props} className="input" value={namespace || own?.full_path || ''} onChange={(e) => setNamespace(e.currentTarget.value)}>
+                <select
+                  {...props}
+                  className="input"
+                  value={namespace || own?.full_path || ''}
+                  onChange={(e) => setNamespace(e.currentTarget.value)}
+                >
                   {namespaces.data.map((n) => (
                     <option key={n.id} value={n.full_path}>
                       {n.full_path} {n.kind === 'group' ? '(group)' : '(you)'}
@@ -141,7 +177,13 @@ export function ImportPage() {
             </Field>
           ) : null}
           <InlineProblem>{errors.general}</InlineProblem>
-          {upload.isPending && progress ? <ProgressBar label="Uploading" value={progress.total > 0 ? progress.loaded / progress.total : null} detail={`${formatCount(progress.loaded)} of ${formatCount(progress.total)} bytes`} /> : null}
+          {upload.isPending && progress ? (
+            <ProgressBar
+              label="Uploading"
+              value={progress.total > 0 ? progress.loaded / progress.total : null}
+              detail={`${formatCount(progress.loaded)} of ${formatCount(progress.total)} bytes`}
+            />
+          ) : null}
           {upload.isPending && !progress ? <Busy>Starting the upload…</Busy> : null}
           <div className="actions">
             <SubmitButton pending={upload.isPending} busyLabel="Uploading…">
@@ -151,7 +193,11 @@ export function ImportPage() {
         </form>
       </Panel>
       <Panel title="Import status">
-        {upload.data ? <ImportProgress key={upload.data.id} result={upload.data} /> : <p className="prj-help">After the upload, the import runs on the server; its status shows here until it is finished.</p>}
+        {upload.data ? (
+          <ImportProgress key={upload.data.id} result={upload.data} />
+        ) : (
+          <p className="prj-help">After the upload, the import runs on the server; its status shows here until it is finished.</p>
+        )}
       </Panel>
     </div>
   );

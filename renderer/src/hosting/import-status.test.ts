@@ -3,7 +3,14 @@ import { importRunning, pathFromArchiveName, pollDelay } from './import-status';
 
 describe('importRunning', () => {
   it('waits on scheduled and started only', () => {
-    expect(['none', 'scheduled', 'started', 'finished', 'failed', undefined].map((s) => importRunning(s as never))).toEqual([false, true, true, false, false, false]);
+    expect(['none', 'scheduled', 'started', 'finished', 'failed', undefined].map((s) => importRunning(s as never))).toEqual([
+      false,
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
 });
 

@@ -2,7 +2,12 @@ import { useId } from 'react';
 import type { NotificationLevelName } from '../api/hosting';
 
 /** The notification levels a person picks from, with what each does. */
-export const notificationLevels: readonly { readonly value: NotificationLevelName; readonly label: string; readonly help: string; readonly globalToo: boolean }[] = [
+export const notificationLevels: readonly {
+  readonly value: NotificationLevelName;
+  readonly label: string;
+  readonly help: string;
+  readonly globalToo: boolean;
+}[] = [
   { value: 'global', label: 'Global', help: 'Use your global notification setting.', globalToo: false },
   { value: 'watch', label: 'Watch', help: 'Every activity.', globalToo: true },
   { value: 'participating', label: 'Participate', help: 'Only threads you take part in.', globalToo: true },
@@ -33,7 +38,14 @@ export function NotificationLevelSelect({
       <label className="label" htmlFor={id}>
         {label}
       </label>
-      <select id={id} className="input prj-medium" value={value} aria-busy={busy} onChange={(e) => onChange(e.currentTarget.value as NotificationLevelName)} aria-describedby={`${id}-help`}>
+      <select
+        id={id}
+        className="input prj-medium"
+        value={value}
+        aria-busy={busy}
+        onChange={(e) => onChange(e.currentTarget.value as NotificationLevelName)}
+        aria-describedby={`${id}-help`}
+      >
         {choices.map((l) => (
           <option key={l.value} value={l.value}>
             {l.label}

@@ -19,12 +19,20 @@ export function NotificationsPage() {
   });
   return (
     <Panel title="Global notifications">
-      <p className="prj-lead">How much e-mail you get about projects. A project or group set to Global uses this level; set a project's own level on its overview.</p>
+      <p className="prj-lead">
+        How much e-mail you get about projects. A project or group set to Global uses this level; set a project's own level on its overview.
+      </p>
       {setting.isPending ? <Busy>Loading your notification settings…</Busy> : null}
       {setting.isError ? <InlineProblem>{setting.error.message}</InlineProblem> : null}
       {setting.data ? (
         <div className="prj-form-narrow">
-          <NotificationLevelSelect label="Global notification level" scope="global" value={save.isPending && save.variables ? save.variables : setting.data.level} busy={save.isPending} onChange={(level) => save.mutate(level)} />
+          <NotificationLevelSelect
+            label="Global notification level"
+            scope="global"
+            value={save.isPending && save.variables ? save.variables : setting.data.level}
+            busy={save.isPending}
+            onChange={(level) => save.mutate(level)}
+          />
           <dl className="facts prj-gap">
             <Fact term="Sent to">
               <span className="mono truncate">{setting.data.notification_email}</span>

@@ -25,7 +25,7 @@ describe('checkProjectForm', () => {
     expect(checkProjectForm({ ...emptyProjectForm(1), name: 'x' }, 'edit')).toHaveProperty('path');
   });
 
-  it("catches a path GitLab refuses and an import URL that is not http(s)", () => {
+  it('catches a path GitLab refuses and an import URL that is not http(s)', () => {
     expect(checkProjectForm({ ...emptyProjectForm(1), path: '-bad' }, 'create').path).toMatch(/non-accented letters/);
     expect(checkProjectForm({ ...emptyProjectForm(1), path: 'x.git' }, 'create').path).toBeDefined();
     expect(checkProjectForm({ ...emptyProjectForm(1), name: 'x', importUrl: 'ssh://h/r.git' }, 'create').import_url).toBeDefined();
@@ -34,8 +34,19 @@ describe('checkProjectForm', () => {
 
 describe('formToPayload', () => {
   it('creates with what is filled in, the namespace as a number and topics as tag_list', () => {
-    const payload = formToPayload({ ...emptyProjectForm(7), name: 'Album', description: ' LP ', topics: 'lp, house', visibility: 'internal' }, 'create');
-    expect(payload).toMatchObject({ name: 'Album', description: 'LP', tag_list: ['lp', 'house'], visibility: 'internal', namespace_id: 7, issues_enabled: true, printing_merge_request_link_enabled: true });
+    const payload = formToPayload(
+      { ...emptyProjectForm(7), name: 'Album', description: ' LP ', topics: 'lp, house', visibility: 'internal' },
+      'create',
+    );
+    expect(payload).toMatchObject({
+      name: 'Album',
+      description: 'LP',
+      tag_list: ['lp', 'house'],
+      visibility: 'internal',
+      namespace_id: 7,
+      issues_enabled: true,
+      printing_merge_request_link_enabled: true,
+    });
     expect(payload).not.toHaveProperty('path');
     expect(payload).not.toHaveProperty('default_branch');
     expect(payload).not.toHaveProperty('import_url');

@@ -163,8 +163,10 @@ export function checkProjectForm(form: ProjectFormState, mode: 'create' | 'edit'
   if (mode === 'edit' && name === '') problems.name = "Can't be blank.";
   if (mode === 'edit' && path === '') problems.path = "Can't be blank.";
   if (path !== '' && (!pathPattern.test(path) || /\.(git|atom)$/i.test(path)))
-    problems.path = "Can only include non-accented letters, digits, '_', '-' and '.'. It must not start with '-', '_', or '.', nor end with '-', '_', '.', '.git', or '.atom'.";
-  if (form.importUrl.trim() !== '' && !/^https?:\/\/\S+$/i.test(form.importUrl.trim())) problems.import_url = 'Must be an http:// or https:// address.';
+    problems.path =
+      "Can only include non-accented letters, digits, '_', '-' and '.'. It must not start with '-', '_', or '.', nor end with '-', '_', '.', '.git', or '.atom'.";
+  if (form.importUrl.trim() !== '' && !/^https?:\/\/\S+$/i.test(form.importUrl.trim()))
+    problems.import_url = 'Must be an http:// or https:// address.';
   return problems;
 }
 
@@ -203,7 +205,9 @@ export function formToPayload(form: ProjectFormState, mode: 'create' | 'edit', b
   const out: Record<string, string | number | boolean | readonly string[] | null> = {};
   for (const [key, value] of Object.entries(all)) {
     const old = previous[key];
-    const same = Array.isArray(value) ? JSON.stringify(value) === JSON.stringify(old ?? []) : value === (old ?? (typeof value === 'string' ? '' : undefined));
+    const same = Array.isArray(value)
+      ? JSON.stringify(value) === JSON.stringify(old ?? [])
+      : value === (old ?? (typeof value === 'string' ? '' : undefined));
     if (!same) out[key] = value;
   }
   return out;

@@ -2,10 +2,32 @@ import { useMutation } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { Namespace, Project, ProjectPayload } from '../api/hosting';
 import { fieldErrorsOf } from './field-errors';
-import { checkProjectForm, featureSwitches, projectToForm, formToPayload, mergeMethods, mergeSwitches, pathFromName, visibilities, type ProjectFormState, type SwitchKey } from './project-form-model';
+import {
+  checkProjectForm,
+  featureSwitches,
+  projectToForm,
+  formToPayload,
+  mergeMethods,
+  mergeSwitches,
+  pathFromName,
+  visibilities,
+  type ProjectFormState,
+  type SwitchKey,
+} from './project-form-model';
 import { Field, focusFirstInvalid, InlineProblem, SubmitButton, Switch } from './widgets';
 
-const formFields = ['name', 'path', 'namespace_id', 'description', 'visibility', 'default_branch', 'tag_list', 'merge_method', 'ci_config_path', 'import_url'];
+const formFields = [
+  'name',
+  'path',
+  'namespace_id',
+  'description',
+  'visibility',
+  'default_branch',
+  'tag_list',
+  'merge_method',
+  'ci_config_path',
+  'import_url',
+];
 const aliases = { topics: 'tag_list', namespace: 'namespace_id', import_source: 'import_url' };
 
 /**
@@ -80,7 +102,15 @@ export function ProjectForm({
         <legend>Project</legend>
         <div className="prj-grid-2">
           <Field label="Project name" error={errorOf('name')} help="Letters, digits, emoji, spaces, '_', '.', '+' and dashes.">
-            {(props) => <input {...props} className="input" value={form.name} onChange={(e) => set('name', e.currentTarget.value)} autoComplete="off" />}
+            {(props) => (
+              <input
+                {...props}
+                className="input"
+                value={form.name}
+                onChange={(e) => set('name', e.currentTarget.value)}
+                autoComplete="off"
+              />
+            )}
           </Field>
           <Field
             label="Project path"
@@ -108,17 +138,41 @@ export function ProjectForm({
                     ))}
                   </select>
                 ) : null}
-                <input {...props} className="input mono" value={form.path} placeholder={mode === 'create' ? pathFromName(form.name) : undefined} onChange={(e) => set('path', e.currentTarget.value)} autoComplete="off" spellCheck={false} />
+                <input
+                  {...props}
+                  className="input mono"
+                  value={form.path}
+                  placeholder={mode === 'create' ? pathFromName(form.name) : undefined}
+                  onChange={(e) => set('path', e.currentTarget.value)}
+                  autoComplete="off"
+                  spellCheck={false}
+                />
               </div>
             )}
           </Field>
         </div>
         {errorOf('namespace_id') ? <p className="prj-field-error">{errorOf('namespace_id')}</p> : null}
         <Field label="Description" error={errorOf('description')}>
-          {(props) => <textarea {...props} className="input prj-textarea" rows={3} value={form.description} onChange={(e) => set('description', e.currentTarget.value)} />}
+          {(props) => (
+            <textarea
+              {...props}
+              className="input prj-textarea"
+              rows={3}
+              value={form.description}
+              onChange={(e) => set('description', e.currentTarget.value)}
+            />
+          )}
         </Field>
         <Field label="Topics" error={errorOf('tag_list')} help="Separate topics with commas, e.g. house, stems, 124 bpm.">
-          {(props) => <input {...props} className="input" value={form.topics} onChange={(e) => set('topics', e.currentTarget.value)} autoComplete="off" />}
+          {(props) => (
+            <input
+              {...props}
+              className="input"
+              value={form.topics}
+              onChange={(e) => set('topics', e.currentTarget.value)}
+              autoComplete="off"
+            />
+          )}
         </Field>
       </fieldset>
 
@@ -127,7 +181,13 @@ export function ProjectForm({
         <div className="prj-radios" role="radiogroup" aria-label="Visibility level">
           {visibilities.map((v) => (
             <label key={v.value} className={`prj-radio${form.visibility === v.value ? ' prj-radio-on' : ''}`}>
-              <input type="radio" name={visibilityName} value={v.value} checked={form.visibility === v.value} onChange={() => set('visibility', v.value)} />
+              <input
+                type="radio"
+                name={visibilityName}
+                value={v.value}
+                checked={form.visibility === v.value}
+                onChange={() => set('visibility', v.value)}
+              />
               <span>
                 <strong>{v.label}</strong>
                 <span className="prj-help">{v.help}</span>
@@ -141,16 +201,53 @@ export function ProjectForm({
       <fieldset className="prj-fieldset">
         <legend>Repository</legend>
         <div className="prj-grid-2">
-          <Field label="Default branch" error={errorOf('default_branch')} help={mode === 'create' ? 'Left empty: main.' : 'HEAD of the repository; clones check this branch out.'}>
-            {(props) => <input {...props} className="input mono" value={form.defaultBranch} placeholder={mode === 'create' ? 'main' : undefined} onChange={(e) => set('defaultBranch', e.currentTarget.value)} autoComplete="off" spellCheck={false} />}
+          <Field
+            label="Default branch"
+            error={errorOf('default_branch')}
+            help={mode === 'create' ? 'Left empty: main.' : 'HEAD of the repository; clones check this branch out.'}
+          >
+            {(props) => (
+              <input
+                {...props}
+                className="input mono"
+                value={form.defaultBranch}
+                placeholder={mode === 'create' ? 'main' : undefined}
+                onChange={(e) => set('defaultBranch', e.currentTarget.value)}
+                autoComplete="off"
+                spellCheck={false}
+              />
+            )}
           </Field>
           <Field label="CI configuration path" error={errorOf('ci_config_path')} help="Left empty: .gitlab-ci.yml.">
-            {(props) => <input {...props} className="input mono" value={form.ciConfigPath} onChange={(e) => set('ciConfigPath', e.currentTarget.value)} autoComplete="off" spellCheck={false} />}
+            {(props) => (
+              <input
+                {...props}
+                className="input mono"
+                value={form.ciConfigPath}
+                onChange={(e) => set('ciConfigPath', e.currentTarget.value)}
+                autoComplete="off"
+                spellCheck={false}
+              />
+            )}
           </Field>
         </div>
         {mode === 'create' ? (
-          <Field label="Import the repository from a URL (optional)" error={errorOf('import_url')} help="An http(s) git URL; the server clones it in the background.">
-            {(props) => <input {...props} className="input mono" type="url" value={form.importUrl} placeholder="https://example.com/band/session.git" onChange={(e) => set('importUrl', e.currentTarget.value)} autoComplete="off" />}
+          <Field
+            label="Import the repository from a URL (optional)"
+            error={errorOf('import_url')}
+            help="An http(s) git URL; the server clones it in the background."
+          >
+            {(props) => (
+              <input
+                {...props}
+                className="input mono"
+                type="url"
+                value={form.importUrl}
+                placeholder="https://example.com/band/session.git"
+                onChange={(e) => set('importUrl', e.currentTarget.value)}
+                autoComplete="off"
+              />
+            )}
           </Field>
         ) : null}
       </fieldset>
@@ -168,7 +265,12 @@ export function ProjectForm({
         <legend>Merge requests</legend>
         <Field label="Merge method" error={errorOf('merge_method')}>
           {(props) => (
-            <select {...props} className="input prj-medium" value={form.mergeMethod} onChange={(e) => set('mergeMethod', e.currentTarget.value as ProjectFormState['mergeMethod'])}>
+            <select
+              {...props}
+              className="input prj-medium"
+              value={form.mergeMethod}
+              onChange={(e) => set('mergeMethod', e.currentTarget.value as ProjectFormState['mergeMethod'])}
+            >
               {mergeMethods.map((m) => (
                 <option key={m.value} value={m.value}>
                   {m.label}

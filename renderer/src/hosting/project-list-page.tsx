@@ -34,7 +34,14 @@ function SearchBox({ value, onSearch }: { readonly value: string; readonly onSea
       <label className="label" htmlFor={id}>
         Search
       </label>
-      <input id={id} className="input" type="search" value={text} placeholder="Name, path or description" onChange={(event) => setText(event.currentTarget.value)} />
+      <input
+        id={id}
+        className="input"
+        type="search"
+        value={text}
+        placeholder="Name, path or description"
+        onChange={(event) => setText(event.currentTarget.value)}
+      />
     </div>
   );
 }
@@ -76,7 +83,12 @@ export function ProjectListPage() {
           <label className="label" htmlFor={ids.archived}>
             Archived
           </label>
-          <select id={ids.archived} className="input" value={query.archived === undefined ? '' : String(query.archived)} onChange={(e) => change({ archived: e.currentTarget.value })}>
+          <select
+            id={ids.archived}
+            className="input"
+            value={query.archived === undefined ? '' : String(query.archived)}
+            onChange={(e) => change({ archived: e.currentTarget.value })}
+          >
             <option value="">All projects</option>
             <option value="false">Active only</option>
             <option value="true">Archived only</option>
@@ -86,7 +98,12 @@ export function ProjectListPage() {
           <label className="label" htmlFor={ids.visibility}>
             Visibility
           </label>
-          <select id={ids.visibility} className="input" value={query.visibility ?? ''} onChange={(e) => change({ visibility: e.currentTarget.value })}>
+          <select
+            id={ids.visibility}
+            className="input"
+            value={query.visibility ?? ''}
+            onChange={(e) => change({ visibility: e.currentTarget.value })}
+          >
             <option value="">Any</option>
             <option value="private">Private</option>
             <option value="internal">Internal</option>
@@ -116,10 +133,20 @@ export function ProjectListPage() {
         </div>
         <div className="prj-filter prj-filter-checks">
           <label className="prj-check">
-            <input type="checkbox" checked={Boolean(query.starred)} onChange={(e) => change({ starred: e.currentTarget.checked ? 'true' : null })} /> Starred
+            <input
+              type="checkbox"
+              checked={Boolean(query.starred)}
+              onChange={(e) => change({ starred: e.currentTarget.checked ? 'true' : null })}
+            />{' '}
+            Starred
           </label>
           <label className="prj-check">
-            <input type="checkbox" checked={Boolean(query.owned)} onChange={(e) => change({ owned: e.currentTarget.checked ? 'true' : null })} /> Owned by me
+            <input
+              type="checkbox"
+              checked={Boolean(query.owned)}
+              onChange={(e) => change({ owned: e.currentTarget.checked ? 'true' : null })}
+            />{' '}
+            Owned by me
           </label>
         </div>
       </div>
@@ -141,7 +168,8 @@ export function ProjectListPage() {
         ) : (
           <EmptyState title="No projects yet.">
             <p>
-              Create a project to get a git repository you can clone and push your sessions to, or import a project archive exported from Cratehouse or GitLab.
+              Create a project to get a git repository you can clone and push your sessions to, or import a project archive exported from
+              Cratehouse or GitLab.
             </p>
             <div className="prj-row prj-center">
               <Link className="button button-primary" to="/projects/new">
@@ -209,17 +237,32 @@ export function ProjectListPage() {
             <label className="prj-inline-label" htmlFor={ids.perPage}>
               Per page
             </label>
-            <select id={ids.perPage} className="input prj-narrow" value={query.per_page} onChange={(e) => change({ per_page: e.currentTarget.value })}>
+            <select
+              id={ids.perPage}
+              className="input prj-narrow"
+              value={query.per_page}
+              onChange={(e) => change({ per_page: e.currentTarget.value })}
+            >
               {pageSizes.map((size) => (
                 <option key={size} value={size}>
                   {size}
                 </option>
               ))}
             </select>
-            <button type="button" className="button button-secondary prj-small-button" disabled={page.prev === null} onClick={() => page.prev !== null && change({ page: String(page.prev) })}>
+            <button
+              type="button"
+              className="button button-secondary prj-small-button"
+              disabled={page.prev === null}
+              onClick={() => page.prev !== null && change({ page: String(page.prev) })}
+            >
               Previous
             </button>
-            <button type="button" className="button button-secondary prj-small-button" disabled={page.next === null} onClick={() => page.next !== null && change({ page: String(page.next) })}>
+            <button
+              type="button"
+              className="button button-secondary prj-small-button"
+              disabled={page.next === null}
+              onClick={() => page.next !== null && change({ page: String(page.next) })}
+            >
               Next
             </button>
           </div>

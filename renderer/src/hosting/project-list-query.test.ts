@@ -3,12 +3,36 @@ import { formatWhen, isFiltered, listQueryOf, withListChange } from './project-l
 
 describe('listQueryOf', () => {
   it("uses GitLab's defaults for an empty address", () => {
-    expect(listQueryOf(new URLSearchParams())).toEqual({ search: undefined, archived: undefined, visibility: undefined, starred: undefined, owned: undefined, order_by: 'created_at', sort: 'desc', page: 1, per_page: 20 });
+    expect(listQueryOf(new URLSearchParams())).toEqual({
+      search: undefined,
+      archived: undefined,
+      visibility: undefined,
+      starred: undefined,
+      owned: undefined,
+      order_by: 'created_at',
+      sort: 'desc',
+      page: 1,
+      per_page: 20,
+    });
   });
 
   it('reads every filter and ignores values the API would refuse', () => {
-    const q = listQueryOf(new URLSearchParams('search= mix &archived=false&visibility=public&starred=true&owned=true&order_by=star_count&sort=asc&page=3&per_page=50'));
-    expect(q).toEqual({ search: 'mix', archived: false, visibility: 'public', starred: true, owned: true, order_by: 'star_count', sort: 'asc', page: 3, per_page: 50 });
+    const q = listQueryOf(
+      new URLSearchParams(
+        'search= mix &archived=false&visibility=public&starred=true&owned=true&order_by=star_count&sort=asc&page=3&per_page=50',
+      ),
+    );
+    expect(q).toEqual({
+      search: 'mix',
+      archived: false,
+      visibility: 'public',
+      starred: true,
+      owned: true,
+      order_by: 'star_count',
+      sort: 'asc',
+      page: 3,
+      per_page: 50,
+    });
     const bad = listQueryOf(new URLSearchParams('visibility=secret&order_by=drop&page=-2&per_page=1000'));
     expect(bad).toMatchObject({ visibility: undefined, order_by: 'created_at', page: 1, per_page: 100 });
   });

@@ -62,7 +62,13 @@ export function withListChange(params: URLSearchParams, change: Readonly<Record<
 
 /** True when the list is narrowed by anything (then an empty list means "no match", not "no projects"). */
 export function isFiltered(query: ProjectListQuery): boolean {
-  return query.search !== undefined || query.archived !== undefined || query.visibility !== undefined || Boolean(query.starred) || Boolean(query.owned);
+  return (
+    query.search !== undefined ||
+    query.archived !== undefined ||
+    query.visibility !== undefined ||
+    Boolean(query.starred) ||
+    Boolean(query.owned)
+  );
 }
 
 /** "3 minutes ago", "2 days ago", or the date for anything older than a month. */

@@ -1,6 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useNavigate } from 'react-router';
-import { deleteProject, getProjectNotifications, setArchived, setProjectNotifications, type NotificationLevelName, type Project } from '../api/hosting';
+import {
+  deleteProject,
+  getProjectNotifications,
+  setArchived,
+  setProjectNotifications,
+  type NotificationLevelName,
+  type Project,
+} from '../api/hosting';
 import { useSignedIn } from '../lib/session-context';
 import { CopyButton } from '../ui/copy-button';
 import { Fact } from '../ui/fact';
@@ -16,7 +23,14 @@ import { accessLevelName, hostingKeys, InlineProblem, useNow } from './widgets';
 /** The commands that put a local folder into an empty project (GitLab's "push an existing folder"). */
 export function pushInstructions(project: Pick<Project, 'http_url_to_repo' | 'default_branch'>): string {
   const branch = project.default_branch || 'main';
-  return [`cd my-session`, `git init --initial-branch=${branch}`, `git remote add origin ${project.http_url_to_repo}`, 'git add .', 'git commit -m "First take"', `git push --set-upstream origin ${branch}`].join('\n');
+  return [
+    `cd my-session`,
+    `git init --initial-branch=${branch}`,
+    `git remote add origin ${project.http_url_to_repo}`,
+    'git add .',
+    'git commit -m "First take"',
+    `git push --set-upstream origin ${branch}`,
+  ].join('\n');
 }
 
 function ClonePanel({ project, justCreated }: { readonly project: Project; readonly justCreated: boolean }) {
@@ -31,7 +45,13 @@ function ClonePanel({ project, justCreated }: { readonly project: Project; reado
         Clone with HTTP
       </label>
       <div className="token-row">
-        <input id={`clone-${project.id}`} className="input mono" readOnly value={project.http_url_to_repo} onFocus={(e) => e.currentTarget.select()} />
+        <input
+          id={`clone-${project.id}`}
+          className="input mono"
+          readOnly
+          value={project.http_url_to_repo}
+          onFocus={(e) => e.currentTarget.select()}
+        />
         <CopyButton text={project.http_url_to_repo} label="Copy URL" />
       </div>
       <p className="prj-help">When git asks for a password, give it a personal access token (any user name works).</p>
@@ -59,7 +79,11 @@ function ImportWatch({ project }: { readonly project: Project }) {
   if (!importRunning(project.import_status)) return null;
   return (
     <Panel title="Import">
-      <ProgressBar label={project.import_status === 'scheduled' ? 'Waiting to start' : 'Copying the repository'} value={null} detail={`import_status: ${project.import_status}`} />
+      <ProgressBar
+        label={project.import_status === 'scheduled' ? 'Waiting to start' : 'Copying the repository'}
+        value={null}
+        detail={`import_status: ${project.import_status}`}
+      />
     </Panel>
   );
 }
@@ -67,7 +91,10 @@ function ImportWatch({ project }: { readonly project: Project }) {
 function NotificationPanel({ project }: { readonly project: Project }) {
   const { token } = useSignedIn();
   const queryClient = useQueryClient();
-  const setting = useQuery({ queryKey: hostingKeys.projectNotifications(project.id), queryFn: ({ signal }) => getProjectNotifications(token, project.id, signal) });
+  const setting = useQuery({
+    queryKey: hostingKeys.projectNotifications(project.id),
+    queryFn: ({ signal }) => getProjectNotifications(token, project.id, signal),
+  });
   const save = useMutation({
     mutationFn: (level: NotificationLevelName) => setProjectNotifications(token, project.id, level),
     onSuccess: (data) => queryClient.setQueryData(hostingKeys.projectNotifications(project.id), data),
@@ -77,7 +104,13 @@ function NotificationPanel({ project }: { readonly project: Project }) {
       {setting.isPending ? <Busy>Loading…</Busy> : null}
       {setting.isError ? <InlineProblem>{setting.error.message}</InlineProblem> : null}
       {setting.data ? (
-        <NotificationLevelSelect label="Notification level for this project" scope="project" value={save.variables && save.isPending ? save.variables : setting.data.level} busy={save.isPending} onChange={(level) => save.mutate(level)} />
+        <NotificationLevelSelect
+          label="Notification level for this project"
+          scope="project"
+          value={save.variables && save.isPending ? save.variables : setting.data.level}
+          busy={save.isPending}
+          onChange={(level) => save.mutate(level)}
+        />
       ) : null}
       <InlineProblem>{save.error?.message}</InlineProblem>
       {save.isSuccess ? (
@@ -100,7 +133,10 @@ function DangerZone({ project }: { readonly project: Project }) {
   const archive = useConfirmedMutation({
     mutationFn: (value: boolean) => setArchived(token, project.id, value),
     onSuccess: async () => {
-      await Promise.all([queryClient.invalidateQueries({ queryKey: hostingKeys.project(project.id) }), queryClient.invalidateQueries({ queryKey: hostingKeys.projects })]);
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: hostingKeys.project(project.id) }),
+        queryClient.invalidateQueries({ queryKey: hostingKeys.projects }),
+      ]);
     },
   });
   const remove = useConfirmedMutation({
@@ -116,7 +152,11 @@ function DangerZone({ project }: { readonly project: Project }) {
       <div className="prj-danger-row">
         <div>
           <p className="prj-subtitle">{project.archived ? 'Unarchive project' : 'Archive project'}</p>
-          <p className="prj-help">{project.archived ? 'Pushes are accepted again.' : 'The repository becomes read-only: pushes are refused until you unarchive it.'}</p>
+          <p className="prj-help">
+            {project.archived
+              ? 'Pushes are accepted again.'
+              : 'The repository becomes read-only: pushes are refused until you unarchive it.'}
+          </p>
         </div>
         <button
           type="button"
@@ -142,9 +182,15 @@ function DangerZone({ project }: { readonly project: Project }) {
           <strong>{project.path_with_namespace}</strong> becomes read-only: pushes are refused until it is unarchived.
         </p>
       </ConfirmDialog>
-      <ConfirmDialog {...remove.dialog} title="Delete this project?" confirmLabel="Delete project" typeToConfirm={project.path_with_namespace}>
+      <ConfirmDialog
+        {...remove.dialog}
+        title="Delete this project?"
+        confirmLabel="Delete project"
+        typeToConfirm={project.path_with_namespace}
+      >
         <p>
-          This deletes <strong>{project.name_with_namespace}</strong>, its repository and everything attached to it. Forks keep their copies but forget their parent.
+          This deletes <strong>{project.name_with_namespace}</strong>, its repository and everything attached to it. Forks keep their copies
+          but forget their parent.
         </p>
       </ConfirmDialog>
     </Panel>
@@ -172,7 +218,17 @@ export function ProjectOverview({ project }: { readonly project: Project }) {
             <Fact term="Default branch">
               <span className="mono">{project.default_branch}</span>
             </Fact>
-            <Fact term="Topics">{project.topics.length > 0 ? project.topics.map((t) => <span key={t} className="prj-tag">{t}</span>) : <span className="muted">None</span>}</Fact>
+            <Fact term="Topics">
+              {project.topics.length > 0 ? (
+                project.topics.map((t) => (
+                  <span key={t} className="prj-tag">
+                    {t}
+                  </span>
+                ))
+              ) : (
+                <span className="muted">None</span>
+              )}
+            </Fact>
             <Fact term="Created">
               <time dateTime={project.created_at}>{formatWhen(project.created_at, now)}</time>
             </Fact>
@@ -180,11 +236,14 @@ export function ProjectOverview({ project }: { readonly project: Project }) {
               <time dateTime={project.last_activity_at}>{formatWhen(project.last_activity_at, now)}</time>
             </Fact>
             <Fact term="Stars and forks">
-              {project.star_count} star{project.star_count === 1 ? '' : 's'}, {project.forks_count} fork{project.forks_count === 1 ? '' : 's'}
+              {project.star_count} star{project.star_count === 1 ? '' : 's'}, {project.forks_count} fork
+              {project.forks_count === 1 ? '' : 's'}
             </Fact>
             <Fact term="Shared with">
               {project.shared_with_groups.length > 0 ? (
-                <span className="truncate">{project.shared_with_groups.map((g) => `${g.group_full_path} (${accessLevelName(g.group_access_level)})`).join(', ')}</span>
+                <span className="truncate">
+                  {project.shared_with_groups.map((g) => `${g.group_full_path} (${accessLevelName(g.group_access_level)})`).join(', ')}
+                </span>
               ) : (
                 <span className="muted">No groups</span>
               )}

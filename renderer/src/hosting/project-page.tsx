@@ -28,7 +28,12 @@ function StarButton({ project }: { readonly project: Project }) {
   const starred = useQuery({ queryKey: hostingKeys.starred(project.id), queryFn: ({ signal }) => isStarred(token, project.id, signal) });
   const toggle = useMutation({
     mutationFn: (value: boolean) => setStarred(token, project.id, value),
-    onSettled: () => Promise.all([queryClient.invalidateQueries({ queryKey: hostingKeys.starred(project.id) }), queryClient.invalidateQueries({ queryKey: hostingKeys.project(project.id) }), queryClient.invalidateQueries({ queryKey: hostingKeys.projects })]),
+    onSettled: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: hostingKeys.starred(project.id) }),
+        queryClient.invalidateQueries({ queryKey: hostingKeys.project(project.id) }),
+        queryClient.invalidateQueries({ queryKey: hostingKeys.projects }),
+      ]),
   });
   const on = starred.data === true;
   return (

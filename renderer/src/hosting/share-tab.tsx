@@ -22,9 +22,18 @@ export function ShareTab({ project }: { readonly project: Project }) {
   const [groupId, setGroupId] = useState('');
   const [access, setAccess] = useState('30');
   const [expires, setExpires] = useState('');
-  const refresh = () => Promise.all([queryClient.invalidateQueries({ queryKey: hostingKeys.project(project.id) }), queryClient.invalidateQueries({ queryKey: hostingKeys.projects })]);
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: hostingKeys.project(project.id) }),
+      queryClient.invalidateQueries({ queryKey: hostingKeys.projects }),
+    ]);
   const share = useMutation({
-    mutationFn: () => shareProject(token, project.id, { group_id: Number(groupId), group_access: Number(access), ...(expires ? { expires_at: expires } : {}) }),
+    mutationFn: () =>
+      shareProject(token, project.id, {
+        group_id: Number(groupId),
+        group_access: Number(access),
+        ...(expires ? { expires_at: expires } : {}),
+      }),
     onSuccess: async () => {
       setGroupId('');
       setExpires('');
@@ -77,7 +86,11 @@ export function ShareTab({ project }: { readonly project: Project }) {
                     <td>{accessLevelName(g.group_access_level)}</td>
                     <td>{g.expires_at ?? <span className="muted">Never</span>}</td>
                     <td className="num">
-                      <button type="button" className="button button-ghost prj-small-button" onClick={() => unshare.ask({ id: g.group_id, path: g.group_full_path })}>
+                      <button
+                        type="button"
+                        className="button button-ghost prj-small-button"
+                        onClick={() => unshare.ask({ id: g.group_id, path: g.group_full_path })}
+                      >
                         Unshare<span className="visually-hidden"> {g.group_full_path}</span>
                       </button>
                     </td>
@@ -92,7 +105,11 @@ export function ShareTab({ project }: { readonly project: Project }) {
         {groups.isPending ? <Busy>Loading groups…</Busy> : null}
         {groups.isError ? <InlineProblem>{groups.error.message}</InlineProblem> : null}
         {groups.data && available.length === 0 ? (
-          <p className="prj-help">{groups.data.length > 1 || sharedIds.size > 0 ? 'Every group you can see has access already.' : 'There is no group to share with yet: groups you belong to appear here.'}</p>
+          <p className="prj-help">
+            {groups.data.length > 1 || sharedIds.size > 0
+              ? 'Every group you can see has access already.'
+              : 'There is no group to share with yet: groups you belong to appear here.'}
+          </p>
         ) : null}
         {groups.data && available.length > 0 ? (
           <form className="prj-form" onSubmit={submit} noValidate>
@@ -109,7 +126,11 @@ export function ShareTab({ project }: { readonly project: Project }) {
               )}
             </Field>
             <div className="prj-grid-2">
-              <Field label="Access level" error={errors.fields.group_access} help="The most a member gets; their own lower level still applies.">
+              <Field
+                label="Access level"
+                error={errors.fields.group_access}
+                help="The most a member gets; their own lower level still applies."
+              >
                 {(props) => (
                   <select {...props} className="input" value={access} onChange={(e) => setAccess(e.currentTarget.value)}>
                     {accessLevels.map((a) => (
@@ -121,7 +142,16 @@ export function ShareTab({ project }: { readonly project: Project }) {
                 )}
               </Field>
               <Field label="Expires (optional)" error={errors.fields.expires_at} help="Left empty: never.">
-                {(props) => <input {...props} className="input" type="date" min={today()} value={expires} onChange={(e) => setExpires(e.currentTarget.value)} />}
+                {(props) => (
+                  <input
+                    {...props}
+                    className="input"
+                    type="date"
+                    min={today()}
+                    value={expires}
+                    onChange={(e) => setExpires(e.currentTarget.value)}
+                  />
+                )}
               </Field>
             </div>
             <InlineProblem>{errors.general}</InlineProblem>

@@ -60,11 +60,27 @@ export function Field({
 }
 
 /** A checkbox with its label on the right. */
-export function Switch({ label, checked, onChange, help }: { readonly label: string; readonly checked: boolean; readonly onChange: (value: boolean) => void; readonly help?: string }) {
+export function Switch({
+  label,
+  checked,
+  onChange,
+  help,
+}: {
+  readonly label: string;
+  readonly checked: boolean;
+  readonly onChange: (value: boolean) => void;
+  readonly help?: string;
+}) {
   const id = useId();
   return (
     <div className="prj-switch">
-      <input id={id} type="checkbox" checked={checked} onChange={(event) => onChange(event.currentTarget.checked)} aria-describedby={help ? `${id}-help` : undefined} />
+      <input
+        id={id}
+        type="checkbox"
+        checked={checked}
+        onChange={(event) => onChange(event.currentTarget.checked)}
+        aria-describedby={help ? `${id}-help` : undefined}
+      />
       <label htmlFor={id}>
         {label}
         {help ? (
@@ -81,7 +97,19 @@ export function Switch({ label, checked, onChange, help }: { readonly label: str
  * A modal dialog on the native <dialog>: showModal() makes the page behind it inert (focus stays
  * inside) and Escape closes it; `onClose` hears every way it closes.
  */
-export function Dialog({ open, title, onClose, children, className }: { readonly open: boolean; readonly title: string; readonly onClose: () => void; readonly children: ReactNode; readonly className?: string }) {
+export function Dialog({
+  open,
+  title,
+  onClose,
+  children,
+  className,
+}: {
+  readonly open: boolean;
+  readonly title: string;
+  readonly onClose: () => void;
+  readonly children: ReactNode;
+  readonly className?: string;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
@@ -128,7 +156,17 @@ export function InlineProblem({ children }: { readonly children: ReactNode }) {
  * A form's primary submit button: says what it is doing while `pending`, and is aria-disabled then (or
  * while `blocked`) rather than disabled, which would drop keyboard focus to the page.
  */
-export function SubmitButton({ pending, busyLabel, blocked = false, children }: { readonly pending: boolean; readonly busyLabel: string; readonly blocked?: boolean; readonly children: ReactNode }) {
+export function SubmitButton({
+  pending,
+  busyLabel,
+  blocked = false,
+  children,
+}: {
+  readonly pending: boolean;
+  readonly busyLabel: string;
+  readonly blocked?: boolean;
+  readonly children: ReactNode;
+}) {
   return (
     <button type="submit" className="button button-primary" aria-disabled={pending || blocked}>
       {pending ? busyLabel : children}

@@ -7,7 +7,8 @@ import type { DesktopBridge as DesktopBridgeContract, RenamedCopyRequest } from 
 export type RenamedCopy = RenamedCopyRequest;
 
 /** The bridge as the renderer may find it. */
-export type DesktopBridge = Pick<DesktopBridgeContract, 'isDesktop' | 'platform'> & Partial<Omit<DesktopBridgeContract, 'isDesktop' | 'platform'>>;
+export type DesktopBridge = Pick<DesktopBridgeContract, 'isDesktop' | 'platform'> &
+  Partial<Omit<DesktopBridgeContract, 'isDesktop' | 'platform'>>;
 
 declare global {
   interface Window {

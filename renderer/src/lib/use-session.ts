@@ -92,7 +92,12 @@ export function useSession(): Session {
           if (controller.signal.aborted || mine !== generation.current) return;
           if (error instanceof ApiError && error.unauthorized) forgetToken();
           // Keep an unverified token in the form so a person can retry once the server is back.
-          setState({ status: 'signed-out', problem: problemOf(error, true), draft: error instanceof ApiError && error.unauthorized ? '' : token, focusForm: false });
+          setState({
+            status: 'signed-out',
+            problem: problemOf(error, true),
+            draft: error instanceof ApiError && error.unauthorized ? '' : token,
+            focusForm: false,
+          });
         },
       );
     return () => controller.abort();

@@ -8,7 +8,15 @@ import { UsageStats } from './usage-stats';
 
 type SignedIn = Extract<Session['state'], { status: 'signed-in' }>;
 
-function SignedInView({ state, onRefresh, onSignOut }: { readonly state: SignedIn; readonly onRefresh: () => void; readonly onSignOut: () => void }) {
+function SignedInView({
+  state,
+  onRefresh,
+  onSignOut,
+}: {
+  readonly state: SignedIn;
+  readonly onRefresh: () => void;
+  readonly onSignOut: () => void;
+}) {
   const { me, user } = state;
   const nameId = useId();
   const usageId = useId();
@@ -61,7 +69,12 @@ function SignedInView({ state, onRefresh, onSignOut }: { readonly state: SignedI
       ) : null}
 
       <div className="actions">
-        <button type="button" className="button button-secondary" onClick={() => !state.refreshing && onRefresh()} aria-disabled={state.refreshing}>
+        <button
+          type="button"
+          className="button button-secondary"
+          onClick={() => !state.refreshing && onRefresh()}
+          aria-disabled={state.refreshing}
+        >
           {state.refreshing ? 'Refreshing…' : 'Refresh'}
         </button>
         <button type="button" className="button button-ghost" onClick={onSignOut}>
@@ -77,7 +90,11 @@ export function AccountPanel({ session }: { readonly session: Session }) {
   const { state } = session;
   const headingId = useId();
   return (
-    <section className="panel panel-account" aria-labelledby={headingId} aria-busy={state.status === 'restoring' || state.status === 'signing-in'}>
+    <section
+      className="panel panel-account"
+      aria-labelledby={headingId}
+      aria-busy={state.status === 'restoring' || state.status === 'signing-in'}
+    >
       <header className="panel-header">
         <h2 id={headingId}>Account</h2>
         {state.status === 'signed-in' ? <Pill tone="ok">Signed in</Pill> : null}

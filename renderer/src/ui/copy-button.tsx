@@ -1,7 +1,15 @@
 import { useEffect, useState } from 'react';
 
 /** Copies `text` to the clipboard and says so for a moment ("Copied"). */
-export function CopyButton({ text, label = 'Copy', className = 'button button-secondary' }: { readonly text: string; readonly label?: string; readonly className?: string }) {
+export function CopyButton({
+  text,
+  label = 'Copy',
+  className = 'button button-secondary',
+}: {
+  readonly text: string;
+  readonly label?: string;
+  readonly className?: string;
+}) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   useEffect(() => {
     if (state === 'idle') return;

@@ -30,7 +30,9 @@ async function readEntry(entry: FileSystemEntry, into: File[]): Promise<void> {
 /** The files of a drop, walking into dropped folders. */
 async function filesOfDrop(event: DragEvent): Promise<{ files: File[]; fromFolder: boolean }> {
   const items = Array.from(event.dataTransfer.items ?? []);
-  const entries = items.map((item) => (item.kind === 'file' ? item.webkitGetAsEntry?.() : null)).filter((entry): entry is FileSystemEntry => Boolean(entry));
+  const entries = items
+    .map((item) => (item.kind === 'file' ? item.webkitGetAsEntry?.() : null))
+    .filter((entry): entry is FileSystemEntry => Boolean(entry));
   if (entries.length === 0) return { files: Array.from(event.dataTransfer.files), fromFolder: false };
   const files: File[] = [];
   for (const entry of entries) await readEntry(entry, files);
@@ -93,7 +95,12 @@ export function FileDrop({
         </p>
       ) : null}
       <div className="actions">
-        <button type="button" className="button button-primary" onClick={() => fileInput.current?.click()} aria-describedby={hint ? hintId : undefined}>
+        <button
+          type="button"
+          className="button button-primary"
+          onClick={() => fileInput.current?.click()}
+          aria-describedby={hint ? hintId : undefined}
+        >
           {multiple ? 'Choose files…' : 'Choose a file…'}
         </button>
         {folders ? (

@@ -5,7 +5,11 @@ import type { Session } from '../lib/use-session';
 import { AccountPanel } from './account-panel';
 
 const starts = [
-  { to: '/analyse', title: 'Analyse a file', text: 'Loudness, waveform, spectrogram, grade, role, name and emotion of one sample or track.' },
+  {
+    to: '/analyse',
+    title: 'Analyse a file',
+    text: 'Loudness, waveform, spectrogram, grade, role, name and emotion of one sample or track.',
+  },
   { to: '/batch', title: 'Batch a folder', text: 'Grade and name a whole pack at once, then export CSV or JSON and apply the names.' },
   { to: '/sources', title: 'Fetch from a URL', text: 'Turn a media link or a page with audio into a 44.1 kHz WAV to analyse or download.' },
   { to: '/projects', title: 'Projects', text: 'Git repositories for your sessions: share, fork, hooks, export and import.' },

@@ -34,7 +34,8 @@ function LocalApiPanel({ url }: { readonly url: string }) {
   return (
     <Panel title="Local API for plugins">
       <p className="muted">
-        Plugins and scripts call the same HTTP API as this window: <code>/audio/v1</code> for analysis and <code>/api/v4</code> for projects, with a token.{' '}
+        Plugins and scripts call the same HTTP API as this window: <code>/audio/v1</code> for analysis and <code>/api/v4</code> for
+        projects, with a token.{' '}
         {bridge
           ? 'The desktop app writes the URL and token to local-api.json in its data folder (readable only by you) while it runs, and removes it on quit.'
           : 'In the desktop app the URL and token are written to local-api.json in its data folder while it runs; against this server, use its URL and a token from your account.'}
@@ -99,7 +100,9 @@ export function SettingsScreen() {
           </dl>
           <p className="label">Token</p>
           <TokenField token={token} />
-          <p className="help">{bridge ? 'The desktop app signed you in with its own token.' : 'Kept in this tab until you sign out or close it.'}</p>
+          <p className="help">
+            {bridge ? 'The desktop app signed you in with its own token.' : 'Kept in this tab until you sign out or close it.'}
+          </p>
           <div className="actions">
             <button type="button" className="button button-ghost" onClick={session.signOut}>
               Sign out
@@ -111,7 +114,12 @@ export function SettingsScreen() {
           title="Usage"
           busy={refreshing}
           actions={
-            <button type="button" className="button button-secondary" onClick={() => !refreshing && session.refresh()} aria-disabled={refreshing}>
+            <button
+              type="button"
+              className="button button-secondary"
+              onClick={() => !refreshing && session.refresh()}
+              aria-disabled={refreshing}
+            >
               {refreshing ? 'Refreshing…' : 'Refresh'}
             </button>
           }

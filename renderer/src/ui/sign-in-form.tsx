@@ -79,8 +79,8 @@ export function SignInForm({ busy, problem, draft, focusOnMount, onSignIn }: Sig
         </button>
       </div>
       <p id={ids.help} className="help">
-        The first start of the server writes an admin token to <code>admin-credentials.json</code> in its data directory.
-        This tab keeps the token until you sign out or close it.
+        The first start of the server writes an admin token to <code>admin-credentials.json</code> in its data directory. This tab keeps the
+        token until you sign out or close it.
       </p>
 
       {shown ? (

@@ -14,7 +14,9 @@ export function Busy({ children }: { readonly children: ReactNode }) {
 export function Problem({ id, title, children }: { readonly id?: string; readonly title?: string; readonly children: ReactNode }) {
   return (
     <div className="problem" role="alert" id={id}>
-      <span className="problem-icon" aria-hidden="true">!</span>
+      <span className="problem-icon" aria-hidden="true">
+        !
+      </span>
       <div>
         {title ? <p className="problem-title">{title}</p> : null}
         {children}

@@ -80,7 +80,14 @@ export class AnalysisService {
    * given this very answer before, after uploading that content: a hash is not proof of possession, so
    * it is never a way to read, or learn of, another tenant's analysis.
    */
-  async lookup(tenant: string, sha256: string, route: string, engineId: EngineId, params: Readonly<Record<string, unknown>>, headSeconds?: number): Promise<AnalysisAnswer | null> {
+  async lookup(
+    tenant: string,
+    sha256: string,
+    route: string,
+    engineId: EngineId,
+    params: Readonly<Record<string, unknown>>,
+    headSeconds?: number,
+  ): Promise<AnalysisAnswer | null> {
     const engine = engines[engineId];
     const key = cacheKey({ sha256, route, params: { ...params, head: headSeconds ?? null }, engineVersion: engine.version });
     if (!(await this.cache.hasSeen(tenant, key))) return null;
@@ -103,7 +110,13 @@ export class AnalysisService {
    * per thread when threads are free), each reading the file itself, and combines their results; a
    * failing part stops the others. With `control`, the file may still be arriving (see EarlyAnalysis).
    */
-  private async run(engineId: EngineId, params: Readonly<Record<string, unknown>>, file: string, options: AnalysisOptions, control?: SharedArrayBuffer): Promise<AnalysisOutput> {
+  private async run(
+    engineId: EngineId,
+    params: Readonly<Record<string, unknown>>,
+    file: string,
+    options: AnalysisOptions,
+    control?: SharedArrayBuffer,
+  ): Promise<AnalysisOutput> {
     const engine = engines[engineId];
     const task = (id: EngineId, shared?: SharedArrayBuffer, part?: number) => ({
       engineId: id,
@@ -129,17 +142,37 @@ export class AnalysisService {
     const whole = outs.find((o) => o.split === 'whole');
     if (whole) return { result: whole.result, source: whole.source, analysedSeconds: whole.analysedSeconds };
     const seconds = Math.max(...outs.map((o) => o.analysedSeconds));
-    return { result: await this.pool.combine(engineId, outs.map((o) => o.result), seconds), source: outs[0]!.source, analysedSeconds: seconds };
+    return {
+      result: await this.pool.combine(
+        engineId,
+        outs.map((o) => o.result),
+        seconds,
+      ),
+      source: outs[0]!.source,
+      analysedSeconds: seconds,
+    };
   }
 
   /**
    * Analyse an upload with one engine (reusing the analysis `early` started while it arrived); the
    * temp file is always removed afterwards.
    */
-  async analyse(tenant: string, upload: ReceivedUpload, route: string, engineId: EngineId, params: Readonly<Record<string, unknown>>, options: AnalysisOptions & { readonly early?: EarlyAnalysis } = {}): Promise<AnalysisAnswer> {
+  async analyse(
+    tenant: string,
+    upload: ReceivedUpload,
+    route: string,
+    engineId: EngineId,
+    params: Readonly<Record<string, unknown>>,
+    options: AnalysisOptions & { readonly early?: EarlyAnalysis } = {},
+  ): Promise<AnalysisAnswer> {
     try {
       const engine = engines[engineId];
-      const key = cacheKey({ sha256: upload.sha256, route, params: { ...params, head: options.headSeconds ?? null }, engineVersion: engine.version });
+      const key = cacheKey({
+        sha256: upload.sha256,
+        route,
+        params: { ...params, head: options.headSeconds ?? null },
+        engineVersion: engine.version,
+      });
       // The computation is shared across tenants, but a tenant's first answer is a `miss` whoever
       // computed it: X-Cache must not tell them that someone else analysed this exact file.
       const seenBefore = await this.cache.hasSeen(tenant, key);

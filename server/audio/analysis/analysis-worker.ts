@@ -59,7 +59,9 @@ export interface AnalysisFailure {
 /** An AppError as an AnalysisFailure value. */
 function toFailure(error: AppError): AnalysisFailure {
   const { code, retryAfter } = error.options;
-  return { failure: { kind: error.kind, message: error.message, ...(code ? { code } : {}), ...(retryAfter !== undefined ? { retryAfter } : {}) } };
+  return {
+    failure: { kind: error.kind, message: error.message, ...(code ? { code } : {}), ...(retryAfter !== undefined ? { retryAfter } : {}) },
+  };
 }
 
 /**
@@ -71,7 +73,8 @@ export async function analyse(task: AnalysisTask): Promise<AnalysisOutput | Anal
   try {
     return await run(task);
   } catch (error) {
-    if (error instanceof FeedStopped) return { failure: { kind: 'unavailable', message: `The analysis stopped: ${error.message}`, code: 'cancelled' } };
+    if (error instanceof FeedStopped)
+      return { failure: { kind: 'unavailable', message: `The analysis stopped: ${error.message}`, code: 'cancelled' } };
     if (error instanceof AppError) return toFailure(error);
     throw error;
   }
@@ -113,7 +116,13 @@ const minRangeSeconds = 15;
 
 async function runOn(source: PcmSource, task: AnalysisTask, pace: Pace): Promise<AnalysisOutput> {
   if (task.split && !source.direct) {
-    if (task.split.part > 0) return { result: null, source: { duration_s: 0, sample_rate: source.format.sampleRate, channels: source.format.channels, format: source.container }, analysedSeconds: 0, split: 'skipped' };
+    if (task.split.part > 0)
+      return {
+        result: null,
+        source: { duration_s: 0, sample_rate: source.format.sampleRate, channels: source.format.channels, format: source.container },
+        analysedSeconds: 0,
+        split: 'skipped',
+      };
     return { ...(await runOn(source, { ...task, engineId: task.split.whole, split: undefined }, pace)), split: 'whole' };
   }
   const engine = engines[task.engineId];
@@ -150,28 +159,47 @@ async function runOn(source: PcmSource, task: AnalysisTask, pace: Pace): Promise
   const headSeconds = task.headSeconds && engine.maxSeconds ? Math.min(task.headSeconds, engine.maxSeconds) : task.headSeconds;
   const limit = headSeconds ? Math.round(headSeconds * format.sampleRate) : Infinity;
   const decodeOptions = headSeconds ? { headSeconds: headSeconds + 1 } : {};
-  const frames = run.pushPcm16 && source.pcm16 ? await pushAll(source.pcm16(decodeOptions), run.pushPcm16.bind(run), limit) : await pushAll(source.chunks(decodeOptions), run.push.bind(run), limit);
+  const frames =
+    run.pushPcm16 && source.pcm16
+      ? await pushAll(source.pcm16(decodeOptions), run.pushPcm16.bind(run), limit)
+      : await pushAll(source.chunks(decodeOptions), run.push.bind(run), limit);
   const decodedSeconds = frames / format.sampleRate;
   return output(run.finish(), frames, task.headSeconds ? (source.durationS ?? decodedSeconds) : decodedSeconds);
 
   function output(result: unknown, frames: number, wholeSeconds: number): AnalysisOutput {
     return {
       result: requireFiniteResult(result),
-      source: { duration_s: Math.round(wholeSeconds * 1000) / 1000, sample_rate: format.sampleRate, channels: format.channels, format: source.container },
+      source: {
+        duration_s: Math.round(wholeSeconds * 1000) / 1000,
+        sample_rate: format.sampleRate,
+        channels: format.channels,
+        format: source.container,
+      },
       analysedSeconds: frames / format.sampleRate,
     };
   }
 
   /** Null when the ranges cannot answer (a file that does not match its tags): the single decode below then has the last word. */
-  async function runRanges(createRanges: NonNullable<EngineSpec<unknown, unknown>['createRanges']>, ranges: PcmRanges): Promise<AnalysisOutput | null> {
+  async function runRanges(
+    createRanges: NonNullable<EngineSpec<unknown, unknown>['createRanges']>,
+    ranges: PcmRanges,
+  ): Promise<AnalysisOutput | null> {
     const total = ranges.totalFrames;
     const count = Math.min(maxRanges, availableParallelism(), Math.floor(total / (minRangeSeconds * format.sampleRate)));
     if (count < 2) return null;
-    const run = createRanges({ ...format, totalFrames: total }, task.params, Array.from({ length: count - 1 }, (_, i) => Math.round(((i + 1) * total) / count)));
+    const run = createRanges(
+      { ...format, totalFrames: total },
+      task.params,
+      Array.from({ length: count - 1 }, (_, i) => Math.round(((i + 1) * total) / count)),
+    );
     if (run.starts.length < 2) return null;
     const stop = new AbortController();
     try {
-      await Promise.all(run.parts.map((part, i) => pushAll(ranges.decode(run.starts[i]!, run.starts[i + 1] ?? total, stop.signal), part.push.bind(part), Infinity)));
+      await Promise.all(
+        run.parts.map((part, i) =>
+          pushAll(ranges.decode(run.starts[i]!, run.starts[i + 1] ?? total, stop.signal), part.push.bind(part), Infinity),
+        ),
+      );
     } catch (error) {
       // A file that does not match its tags, or a decoder that cannot start mid-file: the single decode
       // below answers (and reports what is really wrong with a broken file). Cancellation stands.
@@ -184,7 +212,11 @@ async function runOn(source: PcmSource, task: AnalysisTask, pace: Pace): Promise
   }
 
   /** Push chunks up to `limit` frames; the frames pushed. */
-  async function pushAll<T extends Float32Array | Int16Array>(chunks: AsyncIterable<T>, push: (chunk: T) => void, limit: number): Promise<number> {
+  async function pushAll<T extends Float32Array | Int16Array>(
+    chunks: AsyncIterable<T>,
+    push: (chunk: T) => void,
+    limit: number,
+  ): Promise<number> {
     const channels = format.channels;
     let pushed = 0;
     for await (const chunk of chunks) {
@@ -228,7 +260,10 @@ export function combineParts(task: CombineTask): unknown {
  */
 export function requireFiniteResult<T>(result: T): T {
   const at = findNonFinite(result, '');
-  if (at !== undefined) throw new AppError('unsupported-media', `This audio cannot be analysed: the analysis gave no finite value for ${at || 'the result'}`, { code: 'no_finite_result' });
+  if (at !== undefined)
+    throw new AppError('unsupported-media', `This audio cannot be analysed: the analysis gave no finite value for ${at || 'the result'}`, {
+      code: 'no_finite_result',
+    });
   return result;
 }
 
@@ -239,7 +274,8 @@ function findNonFinite(value: unknown, at: string): string | undefined {
     const items = value as ArrayLike<unknown>;
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
-      if (typeof item === 'number' ? !Number.isFinite(item) : findNonFinite(item, '') !== undefined) return findNonFinite(item, `${at}[${i}]`);
+      if (typeof item === 'number' ? !Number.isFinite(item) : findNonFinite(item, '') !== undefined)
+        return findNonFinite(item, `${at}[${i}]`);
     }
     return undefined;
   }
@@ -277,7 +313,15 @@ export async function warmUp(task?: WarmUpTask | null): Promise<number> {
   const sampleRate = 44_100;
   const chunk = synthesizeWarmUp(sampleRate, 2);
   const format = { sampleRate, channels: 2, channelLayout: 'stereo', totalFrames: chunk.length / 2 };
-  const params: Record<string, unknown> = { waveform: { bins: 100 }, spectrum: { bands: 64, frames: 50, mel: true }, features: { rhythm: true }, samples: { name: '' }, grade: { role: '' }, naming: { index: 1 }, summary: { index: 1 } };
+  const params: Record<string, unknown> = {
+    waveform: { bins: 100 },
+    spectrum: { bands: 64, frames: 50, mel: true },
+    features: { rhythm: true },
+    samples: { name: '' },
+    grade: { role: '' },
+    naming: { index: 1 },
+    summary: { index: 1 },
+  };
   let ran = 0;
   for (let round = 0; round < 3; round++) {
     for (const [id, engine] of Object.entries(engines)) {
@@ -311,7 +355,16 @@ async function warmUpAnalyzePath(dir: string, sampleRate: number): Promise<numbe
       };
       const outs: AnalysisOutput[] = [];
       for (const [part, id] of split.parts.entries()) {
-        const out = await analyse({ engineId: getEngineId(id), split: { whole: 'analyze', part }, params: {}, file, decoder: { kind: 'js' }, headSeconds: headSeconds.emotion, control: complete(), growing: true });
+        const out = await analyse({
+          engineId: getEngineId(id),
+          split: { whole: 'analyze', part },
+          params: {},
+          file,
+          decoder: { kind: 'js' },
+          headSeconds: headSeconds.emotion,
+          control: complete(),
+          growing: true,
+        });
         if ('failure' in out) throw new Error(`warm-up: ${out.failure.message}`);
         outs.push(out);
       }

@@ -13,7 +13,9 @@ export interface CacheKeyParts {
 /** Content-addressed key: sha256 over audio hash, route, normalised (sorted) params and engine version. */
 export function cacheKey(parts: CacheKeyParts): string {
   const params = Object.fromEntries(Object.entries(parts.params).sort(([a], [b]) => a.localeCompare(b)));
-  return createHash('sha256').update(JSON.stringify([parts.sha256, parts.route, params, parts.engineVersion])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([parts.sha256, parts.route, params, parts.engineVersion]))
+    .digest('hex');
 }
 
 /** Analysis results: JSON files under cache/ (they survive restarts) with an in-memory LRU in front. */

@@ -29,7 +29,12 @@ describe('DeadlineClock', () => {
 
   it('throws a 503 in the API shape once the deadline has passed', () => {
     const clock = new DeadlineClock(new SharedArrayBuffer(DEADLINE_BYTES), { baseS: 0, perAudioS: 0 });
-    expect(() => clock.check()).toThrow(expect.objectContaining({ kind: 'unavailable', options: expect.objectContaining({ code: 'analysis_deadline', retryAfter: 60 }) as unknown }));
+    expect(() => clock.check()).toThrow(
+      expect.objectContaining({
+        kind: 'unavailable',
+        options: expect.objectContaining({ code: 'analysis_deadline', retryAfter: 60 }) as unknown,
+      }),
+    );
   });
 });
 
@@ -63,7 +68,9 @@ describe('the pool enforces the deadline', () => {
     const started = Date.now();
     try {
       // Left alone, the probe would give up after its own 30 s timeout with a 415: the deadline is the pool's doing.
-      await expect(pool.run({ engineId: 'loudness', params: {}, file: notWav, decoder: { kind: 'ffmpeg', path: stuck } })).rejects.toMatchObject({ kind: 'unavailable', options: { code: 'analysis_deadline' } });
+      await expect(
+        pool.run({ engineId: 'loudness', params: {}, file: notWav, decoder: { kind: 'ffmpeg', path: stuck } }),
+      ).rejects.toMatchObject({ kind: 'unavailable', options: { code: 'analysis_deadline' } });
       expect(Date.now() - started).toBeLessThan(25_000);
     } finally {
       process.kill(Number(readFileSync(pidFile, 'utf8').trim()));
@@ -81,7 +88,11 @@ describe('over HTTP', () => {
     const app = await startTestApp({ analysisBudget: { baseS: 0, perAudioS: 0 } });
     try {
       for (const route of ['/loudness', '/analyze']) {
-        const res = await app.fetch(`/audio/v1${route}`, { method: 'POST', headers: { Authorization: 'Bearer admin-token' }, body: fileForm(tone, 'tone.wav') });
+        const res = await app.fetch(`/audio/v1${route}`, {
+          method: 'POST',
+          headers: { Authorization: 'Bearer admin-token' },
+          body: fileForm(tone, 'tone.wav'),
+        });
         const body = (await res.json()) as { detail: string; code: string };
         expect(res.status, JSON.stringify(body)).toBe(503);
         expect(body.code).toBe('analysis_deadline');

@@ -22,7 +22,11 @@ export const DEADLINE_BYTES = 8;
 
 /** The 503 of a task stopped at its deadline. */
 export function deadlineExceeded(budget: AnalysisBudget): AppError {
-  return new AppError('unavailable', `The analysis took longer than its time budget (${budget.baseS} s plus ${budget.perAudioS} s per second of audio; CRATEHOUSE_ANALYSIS_BUDGET_S, CRATEHOUSE_ANALYSIS_BUDGET_PER_AUDIO_S) and was stopped`, { code: 'analysis_deadline', retryAfter: 60 });
+  return new AppError(
+    'unavailable',
+    `The analysis took longer than its time budget (${budget.baseS} s plus ${budget.perAudioS} s per second of audio; CRATEHOUSE_ANALYSIS_BUDGET_S, CRATEHOUSE_ANALYSIS_BUDGET_PER_AUDIO_S) and was stopped`,
+    { code: 'analysis_deadline', retryAfter: 60 },
+  );
 }
 
 /**
@@ -78,7 +82,13 @@ export function readPublishedDeadline(shared: SharedArrayBuffer): number | null 
  * is the later of what the worker last published and `baseS` after the upload was complete (a worker
  * asleep waiting for upload bytes publishes nothing, and its clock restarts when they are all there).
  */
-export function isOverdue(published: number | null, completeSince: number | null, now: number, budget: AnalysisBudget, graceMs: number): boolean {
+export function isOverdue(
+  published: number | null,
+  completeSince: number | null,
+  now: number,
+  budget: AnalysisBudget,
+  graceMs: number,
+): boolean {
   if (published === null || completeSince === null) return false;
   return now > Math.max(published, completeSince + 1000 * budget.baseS) + graceMs;
 }

@@ -3,7 +3,14 @@ import { Piscina } from 'piscina';
 import { isServerNodeFlag } from '../../config/node-flags.js';
 import { AppError } from '../../http/errors.js';
 import { FeedReader, FeedWriter } from '../decode/upload-feed.js';
-import { DEADLINE_BYTES, deadlineExceeded, defaultAnalysisBudget, isOverdue, readPublishedDeadline, type AnalysisBudget } from './task-deadline.js';
+import {
+  DEADLINE_BYTES,
+  deadlineExceeded,
+  defaultAnalysisBudget,
+  isOverdue,
+  readPublishedDeadline,
+  type AnalysisBudget,
+} from './task-deadline.js';
 import type { EngineId } from '../engines/registry.js';
 import type { AnalysisFailure, AnalysisOutput, AnalysisTask, CombineTask, WarmUpTask } from './analysis-worker.js';
 
@@ -77,13 +84,19 @@ export function createAnalysisPool(threads = availableParallelism(), options: Po
       const watchdog = watchDeadline(deadline, task.growing && control ? new FeedReader(control) : null, budget, graceMs, overdue);
       let out: AnalysisOutput | AnalysisFailure;
       try {
-        out = (await pool.run({ ...task, ...(control ? { control } : {}), deadline: { shared: deadline, budget } }, { name: 'analyse', signal: overdue.signal })) as AnalysisOutput | AnalysisFailure;
+        out = (await pool.run(
+          { ...task, ...(control ? { control } : {}), deadline: { shared: deadline, budget } },
+          { name: 'analyse', signal: overdue.signal },
+        )) as AnalysisOutput | AnalysisFailure;
       } catch (error) {
         // Aborting a running piscina task terminates its thread (and piscina starts a new one).
         if (overdue.signal.aborted) throw deadlineExceeded(budget);
         // Another task on the same thread overran its deadline: this one was lost with the thread.
         if (error instanceof Error && /Terminating worker thread|worker exited/i.test(error.message)) {
-          throw new AppError('unavailable', 'The analysis was interrupted when its worker thread was restarted; try again', { code: 'worker_restarted', retryAfter: 1 });
+          throw new AppError('unavailable', 'The analysis was interrupted when its worker thread was restarted; try again', {
+            code: 'worker_restarted',
+            retryAfter: 1,
+          });
         }
         throw error;
       } finally {
@@ -106,16 +119,25 @@ export function createAnalysisPool(threads = availableParallelism(), options: Po
  * Poll a running task's published deadline; abort it (through piscina, which terminates the thread) once
  * it is overdue by `graceMs`. The clock of a task reading a growing upload starts when the upload is complete.
  */
-function watchDeadline(shared: SharedArrayBuffer, upload: FeedReader | null, budget: AnalysisBudget, graceMs: number, overdue: AbortController): NodeJS.Timeout {
+function watchDeadline(
+  shared: SharedArrayBuffer,
+  upload: FeedReader | null,
+  budget: AnalysisBudget,
+  graceMs: number,
+  overdue: AbortController,
+): NodeJS.Timeout {
   let completeSince: number | null = upload ? null : Date.now();
-  const timer = setInterval(() => {
-    const now = Date.now();
-    if (completeSince === null && upload?.state().complete) completeSince = now;
-    if (isOverdue(readPublishedDeadline(shared), completeSince, now, budget, graceMs)) {
-      clearInterval(timer);
-      overdue.abort();
-    }
-  }, Math.min(1000, Math.max(20, graceMs / 4)));
+  const timer = setInterval(
+    () => {
+      const now = Date.now();
+      if (completeSince === null && upload?.state().complete) completeSince = now;
+      if (isOverdue(readPublishedDeadline(shared), completeSince, now, budget, graceMs)) {
+        clearInterval(timer);
+        overdue.abort();
+      }
+    },
+    Math.min(1000, Math.max(20, graceMs / 4)),
+  );
   timer.unref();
   return timer;
 }
@@ -125,5 +147,8 @@ function isFailure(out: unknown): out is AnalysisFailure {
 }
 
 function fromFailure({ failure }: AnalysisFailure): AppError {
-  return new AppError(failure.kind, failure.message, { ...(failure.code ? { code: failure.code } : {}), ...(failure.retryAfter !== undefined ? { retryAfter: failure.retryAfter } : {}) });
+  return new AppError(failure.kind, failure.message, {
+    ...(failure.code ? { code: failure.code } : {}),
+    ...(failure.retryAfter !== undefined ? { retryAfter: failure.retryAfter } : {}),
+  });
 }

@@ -12,7 +12,9 @@ import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import type { JobStatus } from '../api-types.js';
 
 /** Debian's nginx-light (CI installs it); outside CI a machine without nginx skips this file. */
-const nginxBinary = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p)) ?? (spawnSync('sh', ['-c', 'command -v nginx']).stdout.toString().trim() || null);
+const nginxBinary =
+  ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p)) ??
+  (spawnSync('sh', ['-c', 'command -v nginx']).stdout.toString().trim() || null);
 const exampleConfig = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../docs/deploy/nginx-cratehouse.conf');
 
 function freePort(): Promise<number> {
@@ -39,7 +41,11 @@ describe.skipIf(!nginxBinary && !process.env.CI)('artifacts behind nginx (X-Acce
     token = (await app.addUser('listener')).token;
     media = await startMediaServer();
     media.route('/loop.wav', serveBytes(encodeWav([sine(44_100, 1, 220, 0.5), sine(44_100, 1, 330, 0.5)], 44_100), 'audio/wav'));
-    const res = await app.fetch('/audio/v1/sources', { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ url: `${media.url}/loop.wav` }) });
+    const res = await app.fetch('/audio/v1/sources', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: `${media.url}/loop.wav` }),
+    });
     const jobId = ((await res.json()) as JobStatus).job_id;
     await app.jobs.onIdle();
     const job = (await (await app.fetch(`/audio/v1/jobs/${jobId}`, { headers: { Authorization: `Bearer ${token}` } })).json()) as JobStatus;
@@ -70,7 +76,9 @@ http {
 }
 `,
     );
-    nginx = spawn(nginxBinary!, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    nginx = spawn(nginxBinary!, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-g', 'daemon off;'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     nginx.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     front = `http://127.0.0.1:${port}`;
@@ -114,7 +122,9 @@ http {
       expect(res.headers.get('content-type'), url).toBe('audio/wav');
       expect(res.headers.get('content-disposition'), url).toMatch(/^inline; filename="[^"]+\.wav"/);
       expect(res.headers.get('x-content-type-options'), url).toBe('nosniff');
-      expect(res.headers.get('content-security-policy'), url).toBe("sandbox allow-same-origin; default-src 'none'; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'");
+      expect(res.headers.get('content-security-policy'), url).toBe(
+        "sandbox allow-same-origin; default-src 'none'; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+      );
       await res.arrayBuffer();
     }
   });

@@ -22,9 +22,31 @@ export type FfmpegInputFormat = Pick<StreamFormat, 'sampleRate' | 'channels'> & 
  * Stream f32le PCM from an ffmpeg child. Sample rate and channel count are forced to the probed
  * values so the byte stream always matches `format`; chunks are re-aligned to whole frames.
  */
-export async function* decodeWithFfmpeg(ffmpegPath: string, file: string, format: FfmpegInputFormat, options: FfmpegDecodeOptions = {}): AsyncGenerator<Float32Array> {
+export async function* decodeWithFfmpeg(
+  ffmpegPath: string,
+  file: string,
+  format: FfmpegInputFormat,
+  options: FfmpegDecodeOptions = {},
+): AsyncGenerator<Float32Array> {
   const { headSeconds, signal, inputOptions = [] } = options;
-  const args = ['-v', 'error', '-nostdin', ...ffmpegInputArgs(file, { demuxer: format.demuxer, options: inputOptions }), '-map', '0:a:0', ...(headSeconds ? ['-t', String(headSeconds)] : []), '-f', 'f32le', '-acodec', 'pcm_f32le', '-ar', String(format.sampleRate), '-ac', String(format.channels), 'pipe:1'];
+  const args = [
+    '-v',
+    'error',
+    '-nostdin',
+    ...ffmpegInputArgs(file, { demuxer: format.demuxer, options: inputOptions }),
+    '-map',
+    '0:a:0',
+    ...(headSeconds ? ['-t', String(headSeconds)] : []),
+    '-f',
+    'f32le',
+    '-acodec',
+    'pcm_f32le',
+    '-ar',
+    String(format.sampleRate),
+    '-ac',
+    String(format.channels),
+    'pipe:1',
+  ];
   const child = spawn(ffmpegPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8');

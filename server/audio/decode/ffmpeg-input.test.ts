@@ -37,7 +37,9 @@ describe('inputs that reference other files', () => {
   it('the fixtures really are decodable by a plain ffmpeg (so a refusal below is our doing)', () => {
     const playlist = path.join(outside, 'check.m3u8');
     writeFileSync(playlist, hls(secretMp3));
-    const report = execFileSync('ffmpeg', ['-hide_banner', '-nostdin', '-i', playlist, '-f', 'null', '-'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const report = execFileSync('ffmpeg', ['-hide_banner', '-nostdin', '-i', playlist, '-f', 'null', '-'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     expect(report).toBeDefined(); // exit 0: ffmpeg decoded the secret through the playlist
   });
 
@@ -50,7 +52,11 @@ describe('inputs that reference other files', () => {
       it(`${label} on ${route} is a 415 in the audio API's shape`, async () => {
         // A neighbour in tmp/ (where uploads land): a relative ffconcat entry resolves there.
         execFileSync('cp', [secretMp3, path.join(app.dataDir, 'tmp', 'neighbour.mp3')]);
-        const res = await app.fetch(`/audio/v1${route}`, { method: 'POST', headers: auth, body: fileForm(Buffer.from(body()), 'list.m3u8') });
+        const res = await app.fetch(`/audio/v1${route}`, {
+          method: 'POST',
+          headers: auth,
+          body: fileForm(Buffer.from(body()), 'list.m3u8'),
+        });
         const text = await res.text();
         expect(res.status, text).toBe(415);
         expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -62,7 +68,10 @@ describe('inputs that reference other files', () => {
   }
 
   it('an image sequence pattern is not read as one (a PNG upload is refused, not decoded)', async () => {
-    const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a3c1d1f40000000049454e44ae426082', 'hex');
+    const png = Buffer.from(
+      '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a3c1d1f40000000049454e44ae426082',
+      'hex',
+    );
     const res = await app.fetch('/audio/v1/loudness', { method: 'POST', headers: auth, body: fileForm(png, 'frame-%03d.png') });
     expect(res.status).toBe(415);
   });
@@ -70,14 +79,21 @@ describe('inputs that reference other files', () => {
   it('the probe itself refuses a playlist by name, before any decode', async () => {
     const file = path.join(outside, 'probe-me');
     writeFileSync(file, hls(secretMp3));
-    await expect(probeWithFfmpeg('ffmpeg', file)).rejects.toMatchObject({ kind: 'unsupported-media', message: expect.stringMatching(/hls format is refused/) as unknown });
+    await expect(probeWithFfmpeg('ffmpeg', file)).rejects.toMatchObject({
+      kind: 'unsupported-media',
+      message: expect.stringMatching(/hls format is refused/) as unknown,
+    });
   });
 
   it('a source job whose URL serves such a playlist ends in error, and no artifact is stored', async () => {
     media.route('/live.m3u8', serveBytes(Buffer.from(hls(secretMp3)), 'audio/x-mpegurl'));
     media.route('/list.ffconcat', serveBytes(Buffer.from(`ffconcat version 1.0\nfile ${path.basename(secretMp3)}\n`), 'audio/mpeg'));
     for (const name of ['/live.m3u8', '/list.ffconcat']) {
-      const res = await app.fetch('/audio/v1/sources', { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ url: `${media.url}${name}` }) });
+      const res = await app.fetch('/audio/v1/sources', {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: `${media.url}${name}` }),
+      });
       expect(res.status).toBe(202);
       let job = (await res.json()) as JobStatus;
       const until = Date.now() + 20_000;

@@ -9,9 +9,46 @@ import { AppError } from '../../http/errors.js';
  * refused at the probe instead of decoded. Names are ffmpeg's (`ffmpeg -demuxers`).
  */
 export const allowedDemuxers: readonly string[] = [
-  'wav', 'w64', 'aiff', 'flac', 'mp3', 'aac', 'loas', 'ac3', 'eac3', 'dts', 'dtshd', 'truehd', 'mlp',
-  'ogg', 'matroska', 'mov', 'caf', 'au', 'ape', 'wv', 'tta', 'tak', 'mpc', 'mpc8', 'shn', 'dsf', 'amr', 'amrnb', 'amrwb',
-  'asf', 'xwma', 'voc', 'avi', 'flv', 'mpeg', 'mpegts', 'oma', 'ircam', 'sox', 'nistsphere',
+  'wav',
+  'w64',
+  'aiff',
+  'flac',
+  'mp3',
+  'aac',
+  'loas',
+  'ac3',
+  'eac3',
+  'dts',
+  'dtshd',
+  'truehd',
+  'mlp',
+  'ogg',
+  'matroska',
+  'mov',
+  'caf',
+  'au',
+  'ape',
+  'wv',
+  'tta',
+  'tak',
+  'mpc',
+  'mpc8',
+  'shn',
+  'dsf',
+  'amr',
+  'amrnb',
+  'amrwb',
+  'asf',
+  'xwma',
+  'voc',
+  'avi',
+  'flv',
+  'mpeg',
+  'mpegts',
+  'oma',
+  'ircam',
+  'sox',
+  'nistsphere',
 ];
 
 /** The only protocol an input is opened with: the local file the server wrote itself (an upload, a download). */
@@ -33,7 +70,16 @@ export interface FfmpegInputOptions {
  */
 export function ffmpegInputArgs(file: string, options: FfmpegInputOptions = {}): string[] {
   const forced = options.demuxer ? ['-f', requireAllowedDemuxer(options.demuxer)] : [];
-  return ['-protocol_whitelist', inputProtocols, '-format_whitelist', allowedDemuxers.join(','), ...forced, ...(options.options ?? []), '-i', `file:${path.resolve(file)}`];
+  return [
+    '-protocol_whitelist',
+    inputProtocols,
+    '-format_whitelist',
+    allowedDemuxers.join(','),
+    ...forced,
+    ...(options.options ?? []),
+    '-i',
+    `file:${path.resolve(file)}`,
+  ];
 }
 
 /** The first name of a demuxer ffmpeg reports (`mov,mp4,m4a,…` → `mov`) when it is allowed; a 415 otherwise. */
@@ -46,7 +92,11 @@ export function requireAllowedDemuxer(reported: string): string {
 
 /** The 415 for an input whose container is not on the allow-list. */
 export function refusedFormat(name: string): AppError {
-  return new AppError('unsupported-media', `The ${name} format is refused: only self-contained audio and video files are decoded (no playlists, lists or image sequences)`, { code: 'format_refused' });
+  return new AppError(
+    'unsupported-media',
+    `The ${name} format is refused: only self-contained audio and video files are decoded (no playlists, lists or image sequences)`,
+    { code: 'format_refused' },
+  );
 }
 
 /** The refusal ffmpeg prints when the format whitelist stops a probe: the demuxer's name is not in it, so say what was refused. */

@@ -15,10 +15,16 @@ export const formatLimits = { minSampleRate: 8_000, maxSampleRate: 384_000, maxC
 export function requireAnalysableFormat(format: { readonly sampleRate: number; readonly channels: number }): void {
   const { minSampleRate, maxSampleRate, maxChannels } = formatLimits;
   if (!Number.isInteger(format.sampleRate) || format.sampleRate < minSampleRate || format.sampleRate > maxSampleRate) {
-    throw new AppError('unsupported-media', `The sample rate ${format.sampleRate} Hz is outside what is analysed (${minSampleRate}–${maxSampleRate} Hz)`, { code: 'format_limits' });
+    throw new AppError(
+      'unsupported-media',
+      `The sample rate ${format.sampleRate} Hz is outside what is analysed (${minSampleRate}–${maxSampleRate} Hz)`,
+      { code: 'format_limits' },
+    );
   }
   if (!Number.isInteger(format.channels) || format.channels < 1 || format.channels > maxChannels) {
-    throw new AppError('unsupported-media', `${format.channels} channels are outside what is analysed (1–${maxChannels})`, { code: 'format_limits' });
+    throw new AppError('unsupported-media', `${format.channels} channels are outside what is analysed (1–${maxChannels})`, {
+      code: 'format_limits',
+    });
   }
 }
 
@@ -39,7 +45,11 @@ export async function* requireFiniteSamples(chunks: AsyncIterable<Float32Array>)
       const x = chunk[i]!;
       // Written so that NaN fails the test too.
       if (!(x <= maxSampleMagnitude && x >= -maxSampleMagnitude)) {
-        throw new AppError('unsupported-media', `The audio holds samples that are not finite or beyond ±${maxSampleMagnitude} (full scale is ±1): ${x}`, { code: 'non_finite_samples' });
+        throw new AppError(
+          'unsupported-media',
+          `The audio holds samples that are not finite or beyond ±${maxSampleMagnitude} (full scale is ±1): ${x}`,
+          { code: 'non_finite_samples' },
+        );
       }
     }
     yield chunk;

@@ -22,7 +22,8 @@ function music(sampleRate: number, seconds: number, channel: number): Float32Arr
   for (let i = 0; i < out.length; i++) {
     const t = i / sampleRate;
     const beat = t % 0.5;
-    const chord = 0.15 * (Math.sin(2 * Math.PI * 220 * t) + Math.sin(2 * Math.PI * 277.2 * t + channel) + Math.sin(2 * Math.PI * 329.6 * t));
+    const chord =
+      0.15 * (Math.sin(2 * Math.PI * 220 * t) + Math.sin(2 * Math.PI * 277.2 * t + channel) + Math.sin(2 * Math.PI * 329.6 * t));
     out[i] = chord * (0.5 + 0.5 * Math.sin(2 * Math.PI * 0.25 * t)) + (beat < 0.05 ? 0.6 * noise() * (1 - beat / 0.05) : 0.02 * noise());
   }
   return out;
@@ -41,7 +42,13 @@ async function collect(chunks: AsyncIterable<Float32Array>): Promise<Buffer> {
 
 async function encodeMp3(name: string, sampleRate: number, channels: number, seconds: number, encoder: readonly string[]): Promise<string> {
   const wav = path.join(dir, `${name}.wav`);
-  await writeFile(wav, encodeWav(Array.from({ length: channels }, (_, c) => music(sampleRate, seconds, c)), sampleRate));
+  await writeFile(
+    wav,
+    encodeWav(
+      Array.from({ length: channels }, (_, c) => music(sampleRate, seconds, c)),
+      sampleRate,
+    ),
+  );
   const mp3 = path.join(dir, `${name}.mp3`);
   execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', wav, ...encoder, mp3]);
   return mp3;
@@ -62,7 +69,10 @@ describe('decoding an MP3 in independent ranges', () => {
     // The tags state the length the decode has, to the sample.
     expect(total * channels * 4).toBe(whole.length);
     // Arbitrary split points, one close to the start (no room to prime: decoding starts at the first frame).
-    for (const cuts of [[0, 700, total], [0, 123_457, Math.floor(total * 0.7) + 3, total]]) {
+    for (const cuts of [
+      [0, 700, total],
+      [0, 123_457, Math.floor(total * 0.7) + 3, total],
+    ]) {
       const parts = await Promise.all(cuts.slice(1).map((to, i) => collect(decodeMp3Range('ffmpeg', file, info!, cuts[i]!, to))));
       const joined = Buffer.concat(parts);
       expect(joined.length).toBe(whole.length);

@@ -21,7 +21,14 @@ const primingBytes = 1024;
  * (`-skip_initial_bytes`, no gapless trim) with those frames dropped. Several ranges decode in parallel
  * on separate cores. Throws RangeMismatch when the file does not hold the frames its tag counts.
  */
-export async function* decodeMp3Range(ffmpegPath: string, file: string, info: Mp3Info, from: number, to: number, signal?: AbortSignal): AsyncGenerator<Float32Array> {
+export async function* decodeMp3Range(
+  ffmpegPath: string,
+  file: string,
+  info: Mp3Info,
+  from: number,
+  to: number,
+  signal?: AbortSignal,
+): AsyncGenerator<Float32Array> {
   const format: FfmpegInputFormat = { sampleRate: info.sampleRate, channels: info.channels, demuxer: 'mp3' };
   const channels = info.channels;
   const want = to - from;
@@ -54,5 +61,6 @@ export async function* decodeMp3Range(ffmpegPath: string, file: string, info: Mp
   }
   if (given !== want) throw new RangeMismatch(`decoded ${given} of ${want} frames`);
   // The last range read to the end: every frame the tag counts was there (the end padding follows).
-  if (from > 0 && seen !== (info.packets - first) * info.samplesPerFrame) throw new RangeMismatch(`the file holds ${seen / info.samplesPerFrame} frames after frame ${first}, not ${info.packets - first}`);
+  if (from > 0 && seen !== (info.packets - first) * info.samplesPerFrame)
+    throw new RangeMismatch(`the file holds ${seen / info.samplesPerFrame} frames after frame ${first}, not ${info.packets - first}`);
 }

@@ -102,7 +102,12 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
     if (mp3) {
       requireAnalysableFormat(mp3);
       // A tagged MP3 states its format and (to be confirmed by the decode) its length: no probe needed.
-      const format: StreamFormat = { sampleRate: mp3.sampleRate, channels: mp3.channels, channelLayout: mp3.channels === 1 ? 'mono' : 'stereo', totalFrames: null };
+      const format: StreamFormat = {
+        sampleRate: mp3.sampleRate,
+        channels: mp3.channels,
+        channelLayout: mp3.channels === 1 ? 'mono' : 'stereo',
+        totalFrames: null,
+      };
       const input = { ...format, demuxer: 'mp3' };
       return {
         format,
@@ -110,15 +115,24 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
         direct: false,
         durationS: mp3.frames / mp3.sampleRate,
         lengthEstimate: { frames: mp3.frames, tolerance: 1152 },
-        ranges: { totalFrames: mp3.frames, decode: (from, to, s) => requireFiniteSamples(decodeMp3Range(decoder.path, file, mp3, from, to, s ?? signal)) },
-        chunks: (o = {}) => requireFiniteSamples(decodeWithFfmpeg(decoder.path, file, input, { headSeconds: o.headSeconds, signal: o.signal ?? signal })),
+        ranges: {
+          totalFrames: mp3.frames,
+          decode: (from, to, s) => requireFiniteSamples(decodeMp3Range(decoder.path, file, mp3, from, to, s ?? signal)),
+        },
+        chunks: (o = {}) =>
+          requireFiniteSamples(decodeWithFfmpeg(decoder.path, file, input, { headSeconds: o.headSeconds, signal: o.signal ?? signal })),
         pcm16: null,
         confirm: always,
       };
     }
     const info = await probeWithFfmpeg(decoder.path, file, signal);
     requireAnalysableFormat(info);
-    const format: StreamFormat = { sampleRate: info.sampleRate, channels: info.channels, channelLayout: info.channelLayout, totalFrames: info.exactFrames };
+    const format: StreamFormat = {
+      sampleRate: info.sampleRate,
+      channels: info.channels,
+      channelLayout: info.channelLayout,
+      totalFrames: info.exactFrames,
+    };
     const container = containerName(info.container, info.codec);
     const input = { ...format, demuxer: info.container };
     return {
@@ -128,7 +142,8 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
       durationS: info.exactFrames !== null ? info.exactFrames / info.sampleRate : info.durationS,
       lengthEstimate: info.exactFrames !== null ? null : estimateLength(info),
       ranges: null,
-      chunks: (o = {}) => requireFiniteSamples(decodeWithFfmpeg(decoder.path, file, input, { headSeconds: o.headSeconds, signal: o.signal ?? signal })),
+      chunks: (o = {}) =>
+        requireFiniteSamples(decodeWithFfmpeg(decoder.path, file, input, { headSeconds: o.headSeconds, signal: o.signal ?? signal })),
       pcm16: null,
       confirm: always,
     };
@@ -141,7 +156,9 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
  * durations include the encoder's padding), within 0.2 s.
  */
 function estimateLength(info: ProbeInfo): LengthEstimate | null {
-  return info.durationS !== null ? { frames: Math.round(info.durationS * info.sampleRate), tolerance: Math.ceil(0.2 * info.sampleRate) } : null;
+  return info.durationS !== null
+    ? { frames: Math.round(info.durationS * info.sampleRate), tolerance: Math.ceil(0.2 * info.sampleRate) }
+    : null;
 }
 
 /** A short, stable name for `source.format`. */
@@ -155,7 +172,10 @@ type JsFormat = Parameters<typeof decodeChunked>[1];
 const jsFormats: readonly string[] = ['mp3', 'flac', 'opus', 'oga', 'm4a', 'wav', 'qoa', 'aac', 'aiff', 'caf', 'webm', 'amr', 'wma'];
 
 /** The pure-JS fallback (audio-decode's WASM/JS codecs), streaming chunk by chunk. */
-async function openWithJs(file: string, signal?: AbortSignal): Promise<Omit<PcmSource, 'direct' | 'pcm16' | 'confirm' | 'lengthEstimate' | 'ranges'>> {
+async function openWithJs(
+  file: string,
+  signal?: AbortSignal,
+): Promise<Omit<PcmSource, 'direct' | 'pcm16' | 'confirm' | 'lengthEstimate' | 'ranges'>> {
   const fh = await open(file, 'r');
   const head = Buffer.alloc(4096);
   try {
@@ -165,12 +185,17 @@ async function openWithJs(file: string, signal?: AbortSignal): Promise<Omit<PcmS
   }
   const kind = audioType(new Uint8Array(head));
   if (!kind || !jsFormats.includes(kind)) {
-    throw new AppError('unsupported-media', `The file could not be decoded as audio${kind ? ` (${kind} needs ffmpeg)` : ''}. Install ffmpeg for more formats.`, { code: 'undecodable' });
+    throw new AppError(
+      'unsupported-media',
+      `The file could not be decoded as audio${kind ? ` (${kind} needs ffmpeg)` : ''}. Install ffmpeg for more formats.`,
+      { code: 'undecodable' },
+    );
   }
   const stream = (headSeconds?: number, s?: AbortSignal) => decodeJs(file, kind as JsFormat, headSeconds, s ?? signal);
   // The format comes from the first decoded chunk.
   const first = await stream(undefined, signal)[Symbol.asyncIterator]().next();
-  if (first.done || !first.value) throw new AppError('unsupported-media', 'The file could not be decoded as audio (no audio frames).', { code: 'undecodable' });
+  if (first.done || !first.value)
+    throw new AppError('unsupported-media', 'The file could not be decoded as audio (no audio frames).', { code: 'undecodable' });
   const { sampleRate, channels } = first.value;
   requireAnalysableFormat(first.value);
   const exact = await exactFramesFromHeader(file, sampleRate);
@@ -187,7 +212,12 @@ async function openWithJs(file: string, signal?: AbortSignal): Promise<Omit<PcmS
   };
 }
 
-async function* decodeJs(file: string, kind: JsFormat, headSeconds: number | undefined, signal: AbortSignal | undefined): AsyncGenerator<{ samples: Float32Array; sampleRate: number; channels: number }> {
+async function* decodeJs(
+  file: string,
+  kind: JsFormat,
+  headSeconds: number | undefined,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<{ samples: Float32Array; sampleRate: number; channels: number }> {
   let framesLeft = Infinity;
   try {
     for await (const data of decodeChunked(createReadStream(file, { signal }), kind)) {
@@ -207,6 +237,8 @@ async function* decodeJs(file: string, kind: JsFormat, headSeconds: number | und
     }
   } catch (error) {
     if (error instanceof AppError || signal?.aborted) throw error;
-    throw new AppError('unsupported-media', `The audio could not be decoded: ${error instanceof Error ? error.message : String(error)}`, { code: 'undecodable' });
+    throw new AppError('unsupported-media', `The audio could not be decoded: ${error instanceof Error ? error.message : String(error)}`, {
+      code: 'undecodable',
+    });
   }
 }

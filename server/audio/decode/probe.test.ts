@@ -19,8 +19,18 @@ describe('probe', () => {
   });
 
   it('parses ffmpeg’s input report and refuses input without audio', () => {
-    const report = "Input #0, wav, from 'x.wav':\n  Duration: 00:00:20.50, bitrate: 1536 kb/s\n  Stream #0:0: Audio: pcm_s16le ([1][0][0][0] / 0x0001), 48000 Hz, 5.0, s16, 1536 kb/s\n";
-    expect(parseFfmpegProbe(report)).toEqual({ container: 'wav', codec: 'pcm_s16le', sampleRate: 48_000, channels: 5, channelLayout: '5.0', durationS: 20.5 });
-    expect(() => parseFfmpegProbe("x.txt: Invalid data found when processing input\n")).toThrow(/could not be decoded as audio \(invalid data found/);
+    const report =
+      "Input #0, wav, from 'x.wav':\n  Duration: 00:00:20.50, bitrate: 1536 kb/s\n  Stream #0:0: Audio: pcm_s16le ([1][0][0][0] / 0x0001), 48000 Hz, 5.0, s16, 1536 kb/s\n";
+    expect(parseFfmpegProbe(report)).toEqual({
+      container: 'wav',
+      codec: 'pcm_s16le',
+      sampleRate: 48_000,
+      channels: 5,
+      channelLayout: '5.0',
+      durationS: 20.5,
+    });
+    expect(() => parseFfmpegProbe('x.txt: Invalid data found when processing input\n')).toThrow(
+      /could not be decoded as audio \(invalid data found/,
+    );
   });
 });

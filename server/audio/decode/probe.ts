@@ -28,13 +28,22 @@ export async function probeWithFfmpeg(ffmpegPath: string, file: string, signal?:
  * What `ffmpeg -i` prints about `file` (its stderr), opened through ffmpegInputArgs (file protocol and
  * allowed demuxers only). A container the allow-list refuses is a 415 naming it.
  */
-export async function readFfmpegReport(ffmpegPath: string, file: string, options: { readonly signal?: AbortSignal | undefined; readonly timeoutMs: number }): Promise<string> {
+export async function readFfmpegReport(
+  ffmpegPath: string,
+  file: string,
+  options: { readonly signal?: AbortSignal | undefined; readonly timeoutMs: number },
+): Promise<string> {
   const stderr = await new Promise<string>((resolve, reject) => {
-    execFile(ffmpegPath, ['-hide_banner', '-nostdin', ...ffmpegInputArgs(file)], { timeout: options.timeoutMs, signal: options.signal, maxBuffer: 4 * 1024 * 1024 }, (error, _stdout, err) => {
-      // ffmpeg exits 1 here ("At least one output file must be specified"); the report is on stderr.
-      if (error && (error as NodeJS.ErrnoException).code === 'ABORT_ERR') reject(error);
-      else resolve(err);
-    });
+    execFile(
+      ffmpegPath,
+      ['-hide_banner', '-nostdin', ...ffmpegInputArgs(file)],
+      { timeout: options.timeoutMs, signal: options.signal, maxBuffer: 4 * 1024 * 1024 },
+      (error, _stdout, err) => {
+        // ffmpeg exits 1 here ("At least one output file must be specified"); the report is on stderr.
+        if (error && (error as NodeJS.ErrnoException).code === 'ABORT_ERR') reject(error);
+        else resolve(err);
+      },
+    );
   });
   const refused = findRefusalInReport(stderr);
   if (refused) throw refused;
@@ -46,7 +55,10 @@ export function parseFfmpegProbe(stderr: string): Omit<ProbeInfo, 'exactFrames'>
   const input = /Input #0, ([^,]+(?:,[^ ]+)*), from/.exec(stderr);
   const stream = /Stream #0:\d+(?:\[[^\]]*\])?(?:\([^)]*\))?: Audio: ([^,\s]+)[^,]*, (\d+) Hz, ([^,]+),/.exec(stderr);
   if (!input || !stream) {
-    const reason = /Invalid data found|could not find codec|does not contain any stream|Invalid argument|End of file|moov atom not found/i.exec(stderr)?.[0];
+    const reason =
+      /Invalid data found|could not find codec|does not contain any stream|Invalid argument|End of file|moov atom not found/i.exec(
+        stderr,
+      )?.[0];
     const detail = !input
       ? `The file could not be decoded as audio${reason ? ` (${reason.toLowerCase()})` : ''}.`
       : 'The file has no audio stream.';
@@ -68,9 +80,33 @@ export function parseFfmpegProbe(stderr: string): Omit<ProbeInfo, 'exactFrames'>
 }
 
 const layoutChannels: Readonly<Record<string, number>> = {
-  mono: 1, stereo: 2, '2.1': 3, '3.0': 3, '3.0(back)': 3, '4.0': 4, quad: 4, 'quad(side)': 4, '3.1': 4, '5.0': 5, '5.0(side)': 5, '4.1': 5,
-  '5.1': 6, '5.1(side)': 6, '6.0': 6, '6.0(front)': 6, hexagonal: 6, '6.1': 7, '6.1(back)': 7, '6.1(front)': 7, '7.0': 7, '7.0(front)': 7,
-  '7.1': 8, '7.1(wide)': 8, '7.1(wide-side)': 8, octagonal: 8, downmix: 2,
+  mono: 1,
+  stereo: 2,
+  '2.1': 3,
+  '3.0': 3,
+  '3.0(back)': 3,
+  '4.0': 4,
+  quad: 4,
+  'quad(side)': 4,
+  '3.1': 4,
+  '5.0': 5,
+  '5.0(side)': 5,
+  '4.1': 5,
+  '5.1': 6,
+  '5.1(side)': 6,
+  '6.0': 6,
+  '6.0(front)': 6,
+  hexagonal: 6,
+  '6.1': 7,
+  '6.1(back)': 7,
+  '6.1(front)': 7,
+  '7.0': 7,
+  '7.0(front)': 7,
+  '7.1': 8,
+  '7.1(wide)': 8,
+  '7.1(wide-side)': 8,
+  octagonal: 8,
+  downmix: 2,
 };
 
 function channelsFromLayout(layout: string): number {

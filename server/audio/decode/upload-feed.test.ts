@@ -9,7 +9,11 @@ import { readWavChunks, readWavInfo } from './wav-reader.js';
 
 const noise = seededNoise(5);
 const frames = 700_001;
-const wav = encodeWav([Float32Array.from({ length: frames }, () => noise() * 0.8), Float32Array.from({ length: frames }, () => noise() * 0.3)], 44_100, 'pcm16');
+const wav = encodeWav(
+  [Float32Array.from({ length: frames }, () => noise() * 0.8), Float32Array.from({ length: frames }, () => noise() * 0.3)],
+  44_100,
+  'pcm16',
+);
 
 async function collect(chunks: AsyncIterable<Float32Array>): Promise<Float32Array> {
   const parts: Float32Array[] = [];

@@ -16,9 +16,16 @@ const FAILED = 2;
 const BYTES = 2; // BigInt64 index (byte offset 16)
 
 /** Atomics.waitAsync (Node ≥ 16; typed in TypeScript's ES2024 library, which this project does not load). */
-const waitAsync = (Atomics as unknown as {
-  waitAsync(array: Int32Array, index: number, value: number, timeout?: number): { async: false; value: string } | { async: true; value: Promise<string> };
-}).waitAsync;
+const waitAsync = (
+  Atomics as unknown as {
+    waitAsync(
+      array: Int32Array,
+      index: number,
+      value: number,
+      timeout?: number,
+    ): { async: false; value: string } | { async: true; value: Promise<string> };
+  }
+).waitAsync;
 
 /** Size of the shared buffer a feed needs. */
 export const FEED_BYTES = 24;

@@ -14,7 +14,9 @@ function ffmpegDecode(file: string): Float32Array {
 
 /** Byte-for-byte equality of two sample arrays (fast, and exact: no tolerance). */
 function sameBits(a: Float32Array, b: Float32Array): boolean {
-  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+  return (
+    a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))
+  );
 }
 
 async function readAll(file: string): Promise<Float32Array> {
@@ -34,7 +36,10 @@ async function readAll(file: string): Promise<Float32Array> {
 
 describe('direct WAV reader', () => {
   const noise = seededNoise(3);
-  const channels = [Float32Array.from({ length: 300_001 }, () => noise() * 0.99), Float32Array.from({ length: 300_001 }, () => noise() * 0.5)];
+  const channels = [
+    Float32Array.from({ length: 300_001 }, () => noise() * 0.99),
+    Float32Array.from({ length: 300_001 }, () => noise() * 0.5),
+  ];
 
   it.each(['pcm16', 'pcm24', 'float32'] as const)('equals ffmpeg’s decode of %s exactly', async (format) => {
     const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-wav-'));
@@ -45,7 +50,10 @@ describe('direct WAV reader', () => {
     expect(sameBits(await readAll(file), ffmpegDecode(file))).toBe(true);
   });
 
-  it.each([['u8', 'pcm_u8'], ['s32', 'pcm_s32le']])('equals ffmpeg’s decode of %s written by ffmpeg (extensible header)', async (_label, codec) => {
+  it.each([
+    ['u8', 'pcm_u8'],
+    ['s32', 'pcm_s32le'],
+  ])('equals ffmpeg’s decode of %s written by ffmpeg (extensible header)', async (_label, codec) => {
     const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-wav-'));
     const src = path.join(dir, 'src.wav');
     await writeFile(src, encodeWav(channels, 44_100, 'float32'));
@@ -57,11 +65,26 @@ describe('direct WAV reader', () => {
   it('reads the channel mask of a 5.1 WAVE_FORMAT_EXTENSIBLE file', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-wav-'));
     const file = path.join(dir, 'surround.wav');
-    execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'sine=frequency=1000:duration=1', '-af', 'pan=5.1|c0=c0|c1=c0|c2=c0|c3=c0|c4=c0|c5=c0', '-c:a', 'pcm_s16le', file]);
+    execFileSync('ffmpeg', [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=1000:duration=1',
+      '-af',
+      'pan=5.1|c0=c0|c1=c0|c2=c0|c3=c0|c4=c0|c5=c0',
+      '-c:a',
+      'pcm_s16le',
+      file,
+    ]);
     expect(await readWavInfo(file)).toMatchObject({ channels: 6, channelLayout: 'FL+FR+FC+LFE+BL+BR' });
   });
 
-  it.each([['0', 0], ['0xFFFFFFFF', 0xffffffff]])('reads to the end of the file when the data size is %s, as ffmpeg does', async (_label, size) => {
+  it.each([
+    ['0', 0],
+    ['0xFFFFFFFF', 0xffffffff],
+  ])('reads to the end of the file when the data size is %s, as ffmpeg does', async (_label, size) => {
     const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-wav-'));
     const wav = encodeWav(channels, 44_100, 'pcm16');
     wav.writeUInt32LE(size, 40);

@@ -72,7 +72,8 @@ export function parseWavHeader(head: Buffer): WavHeader | null {
         if (names.length === channels) layout = names.join('+');
       }
       const float = tag === 3;
-      if ((tag !== 1 && tag !== 3) || channels < 1 || sampleRate < 1 || ![8, 16, 24, 32].includes(bits) || (float && bits !== 32)) return null;
+      if ((tag !== 1 && tag !== 3) || channels < 1 || sampleRate < 1 || ![8, 16, 24, 32].includes(bits) || (float && bits !== 32))
+        return null;
       if (blockAlign !== channels * (bits / 8)) return null;
       fmt = { sampleRate, channels, channelLayout: layout, bitsPerSample: bits as WavInfo['bitsPerSample'], float };
     } else if (id === 'data') {
@@ -116,7 +117,8 @@ export async function readWavInfo(file: string, feed?: ByteFeed): Promise<WavInf
     if (!header) return null;
     if (state && !state.complete && header.dataBytes === null) state = await feed!.waitFor(Infinity);
     const { dataBytes: _d, blockAlign: _b, ...info } = header;
-    const frames = state && !state.complete ? Math.floor(header.dataBytes! / header.blockAlign) : wavFrames(header, state ? state.available : size);
+    const frames =
+      state && !state.complete ? Math.floor(header.dataBytes! / header.blockAlign) : wavFrames(header, state ? state.available : size);
     return { ...info, frames };
   } finally {
     await fh.close();

@@ -25,7 +25,14 @@ export function melToHz(m: number): number {
 }
 
 /** Build `bands` bands between fmin and fmax for an FFT of size nFft at sampleRate. */
-export function createFilterbank(kind: 'mel' | 'log', bands: number, nFft: number, sampleRate: number, fmin: number, fmax: number): Filterbank {
+export function createFilterbank(
+  kind: 'mel' | 'log',
+  bands: number,
+  nFft: number,
+  sampleRate: number,
+  fmin: number,
+  fmax: number,
+): Filterbank {
   const binHz = sampleRate / nFft;
   const nBins = nFft / 2 + 1;
   const edges = new Float64Array(bands + 2);
@@ -41,7 +48,10 @@ export function createFilterbank(kind: 'mel' | 'log', bands: number, nFft: numbe
   const weightLists: Float64Array[] = [];
   for (let b = 0; b < bands; b++) {
     // Mel: triangle over edges[b]..edges[b+2] peaking at edges[b+1]. Log: rectangle around edges[b+1].
-    const [left, center, right] = kind === 'mel' ? [edges[b]!, edges[b + 1]!, edges[b + 2]!] : [Math.sqrt(edges[b]! * edges[b + 1]!), edges[b + 1]!, Math.sqrt(edges[b + 1]! * edges[b + 2]!)];
+    const [left, center, right] =
+      kind === 'mel'
+        ? [edges[b]!, edges[b + 1]!, edges[b + 2]!]
+        : [Math.sqrt(edges[b]! * edges[b + 1]!), edges[b + 1]!, Math.sqrt(edges[b + 1]! * edges[b + 2]!)];
     centers[b] = center;
     const idx: number[] = [];
     const w: number[] = [];

@@ -36,7 +36,8 @@ describe('envelope descriptors', () => {
   it('reads a piecewise-linear ADSR envelope sampled at block centres', () => {
     // 1 ms blocks of an amplitude envelope: attack 50 ms, decay 100 ms to 0.5, sustain 500 ms, release 100 ms.
     const blockS = 0.001;
-    const amp = (t: number) => (t < 0.05 ? t / 0.05 : t < 0.15 ? 1 - (0.5 * (t - 0.05)) / 0.1 : t < 0.65 ? 0.5 : t < 0.75 ? 0.5 * (1 - (t - 0.65) / 0.1) : 0);
+    const amp = (t: number) =>
+      t < 0.05 ? t / 0.05 : t < 0.15 ? 1 - (0.5 * (t - 0.05)) / 0.1 : t < 0.65 ? 0.5 : t < 0.75 ? 0.5 * (1 - (t - 0.65) / 0.1) : 0;
     const env = Float64Array.from({ length: 800 }, (_, i) => amp((i + 0.5) * blockS));
     const f = envelopeFeatures(env, blockS)!;
     expect(f.attackS).toBeCloseTo(0.04, 3);

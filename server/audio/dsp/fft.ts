@@ -79,7 +79,12 @@ export class RealFft {
     }
     // Twiddles of the fused passes, per pass of quarter length q (ascending): W_{2q}^j and W_{4q}^j for
     // j < q, at offset q − 1.
-    const [w2r, w2i, w4r, w4i] = [at.w2r, at.w2i, at.w4r, at.w4i].map((offset) => f64(offset, m)) as [Float64Array, Float64Array, Float64Array, Float64Array];
+    const [w2r, w2i, w4r, w4i] = [at.w2r, at.w2i, at.w4r, at.w4i].map((offset) => f64(offset, m)) as [
+      Float64Array,
+      Float64Array,
+      Float64Array,
+      Float64Array,
+    ];
     for (let q = oddFirst ? 2 : 4; 4 * q <= m; q *= 4) {
       for (let j = 0; j < q; j++) {
         w2r[q - 1 + j] = Math.cos((2 * Math.PI * j) / (2 * q));
@@ -156,11 +161,60 @@ export interface KernelExports {
   readonly init: (half: number, oddFirst: number, ...offsets: number[]) => void;
   readonly forward: () => void;
   readonly windowEnergy: (buf: number, win: number, out: number, n: number) => number;
-  readonly spectrumMoments: (re: number, im: number, freqs: number, power: number, mag: number, n: number, amin: number, out: number) => void;
-  readonly rolloffFlux: (mag: number, freqs: number, sum: number, prev: number, prevSum: number, n: number, rollPercent: number, out: number) => void;
-  readonly contrastPeakValley: (mag: number, bands: number, start: number, end: number, count: number, peak: number, valley: number, scratch: number) => void;
-  readonly sparseFilterbank: (bands: number, start: number, length: number, offset: number, weights: number, power: number, out: number) => void;
-  readonly superFluxBands: (re: number, im: number, half: number, from: number, to: number, mag: number, bands: number, start: number, length: number, offset: number, weights: number, lambda: number, lin: number) => void;
+  readonly spectrumMoments: (
+    re: number,
+    im: number,
+    freqs: number,
+    power: number,
+    mag: number,
+    n: number,
+    amin: number,
+    out: number,
+  ) => void;
+  readonly rolloffFlux: (
+    mag: number,
+    freqs: number,
+    sum: number,
+    prev: number,
+    prevSum: number,
+    n: number,
+    rollPercent: number,
+    out: number,
+  ) => void;
+  readonly contrastPeakValley: (
+    mag: number,
+    bands: number,
+    start: number,
+    end: number,
+    count: number,
+    peak: number,
+    valley: number,
+    scratch: number,
+  ) => void;
+  readonly sparseFilterbank: (
+    bands: number,
+    start: number,
+    length: number,
+    offset: number,
+    weights: number,
+    power: number,
+    out: number,
+  ) => void;
+  readonly superFluxBands: (
+    re: number,
+    im: number,
+    half: number,
+    from: number,
+    to: number,
+    mag: number,
+    bands: number,
+    start: number,
+    length: number,
+    offset: number,
+    weights: number,
+    lambda: number,
+    lin: number,
+  ) => void;
   readonly hpssRow: (src: number, powers: number, mags: number, bins: number) => void;
   readonly hpssSplit: (s0: number, s1: number, c: number, s3: number, s4: number, power: number, bins: number, out: number) => void;
   readonly windowRing: (ring: number, first: number, win: number, out: number, n: number) => void;

@@ -149,7 +149,15 @@ describe('FrameKernels.rolloffFlux', () => {
   const bins = n / 2 + 1;
 
   /** Kernel and JavaScript results for the same inputs. */
-  const both = (kernels: FrameKernels, mag: Float64Array, freqs: Float64Array, sum: number, prev: Float64Array, prevSum: number, rollPercent: number) => {
+  const both = (
+    kernels: FrameKernels,
+    mag: Float64Array,
+    freqs: Float64Array,
+    sum: number,
+    prev: Float64Array,
+    prevSum: number,
+    rollPercent: number,
+  ) => {
     const out = new Float64Array(2);
     kernels.rolloffFlux(mag, freqs, sum, prev, prevSum, rollPercent, out);
     const ref = new Float64Array(2);
@@ -431,13 +439,19 @@ describe('SampleFrameKernels.windowRing', () => {
     const fft = createRealFft(n, WORKSPACE);
     const kernels = new SampleFrameKernels(fft);
     const rand = rng(n);
-    const ring = placed(fft, Array.from({ length: n }, () => 2 * rand() - 1));
+    const ring = placed(
+      fft,
+      Array.from({ length: n }, () => 2 * rand() - 1),
+    );
     const window = placed(fft, hannWindow(n));
     const firsts = n <= 16 ? Array.from({ length: n }, (_, i) => i) : [0, 1, 2, 3, 511, n / 2, n / 2 + 1, n - 2, n - 1];
     for (const first of firsts) {
       fft.input.fill(Number.NaN);
       kernels.windowRing(ring, first, window);
-      expectSameBits(fft.input, Float64Array.from({ length: n }, (_, k) => ring[(first + k) % n]! * window[k]!));
+      expectSameBits(
+        fft.input,
+        Float64Array.from({ length: n }, (_, k) => ring[(first + k) % n]! * window[k]!),
+      );
     }
   });
 });
@@ -624,8 +638,12 @@ describe('kernel workspace', () => {
     expect(() => kernels.windowInput(window, plain)).toThrow(RangeError);
     const bins = n / 2 + 1;
     const freqs = placed(fft, binFrequencies(8000, n));
-    expect(() => kernels.spectrumPass(freqs, new Float64Array(bins), fft.allocate(bins), FLATNESS_AMIN, new Float64Array(4))).toThrow(RangeError);
-    expect(() => kernels.rolloffFlux(new Float64Array(bins), freqs, 1, fft.allocate(bins), 1, ROLL_PERCENT, new Float64Array(2))).toThrow(RangeError);
+    expect(() => kernels.spectrumPass(freqs, new Float64Array(bins), fft.allocate(bins), FLATNESS_AMIN, new Float64Array(4))).toThrow(
+      RangeError,
+    );
+    expect(() => kernels.rolloffFlux(new Float64Array(bins), freqs, 1, fft.allocate(bins), 1, ROLL_PERCENT, new Float64Array(2))).toThrow(
+      RangeError,
+    );
     const bank = kernels.placeFilterbank(slaneyMelFilterbank(8000, n, 8));
     expect(() => kernels.applySparseFilterbank(bank, new Float64Array(bins))).toThrow(RangeError);
     const cb = kernels.placeContrastBands(contrastBands(8000, n, 200, 3));
@@ -665,7 +683,15 @@ describe('kernel workspace', () => {
     const kernels = new FrameKernels(fft);
     kernels.placeFilterbank(fb);
     kernels.placeContrastBands(cb);
-    expect(() => [fft.allocate(n), fft.allocate(n), fft.allocate(bins), fft.allocate(bins), fft.allocate(bins), fft.allocate(bins)]).not.toThrow();
-    for (const hpssBins of [9, 10, 513]) expect(() => new StreamingHpss(hpssBins, createRealFft(n, StreamingHpss.workspace(hpssBins)))).not.toThrow();
+    expect(() => [
+      fft.allocate(n),
+      fft.allocate(n),
+      fft.allocate(bins),
+      fft.allocate(bins),
+      fft.allocate(bins),
+      fft.allocate(bins),
+    ]).not.toThrow();
+    for (const hpssBins of [9, 10, 513])
+      expect(() => new StreamingHpss(hpssBins, createRealFft(n, StreamingHpss.workspace(hpssBins)))).not.toThrow();
   });
 });

@@ -47,12 +47,29 @@ export class FrameKernels extends KernelArrays {
   spectrumPass(freqs: Float64Array, power: Float64Array, mag: Float64Array, amin: number, out: Float64Array): void {
     const n = power.length;
     const r = this.out;
-    this.kernel.spectrumMoments(this.at(this.fft.re), this.at(this.fft.im), this.at(freqs), this.at(power), this.at(mag), n, amin, this.at(r));
+    this.kernel.spectrumMoments(
+      this.at(this.fft.re),
+      this.at(this.fft.im),
+      this.at(freqs),
+      this.at(power),
+      this.at(mag),
+      n,
+      amin,
+      this.at(r),
+    );
     shapeFromMoments(r[0]!, r[1]!, r[2]!, r[3]!, r[4]!, n, out);
   }
 
   /** `rolloffFluxPass`: roll-off (Hz) into out[0] and flux (0..1) into out[1]. */
-  rolloffFlux(mag: Float64Array, freqs: Float64Array, sum: number, prev: Float64Array, prevSum: number, rollPercent: number, out: Float64Array): void {
+  rolloffFlux(
+    mag: Float64Array,
+    freqs: Float64Array,
+    sum: number,
+    prev: Float64Array,
+    prevSum: number,
+    rollPercent: number,
+    out: Float64Array,
+  ): void {
     if (!(sum > 0)) {
       out[0] = 0;
       out[1] = 0;
@@ -76,12 +93,29 @@ export class FrameKernels extends KernelArrays {
     let maxCount = 1;
     for (let b = 0; b < cb.bands; b++) maxCount = Math.max(maxCount, cb.count[b]!);
     const fft = this.fft;
-    return { bands: cb.bands, start: fft.placeInt32(cb.start), end: fft.placeInt32(cb.end), count: fft.placeInt32(cb.count), peak: fft.allocate(cb.bands), valley: fft.allocate(cb.bands), scratch: fft.allocate(maxCount) };
+    return {
+      bands: cb.bands,
+      start: fft.placeInt32(cb.start),
+      end: fft.placeInt32(cb.end),
+      count: fft.placeInt32(cb.count),
+      peak: fft.allocate(cb.bands),
+      valley: fft.allocate(cb.bands),
+      scratch: fft.allocate(maxCount),
+    };
   }
 
   /** `contrastPeakValley`: peak and valley magnitudes of each band into peak[at + b] and valley[at + b]. */
   contrastPeakValley(mag: Float64Array, cb: PlacedContrastBands, peak: Float64Array, valley: Float64Array, at: number): void {
-    this.kernel.contrastPeakValley(this.at(mag), cb.bands, this.at(cb.start), this.at(cb.end), this.at(cb.count), this.at(cb.peak), this.at(cb.valley), this.at(cb.scratch));
+    this.kernel.contrastPeakValley(
+      this.at(mag),
+      cb.bands,
+      this.at(cb.start),
+      this.at(cb.end),
+      this.at(cb.count),
+      this.at(cb.peak),
+      this.at(cb.valley),
+      this.at(cb.scratch),
+    );
     peak.set(cb.peak, at);
     valley.set(cb.valley, at);
   }
@@ -89,7 +123,14 @@ export class FrameKernels extends KernelArrays {
   /** A sparse filterbank (mel or onset-detection's log bank), copied into the kernel's memory. */
   placeFilterbank(fb: BandWeights): PlacedFilterbank {
     const fft = this.fft;
-    return { bands: fb.bands, start: fft.placeInt32(fb.start), length: fft.placeInt32(fb.length), offset: fft.placeInt32(fb.offset), weights: fft.place(fb.weights), out: fft.allocate(fb.bands) };
+    return {
+      bands: fb.bands,
+      start: fft.placeInt32(fb.start),
+      length: fft.placeInt32(fb.length),
+      offset: fft.placeInt32(fb.offset),
+      weights: fft.place(fb.weights),
+      out: fft.allocate(fb.bands),
+    };
   }
 
   /**
@@ -98,12 +139,34 @@ export class FrameKernels extends KernelArrays {
    */
   superFluxBands(mag: Float64Array, from: number, to: number, fb: PlacedFilterbank, lambda: number, lin: Float64Array): void {
     const k = this.kernel;
-    k.superFluxBands(this.at(this.fft.re), this.at(this.fft.im), this.fft.size >> 1, from, to, this.at(mag), fb.bands, this.at(fb.start), this.at(fb.length), this.at(fb.offset), this.at(fb.weights), lambda, this.at(lin));
+    k.superFluxBands(
+      this.at(this.fft.re),
+      this.at(this.fft.im),
+      this.fft.size >> 1,
+      from,
+      to,
+      this.at(mag),
+      fb.bands,
+      this.at(fb.start),
+      this.at(fb.length),
+      this.at(fb.offset),
+      this.at(fb.weights),
+      lambda,
+      this.at(lin),
+    );
   }
 
   /** `applySparseFilterbank` of `power`: the band values, in the placed bank's `out` (valid until the next call). */
   applySparseFilterbank(fb: PlacedFilterbank, power: Float64Array): Float64Array {
-    this.kernel.sparseFilterbank(fb.bands, this.at(fb.start), this.at(fb.length), this.at(fb.offset), this.at(fb.weights), this.at(power), this.at(fb.out));
+    this.kernel.sparseFilterbank(
+      fb.bands,
+      this.at(fb.start),
+      this.at(fb.length),
+      this.at(fb.offset),
+      this.at(fb.weights),
+      this.at(power),
+      this.at(fb.out),
+    );
     return fb.out;
   }
 }
@@ -128,7 +191,15 @@ export class SampleFrameKernels extends KernelArrays {
    */
   powerSlots(power: Float64Array, slotStart: Int32Array, acc: Float64Array, moments: Float64Array): number {
     const r = this.out;
-    this.kernel.powerSlots(this.at(this.fft.re), this.at(this.fft.im), this.at(power), this.at(slotStart), acc.length, this.at(acc), this.at(r));
+    this.kernel.powerSlots(
+      this.at(this.fft.re),
+      this.at(this.fft.im),
+      this.at(power),
+      this.at(slotStart),
+      acc.length,
+      this.at(acc),
+      this.at(r),
+    );
     moments[0] = r[1]!;
     return r[0]!;
   }
@@ -139,8 +210,21 @@ export class SampleFrameKernels extends KernelArrays {
   }
 
   /** HPSS split of one frame from its magnitude rows (t−4, t−2, t, t+2, t+4) and power row: [percussive, harmonic] power. */
-  hpssSplit(rows: readonly [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array], power: Float64Array, bins: number): Float64Array {
-    this.kernel.hpssSplit(this.at(rows[0]), this.at(rows[1]), this.at(rows[2]), this.at(rows[3]), this.at(rows[4]), this.at(power), bins, this.at(this.out));
+  hpssSplit(
+    rows: readonly [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array],
+    power: Float64Array,
+    bins: number,
+  ): Float64Array {
+    this.kernel.hpssSplit(
+      this.at(rows[0]),
+      this.at(rows[1]),
+      this.at(rows[2]),
+      this.at(rows[3]),
+      this.at(rows[4]),
+      this.at(power),
+      bins,
+      this.at(this.out),
+    );
     return this.out;
   }
 }

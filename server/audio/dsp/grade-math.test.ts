@@ -220,8 +220,18 @@ describe('bar similarity', () => {
     expect(concordance(a, a)).toBeCloseTo(1, 12);
     expect(concordance([-20, -20, -20], [-20, -20, -20])).toBeCloseTo(1, 12);
     expect(concordance([-20, -20.2, -19.8], [-20.1, -19.9, -20])).toBeGreaterThan(0.95);
-    expect(concordance(a, a.map((v) => v - 6))).toBeLessThan(0.9);
-    expect(concordance(a, a.map((v) => -30 - v))).toBeLessThan(0);
+    expect(
+      concordance(
+        a,
+        a.map((v) => v - 6),
+      ),
+    ).toBeLessThan(0.9);
+    expect(
+      concordance(
+        a,
+        a.map((v) => -30 - v),
+      ),
+    ).toBeLessThan(0);
   });
 
   it('identical bars are alike, changed bars are not; fewer than two bars give null', () => {

@@ -36,7 +36,8 @@ export function edgeAudibility(amp: number): number {
  * Q = 1/√2 form a 4th-order Linkwitz–Riley low pass (−6 dB at the cutoff, −24 dB/octave above it).
  */
 export function lowPassBiquad(cutoff: number, sampleRate: number, q = Math.SQRT1_2): Biquad {
-  if (!(cutoff > 0 && cutoff < sampleRate / 2)) throw new RangeError(`low-pass cutoff must lie in (0, ${sampleRate / 2}) Hz, got ${cutoff}`);
+  if (!(cutoff > 0 && cutoff < sampleRate / 2))
+    throw new RangeError(`low-pass cutoff must lie in (0, ${sampleRate / 2}) Hz, got ${cutoff}`);
   const w0 = (2 * Math.PI * cutoff) / sampleRate;
   const cos = Math.cos(w0);
   const alpha = Math.sin(w0) / (2 * q);
@@ -155,7 +156,8 @@ export class HopEnvelope {
   private store: Float64Array;
 
   constructor(bands: number, capacity: number, hopFrames: number) {
-    if (!(Number.isInteger(capacity) && capacity >= 2 && capacity % 2 === 0)) throw new RangeError(`envelope capacity must be an even integer ≥ 2, got ${capacity}`);
+    if (!(Number.isInteger(capacity) && capacity >= 2 && capacity % 2 === 0))
+      throw new RangeError(`envelope capacity must be an even integer ≥ 2, got ${capacity}`);
     this.bands = bands;
     this.capacity = capacity;
     this.hopFrames = hopFrames;
@@ -277,7 +279,11 @@ export function refineBeatPeriod(onsets: readonly number[], coarseBeat: number):
   let residual = 0;
   let stdError = 0;
   for (let pass = 0; pass < 2; pass++) {
-    let n = 0, sm = 0, st = 0, smm = 0, smt = 0;
+    let n = 0,
+      sm = 0,
+      st = 0,
+      smm = 0,
+      smt = 0;
     const ms: number[] = [];
     const ts: number[] = [];
     for (const t of onsets) {
@@ -325,14 +331,17 @@ export const CONCORDANCE_FLOOR_DB = 1.5;
  */
 export function concordance(a: ArrayLike<number>, b: ArrayLike<number>): number {
   const n = a.length;
-  let ma = 0, mb = 0;
+  let ma = 0,
+    mb = 0;
   for (let i = 0; i < n; i++) {
     ma += a[i]!;
     mb += b[i]!;
   }
   ma /= n;
   mb /= n;
-  let va = 0, vb = 0, cov = 0;
+  let va = 0,
+    vb = 0,
+    cov = 0;
   for (let i = 0; i < n; i++) {
     const da = a[i]! - ma;
     const db = b[i]! - mb;

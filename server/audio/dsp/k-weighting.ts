@@ -43,7 +43,8 @@ const HIGHPASS_Q = 0.5003270373238773;
 
 /** K-weighting biquads for `sampleRate` Hz by the De Man method. */
 export function kWeightingCoefficients(sampleRate: number): KWeighting {
-  if (!(sampleRate > 2 * SHELF_F0)) throw new RangeError(`K-weighting needs a sample rate above ${Math.ceil(2 * SHELF_F0)} Hz, got ${sampleRate}`);
+  if (!(sampleRate > 2 * SHELF_F0))
+    throw new RangeError(`K-weighting needs a sample rate above ${Math.ceil(2 * SHELF_F0)} Hz, got ${sampleRate}`);
   let k = Math.tan((Math.PI * SHELF_F0) / sampleRate);
   const vh = 10 ** (SHELF_GAIN_DB / 20);
   const vb = vh ** SHELF_VB_EXPONENT;
@@ -64,7 +65,12 @@ export function kWeightingCoefficients(sampleRate: number): KWeighting {
     a1: (2 * (k * k - 1)) / a0,
     a2: (1 - k / HIGHPASS_Q + k * k) / a0,
   };
-  return { sampleRate, shelf, highPass, packed: Float64Array.of(shelf.b0, shelf.b1, shelf.b2, shelf.a1, shelf.a2, highPass.a1, highPass.a2) };
+  return {
+    sampleRate,
+    shelf,
+    highPass,
+    packed: Float64Array.of(shelf.b0, shelf.b1, shelf.b2, shelf.a1, shelf.a2, highPass.a1, highPass.a2),
+  };
 }
 
 /**
@@ -85,7 +91,15 @@ export function createKWeightingState(): Float64Array {
  * return Σ y² over them. Runs in Float64; `state` carries the filter memory from chunk to chunk, so
  * calling this on consecutive spans gives exactly the same output as one call over the concatenation.
  */
-export function kWeightSumOfSquares(kw: KWeighting, state: Float64Array, chunk: Float32Array, channel: number, channels: number, from: number, to: number): number {
+export function kWeightSumOfSquares(
+  kw: KWeighting,
+  state: Float64Array,
+  chunk: Float32Array,
+  channel: number,
+  channels: number,
+  from: number,
+  to: number,
+): number {
   return sumOfSquares(kw.packed, state, chunk, channel, channels, from, to);
 }
 
@@ -93,9 +107,28 @@ export function kWeightSumOfSquares(kw: KWeighting, state: Float64Array, chunk: 
 // an object's fields depends on their recorded types, which V8 (Node 20) generalises when the next meter
 // builds its coefficients; the loop's code is then thrown away and, in a stream of 1 MB chunks, left
 // running as on-stack-replacement code that boxes its doubles (3× slower, ~100 bytes of garbage a frame).
-function sumOfSquares(c: Float64Array, state: Float64Array, chunk: Float32Array, channel: number, channels: number, from: number, to: number): number {
-  const p0 = c[0]!, p1 = c[1]!, p2 = c[2]!, pa1 = c[3]!, pa2 = c[4]!, ha1 = c[5]!, ha2 = c[6]!;
-  let x1 = state[0]!, x2 = state[1]!, s1 = state[2]!, s2 = state[3]!, y1 = state[4]!, y2 = state[5]!;
+function sumOfSquares(
+  c: Float64Array,
+  state: Float64Array,
+  chunk: Float32Array,
+  channel: number,
+  channels: number,
+  from: number,
+  to: number,
+): number {
+  const p0 = c[0]!,
+    p1 = c[1]!,
+    p2 = c[2]!,
+    pa1 = c[3]!,
+    pa2 = c[4]!,
+    ha1 = c[5]!,
+    ha2 = c[6]!;
+  let x1 = state[0]!,
+    x2 = state[1]!,
+    s1 = state[2]!,
+    s2 = state[3]!,
+    y1 = state[4]!,
+    y2 = state[5]!;
   let sum = 0;
   const end = to * channels + channel;
   for (let i = from * channels + channel; i < end; i += channels) {
@@ -153,9 +186,25 @@ function sumOfSquaresPair(
   from: number,
   to: number,
 ): number {
-  const p0 = c[0]!, p1 = c[1]!, p2 = c[2]!, pa1 = c[3]!, pa2 = c[4]!, ha1 = c[5]!, ha2 = c[6]!;
-  let ax1 = stateA[0]!, ax2 = stateA[1]!, as1 = stateA[2]!, as2 = stateA[3]!, ay1 = stateA[4]!, ay2 = stateA[5]!;
-  let bx1 = stateB[0]!, bx2 = stateB[1]!, bs1 = stateB[2]!, bs2 = stateB[3]!, by1 = stateB[4]!, by2 = stateB[5]!;
+  const p0 = c[0]!,
+    p1 = c[1]!,
+    p2 = c[2]!,
+    pa1 = c[3]!,
+    pa2 = c[4]!,
+    ha1 = c[5]!,
+    ha2 = c[6]!;
+  let ax1 = stateA[0]!,
+    ax2 = stateA[1]!,
+    as1 = stateA[2]!,
+    as2 = stateA[3]!,
+    ay1 = stateA[4]!,
+    ay2 = stateA[5]!;
+  let bx1 = stateB[0]!,
+    bx2 = stateB[1]!,
+    bs1 = stateB[2]!,
+    bs2 = stateB[3]!,
+    by1 = stateB[4]!,
+    by2 = stateB[5]!;
   let sumA = 0;
   let sumB = 0;
   const offset = channelB - channelA;

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { estimateKey, judgeKey, keyCorrelations, MIN_KEY_CORRELATION, MIN_TONAL_STABILITY, pearson, TEMPERLEY_MAJOR, TEMPERLEY_MINOR } from './key.js';
+import {
+  estimateKey,
+  judgeKey,
+  keyCorrelations,
+  MIN_KEY_CORRELATION,
+  MIN_TONAL_STABILITY,
+  pearson,
+  TEMPERLEY_MAJOR,
+  TEMPERLEY_MINOR,
+} from './key.js';
 import { PITCH_CLASSES } from './chroma.js';
 
 const rotate = (profile: readonly number[], tonic: number) => Array.from({ length: 12 }, (_, pc) => profile[(pc - tonic + 12) % 12]!);
@@ -7,8 +16,18 @@ const rotate = (profile: readonly number[], tonic: number) => Array.from({ lengt
 describe('Krumhansl–Schmuckler key estimation', () => {
   it('pearson: 1 for proportional vectors, −1 for reversed, 0 for a constant', () => {
     const a = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
-    expect(pearson(a, a.map((x) => 3 * x + 1))).toBeCloseTo(1, 12);
-    expect(pearson(a, a.map((x) => -x))).toBeCloseTo(-1, 12);
+    expect(
+      pearson(
+        a,
+        a.map((x) => 3 * x + 1),
+      ),
+    ).toBeCloseTo(1, 12);
+    expect(
+      pearson(
+        a,
+        a.map((x) => -x),
+      ),
+    ).toBeCloseTo(-1, 12);
     expect(pearson(a, new Array(12).fill(2))).toBe(0);
   });
 
@@ -42,8 +61,18 @@ describe('Krumhansl–Schmuckler key estimation', () => {
     for (const p of chords.flat()) c[p % 12]!++;
     return c;
   };
-  const harmonicMinor = counts([[9, 0, 4], [2, 5, 9], [4, 8, 11], [9, 0, 4]]);
-  const naturalMinor = counts([[9, 0, 4], [2, 5, 9], [4, 7, 11], [9, 0, 4]]);
+  const harmonicMinor = counts([
+    [9, 0, 4],
+    [2, 5, 9],
+    [4, 8, 11],
+    [9, 0, 4],
+  ]);
+  const naturalMinor = counts([
+    [9, 0, 4],
+    [2, 5, 9],
+    [4, 7, 11],
+    [9, 0, 4],
+  ]);
   const aMinor = (c: number[]) => keyCorrelations(c).find((k) => k.key === 'A' && k.mode === 'minor')!.correlation;
 
   it('a held A-minor i–iv–V–i with G♯ is A minor, fitting better than with G♮ (the profile models harmonic minor)', () => {

@@ -136,7 +136,11 @@ export interface KeyThresholds {
 export const MIN_TONAL_STABILITY = 0.35;
 export const MIN_KEY_CORRELATION = 0.7;
 export const MIN_KEY_CONFIDENCE = 0.02;
-export const KEY_THRESHOLDS: KeyThresholds = { minTonalStability: MIN_TONAL_STABILITY, minKeyCorrelation: MIN_KEY_CORRELATION, minKeyConfidence: MIN_KEY_CONFIDENCE };
+export const KEY_THRESHOLDS: KeyThresholds = {
+  minTonalStability: MIN_TONAL_STABILITY,
+  minKeyCorrelation: MIN_KEY_CORRELATION,
+  minKeyConfidence: MIN_KEY_CONFIDENCE,
+};
 
 /**
  * The key to answer, or the reason there is none: `no_pitched_content` without a profile (silence, a flat
@@ -150,6 +154,7 @@ export function judgeKey(
   thresholds: KeyThresholds = KEY_THRESHOLDS,
 ): { key: KeyCandidate | null; reason: KeyReason | null } {
   if (!estimate || !(stability >= thresholds.minTonalStability)) return { key: null, reason: 'no_pitched_content' };
-  if (estimate.best.correlation < thresholds.minKeyCorrelation || estimate.confidence < thresholds.minKeyConfidence) return { key: null, reason: 'low_confidence' };
+  if (estimate.best.correlation < thresholds.minKeyCorrelation || estimate.confidence < thresholds.minKeyConfidence)
+    return { key: null, reason: 'low_confidence' };
   return { key: estimate.best, reason: null };
 }

@@ -39,7 +39,13 @@ describe('inferLoopTempo on onset lists with a known answer', () => {
   it('keeps the detected tempo when the length is not whole bars of the onsets grid', () => {
     // 124 BPM 8th notes for 2.3 s: 240·B/2.3 = 104.3 or 208.7 BPM, whose 16th grids the onsets miss.
     const onsets = gridOnsets(124, 2, [0, 2, 4, 6, 8, 10, 12, 14]).filter((t) => t < 2.3);
-    expect(inferLoopTempo({ onsets, duration: 2.3, detectedBpm: 123.8 })).toEqual({ bpm: 123.8, source: 'onsets', bars: null, grid: null, fit: null });
+    expect(inferLoopTempo({ onsets, duration: 2.3, detectedBpm: 123.8 })).toEqual({
+      bpm: 123.8,
+      source: 'onsets',
+      bars: null,
+      grid: null,
+      fit: null,
+    });
     expect(inferLoopTempo({ onsets, duration: 2.3, detectedBpm: null })).toBeNull();
   });
 
@@ -70,10 +76,20 @@ describe('inferLoopTempo on onset lists with a known answer', () => {
     // A hit and its decay: the onsets are all in the first half.
     expect(inferLoopTempo({ onsets: [0.05, 0.21, 0.4], duration, detectedBpm: null, sampleRate })).toBeNull();
     // The same with an event in the second half is a loop of that length.
-    expect(inferLoopTempo({ onsets: [0.05, 0.21, 1.6], duration, detectedBpm: null, sampleRate })).toMatchObject({ bars: 1, grid: 'exact_length' });
+    expect(inferLoopTempo({ onsets: [0.05, 0.21, 1.6], duration, detectedBpm: null, sampleRate })).toMatchObject({
+      bars: 1,
+      grid: 'exact_length',
+    });
     // 4.000 s is 2 bars at 120 BPM to the sample, but a round length says nothing about a tempo.
     expect(inferLoopTempo({ onsets: [0.7, 1.9, 3.1], duration: 4, detectedBpm: null, sampleRate })).toBeNull();
-    expect(inferLoopTempo({ onsets: [0.7, 1.9, 3.1], duration: Math.round((480 * sampleRate) / 121) / sampleRate, detectedBpm: null, sampleRate })?.bars).toBe(2);
+    expect(
+      inferLoopTempo({
+        onsets: [0.7, 1.9, 3.1],
+        duration: Math.round((480 * sampleRate) / 121) / sampleRate,
+        detectedBpm: null,
+        sampleRate,
+      })?.bars,
+    ).toBe(2);
   });
 
   it('gridFit counts the strength on the grid, whatever the phase', () => {
@@ -82,4 +98,3 @@ describe('inferLoopTempo on onset lists with a known answer', () => {
     expect(gridFit([0.05, 0.15, 0.25, 0.35, 0.1], [1, 1, 1, 1, 2], 0.1)).toBeCloseTo(4 / 6, 9);
   });
 });
-

@@ -145,7 +145,10 @@ function loopLengthTempo({ onsets: all, strengths, duration, detectedBpm }: Loop
     if (bpm < LOOP_TEMPO_RANGE.min || bpm > LOOP_TEMPO_RANGE.max) continue;
     if (veto !== null && !agreesUpToOctaves(bpm, veto)) continue;
     let best: Candidate | null = null;
-    for (const [grid, steps] of [['16th', 16], ['8th_triplet', 12]] as const) {
+    for (const [grid, steps] of [
+      ['16th', 16],
+      ['8th_triplet', 12],
+    ] as const) {
       const fit = gridFit(onsets, weights, duration / (bars * steps));
       if (fit >= MIN_GRID_FIT && (!best || fit > (best.fit ?? 0))) best = { bars, bpm, grid, fit };
     }
@@ -159,7 +162,8 @@ function chooseLevel(candidates: readonly Candidate[], detectedBpm: number | nul
   if (candidates.length === 0) return null;
   const inRange = candidates.filter((c) => c.bpm >= PREFERRED_BPM.min && c.bpm <= PREFERRED_BPM.max);
   if (inRange.length === 0) {
-    const distance = (c: Candidate) => Math.abs(Math.log2(c.bpm < PREFERRED_BPM.min ? PREFERRED_BPM.min / c.bpm : c.bpm / PREFERRED_BPM.max));
+    const distance = (c: Candidate) =>
+      Math.abs(Math.log2(c.bpm < PREFERRED_BPM.min ? PREFERRED_BPM.min / c.bpm : c.bpm / PREFERRED_BPM.max));
     return candidates.reduce((a, b) => (distance(b) < distance(a) ? b : a));
   }
   if (detectedBpm !== null) {

@@ -101,7 +101,15 @@ export function dctIIOrtho(nIn: number, nOut: number): Float64Array {
  * antisymmetric (k odd) about its middle, so each coefficient is a dot product of half the length with
  * x_n + x_{N−1−n} or x_n − x_{N−1−n}.
  */
-export function mfccFrame(melDb: Float64Array, from: number, nMels: number, floor: number, basis: Float64Array, out: Float64Array, scratch: Float64Array): void {
+export function mfccFrame(
+  melDb: Float64Array,
+  from: number,
+  nMels: number,
+  floor: number,
+  basis: Float64Array,
+  out: Float64Array,
+  scratch: Float64Array,
+): void {
   const nOut = out.length;
   if (nMels % 2 !== 0) {
     for (let k = 0; k < nOut; k++) {

@@ -180,7 +180,10 @@ export function createOnsetStrength(sampleRate: number, options: OnsetStrengthOp
 }
 
 /** Frame and hop size of a stream with these options. */
-export function onsetFrameGeometry(sampleRate: number, options: OnsetStrengthOptions = {}): { readonly frameSize: number; readonly hopSize: number } {
+export function onsetFrameGeometry(
+  sampleRate: number,
+  options: OnsetStrengthOptions = {},
+): { readonly frameSize: number; readonly hopSize: number } {
   const frameSize = options.frameSize ?? defaultFrameSize(sampleRate);
   return { frameSize, hopSize: options.hopSize ?? frameSize / 2 };
 }
@@ -265,7 +268,13 @@ class SuperFlux implements OnsetStrengthTail {
     this.hopSize = hop;
     this.frameRate = sampleRate / hop;
     this.lambda = options.lambda ?? 10;
-    this.fb = logFilterbank(n, sampleRate, options.bandsPerOctave ?? 24, options.fmin ?? 30, Math.min(options.fmax ?? 17000, sampleRate / 2));
+    this.fb = logFilterbank(
+      n,
+      sampleRate,
+      options.bandsPerOctave ?? 24,
+      options.fmin ?? 30,
+      Math.min(options.fmax ?? 17000, sampleRate / 2),
+    );
     this.bands = this.fb.bands;
     this.bassBands = Math.max(1, countBandsUpTo(this.fb, ((options.bassHz ?? BASS_HZ) * n) / sampleRate));
     this.lag = diffFrames(hannWindow(n), hop);

@@ -69,31 +69,93 @@ const [P, END, MIN, MAX, ACC, V, D] = [0, 1, 2, 3, 4, 5, 6];
 function moduleBytes(): Uint8Array {
   const body = [
     ...vec([[5, 0x7b]]), // five v128 locals
-    ...i32(32767), ...simd(0x10), ...set(MIN), // i16x8.splat
-    ...i32(-32768), ...simd(0x10), ...set(MAX),
-    0x42, 0x00, ...simd(0x12), ...set(ACC), // i64.const 0, i64x2.splat
-    0x02, 0x40, // block
-    ...get(P), ...get(END), 0x4f, 0x0d, 0, // i32.ge_u, br_if 0
-    0x03, 0x40, // loop
-    ...get(P), ...simd(0x00, ...MEMARG_16), ...set(V), // v128.load
-    ...get(MIN), ...get(V), ...simd(0x96), ...set(MIN), // i16x8.min_s
-    ...get(MAX), ...get(V), ...simd(0x98), ...set(MAX), // i16x8.max_s
-    ...get(V), ...get(V), ...simd(0xba), ...set(D), // i32x4.dot_i16x8_s
-    ...get(ACC), ...get(D), ...simd(0xc9), ...simd(0xce), ...set(ACC), // i64x2.extend_low_i32x4_u, i64x2.add
-    ...get(ACC), ...get(D), ...simd(0xca), ...simd(0xce), ...set(ACC), // i64x2.extend_high_i32x4_u, i64x2.add
-    ...get(P), ...i32(16), 0x6a, ...tee(P), ...get(END), 0x49, 0x0d, 0, // i32.add, i32.lt_u, br_if 0
-    0x0b, 0x0b, // end loop, end block
-    ...i32(0), ...get(MIN), ...simd(0x0b, ...MEMARG_16), // v128.store
-    ...i32(16), ...get(MAX), ...simd(0x0b, ...MEMARG_16),
-    ...get(ACC), ...simd(0x1d, 0), ...get(ACC), ...simd(0x1d, 1), 0x7c, 0xb9, // i64x2.extract_lane, i64.add, f64.convert_i64_s
+    ...i32(32767),
+    ...simd(0x10),
+    ...set(MIN), // i16x8.splat
+    ...i32(-32768),
+    ...simd(0x10),
+    ...set(MAX),
+    0x42,
+    0x00,
+    ...simd(0x12),
+    ...set(ACC), // i64.const 0, i64x2.splat
+    0x02,
+    0x40, // block
+    ...get(P),
+    ...get(END),
+    0x4f,
+    0x0d,
+    0, // i32.ge_u, br_if 0
+    0x03,
+    0x40, // loop
+    ...get(P),
+    ...simd(0x00, ...MEMARG_16),
+    ...set(V), // v128.load
+    ...get(MIN),
+    ...get(V),
+    ...simd(0x96),
+    ...set(MIN), // i16x8.min_s
+    ...get(MAX),
+    ...get(V),
+    ...simd(0x98),
+    ...set(MAX), // i16x8.max_s
+    ...get(V),
+    ...get(V),
+    ...simd(0xba),
+    ...set(D), // i32x4.dot_i16x8_s
+    ...get(ACC),
+    ...get(D),
+    ...simd(0xc9),
+    ...simd(0xce),
+    ...set(ACC), // i64x2.extend_low_i32x4_u, i64x2.add
+    ...get(ACC),
+    ...get(D),
+    ...simd(0xca),
+    ...simd(0xce),
+    ...set(ACC), // i64x2.extend_high_i32x4_u, i64x2.add
+    ...get(P),
+    ...i32(16),
+    0x6a,
+    ...tee(P),
+    ...get(END),
+    0x49,
+    0x0d,
+    0, // i32.add, i32.lt_u, br_if 0
+    0x0b,
+    0x0b, // end loop, end block
+    ...i32(0),
+    ...get(MIN),
+    ...simd(0x0b, ...MEMARG_16), // v128.store
+    ...i32(16),
+    ...get(MAX),
+    ...simd(0x0b, ...MEMARG_16),
+    ...get(ACC),
+    ...simd(0x1d, 0),
+    ...get(ACC),
+    ...simd(0x1d, 1),
+    0x7c,
+    0xb9, // i64x2.extract_lane, i64.add, f64.convert_i64_s
     0x0b,
   ];
   return Uint8Array.from([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, vec([[0x60, ...vec([[0x7f], [0x7f]]), ...vec([[0x7c]])]])), // (i32, i32) -> f64
     ...section(3, vec([[0]])),
     ...section(5, vec([[0x00, ...uleb(PAGES)]])),
-    ...section(7, vec([[...name('mem'), 0x02, 0], [...name('stats'), 0x00, 0]])),
+    ...section(
+      7,
+      vec([
+        [...name('mem'), 0x02, 0],
+        [...name('stats'), 0x00, 0],
+      ]),
+    ),
     ...section(10, vec([[...uleb(body.length), ...body]])),
   ]);
 }
@@ -106,7 +168,10 @@ interface Kernel {
 /** The part of the WebAssembly API used here (the project's TypeScript libraries do not declare it). */
 interface Wasm {
   readonly Module: new (bytes: Uint8Array) => object;
-  readonly Instance: new (module: object, imports: object) => { readonly exports: { readonly mem: { readonly buffer: ArrayBuffer }; readonly stats: Kernel['stats'] } };
+  readonly Instance: new (
+    module: object,
+    imports: object,
+  ) => { readonly exports: { readonly mem: { readonly buffer: ArrayBuffer }; readonly stats: Kernel['stats'] } };
 }
 
 let kernel: Kernel | null | undefined;
@@ -140,7 +205,7 @@ export function pcm16Stats(samples: Int16Array, from: number, to: number, out: F
   let sum = 0;
   let at = from;
   // Whole vectors through the kernel, a piece of at most CAPACITY samples at a time.
-  for (let end = from + ((to - from) & ~7); at < end; ) {
+  for (let end = from + ((to - from) & ~7); at < end;) {
     const n = Math.min(CAPACITY, end - at);
     k.samples.set(samples.subarray(at, at + n), DATA / 2);
     sum += k.stats(DATA, DATA + 2 * n);

@@ -64,7 +64,12 @@ export interface PulseClarity {
  * Pulse clarity of a (smoothed) envelope; null when it is too short to hold two periods of the slowest
  * allowed tempo's fastest lag (fewer than 2·(60·frameRate/maxBpm) frames) or is constant.
  */
-export function pulseClarity(smoothed: Float64Array, frameRate: number, minBpm = PULSE_MIN_BPM, maxBpm = PULSE_MAX_BPM): PulseClarity | null {
+export function pulseClarity(
+  smoothed: Float64Array,
+  frameRate: number,
+  minBpm = PULSE_MIN_BPM,
+  maxBpm = PULSE_MAX_BPM,
+): PulseClarity | null {
   const n = smoothed.length;
   const minLag = Math.max(1, Math.floor((60 * frameRate) / maxBpm));
   const maxLag = Math.min(Math.ceil((60 * frameRate) / minBpm), Math.floor(n / 2));

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { createRealFft } from './fft.js';
-import { GrowableArray, SpectralShape, StreamingHpss, beatPeriod, envelopeShape, median5, parabolicShift, pickPeaks, ramp } from './role-features.js';
+import {
+  GrowableArray,
+  SpectralShape,
+  StreamingHpss,
+  beatPeriod,
+  envelopeShape,
+  median5,
+  parabolicShift,
+  pickPeaks,
+  ramp,
+} from './role-features.js';
 import { hannWindow } from './window.js';
 
 function lcg(seed: number): () => number {
@@ -48,7 +58,10 @@ describe('StreamingHpss', () => {
   };
 
   it('calls a steady tone harmonic', () => {
-    const x = Float64Array.from({ length: sr * 2 }, (_, i) => Math.sin((2 * Math.PI * 440 * i) / sr) + 0.5 * Math.sin((2 * Math.PI * 880 * i) / sr));
+    const x = Float64Array.from(
+      { length: sr * 2 },
+      (_, i) => Math.sin((2 * Math.PI * 440 * i) / sr) + 0.5 * Math.sin((2 * Math.PI * 880 * i) / sr),
+    );
     expect(hpssShare(x)).toBeLessThan(0.05);
   });
 

@@ -122,7 +122,11 @@ export class StreamingHpss {
   private split(frame: number): void {
     const K = StreamingHpss.K;
     const row = (f: number) => this.mags[f < 0 ? K : f % K]!;
-    const out = this.kernels.hpssSplit([row(frame - 4), row(frame - 2), row(frame), row(frame + 2), row(frame + 4)], this.powers[frame % K]!, this.bins);
+    const out = this.kernels.hpssSplit(
+      [row(frame - 4), row(frame - 2), row(frame), row(frame + 2), row(frame + 4)],
+      this.powers[frame % K]!,
+      this.bins,
+    );
     this.percussive += out[0]!;
     this.harmonic += out[1]!;
   }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { contrastPeakValley, magnitudeSum, normalisedFlux, rolloffFluxPass, spectralFlatness, spectralShape, spectrumPass } from './reference/spectral-features.js';
+import {
+  contrastPeakValley,
+  magnitudeSum,
+  normalisedFlux,
+  rolloffFluxPass,
+  spectralFlatness,
+  spectralShape,
+  spectrumPass,
+} from './reference/spectral-features.js';
 import { binFrequencies, contrastBands, roundHalfEven, ZeroCrossingCounter } from './spectral-features.js';
 
 /** Deterministic pseudo-random numbers in [0, 1). */

@@ -61,7 +61,13 @@ export function roundHalfEven(x: number): number {
  * the bin below for k > 0, plus every bin above for the last band; the quantile count is taken of that
  * set, then its last bin is dropped except in the last band. Throws when a band edge reaches Nyquist.
  */
-export function contrastBands(sampleRate: number, nFft: number, fmin = CONTRAST_FMIN, nBands = CONTRAST_BANDS, quantile = CONTRAST_QUANTILE): ContrastBands {
+export function contrastBands(
+  sampleRate: number,
+  nFft: number,
+  fmin = CONTRAST_FMIN,
+  nBands = CONTRAST_BANDS,
+  quantile = CONTRAST_QUANTILE,
+): ContrastBands {
   const freqs = binFrequencies(sampleRate, nFft);
   const nBins = freqs.length;
   const octa = new Float64Array(nBands + 2);

@@ -104,7 +104,12 @@ const EDGE_SLACK = 0.03;
 const BLOCK_S = 6;
 
 /** Estimate the tempo; null when the envelope is shorter than 2 s or has no periodicity. */
-export function estimateTempo(env: Float32Array, frameRate: number, options: TempoOptions = {}, accents: TempoAccents = {}): TempoEstimate | null {
+export function estimateTempo(
+  env: Float32Array,
+  frameRate: number,
+  options: TempoOptions = {},
+  accents: TempoAccents = {},
+): TempoEstimate | null {
   const minBpm = options.minBpm ?? 60;
   const maxBpm = options.maxBpm ?? 200;
   const n = env.length;

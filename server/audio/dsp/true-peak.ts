@@ -26,14 +26,14 @@
 
 /** ITU-R BS.1770-5 Annex 2 interpolator, phase 0 (12 taps). */
 export const ITU_TRUE_PEAK_PHASE_0: readonly number[] = [
-  0.001708984375, 0.010986328125, -0.0196533203125, 0.033203125, -0.0594482421875, 0.1373291015625, 0.97216796875, -0.102294921875, 0.047607421875, -0.026611328125, 0.014892578125,
-  -0.00830078125,
+  0.001708984375, 0.010986328125, -0.0196533203125, 0.033203125, -0.0594482421875, 0.1373291015625, 0.97216796875, -0.102294921875,
+  0.047607421875, -0.026611328125, 0.014892578125, -0.00830078125,
 ];
 
 /** ITU-R BS.1770-5 Annex 2 interpolator, phase 1 (12 taps). */
 export const ITU_TRUE_PEAK_PHASE_1: readonly number[] = [
-  -0.0291748046875, 0.029296875, -0.0517578125, 0.089111328125, -0.16650390625, 0.465087890625, 0.77978515625, -0.2003173828125, 0.1015625, -0.0582275390625, 0.0330810546875,
-  -0.0189208984375,
+  -0.0291748046875, 0.029296875, -0.0517578125, 0.089111328125, -0.16650390625, 0.465087890625, 0.77978515625, -0.2003173828125, 0.1015625,
+  -0.0582275390625, 0.0330810546875, -0.0189208984375,
 ];
 
 /** All four phases h_p[k], p = 0..3 (phase 2 = reverse(phase 1), phase 3 = reverse(phase 0)). */
@@ -93,17 +93,61 @@ const DIRECT2 = new Float64Array([...ITU_TRUE_PEAK_PHASE_0, ...[...ITU_TRUE_PEAK
  * samples of history in front: x[n − k] = w[n + 11 − k].
  */
 function peak4(w: Float64Array, start: number, end: number, m: number): number {
-  const p0 = FOLDED[0]!, p1 = FOLDED[1]!, p2 = FOLDED[2]!, p3 = FOLDED[3]!, p4 = FOLDED[4]!, p5 = FOLDED[5]!;
-  const m0 = FOLDED[6]!, m1 = FOLDED[7]!, m2 = FOLDED[8]!, m3 = FOLDED[9]!, m4 = FOLDED[10]!, m5 = FOLDED[11]!;
-  const q0 = FOLDED[12]!, q1 = FOLDED[13]!, q2 = FOLDED[14]!, q3 = FOLDED[15]!, q4 = FOLDED[16]!, q5 = FOLDED[17]!;
-  const r0 = FOLDED[18]!, r1 = FOLDED[19]!, r2 = FOLDED[20]!, r3 = FOLDED[21]!, r4 = FOLDED[22]!, r5 = FOLDED[23]!;
+  const p0 = FOLDED[0]!,
+    p1 = FOLDED[1]!,
+    p2 = FOLDED[2]!,
+    p3 = FOLDED[3]!,
+    p4 = FOLDED[4]!,
+    p5 = FOLDED[5]!;
+  const m0 = FOLDED[6]!,
+    m1 = FOLDED[7]!,
+    m2 = FOLDED[8]!,
+    m3 = FOLDED[9]!,
+    m4 = FOLDED[10]!,
+    m5 = FOLDED[11]!;
+  const q0 = FOLDED[12]!,
+    q1 = FOLDED[13]!,
+    q2 = FOLDED[14]!,
+    q3 = FOLDED[15]!,
+    q4 = FOLDED[16]!,
+    q5 = FOLDED[17]!;
+  const r0 = FOLDED[18]!,
+    r1 = FOLDED[19]!,
+    r2 = FOLDED[20]!,
+    r3 = FOLDED[21]!,
+    r4 = FOLDED[22]!,
+    r5 = FOLDED[23]!;
   for (let n = start; n < end; n++) {
-    const x0 = w[n + 11]!, x1 = w[n + 10]!, x2 = w[n + 9]!, x3 = w[n + 8]!, x4 = w[n + 7]!, x5 = w[n + 6]!;
-    const x6 = w[n + 5]!, x7 = w[n + 4]!, x8 = w[n + 3]!, x9 = w[n + 2]!, x10 = w[n + 1]!, x11 = w[n]!;
-    const s0 = x0 + x11, s1 = x1 + x10, s2 = x2 + x9, s3 = x3 + x8, s4 = x4 + x7, s5 = x5 + x6;
-    const d0 = x0 - x11, d1 = x1 - x10, d2 = x2 - x9, d3 = x3 - x8, d4 = x4 - x7, d5 = x5 - x6;
-    const a = Math.abs(p0 * s0 + p1 * s1 + p2 * s2 + p3 * s3 + p4 * s4 + p5 * s5) + Math.abs(m0 * d0 + m1 * d1 + m2 * d2 + m3 * d3 + m4 * d4 + m5 * d5);
-    const b = Math.abs(q0 * s0 + q1 * s1 + q2 * s2 + q3 * s3 + q4 * s4 + q5 * s5) + Math.abs(r0 * d0 + r1 * d1 + r2 * d2 + r3 * d3 + r4 * d4 + r5 * d5);
+    const x0 = w[n + 11]!,
+      x1 = w[n + 10]!,
+      x2 = w[n + 9]!,
+      x3 = w[n + 8]!,
+      x4 = w[n + 7]!,
+      x5 = w[n + 6]!;
+    const x6 = w[n + 5]!,
+      x7 = w[n + 4]!,
+      x8 = w[n + 3]!,
+      x9 = w[n + 2]!,
+      x10 = w[n + 1]!,
+      x11 = w[n]!;
+    const s0 = x0 + x11,
+      s1 = x1 + x10,
+      s2 = x2 + x9,
+      s3 = x3 + x8,
+      s4 = x4 + x7,
+      s5 = x5 + x6;
+    const d0 = x0 - x11,
+      d1 = x1 - x10,
+      d2 = x2 - x9,
+      d3 = x3 - x8,
+      d4 = x4 - x7,
+      d5 = x5 - x6;
+    const a =
+      Math.abs(p0 * s0 + p1 * s1 + p2 * s2 + p3 * s3 + p4 * s4 + p5 * s5) +
+      Math.abs(m0 * d0 + m1 * d1 + m2 * d2 + m3 * d3 + m4 * d4 + m5 * d5);
+    const b =
+      Math.abs(q0 * s0 + q1 * s1 + q2 * s2 + q3 * s3 + q4 * s4 + q5 * s5) +
+      Math.abs(r0 * d0 + r1 * d1 + r2 * d2 + r3 * d3 + r4 * d4 + r5 * d5);
     if (a > m) m = a;
     if (b > m) m = b;
   }
@@ -112,14 +156,46 @@ function peak4(w: Float64Array, start: number, end: number, m: number): number {
 
 /** As peak4 for phases 1 and 2 only (the pair with the larger Σ|h|), when phases 0 and 3 cannot beat `m`. */
 function peak4Inner(w: Float64Array, start: number, end: number, m: number): number {
-  const q0 = FOLDED[12]!, q1 = FOLDED[13]!, q2 = FOLDED[14]!, q3 = FOLDED[15]!, q4 = FOLDED[16]!, q5 = FOLDED[17]!;
-  const r0 = FOLDED[18]!, r1 = FOLDED[19]!, r2 = FOLDED[20]!, r3 = FOLDED[21]!, r4 = FOLDED[22]!, r5 = FOLDED[23]!;
+  const q0 = FOLDED[12]!,
+    q1 = FOLDED[13]!,
+    q2 = FOLDED[14]!,
+    q3 = FOLDED[15]!,
+    q4 = FOLDED[16]!,
+    q5 = FOLDED[17]!;
+  const r0 = FOLDED[18]!,
+    r1 = FOLDED[19]!,
+    r2 = FOLDED[20]!,
+    r3 = FOLDED[21]!,
+    r4 = FOLDED[22]!,
+    r5 = FOLDED[23]!;
   for (let n = start; n < end; n++) {
-    const x0 = w[n + 11]!, x1 = w[n + 10]!, x2 = w[n + 9]!, x3 = w[n + 8]!, x4 = w[n + 7]!, x5 = w[n + 6]!;
-    const x6 = w[n + 5]!, x7 = w[n + 4]!, x8 = w[n + 3]!, x9 = w[n + 2]!, x10 = w[n + 1]!, x11 = w[n]!;
-    const s0 = x0 + x11, s1 = x1 + x10, s2 = x2 + x9, s3 = x3 + x8, s4 = x4 + x7, s5 = x5 + x6;
-    const d0 = x0 - x11, d1 = x1 - x10, d2 = x2 - x9, d3 = x3 - x8, d4 = x4 - x7, d5 = x5 - x6;
-    const b = Math.abs(q0 * s0 + q1 * s1 + q2 * s2 + q3 * s3 + q4 * s4 + q5 * s5) + Math.abs(r0 * d0 + r1 * d1 + r2 * d2 + r3 * d3 + r4 * d4 + r5 * d5);
+    const x0 = w[n + 11]!,
+      x1 = w[n + 10]!,
+      x2 = w[n + 9]!,
+      x3 = w[n + 8]!,
+      x4 = w[n + 7]!,
+      x5 = w[n + 6]!;
+    const x6 = w[n + 5]!,
+      x7 = w[n + 4]!,
+      x8 = w[n + 3]!,
+      x9 = w[n + 2]!,
+      x10 = w[n + 1]!,
+      x11 = w[n]!;
+    const s0 = x0 + x11,
+      s1 = x1 + x10,
+      s2 = x2 + x9,
+      s3 = x3 + x8,
+      s4 = x4 + x7,
+      s5 = x5 + x6;
+    const d0 = x0 - x11,
+      d1 = x1 - x10,
+      d2 = x2 - x9,
+      d3 = x3 - x8,
+      d4 = x4 - x7,
+      d5 = x5 - x6;
+    const b =
+      Math.abs(q0 * s0 + q1 * s1 + q2 * s2 + q3 * s3 + q4 * s4 + q5 * s5) +
+      Math.abs(r0 * d0 + r1 * d1 + r2 * d2 + r3 * d3 + r4 * d4 + r5 * d5);
     if (b > m) m = b;
   }
   return m;
@@ -128,13 +204,49 @@ function peak4Inner(w: Float64Array, start: number, end: number, m: number): num
 /** As peak4 for the 2× interpolator (phases 0 and 2, direct form). */
 function peak2(w: Float64Array, start: number, end: number, m: number): number {
   const c = DIRECT2;
-  const a0 = c[0]!, a1 = c[1]!, a2 = c[2]!, a3 = c[3]!, a4 = c[4]!, a5 = c[5]!, a6 = c[6]!, a7 = c[7]!, a8 = c[8]!, a9 = c[9]!, a10 = c[10]!, a11 = c[11]!;
-  const b0 = c[12]!, b1 = c[13]!, b2 = c[14]!, b3 = c[15]!, b4 = c[16]!, b5 = c[17]!, b6 = c[18]!, b7 = c[19]!, b8 = c[20]!, b9 = c[21]!, b10 = c[22]!, b11 = c[23]!;
+  const a0 = c[0]!,
+    a1 = c[1]!,
+    a2 = c[2]!,
+    a3 = c[3]!,
+    a4 = c[4]!,
+    a5 = c[5]!,
+    a6 = c[6]!,
+    a7 = c[7]!,
+    a8 = c[8]!,
+    a9 = c[9]!,
+    a10 = c[10]!,
+    a11 = c[11]!;
+  const b0 = c[12]!,
+    b1 = c[13]!,
+    b2 = c[14]!,
+    b3 = c[15]!,
+    b4 = c[16]!,
+    b5 = c[17]!,
+    b6 = c[18]!,
+    b7 = c[19]!,
+    b8 = c[20]!,
+    b9 = c[21]!,
+    b10 = c[22]!,
+    b11 = c[23]!;
   for (let n = start; n < end; n++) {
-    const x0 = w[n + 11]!, x1 = w[n + 10]!, x2 = w[n + 9]!, x3 = w[n + 8]!, x4 = w[n + 7]!, x5 = w[n + 6]!;
-    const x6 = w[n + 5]!, x7 = w[n + 4]!, x8 = w[n + 3]!, x9 = w[n + 2]!, x10 = w[n + 1]!, x11 = w[n]!;
-    const y0 = Math.abs(a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3 + a4 * x4 + a5 * x5 + a6 * x6 + a7 * x7 + a8 * x8 + a9 * x9 + a10 * x10 + a11 * x11);
-    const y2 = Math.abs(b0 * x0 + b1 * x1 + b2 * x2 + b3 * x3 + b4 * x4 + b5 * x5 + b6 * x6 + b7 * x7 + b8 * x8 + b9 * x9 + b10 * x10 + b11 * x11);
+    const x0 = w[n + 11]!,
+      x1 = w[n + 10]!,
+      x2 = w[n + 9]!,
+      x3 = w[n + 8]!,
+      x4 = w[n + 7]!,
+      x5 = w[n + 6]!;
+    const x6 = w[n + 5]!,
+      x7 = w[n + 4]!,
+      x8 = w[n + 3]!,
+      x9 = w[n + 2]!,
+      x10 = w[n + 1]!,
+      x11 = w[n]!;
+    const y0 = Math.abs(
+      a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3 + a4 * x4 + a5 * x5 + a6 * x6 + a7 * x7 + a8 * x8 + a9 * x9 + a10 * x10 + a11 * x11,
+    );
+    const y2 = Math.abs(
+      b0 * x0 + b1 * x1 + b2 * x2 + b3 * x3 + b4 * x4 + b5 * x5 + b6 * x6 + b7 * x7 + b8 * x8 + b9 * x9 + b10 * x10 + b11 * x11,
+    );
     if (y0 > m) m = y0;
     if (y2 > m) m = y2;
   }

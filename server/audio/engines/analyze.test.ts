@@ -38,7 +38,11 @@ describe('the /analyze composite', () => {
     const sample = run(sampleAnalysisEngine, { name: '' }, all, format, 30);
     const loudness = run(loudnessEngine, {}, all, format, 60) as LoudnessResult;
     const onsets = run(onsetsEngine, {}, all, format, 60) as OnsetsResult;
-    const expected: AnalyzeResult = { emotion: predictEmotion(transparentEmotionModel, features, loudness, onsets, seconds), features, sample };
+    const expected: AnalyzeResult = {
+      emotion: predictEmotion(transparentEmotionModel, features, loudness, onsets, seconds),
+      features,
+      sample,
+    };
 
     // Two parts (as the service runs them, each on its thread) and the split's combine.
     const a = run(analyzeFeaturesPart, {}, all, format, 60, 4410);

@@ -59,7 +59,15 @@ const version = `2+${emotionEngine.version}+${partsVersion}`;
  * Push the first `limit` frames of each chunk to `push` in pieces that end at every frame in `cuts`,
  * calling `at(cut)` once a cut is reached. Returns the running frame count.
  */
-function feedUpTo(format: StreamFormat, chunk: Float32Array, frames: number, limit: number, cuts: readonly number[], push: (part: Float32Array, from: number) => void, at: (cut: number) => void): number {
+function feedUpTo(
+  format: StreamFormat,
+  chunk: Float32Array,
+  frames: number,
+  limit: number,
+  cuts: readonly number[],
+  push: (part: Float32Array, from: number) => void,
+  at: (cut: number) => void,
+): number {
   const ch = format.channels;
   const n = chunk.length / ch;
   let offset = 0;
@@ -192,7 +200,12 @@ function emotionOnsets(a: AnalyzeFeaturesPart, b: AnalyzeSamplePart): OnsetsResu
   const tail = b.tailFrames;
   if (!tail) return a.headOnsets;
   const head = a.headFrames;
-  return onsetsOfEnvelope(concat(head.env, tail.env), { linear: concat(head.linear, tail.linear), bass: concat(head.bass, tail.bass) }, b.onsetFrameRate, b.onsetSeconds);
+  return onsetsOfEnvelope(
+    concat(head.env, tail.env),
+    { linear: concat(head.linear, tail.linear), bass: concat(head.bass, tail.bass) },
+    b.onsetFrameRate,
+    b.onsetSeconds,
+  );
 }
 
 /** The answer from the two parts and the seconds analysed (at most the emotion head). */
@@ -229,6 +242,11 @@ export const analyzeEngine: EngineSpec<Record<string, never>, AnalyzeResult> = {
       },
       finish: () => [a.finish(), b.finish()],
     };
-    return mapWithFrames(format, both, ([ra, rb], frames) => combine(ra, rb, frames / format.sampleRate), Math.round(analyzeHeads.emotion * format.sampleRate));
+    return mapWithFrames(
+      format,
+      both,
+      ([ra, rb], frames) => combine(ra, rb, frames / format.sampleRate),
+      Math.round(analyzeHeads.emotion * format.sampleRate),
+    );
   },
 };

@@ -4,7 +4,12 @@ import type { EngineSpec, StreamEngine, StreamFormat } from './engine.js';
  * Wrap a running engine: count the frames pushed (capped at `limitFrames`) and turn its result into
  * another with that count (seconds analysed, for example).
  */
-export function mapWithFrames<R, O>(format: StreamFormat, inner: StreamEngine<R>, map: (result: R, frames: number) => O, limitFrames = Infinity): StreamEngine<O> {
+export function mapWithFrames<R, O>(
+  format: StreamFormat,
+  inner: StreamEngine<R>,
+  map: (result: R, frames: number) => O,
+  limitFrames = Infinity,
+): StreamEngine<O> {
   let frames = 0;
   return {
     push(chunk) {
@@ -29,7 +34,11 @@ export interface CompositePart {
  * chunk-invariant and sees exactly the frames its dedicated route would, each part's answer equals
  * that route's answer for the same file. The version combines the parts' versions (cache key).
  */
-export function composeEngines(id: string, version: string, parts: readonly CompositePart[]): EngineSpec<Record<string, never>, Record<string, unknown>> {
+export function composeEngines(
+  id: string,
+  version: string,
+  parts: readonly CompositePart[],
+): EngineSpec<Record<string, never>, Record<string, unknown>> {
   return {
     id,
     version: `${version}(${parts.map((p) => `${p.engine.id}@${p.engine.version}`).join(',')})`,

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { transparentEmotionModel, type EmotionMeasures } from './emotion-model.js';
 
-const base: EmotionMeasures = { tempoBpm: 120, loudnessLufs: -14, onsetRate: 4, centroidHz: 1500, mode: 'major', keyClarity: 0.8, harmonicity: 0.8 };
+const base: EmotionMeasures = {
+  tempoBpm: 120,
+  loudnessLufs: -14,
+  onsetRate: 4,
+  centroidHz: 1500,
+  mode: 'major',
+  keyClarity: 0.8,
+  harmonicity: 0.8,
+};
 
 describe('transparent emotion model', () => {
   it('reads a fast, loud, bright major track as positive and energetic (happy or excited)', () => {
@@ -28,7 +36,10 @@ describe('transparent emotion model', () => {
   });
 
   it('keeps valence and arousal in −1..1 and top scores summing to at most 1, for extreme inputs', () => {
-    for (const m of [{ tempoBpm: 300, loudnessLufs: 5, onsetRate: 50, centroidHz: 20000 }, { tempoBpm: null, loudnessLufs: null, onsetRate: 0, centroidHz: 0, mode: null, keyClarity: 0, harmonicity: 0 }]) {
+    for (const m of [
+      { tempoBpm: 300, loudnessLufs: 5, onsetRate: 50, centroidHz: 20000 },
+      { tempoBpm: null, loudnessLufs: null, onsetRate: 0, centroidHz: 0, mode: null, keyClarity: 0, harmonicity: 0 },
+    ]) {
       const p = transparentEmotionModel.predict({ ...base, ...m });
       expect(Math.abs(p.valence)).toBeLessThanOrEqual(1);
       expect(Math.abs(p.arousal)).toBeLessThanOrEqual(1);

@@ -91,10 +91,19 @@ export const transparentEmotionModel: EmotionModel = {
       tempoValence: Math.max(-1, Math.min(1, tempoValence)),
     };
     const w = emotionWeights;
-    const arousal = w.arousal.tempo * cues.tempo + w.arousal.loudness * cues.loudness + w.arousal.onsetDensity * cues.onsetDensity + w.arousal.brightness * cues.brightness;
+    const arousal =
+      w.arousal.tempo * cues.tempo +
+      w.arousal.loudness * cues.loudness +
+      w.arousal.onsetDensity * cues.onsetDensity +
+      w.arousal.brightness * cues.brightness;
     // Key clarity strengthens whatever the mode says (a clear minor key reads sadder, not happier).
     const modeTerm = cues.mode * (0.5 + 0.5 * Math.max(0, cues.keyClarity));
-    const valence = w.valence.mode * modeTerm + w.valence.keyClarity * cues.keyClarity * 0.5 + w.valence.harmonicity * cues.harmonicity + w.valence.tempo * cues.tempoValence + w.valence.brightness * cues.brightness;
+    const valence =
+      w.valence.mode * modeTerm +
+      w.valence.keyClarity * cues.keyClarity * 0.5 +
+      w.valence.harmonicity * cues.harmonicity +
+      w.valence.tempo * cues.tempoValence +
+      w.valence.brightness * cues.brightness;
     const distances = Object.entries(emotionLabels).map(([emotion, [v, a]]) => ({ emotion, d: Math.hypot(valence - v, arousal - a) }));
     const temperature = 0.25;
     const exps = distances.map(({ emotion, d }) => ({ emotion, e: Math.exp(-d / temperature) }));
@@ -103,6 +112,11 @@ export const transparentEmotionModel: EmotionModel = {
       .map(({ emotion, e }) => ({ emotion, score: roundTo(e / total, 3) }))
       .sort((a, b) => b.score - a.score)
       .slice(0, 3);
-    return { valence: roundTo(valence, 3), arousal: roundTo(arousal, 3), top, cues: Object.fromEntries(Object.entries(cues).map(([k, v]) => [k, roundTo(v, 3)])) };
+    return {
+      valence: roundTo(valence, 3),
+      arousal: roundTo(arousal, 3),
+      top,
+      cues: Object.fromEntries(Object.entries(cues).map(([k, v]) => [k, roundTo(v, 3)])),
+    };
   },
 };

@@ -52,7 +52,13 @@ export function createEmotionEngine(model: EmotionModel = transparentEmotionMode
  * The emotion answer from the three analyses it reads. /analyze calls this with its own features
  * (with rhythm; the spectral and chroma groups do not depend on that flag), so it computes them once.
  */
-export function predictEmotion(model: EmotionModel, features: FeaturesResult, loudness: Pick<LoudnessResult, 'integrated_lufs'>, onsets: Pick<OnsetsResult, 'tempo_bpm' | 'onset_rate'>, seconds: number): EmotionResult {
+export function predictEmotion(
+  model: EmotionModel,
+  features: FeaturesResult,
+  loudness: Pick<LoudnessResult, 'integrated_lufs'>,
+  onsets: Pick<OnsetsResult, 'tempo_bpm' | 'onset_rate'>,
+  seconds: number,
+): EmotionResult {
   const measures = {
     tempo_bpm: onsets.tempo_bpm,
     loudness_lufs: loudness.integrated_lufs,

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { createFeaturesStream, FEATURE_UNITS, FEATURES_HEAD_S, featuresEngine, MFCC_COUNT, type FeaturesParams, type FeaturesResult, type FeaturesStreamOptions } from './features.js';
+import {
+  createFeaturesStream,
+  FEATURE_UNITS,
+  FEATURES_HEAD_S,
+  featuresEngine,
+  MFCC_COUNT,
+  type FeaturesParams,
+  type FeaturesResult,
+  type FeaturesStreamOptions,
+} from './features.js';
 import { featuresSchema } from './features-schema.js';
 import { drumLoop } from '../../test-support/drums.js';
 import { interleave, seededNoise, sine } from '../../test-support/signals.js';
@@ -8,7 +17,13 @@ const SR = 44100;
 const PITCH_NAMES = ['C', 'C#', 'D', 'D#', 'E', 'F', 'F#', 'G', 'G#', 'A', 'A#', 'B'];
 
 /** Run the features stream over per-channel audio in chunks of the given frame counts (cycled). */
-function analyse(channels: readonly Float32Array[], params: FeaturesParams = { rhythm: false }, chunkFrames: readonly number[] = [4096], options: FeaturesStreamOptions = {}, sampleRate = SR): FeaturesResult {
+function analyse(
+  channels: readonly Float32Array[],
+  params: FeaturesParams = { rhythm: false },
+  chunkFrames: readonly number[] = [4096],
+  options: FeaturesStreamOptions = {},
+  sampleRate = SR,
+): FeaturesResult {
   const engine = createFeaturesStream({ sampleRate, channels: channels.length, channelLayout: null, totalFrames: null }, params, options);
   const x = channels.length === 1 ? channels[0]! : interleave(channels);
   const c = channels.length;
@@ -20,7 +35,10 @@ function analyse(channels: readonly Float32Array[], params: FeaturesParams = { r
   return engine.finish();
 }
 
-const withSource = (r: FeaturesResult, channels = 1) => ({ source: { duration_s: r.duration_analysed_s, sample_rate: SR, channels, format: 'wav' }, ...r });
+const withSource = (r: FeaturesResult, channels = 1) => ({
+  source: { duration_s: r.duration_analysed_s, sample_rate: SR, channels, format: 'wav' },
+  ...r,
+});
 
 // ---------------------------------------------------------------------------------------------------
 // Key detection on synthesized chord progressions.
@@ -70,7 +88,10 @@ function progression(tonic: number, mode: 'major' | 'minor', voicing: Voicing, d
   const out = new Float64Array(len * chords.length);
   chords.forEach(([degree, chordThird], i) => {
     const root = 48 + ((tonic + degree) % 12);
-    const notes = voicing === 'close' ? [root, root + chordThird, root + 7, root + 12, root + 12 + chordThird, root + 19] : [root, root + 7, root + 12 + chordThird, root + 24];
+    const notes =
+      voicing === 'close'
+        ? [root, root + chordThird, root + 7, root + 12, root + 12 + chordThird, root + 19]
+        : [root, root + 7, root + 12 + chordThird, root + 24];
     for (const m of notes) addTone(out, i * len, len, m, 0.08, decay);
     addTone(out, i * len, len, root - 12, 0.12, decay);
   });
@@ -117,13 +138,19 @@ describe('features engine: key detection (Krumhansl–Schmuckler on peak chroma)
     const failures: string[] = [];
     for (let tonic = 0; tonic < 12; tonic++) {
       const r0 = 55 + ((tonic - 7 + 12) % 12);
-      const chords = [[r0, r0 + 3, r0 + 7], [r0 + 5, r0 + 8, r0 + 12], [r0 + 7, r0 + 11, r0 + 14], [r0, r0 + 3, r0 + 7]];
+      const chords = [
+        [r0, r0 + 3, r0 + 7],
+        [r0 + 5, r0 + 8, r0 + 12],
+        [r0 + 7, r0 + 11, r0 + 14],
+        [r0, r0 + 3, r0 + 7],
+      ];
       const out = new Float64Array(4 * SR);
       chords.forEach((notes, i) => {
         for (const m of [notes[0]! - 24, ...notes]) addTone(out, i * SR, SR, m, 0.08, 0.8, 8);
       });
       const r = analyse([Float32Array.from(out)]).chroma;
-      if (r.key !== PITCH_NAMES[tonic] || r.mode !== 'minor') failures.push(`${PITCH_NAMES[tonic]} minor → ${r.key} ${r.mode} (${r.key_reason ?? ''} r=${r.best_guess?.correlation})`);
+      if (r.key !== PITCH_NAMES[tonic] || r.mode !== 'minor')
+        failures.push(`${PITCH_NAMES[tonic]} minor → ${r.key} ${r.mode} (${r.key_reason ?? ''} r=${r.best_guess?.correlation})`);
     }
     expect(failures).toEqual([]);
   });
@@ -275,13 +302,33 @@ function directLibrosa(y: Float32Array, sr: number): Direct {
   const nMels = 128;
   const melF = Array.from({ length: nMels + 2 }, (_, i) => melToHz((hzToMel(sr / 2) * i) / (nMels + 1)));
   const melBasis = Array.from({ length: nMels }, (_, i) =>
-    freq.map((f) => Math.max(0, Math.min((f - melF[i]!) / (melF[i + 1]! - melF[i]!), (melF[i + 2]! - f) / (melF[i + 2]! - melF[i + 1]!))) * (2 / (melF[i + 2]! - melF[i]!))),
+    freq.map(
+      (f) =>
+        Math.max(0, Math.min((f - melF[i]!) / (melF[i + 1]! - melF[i]!), (melF[i + 2]! - f) / (melF[i + 2]! - melF[i + 1]!))) *
+        (2 / (melF[i + 2]! - melF[i]!)),
+    ),
   );
-  const melDb = S.map((row) => melBasis.map((w) => 10 * Math.log10(Math.max(1e-10, w.reduce((s, wk, k) => s + wk * row[k]! * row[k]!, 0)))));
+  const melDb = S.map((row) =>
+    melBasis.map(
+      (w) =>
+        10 *
+        Math.log10(
+          Math.max(
+            1e-10,
+            w.reduce((s, wk, k) => s + wk * row[k]! * row[k]!, 0),
+          ),
+        ),
+    ),
+  );
   const top = Math.max(...melDb.flat());
   const mfcc = melDb.map((row) => {
     const x = row.map((v) => Math.max(v, top - 80));
-    return Array.from({ length: MFCC_COUNT }, (_, k) => (k === 0 ? Math.sqrt(1 / nMels) : Math.sqrt(2 / nMels)) * x.reduce((s, v, n) => s + v * Math.cos((Math.PI * k * (2 * n + 1)) / (2 * nMels)), 0));
+    return Array.from(
+      { length: MFCC_COUNT },
+      (_, k) =>
+        (k === 0 ? Math.sqrt(1 / nMels) : Math.sqrt(2 / nMels)) *
+        x.reduce((s, v, n) => s + v * Math.cos((Math.PI * k * (2 * n + 1)) / (2 * nMels)), 0),
+    );
   });
 
   // Spectral features per frame.
@@ -320,8 +367,26 @@ function directLibrosa(y: Float32Array, sr: number): Direct {
     const rint = (v: number) => (Math.abs(v % 1) === 0.5 ? 2 * Math.round(v / 2) : Math.round(v));
     const q = Math.max(1, rint(0.02 * idxs.length));
     if (k < 6) idxs = idxs.slice(0, -1);
-    peaks.push(S.map((row) => idxs.map((i) => row[i]!).sort((a, b) => a - b).slice(-q).reduce((a, b) => a + b, 0) / q));
-    valleys.push(S.map((row) => idxs.map((i) => row[i]!).sort((a, b) => a - b).slice(0, q).reduce((a, b) => a + b, 0) / q));
+    peaks.push(
+      S.map(
+        (row) =>
+          idxs
+            .map((i) => row[i]!)
+            .sort((a, b) => a - b)
+            .slice(-q)
+            .reduce((a, b) => a + b, 0) / q,
+      ),
+    );
+    valleys.push(
+      S.map(
+        (row) =>
+          idxs
+            .map((i) => row[i]!)
+            .sort((a, b) => a - b)
+            .slice(0, q)
+            .reduce((a, b) => a + b, 0) / q,
+      ),
+    );
   }
   const toDb = (m: number[][]) => {
     const db = m.map((r) => r.map((v) => 10 * Math.log10(Math.max(1e-10, v))));
@@ -470,7 +535,10 @@ describe('features engine: rhythm', () => {
   });
 
   it('leaves the rhythm group out unless asked', () => {
-    const r = analyse(loop.channels.map((c) => c.subarray(0, 3 * SR)), { rhythm: false });
+    const r = analyse(
+      loop.channels.map((c) => c.subarray(0, 3 * SR)),
+      { rhythm: false },
+    );
     expect('rhythm' in r).toBe(false);
   });
 });
@@ -511,7 +579,14 @@ describe('features engine: streaming and edge cases', () => {
     expect(silent.stft.active_frames).toBe(0);
     expect(silent.chroma.key).toBeNull();
     expect(silent.chroma.runner_up).toBeNull();
-    expect(silent.envelope).toEqual({ attack_s: null, decay_s: null, sustain_level: null, temporal_centroid_s: null, crest_db: null, dynamic_range_db: null });
+    expect(silent.envelope).toEqual({
+      attack_s: null,
+      decay_s: null,
+      sustain_level: null,
+      temporal_centroid_s: null,
+      crest_db: null,
+      dynamic_range_db: null,
+    });
     expect(silent.rhythm!.tempo_bpm).toBeNull();
     expect(JSON.stringify(silent)).not.toMatch(/NaN|Infinity/);
     expect(featuresSchema.parse(withSource(silent, 2))).toEqual(withSource(silent, 2));

@@ -199,7 +199,18 @@ export const FEATURE_UNITS = {
     zero_crossing_rate: 'crossings per sample, 0..1',
   },
   mfcc: { mean: 'dB (cepstral)', std: 'dB (cepstral)' },
-  chroma: { mean: '0..1', tuning_cents: 'cents', key: 'pitch class', mode: 'major | minor', key_reason: 'no_pitched_content | low_confidence', best_guess: 'key, mode, correlation -1..1', key_confidence: '0..1', tonal_stability: '0..1', key_correlation: '-1..1', runner_up: 'key, mode, correlation -1..1' },
+  chroma: {
+    mean: '0..1',
+    tuning_cents: 'cents',
+    key: 'pitch class',
+    mode: 'major | minor',
+    key_reason: 'no_pitched_content | low_confidence',
+    best_guess: 'key, mode, correlation -1..1',
+    key_confidence: '0..1',
+    tonal_stability: '0..1',
+    key_correlation: '-1..1',
+    runner_up: 'key, mode, correlation -1..1',
+  },
   envelope: { attack_s: 's', decay_s: 's', sustain_level: '0..1', temporal_centroid_s: 's', crest_db: 'dB', dynamic_range_db: 'dB' },
   rhythm: { tempo_bpm: 'BPM', onset_rate_per_s: '1/s', beat_strength: 'ratio (1 = no beat emphasis)', pulse_clarity: '0..1' },
 } as const;
@@ -593,7 +604,11 @@ class FeaturesAnalysis {
 }
 
 /** A features stream with options (tests use `round: false`); the engine is this with the defaults. */
-export function createFeaturesStream(format: StreamFormat, params: FeaturesParams, options: FeaturesStreamOptions = {}): StreamEngine<FeaturesResult> {
+export function createFeaturesStream(
+  format: StreamFormat,
+  params: FeaturesParams,
+  options: FeaturesStreamOptions = {},
+): StreamEngine<FeaturesResult> {
   const analysis = new FeaturesAnalysis(format, params, options);
   return { push: (chunk) => analysis.push(chunk), finish: () => analysis.finish() };
 }

@@ -150,7 +150,12 @@ function checkDcOffset(f: GradeFigures): { score: number; means: number[]; maxDc
   const maxDc = means.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
   const score = maxDc <= DC_GOOD ? 1 : rampDown(ampToDb(maxDc), ampToDb(DC_GOOD), ampToDb(DC_BAD));
   const flag: GradeFlag | null =
-    maxDc > DC_FLAG ? { code: 'dc_offset', message: `The waveform is offset from zero (DC of ${fmtDb(maxDc)} dBFS): remove the DC offset or high-pass the sound.` } : null;
+    maxDc > DC_FLAG
+      ? {
+          code: 'dc_offset',
+          message: `The waveform is offset from zero (DC of ${fmtDb(maxDc)} dBFS): remove the DC offset or high-pass the sound.`,
+        }
+      : null;
   return { score, means, maxDc, flag };
 }
 
@@ -160,7 +165,10 @@ function checkLevel(f: GradeFigures): { quietScore: number; clippingScore: numbe
   const peak = f.loudness.sample_peak_dbfs;
   const tp = f.loudness.true_peak_dbtp;
   const clipRuns = f.clipRuns;
-  const quietScore = peak === null ? 0 : Math.min(rampUp(peak, QUIET_PEAK_DBFS - 12, QUIET_PEAK_DBFS), lufs === null ? 1 : rampUp(lufs, QUIET_LUFS - 12, QUIET_LUFS));
+  const quietScore =
+    peak === null
+      ? 0
+      : Math.min(rampUp(peak, QUIET_PEAK_DBFS - 12, QUIET_PEAK_DBFS), lufs === null ? 1 : rampUp(lufs, QUIET_LUFS - 12, QUIET_LUFS));
   const clippingScore = clipRuns === 0 ? 1 : Math.max(0.1, 0.7 - 0.1 * Math.log2(clipRuns));
   const truePeakScore = tp === null || tp <= -1 ? 1 : tp <= 0 ? 0.95 : 0.8;
   const flags: GradeFlag[] = [];
@@ -180,13 +188,22 @@ function checkLevel(f: GradeFigures): { quietScore: number; clippingScore: numbe
     });
   }
   if (tp !== null && tp > 0) {
-    flags.push({ code: 'true_peak_over', message: `The true peak is ${tp} dBTP, above 0 dBTP: inter-sample peaks will clip after conversion or encoding.` });
+    flags.push({
+      code: 'true_peak_over',
+      message: `The true peak is ${tp} dBTP, above 0 dBTP: inter-sample peaks will clip after conversion or encoding.`,
+    });
   }
   return { quietScore, clippingScore, truePeakScore, flags };
 }
 
 /** Bass mono compatibility: the correlation of left and right below BASS_CUTOFF_HZ. */
-function checkBassMono(f: GradeFigures): { score: number; correlation: number | null; monoSumDb: number | null; lowRmsDb: number | null; flag: GradeFlag | null } {
+function checkBassMono(f: GradeFigures): {
+  score: number;
+  correlation: number | null;
+  monoSumDb: number | null;
+  lowRmsDb: number | null;
+  flag: GradeFlag | null;
+} {
   const { ll, rr, lr } = f.low;
   const ch = f.channels;
   const frames = f.frames;
@@ -244,7 +261,8 @@ function checkBars(f: GradeFigures, duration: number): { report: BarReport; flag
   // the same tempo as /onsets. A loop cut 2 % long is still told apart by its clean onsets and judged on
   // their grid.
   const fromLength =
-    ons.tempo_source === 'loop_length' && (!fitted || Math.abs(fitted.beat - coarseBeat) <= studentT975(fitted.onsetsUsed - 2) * fitted.beatStdError);
+    ons.tempo_source === 'loop_length' &&
+    (!fitted || Math.abs(fitted.beat - coarseBeat) <= studentT975(fitted.onsetsUsed - 2) * fitted.beatStdError);
   const refined = fromLength ? null : fitted;
   const beat = refined ? refined.beat : coarseBeat;
   const barSeconds = 4 * beat;
@@ -276,7 +294,7 @@ function checkBars(f: GradeFigures, duration: number): { report: BarReport; flag
   const similarityScore = similarity === null ? null : rampUp(similarity, 0.5, 0.9);
   // A wrong length breaks a loop whatever its bars sound like: the similarity only scales the length score.
   const score =
-    lengthScore !== null && similarityScore !== null ? lengthScore * (0.75 + 0.25 * similarityScore) : lengthScore ?? similarityScore;
+    lengthScore !== null && similarityScore !== null ? lengthScore * (0.75 + 0.25 * similarityScore) : (lengthScore ?? similarityScore);
   return {
     report: {
       score,
@@ -345,7 +363,12 @@ export function gradeFigures(f: GradeFigures, role: string): GradeResult {
         ratio: roundTo(seam.ratio, 2),
       },
       zero_crossing: { score: subScores.zero_crossing!, start: edges.start, end: edges.end },
-      dc_offset: { score: subScores.dc_offset!, mean: dc.means.map((m) => roundTo(m, 6)), max_abs: roundTo(dc.maxDc, 6), max_abs_dbfs: dbOrNull(ampToDb(dc.maxDc)) },
+      dc_offset: {
+        score: subScores.dc_offset!,
+        mean: dc.means.map((m) => roundTo(m, 6)),
+        max_abs: roundTo(dc.maxDc, 6),
+        max_abs_dbfs: dbOrNull(ampToDb(dc.maxDc)),
+      },
       bar_consistency: { ...bars.report, score: subScores.bar_consistency, applicable: true, reason: null },
       level: {
         score: subScores.level!,
@@ -358,7 +381,13 @@ export function gradeFigures(f: GradeFigures, role: string): GradeResult {
         clipping_score: r3(level.clippingScore),
         true_peak_score: r3(level.truePeakScore),
       },
-      bass_mono: { score: subScores.bass_mono!, cutoff_hz: BASS_CUTOFF_HZ, correlation: r3OrNull(bass.correlation), mono_sum_db: bass.monoSumDb, low_band_rms_dbfs: bass.lowRmsDb },
+      bass_mono: {
+        score: subScores.bass_mono!,
+        cutoff_hz: BASS_CUTOFF_HZ,
+        correlation: r3OrNull(bass.correlation),
+        mono_sum_db: bass.monoSumDb,
+        low_band_rms_dbfs: bass.lowRmsDb,
+      },
     },
     flags,
   };

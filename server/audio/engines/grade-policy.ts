@@ -98,16 +98,79 @@ export const ROLE_WEIGHTS: Readonly<Record<GradeRole, Readonly<Record<SubScoreNa
 };
 
 const SYNONYM_LIST: Readonly<Record<Exclude<GradeRole, 'default'>, readonly string[]>> = {
-  percs: ['percs', 'perc', 'percussion', 'percussions', 'drums', 'drum', 'drumloop', 'drumloops', 'beat', 'beats', 'break', 'breaks', 'breakbeat', 'breakbeats', 'kick', 'kicks', 'snare', 'snares', 'groove', 'grooves'],
+  percs: [
+    'percs',
+    'perc',
+    'percussion',
+    'percussions',
+    'drums',
+    'drum',
+    'drumloop',
+    'drumloops',
+    'beat',
+    'beats',
+    'break',
+    'breaks',
+    'breakbeat',
+    'breakbeats',
+    'kick',
+    'kicks',
+    'snare',
+    'snares',
+    'groove',
+    'grooves',
+  ],
   tops: ['tops', 'top', 'toploop', 'toploops', 'hats', 'hat', 'hihat', 'hihats', 'cymbal', 'cymbals', 'shaker', 'shakers', 'ride', 'rides'],
   bass: ['bass', 'basses', 'bassline', 'basslines', 'sub', 'subs', 'subbass', '808', '808s', 'reese'],
-  melodic: ['melodic', 'melody', 'melodies', 'keys', 'key', 'chord', 'chords', 'synth', 'synths', 'lead', 'leads', 'piano', 'guitar', 'guitars', 'pluck', 'plucks', 'arp', 'arps', 'vocal', 'vocals', 'vox', 'music'],
-  atmos: ['atmos', 'atmo', 'atmosphere', 'atmospheres', 'pad', 'pads', 'ambient', 'ambience', 'texture', 'textures', 'drone', 'drones', 'fx', 'sfx', 'soundscape', 'soundscapes'],
+  melodic: [
+    'melodic',
+    'melody',
+    'melodies',
+    'keys',
+    'key',
+    'chord',
+    'chords',
+    'synth',
+    'synths',
+    'lead',
+    'leads',
+    'piano',
+    'guitar',
+    'guitars',
+    'pluck',
+    'plucks',
+    'arp',
+    'arps',
+    'vocal',
+    'vocals',
+    'vox',
+    'music',
+  ],
+  atmos: [
+    'atmos',
+    'atmo',
+    'atmosphere',
+    'atmospheres',
+    'pad',
+    'pads',
+    'ambient',
+    'ambience',
+    'texture',
+    'textures',
+    'drone',
+    'drones',
+    'fx',
+    'sfx',
+    'soundscape',
+    'soundscapes',
+  ],
 };
 
 /** Lower-cased synonym (spaces, hyphens and underscores removed) → canonical role. */
 export const ROLE_SYNONYMS: ReadonlyMap<string, Exclude<GradeRole, 'default'>> = new Map(
-  (Object.entries(SYNONYM_LIST) as [Exclude<GradeRole, 'default'>, readonly string[]][]).flatMap(([role, names]) => names.map((n) => [n, role] as const)),
+  (Object.entries(SYNONYM_LIST) as [Exclude<GradeRole, 'default'>, readonly string[]][]).flatMap(([role, names]) =>
+    names.map((n) => [n, role] as const),
+  ),
 );
 
 /** The canonical role of a hint: case, spaces, hyphens and underscores are ignored; unknown or empty → default. */
@@ -126,7 +189,10 @@ export function tierOf(score: number): GradeTier {
  * The composite: Π max(s_i, SCORE_FLOOR)^(w_i / Σw) over the sub-scores that are not null, w from the role's
  * row. Also returns the weights used (renormalised; 0 for an unscored sub-score).
  */
-export function compositeScore(scores: Readonly<Record<SubScoreName, number | null>>, role: GradeRole): { score: number; weights: Record<SubScoreName, number> } {
+export function compositeScore(
+  scores: Readonly<Record<SubScoreName, number | null>>,
+  role: GradeRole,
+): { score: number; weights: Record<SubScoreName, number> } {
   const row = ROLE_WEIGHTS[role];
   let total = 0;
   for (const k of SUB_SCORES) if (scores[k] !== null) total += row[k];

@@ -13,8 +13,13 @@ const dbOrNull = () => z.number().nullable();
 
 /** A loop-only check: whether it was scored, and why not. */
 const applicability = () => ({
-  applicable: z.boolean().describe('False when only the head of a longer file was graded: the wrap and the length of the cut are not the loop’s'),
-  reason: z.string().nullable().describe('Why the check is not applicable, e.g. "only the first 30 s of 3:00 were graded"; null when applicable'),
+  applicable: z
+    .boolean()
+    .describe('False when only the head of a longer file was graded: the wrap and the length of the cut are not the loop’s'),
+  reason: z
+    .string()
+    .nullable()
+    .describe('Why the check is not applicable, e.g. "only the first 30 s of 3:00 were graded"; null when applicable'),
 });
 
 const tierText = TIER_THRESHOLDS.map(([t, min]) => `${t} ≥ ${min}`).join(', ') + ', else D';
@@ -24,14 +29,27 @@ const weightTable = roles.map((r) => `${r}: ${SUB_SCORES.map((k) => `${k} ${ROLE
 const edgeSchema = z.object({
   score: unit()
     .nullable()
-    .describe('1 − relative_level × audibility (audibility 0 at ≤ −60 dBFS, 1 at ≥ −40 dBFS, linear in dB); flagged below 0.5; null when not applicable (the end of a head cut from a longer file)'),
-  applicable: z.boolean().describe('Always true for the start; false for the end when only the head of a longer file was graded: its last sample is where the head was cut, not the file’s end'),
-  reason: z.string().nullable().describe('Why the edge is not applicable, e.g. "only the first 30 s of 3:00 were graded"; null when applicable'),
+    .describe(
+      '1 − relative_level × audibility (audibility 0 at ≤ −60 dBFS, 1 at ≥ −40 dBFS, linear in dB); flagged below 0.5; null when not applicable (the end of a head cut from a longer file)',
+    ),
+  applicable: z
+    .boolean()
+    .describe(
+      'Always true for the start; false for the end when only the head of a longer file was graded: its last sample is where the head was cut, not the file’s end',
+    ),
+  reason: z
+    .string()
+    .nullable()
+    .describe('Why the edge is not applicable, e.g. "only the first 30 s of 3:00 were graded"; null when applicable'),
   channel: z.number().int().min(0).describe('Worst channel, 0-based'),
   sample: z.number().describe('Its edge sample (first or last), linear full scale'),
   sample_dbfs: dbOrNull().describe('|sample| in dBFS; null for exactly 0'),
   relative_level: unit().describe('|sample| / peak |x| of the 10 ms beside the edge: 0 on a zero crossing, 1 on a crest'),
-  crossing_distance_ms: z.number().min(0).nullable().describe('Distance from the edge to the nearest sign change within 10 ms, ms; null if none'),
+  crossing_distance_ms: z
+    .number()
+    .min(0)
+    .nullable()
+    .describe('Distance from the edge to the nearest sign change within 10 ms, ms; null if none'),
 });
 
 const flagSchema = z.object({
@@ -49,7 +67,9 @@ export const gradeSchema = z
     role: z.string().describe('The role hint as given (query parameter `role`)'),
     role_used: z
       .enum(roles)
-      .describe('Weight row used: the hint resolved through synonyms (drums, beat, break → percs; hats, hihat → tops; sub, 808 → bass; pad, ambient, fx → atmos; keys, synth, lead → melodic); unknown or empty → default'),
+      .describe(
+        'Weight row used: the hint resolved through synonyms (drums, beat, break → percs; hats, hihat → tops; sub, 808 → bass; pad, ambient, fx → atmos; keys, synth, lead → melodic); unknown or empty → default',
+      ),
     weights: z
       .object(Object.fromEntries(SUB_SCORES.map((k) => [k, unit()])) as Record<(typeof SUB_SCORES)[number], z.ZodNumber>)
       .describe(`Effective weights, summing to 1 over the scored sub-scores (0 where a sub-score is null). Rows per role: ${weightTable}`),
@@ -57,13 +77,17 @@ export const gradeSchema = z
     duration_s: z
       .number()
       .min(0)
-      .describe('Seconds of the whole file. When it exceeds graded_s (beyond 0.05 s), the loop-only checks (seam_click, bar_consistency, and the end of zero_crossing) are not applicable and left out of the score'),
+      .describe(
+        'Seconds of the whole file. When it exceeds graded_s (beyond 0.05 s), the loop-only checks (seam_click, bar_consistency, and the end of zero_crossing) are not applicable and left out of the score',
+      ),
     sub_scores: z.object({
       seam_click: z
         .object({
           score: unit()
             .nullable()
-            .describe('1 at ratio ≤ 2, 0 at ratio ≥ 16 (log-linear), the loss scaled by the jump’s audibility (none at ≤ −60 dBFS); flagged below 0.5; null when not applicable'),
+            .describe(
+              '1 at ratio ≤ 2, 0 at ratio ≥ 16 (log-linear), the loss scaled by the jump’s audibility (none at ≤ −60 dBFS); flagged below 0.5; null when not applicable',
+            ),
           ...applicability(),
           channel: z.number().int().min(0).describe('Worst channel, 0-based'),
           jump: z.number().min(0).describe('|x[0] − x[N−1]|, linear full scale: the step the wrap makes'),
@@ -75,7 +99,9 @@ export const gradeSchema = z
         .describe('The wrap from the last sample to the first, compared with the signal’s own roughness beside it'),
       zero_crossing: z
         .object({
-          score: unit().describe('Mean of the start and end scores; the start’s alone when the end is not applicable (the head of a longer file)'),
+          score: unit().describe(
+            'Mean of the start and end scores; the start’s alone when the end is not applicable (the head of a longer file)',
+          ),
           start: edgeSchema,
           end: edgeSchema,
         })
@@ -92,11 +118,18 @@ export const gradeSchema = z
         .object({
           score: unit()
             .nullable()
-            .describe('length_score × (0.75 + 0.25 × similarity_score) (either alone when the other is null); null when no tempo is found or not applicable'),
+            .describe(
+              'length_score × (0.75 + 0.25 × similarity_score) (either alone when the other is null); null when no tempo is found or not applicable',
+            ),
           ...applicability(),
           detected_tempo_bpm: z.number().nullable().describe('Tempo of the onsets engine (its tempo_bpm), BPM'),
           detected_tempo_source: z.enum(['onsets', 'loop_length']).nullable().describe('How the onsets engine found it (its tempo_source)'),
-          tempo_bpm: z.number().nullable().describe('Tempo used: the loop-length tempo when the onsets agree with it, else refined by a least-squares fit of the onsets to their metrical grid, else the detected one'),
+          tempo_bpm: z
+            .number()
+            .nullable()
+            .describe(
+              'Tempo used: the loop-length tempo when the onsets agree with it, else refined by a least-squares fit of the onsets to their metrical grid, else the detected one',
+            ),
           tempo_source: z
             .enum(['onset_grid', 'onsets', 'loop_length'])
             .nullable()
@@ -109,25 +142,35 @@ export const gradeSchema = z
           whole_bars: z.number().int().nullable().describe('Nearest whole number of bars'),
           length_error_ms: z.number().nullable().describe('duration − whole_bars × bar, ms (positive: too long); null under half a bar'),
           length_error_pct_of_bar: z.number().nullable().describe('The length error in % of a bar'),
-          length_score: unit().nullable().describe('1 at |error| ≤ 5 ms, 0 at ≥ 45 ms, linear; flagged above 20 ms; null unless the tempo was refined'),
+          length_score: unit()
+            .nullable()
+            .describe('1 at |error| ≤ 5 ms, 0 at ≥ 45 ms, linear; flagged above 20 ms; null unless the tempo was refined'),
           bar_similarity: z
             .number()
             .min(-1)
             .max(1)
             .nullable()
-            .describe('Mean concordance correlation of consecutive bars’ 16-step energy envelopes (dB) in three bands (all, < 120 Hz, first difference); null under two bars'),
+            .describe(
+              'Mean concordance correlation of consecutive bars’ 16-step energy envelopes (dB) in three bands (all, < 120 Hz, first difference); null under two bars',
+            ),
           similarity_score: unit().nullable().describe('0 at bar_similarity ≤ 0.5, 1 at ≥ 0.9, linear'),
         })
-        .describe('Length against a whole number of 4/4 bars at the detected tempo (the clip is assumed to start on a bar line), and bar-to-bar similarity'),
+        .describe(
+          'Length against a whole number of 4/4 bars at the detected tempo (the clip is assumed to start on a bar line), and bar-to-bar similarity',
+        ),
       level: z
         .object({
           score: unit().describe('quiet_score × clipping_score × true_peak_score'),
-          integrated_lufs: dbOrNull().describe('BS.1770 integrated loudness, LUFS (from the loudness engine); null for silence or under 0.4 s'),
+          integrated_lufs: dbOrNull().describe(
+            'BS.1770 integrated loudness, LUFS (from the loudness engine); null for silence or under 0.4 s',
+          ),
           sample_peak_dbfs: dbOrNull(),
           true_peak_dbtp: dbOrNull().describe('BS.1770 true peak, dBTP'),
           clip_runs: z.number().int().min(0).describe('Runs of ≥ 3 consecutive samples at |x| ≥ 0.999 in a channel'),
           clipped_samples: z.number().int().min(0).describe('Samples in those runs'),
-          quiet_score: unit().describe('min(ramp of the peak from −32 to −20 dBFS, ramp of the loudness from −42 to −30 LUFS); flagged too_quiet under −20 dBFS or −30 LUFS'),
+          quiet_score: unit().describe(
+            'min(ramp of the peak from −32 to −20 dBFS, ramp of the loudness from −42 to −30 LUFS); flagged too_quiet under −20 dBFS or −30 LUFS',
+          ),
           clipping_score: unit().describe('1 without clip runs, else max(0.1, 0.7 − 0.1 × log2(runs))'),
           true_peak_score: unit().describe('1 at ≤ −1 dBTP, 0.95 up to 0 dBTP, 0.8 above (flagged true_peak_over)'),
         })
@@ -136,8 +179,20 @@ export const gradeSchema = z
         .object({
           score: unit().describe('0 at correlation ≤ −0.3, 1 at ≥ 0.7, linear; 1 when mono or without bass'),
           cutoff_hz: z.number().describe('Low band: 4th-order Linkwitz–Riley low pass at this frequency'),
-          correlation: z.number().min(-1).max(1).nullable().describe('Correlation of the left and right low bands (channels 0 and 1); flagged bass_out_of_phase under 0; null for mono or a low band under −60 dBFS'),
-          mono_sum_db: z.number().nullable().describe('Low-band energy of (L + R) relative to in-phase channels of the same energies, dB: 0 in phase, −3 uncorrelated, −100 (floor) fully out of phase'),
+          correlation: z
+            .number()
+            .min(-1)
+            .max(1)
+            .nullable()
+            .describe(
+              'Correlation of the left and right low bands (channels 0 and 1); flagged bass_out_of_phase under 0; null for mono or a low band under −60 dBFS',
+            ),
+          mono_sum_db: z
+            .number()
+            .nullable()
+            .describe(
+              'Low-band energy of (L + R) relative to in-phase channels of the same energies, dB: 0 in phase, −3 uncorrelated, −100 (floor) fully out of phase',
+            ),
           low_band_rms_dbfs: dbOrNull().describe('RMS of the low band, dBFS'),
         })
         .describe('Mono compatibility of the bass'),

@@ -90,7 +90,7 @@ describe('grade engine: a clean, well-cut loop', () => {
     for (const k of SUB_SCORES) expect(result.sub_scores[k].score).toBeGreaterThanOrEqual(0.9);
   });
 
-  it('measures 4 whole bars at the loop-length tempo, which the onsets\' fitted grid agrees with, the bars alike', () => {
+  it("measures 4 whole bars at the loop-length tempo, which the onsets' fitted grid agrees with, the bars alike", () => {
     const b = result.sub_scores.bar_consistency;
     expect(b.tempo_source).toBe('loop_length');
     expect(b.length_score).toBe(1);
@@ -110,7 +110,10 @@ describe('grade engine: a clean, well-cut loop', () => {
     means.forEach((m, c) => expect(result.sub_scores.dc_offset.mean[c]).toBeCloseTo(m, 6));
     expect(result.sub_scores.bass_mono.correlation).toBeGreaterThan(0.99);
     expect(result.sub_scores.level.clip_runs).toBe(0);
-    expect(result.sub_scores.level.sample_peak_dbfs).toBeCloseTo(20 * Math.log10(Math.max(...clean.map((ch) => ch.reduce((m, v) => Math.max(m, Math.abs(v)), 0)))), 2);
+    expect(result.sub_scores.level.sample_peak_dbfs).toBeCloseTo(
+      20 * Math.log10(Math.max(...clean.map((ch) => ch.reduce((m, v) => Math.max(m, Math.abs(v)), 0)))),
+      2,
+    );
   });
 });
 
@@ -389,7 +392,14 @@ describe('role hint', () => {
   });
 
   it('compositeScore renormalises over the scored sub-scores and floors at 0.05', () => {
-    const scores: Record<SubScoreName, number | null> = { seam_click: 0, zero_crossing: 1, dc_offset: 1, bar_consistency: null, level: 1, bass_mono: 1 };
+    const scores: Record<SubScoreName, number | null> = {
+      seam_click: 0,
+      zero_crossing: 1,
+      dc_offset: 1,
+      bar_consistency: null,
+      level: 1,
+      bass_mono: 1,
+    };
     const { score, weights } = compositeScore(scores, 'default');
     const w = ROLE_WEIGHTS.default.seam_click / (1 - ROLE_WEIGHTS.default.bar_consistency);
     expect(weights.seam_click).toBeCloseTo(w, 12);
@@ -477,7 +487,8 @@ describe('scopeGrade: the head of a longer file', () => {
     const rest = ['zero_crossing', 'dc_offset', 'level', 'bass_mono'] as const;
     const row = ROLE_WEIGHTS.percs;
     const total = rest.reduce((t, k) => t + row[k], 0);
-    const judged = (k: (typeof rest)[number]): number => (k === 'zero_crossing' ? raw.sub_scores.zero_crossing.start.score! : raw.sub_scores[k].score);
+    const judged = (k: (typeof rest)[number]): number =>
+      k === 'zero_crossing' ? raw.sub_scores.zero_crossing.start.score! : raw.sub_scores[k].score;
     const expected = Math.exp(rest.reduce((l, k) => l + (row[k] / total) * Math.log(Math.max(SCORE_FLOOR, judged(k))), 0));
     expect(scoped.score).toBeCloseTo(expected, 3);
     for (const k of rest) expect(scoped.weights[k]).toBeCloseTo(row[k] / total, 4);
@@ -559,7 +570,7 @@ describe('gradeSchema', () => {
 });
 
 describe('studentT975', () => {
-  it('matches the tabled two-sided 95 % quantiles of Student\'s t', () => {
+  it("matches the tabled two-sided 95 % quantiles of Student's t", () => {
     expect(studentT975(2)).toBeCloseTo(4.303, 3);
     expect(studentT975(6)).toBeCloseTo(2.447, 3);
     expect(Math.abs(studentT975(20) - 2.086)).toBeLessThan(0.01);

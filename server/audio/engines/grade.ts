@@ -39,8 +39,15 @@ import { onsetsEngine, type OnsetsResult } from './onsets.js';
 import type { Biquad } from '../dsp/k-weighting.js';
 import { HopEnvelope, lowPassBiquad } from '../dsp/grade-math.js';
 import { gradeFigures, type GradeFigures } from './grade-checks.js';
-import { BASS_CUTOFF_HZ, CLIP_LEVEL, CLIP_MIN_RUN, EDGE_SECONDS, ENVELOPE_CAPACITY, HOP_SECONDS, type GradeResult } from './grade-policy.js';
-
+import {
+  BASS_CUTOFF_HZ,
+  CLIP_LEVEL,
+  CLIP_MIN_RUN,
+  EDGE_SECONDS,
+  ENVELOPE_CAPACITY,
+  HOP_SECONDS,
+  type GradeResult,
+} from './grade-policy.js';
 
 /** Biquad state slots per channel for the two low-pass sections: x1 x2 y1 y2 of each. */
 const LP_STATE = 8;
@@ -121,7 +128,7 @@ class GradeMeter implements StreamEngine<GradeResult> {
       this.headFrames += take;
     }
     const take = Math.min(frames, e);
-    for (let k = frames - take; k < frames; ) {
+    for (let k = frames - take; k < frames;) {
       const slot = (this.frames + k) % e;
       const n = Math.min(frames - k, e - slot);
       this.ring.set(chunk.subarray(k * c, (k + n) * c), slot * c);
@@ -151,11 +158,20 @@ class GradeMeter implements StreamEngine<GradeResult> {
   private scanMono(chunk: Float32Array, frames: number): void {
     const { b0, b1, b2, a1, a2 } = this.lp;
     const st = this.lpState;
-    let x1 = st[0]!, x2 = st[1]!, y1 = st[2]!, y2 = st[3]!, u1 = st[4]!, u2 = st[5]!, z1 = st[6]!, z2 = st[7]!;
+    let x1 = st[0]!,
+      x2 = st[1]!,
+      y1 = st[2]!,
+      y2 = st[3]!,
+      u1 = st[4]!,
+      u2 = st[5]!,
+      z1 = st[6]!,
+      z2 = st[7]!;
     let sum = this.dcSum[0]!;
     let prev = this.prev[0]!;
     let sLL = this.sLL;
-    let eFull = this.eFull, eLow = this.eLow, eHigh = this.eHigh;
+    let eFull = this.eFull,
+      eLow = this.eLow,
+      eHigh = this.eHigh;
     let pos = this.posInHop;
     let hop = this.envelope.hopFrames;
     for (let i = 0; i < frames; i++) {
@@ -212,12 +228,32 @@ class GradeMeter implements StreamEngine<GradeResult> {
     const ch = this.channels;
     const { b0, b1, b2, a1, a2 } = this.lp;
     const st = this.lpState;
-    let lx1 = st[0]!, lx2 = st[1]!, ly1 = st[2]!, ly2 = st[3]!, lu1 = st[4]!, lu2 = st[5]!, lz1 = st[6]!, lz2 = st[7]!;
-    let rx1 = st[8]!, rx2 = st[9]!, ry1 = st[10]!, ry2 = st[11]!, ru1 = st[12]!, ru2 = st[13]!, rz1 = st[14]!, rz2 = st[15]!;
-    let sumL = this.dcSum[0]!, sumR = this.dcSum[1]!;
-    let prevL = this.prev[0]!, prevR = this.prev[1]!;
-    let sLL = this.sLL, sRR = this.sRR, sLR = this.sLR;
-    let eFull = this.eFull, eLow = this.eLow, eHigh = this.eHigh;
+    let lx1 = st[0]!,
+      lx2 = st[1]!,
+      ly1 = st[2]!,
+      ly2 = st[3]!,
+      lu1 = st[4]!,
+      lu2 = st[5]!,
+      lz1 = st[6]!,
+      lz2 = st[7]!;
+    let rx1 = st[8]!,
+      rx2 = st[9]!,
+      ry1 = st[10]!,
+      ry2 = st[11]!,
+      ru1 = st[12]!,
+      ru2 = st[13]!,
+      rz1 = st[14]!,
+      rz2 = st[15]!;
+    let sumL = this.dcSum[0]!,
+      sumR = this.dcSum[1]!;
+    let prevL = this.prev[0]!,
+      prevR = this.prev[1]!;
+    let sLL = this.sLL,
+      sRR = this.sRR,
+      sLR = this.sLR;
+    let eFull = this.eFull,
+      eLow = this.eLow,
+      eHigh = this.eHigh;
     let pos = this.posInHop;
     let hop = this.envelope.hopFrames;
     const run = this.run;

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { loudnessEngine, type LoudnessResult } from './loudness.js';
-import { createKWeightingState, kWeightingCoefficients, kWeightSumOfSquares, kWeightSumOfSquaresPair, type Biquad } from '../dsp/k-weighting.js';
+import {
+  createKWeightingState,
+  kWeightingCoefficients,
+  kWeightSumOfSquares,
+  kWeightSumOfSquaresPair,
+  type Biquad,
+} from '../dsp/k-weighting.js';
 import { channelWeights } from '../dsp/loudness-math.js';
 import { createTruePeakMeter, ITU_TRUE_PEAK_PHASES, truePeakOversampling, truePeakPhases } from '../dsp/true-peak.js';
 import { dbToAmp, interleave, seededNoise, sine, toneSequence } from '../../test-support/signals.js';
@@ -14,7 +20,12 @@ import { dbToAmp, interleave, seededNoise, sine, toneSequence } from '../../test
 const CHUNKS = [1000, 4096, 1];
 
 /** Feed per-channel signals through the loudness engine in CHUNKS-sized pieces. */
-function measure(channels: readonly Float32Array[], sampleRate: number, layout: string | null = null, chunkFrames: readonly number[] = CHUNKS): LoudnessResult {
+function measure(
+  channels: readonly Float32Array[],
+  sampleRate: number,
+  layout: string | null = null,
+  chunkFrames: readonly number[] = CHUNKS,
+): LoudnessResult {
   const engine = loudnessEngine.create({ sampleRate, channels: channels.length, channelLayout: layout, totalFrames: null }, {});
   const x = interleave(channels);
   const n = channels.length;
@@ -60,7 +71,11 @@ function musicLike(sampleRate: number, seconds: number, seed: number, scale = 1)
   for (let i = 0; i < n; i++) {
     const t = i / sampleRate;
     const beat = Math.exp(-((t * 124) / 60 - Math.floor((t * 124) / 60)) * 8);
-    const tones = 0.25 * Math.sin(2 * Math.PI * 55 * t) + 0.08 * Math.sin(2 * Math.PI * 220 * t) + 0.03 * Math.sin(2 * Math.PI * 1760 * t) + 0.02 * Math.sin(2 * Math.PI * 7040 * t);
+    const tones =
+      0.25 * Math.sin(2 * Math.PI * 55 * t) +
+      0.08 * Math.sin(2 * Math.PI * 220 * t) +
+      0.03 * Math.sin(2 * Math.PI * 1760 * t) +
+      0.02 * Math.sin(2 * Math.PI * 7040 * t);
     const kick = 0.4 * beat * Math.sin(2 * Math.PI * 50 * t);
     l[i] = scale * (tones + kick + 0.1 * rnd() * (0.3 + beat));
     r[i] = scale * (0.9 * tones + kick + 0.1 * rnd() * (0.3 + beat));
@@ -86,7 +101,12 @@ function referenceTruePeak(channels: readonly Float32Array[], sampleRate: number
 }
 
 /** Meter an interleaving of `channels` in CHUNKS-sized pieces. */
-function meterTruePeak(channels: readonly Float32Array[], sampleRate: number, skip: boolean, chunkFrames: readonly number[] = CHUNKS): number {
+function meterTruePeak(
+  channels: readonly Float32Array[],
+  sampleRate: number,
+  skip: boolean,
+  chunkFrames: readonly number[] = CHUNKS,
+): number {
   const meter = createTruePeakMeter(sampleRate, channels.length, { skip });
   const x = interleave(channels);
   const n = channels.length;
@@ -107,15 +127,26 @@ const within = (value: number | null, expected: number, tolerance: number) => {
 describe('K-weighting coefficients (De Man method)', () => {
   it('reproduce the ITU-R BS.1770 48 kHz table', () => {
     const k = kWeightingCoefficients(48000);
-    const itu = { shelf: [1.53512485958697, -2.69169618940638, 1.19839281085285, -1.69065929318241, 0.73248077421585], highPass: [1.0, -2.0, 1.0, -1.99004745483398, 0.99007225036621] };
+    const itu = {
+      shelf: [1.53512485958697, -2.69169618940638, 1.19839281085285, -1.69065929318241, 0.73248077421585],
+      highPass: [1.0, -2.0, 1.0, -1.99004745483398, 0.99007225036621],
+    };
     const got = (q: Biquad) => [q.b0, q.b1, q.b2, q.a1, q.a2];
     got(k.shelf).forEach((v, i) => expect(Math.abs(v - itu.shelf[i]!)).toBeLessThan(1e-12));
     got(k.highPass).forEach((v, i) => expect(Math.abs(v - itu.highPass[i]!)).toBeLessThan(1e-12));
   });
 
   it.each([
-    [44100, [1.53084123005035, -2.65097999515473, 1.16907907992159, -1.66365511325602, 0.71259542807323], [-1.9891696736298, 0.98919903578704]],
-    [96000, [1.5597142289758, -2.92674157825108, 1.37826120231582, -1.84460946989011, 0.85584332293064], [-1.99501754472472, 0.99502375904092]],
+    [
+      44100,
+      [1.53084123005035, -2.65097999515473, 1.16907907992159, -1.66365511325602, 0.71259542807323],
+      [-1.9891696736298, 0.98919903578704],
+    ],
+    [
+      96000,
+      [1.5597142289758, -2.92674157825108, 1.37826120231582, -1.84460946989011, 0.85584332293064],
+      [-1.99501754472472, 0.99502375904092],
+    ],
   ])('match the reference table at %i Hz', (rate, shelf, highPass) => {
     const k = kWeightingCoefficients(rate);
     [k.shelf.b0, k.shelf.b1, k.shelf.b2, k.shelf.a1, k.shelf.a2].forEach((v, i) => expect(Math.abs(v - shelf[i]!)).toBeLessThan(1e-12));
@@ -195,7 +226,8 @@ describe('loudness engine: BS.1770 calibration', () => {
     // channels add 3.01 dB, which is why Tech 3341 case 1 reads −23.0.)
     const k = kWeightingCoefficients(rate);
     const a = dbToAmp(-23);
-    const expected = -0.691 + 10 * Math.log10(((a * a) / 2) * biquadPowerGain(k.shelf, 1000, rate) * biquadPowerGain(k.highPass, 1000, rate));
+    const expected =
+      -0.691 + 10 * Math.log10(((a * a) / 2) * biquadPowerGain(k.shelf, 1000, rate) * biquadPowerGain(k.highPass, 1000, rate));
     expect(Math.abs(expected - -26.01)).toBeLessThan(0.01);
     const r = measure([toneSequence(rate, [{ seconds: 20, db: -23 }])], rate, 'mono');
     within(r.integrated_lufs, expected, 0.01);
@@ -209,7 +241,10 @@ describe('loudness engine: BS.1770 calibration', () => {
     within(r.sample_peak_dbfs, -23, 0.01);
     within(r.rms_dbfs, -26.01, 0.01); // an unweighted sine's RMS is its peak − 3.01 dB
     within(r.crest_factor_db, 3.01, 0.01);
-    expect(r.gain_to_target_db).toEqual({ streaming: Math.round((-14 - r.integrated_lufs!) * 100) / 100, club: Math.round((-9 - r.integrated_lufs!) * 100) / 100 });
+    expect(r.gain_to_target_db).toEqual({
+      streaming: Math.round((-14 - r.integrated_lufs!) * 100) / 100,
+      club: Math.round((-9 - r.integrated_lufs!) * 100) / 100,
+    });
     within(r.gain_to_target_db.streaming, 9, 0.1);
     expect(r.targets).toEqual({ streaming: -14, club: -9 });
     expect(r.approximate).toBe(false);
@@ -274,10 +309,18 @@ describe('loudness engine: BS.1770 calibration', () => {
 describe('loudness engine: clip loudness (K-weighted, ungated, whole clip)', () => {
   // ITU-R BS.1770-4 Table 1 and Table 2 (48 kHz), typed in from the standard rather than taken from
   // kWeightingCoefficients, so the expected value does not depend on the code under test.
-  const ITU_SHELF: Biquad = { b0: 1.53512485958697, b1: -2.69169618940638, b2: 1.19839281085285, a1: -1.69065929318241, a2: 0.73248077421585 };
+  const ITU_SHELF: Biquad = {
+    b0: 1.53512485958697,
+    b1: -2.69169618940638,
+    b2: 1.19839281085285,
+    a1: -1.69065929318241,
+    a2: 0.73248077421585,
+  };
   const ITU_HIGH_PASS: Biquad = { b0: 1, b1: -2, b2: 1, a1: -1.99004745483398, a2: 0.99007225036621 };
   /** BS.1770 loudness of one G = 1 channel holding a 1 kHz sine of peak `db` dBFS: −0.691 + 10·log10(A²/2·|K(1 kHz)|²). */
-  const expectedSineLufs = (db: number): number => -0.691 + 10 * Math.log10((dbToAmp(db) ** 2 / 2) * biquadPowerGain(ITU_SHELF, 1000, 48000) * biquadPowerGain(ITU_HIGH_PASS, 1000, 48000));
+  const expectedSineLufs = (db: number): number =>
+    -0.691 +
+    10 * Math.log10((dbToAmp(db) ** 2 / 2) * biquadPowerGain(ITU_SHELF, 1000, 48000) * biquadPowerGain(ITU_HIGH_PASS, 1000, 48000));
 
   it('reads the known loudness of a 200 ms mono 1 kHz sine at −20 dBFS, where I is null', () => {
     const expected = expectedSineLufs(-20);
@@ -311,7 +354,16 @@ describe('loudness engine: clip loudness (K-weighted, ungated, whole clip)', () 
   it('is ungated and averages over the whole clip: 0.2 s of tone then 1.8 s of silence reads 10 dB under the tone alone', () => {
     const rate = 48000;
     const burst = measure([toneSequence(rate, [{ seconds: 0.2, db: -20 }])], rate, 'mono').clip_lufs!;
-    const padded = measure([toneSequence(rate, [{ seconds: 0.2, db: -20 }, { seconds: 1.8, db: -Infinity }])], rate, 'mono');
+    const padded = measure(
+      [
+        toneSequence(rate, [
+          { seconds: 0.2, db: -20 },
+          { seconds: 1.8, db: -Infinity },
+        ]),
+      ],
+      rate,
+      'mono',
+    );
     within(padded.clip_lufs, burst - 10, 0.02);
     // I gates the silence out (its blocks are under −70 LUFS), so I stays near the tone's level.
     expect(padded.integrated_lufs! - padded.clip_lufs!).toBeGreaterThan(3);
@@ -331,7 +383,11 @@ describe('loudness engine: clip loudness (K-weighted, ungated, whole clip)', () 
 });
 
 describe('loudness engine: EBU Tech 3341 cases', () => {
-  const seq = (rate: number, parts: [seconds: number, db: number][]) => toneSequence(rate, parts.map(([seconds, db]) => ({ seconds, db })));
+  const seq = (rate: number, parts: [seconds: number, db: number][]) =>
+    toneSequence(
+      rate,
+      parts.map(([seconds, db]) => ({ seconds, db })),
+    );
 
   describe.each(RATES)('at %i Hz', (rate) => {
     it('case 1: stereo −23 dBFS, 20 s → M, S, I = −23.0 ±0.1', () => {
@@ -349,15 +405,56 @@ describe('loudness engine: EBU Tech 3341 cases', () => {
     });
 
     it('case 3: −36 / −23 / −36 dBFS (10 s, 60 s, 10 s) → I = −23.0 ±0.1 (relative gate)', () => {
-      within(measure(stereo(seq(rate, [[10, -36], [60, -23], [10, -36]])), rate).integrated_lufs, -23, 0.1);
+      within(
+        measure(
+          stereo(
+            seq(rate, [
+              [10, -36],
+              [60, -23],
+              [10, -36],
+            ]),
+          ),
+          rate,
+        ).integrated_lufs,
+        -23,
+        0.1,
+      );
     });
 
     it('case 4: −72 / −36 / −23 / −36 / −72 dBFS → I = −23.0 ±0.1 (absolute and relative gates)', () => {
-      within(measure(stereo(seq(rate, [[10, -72], [10, -36], [60, -23], [10, -36], [10, -72]])), rate).integrated_lufs, -23, 0.1);
+      within(
+        measure(
+          stereo(
+            seq(rate, [
+              [10, -72],
+              [10, -36],
+              [60, -23],
+              [10, -36],
+              [10, -72],
+            ]),
+          ),
+          rate,
+        ).integrated_lufs,
+        -23,
+        0.1,
+      );
     });
 
     it('case 5: −26 / −20 / −26 dBFS (20 s, 20.1 s, 20 s) → I = −23.0 ±0.1', () => {
-      within(measure(stereo(seq(rate, [[20, -26], [20.1, -20], [20, -26]])), rate).integrated_lufs, -23, 0.1);
+      within(
+        measure(
+          stereo(
+            seq(rate, [
+              [20, -26],
+              [20.1, -20],
+              [20, -26],
+            ]),
+          ),
+          rate,
+        ).integrated_lufs,
+        -23,
+        0.1,
+      );
     });
 
     it.each(['5.0', '5.0(side)', null])('case 6: 5.0 (L, R −28; C −24; Ls, Rs −30 dBFS) → I = −23.0 ±0.1 (layout %s)', (layout) => {
@@ -374,7 +471,21 @@ describe('loudness engine: EBU Tech 3341 cases', () => {
     });
 
     it('case 10: (i·0.15 s silence, 3 s @ −23, 1 s silence), i = 0..19, one file each → max S = −23.0 ±0.1', () => {
-      for (let i = 0; i < 20; i++) within(measure(stereo(seq(rate, [[i * 0.15, -Infinity], [3, -23], [1, -Infinity]])), rate).max_short_term_lufs, -23, 0.1);
+      for (let i = 0; i < 20; i++)
+        within(
+          measure(
+            stereo(
+              seq(rate, [
+                [i * 0.15, -Infinity],
+                [3, -23],
+                [1, -Infinity],
+              ]),
+            ),
+            rate,
+          ).max_short_term_lufs,
+          -23,
+          0.1,
+        );
     });
 
     it('case 12: (0.18 s @ −20, 0.22 s @ −30) × 25 → M = −23.0 ±0.1 after 1 s (max M)', () => {
@@ -384,7 +495,21 @@ describe('loudness engine: EBU Tech 3341 cases', () => {
     });
 
     it('case 13: (i·20 ms silence, 400 ms @ −23, 1 s silence), i = 0..19, one file each → max M = −23.0 ±0.1', () => {
-      for (let i = 0; i < 20; i++) within(measure(stereo(seq(rate, [[i * 0.02, -Infinity], [0.4, -23], [1, -Infinity]])), rate).max_momentary_lufs, -23, 0.1);
+      for (let i = 0; i < 20; i++)
+        within(
+          measure(
+            stereo(
+              seq(rate, [
+                [i * 0.02, -Infinity],
+                [0.4, -23],
+                [1, -Infinity],
+              ]),
+            ),
+            rate,
+          ).max_momentary_lufs,
+          -23,
+          0.1,
+        );
     });
 
     // Cases 15–19: a stereo sine at a fraction of fs, 10 ms linear fades; true peak +0.2/−0.4 dB.
@@ -447,31 +572,40 @@ describe('loudness engine: EBU Tech 3342 LRA cases', () => {
 
 describe('true-peak meter', () => {
   it('uses the ITU-R BS.1770-5 Annex 2 table (phase 2 = phase 1 reversed, phase 3 = phase 0 reversed)', () => {
-    const phase0 = [0.001708984375, 0.010986328125, -0.0196533203125, 0.033203125, -0.0594482421875, 0.1373291015625, 0.97216796875, -0.102294921875, 0.047607421875, -0.026611328125, 0.014892578125, -0.00830078125];
-    const phase1 = [-0.0291748046875, 0.029296875, -0.0517578125, 0.089111328125, -0.16650390625, 0.465087890625, 0.77978515625, -0.2003173828125, 0.1015625, -0.0582275390625, 0.0330810546875, -0.0189208984375];
+    const phase0 = [
+      0.001708984375, 0.010986328125, -0.0196533203125, 0.033203125, -0.0594482421875, 0.1373291015625, 0.97216796875, -0.102294921875,
+      0.047607421875, -0.026611328125, 0.014892578125, -0.00830078125,
+    ];
+    const phase1 = [
+      -0.0291748046875, 0.029296875, -0.0517578125, 0.089111328125, -0.16650390625, 0.465087890625, 0.77978515625, -0.2003173828125,
+      0.1015625, -0.0582275390625, 0.0330810546875, -0.0189208984375,
+    ];
     expect(ITU_TRUE_PEAK_PHASES).toEqual([phase0, phase1, [...phase1].reverse(), [...phase0].reverse()]);
     expect([44100, 48000, 88200, 96000, 176400, 192000].map(truePeakOversampling)).toEqual([4, 4, 4, 2, 2, 1]);
   });
 
-  it.each([44100, 48000, 96000, 192000])('skipping gives exactly the unskipped answer, and both match the plain Annex 2 loop, on random signals (%i Hz)', (rate) => {
-    for (let seed = 1; seed <= 6; seed++) {
-      const rnd = seededNoise(seed);
-      const n = 20000;
-      // Noise whose level changes every 1500 samples (full scale 0.9 down to 0.05), so that blocks are
-      // skipped, filtered for the inner phases only, and filtered fully.
-      const levels = [0.9, 0.55, 0.3, 0.7, 0.05, 0.45, 0.6];
-      const chans = [0, 1, 2].map((c) => {
-        const x = new Float32Array(n);
-        for (let i = 0; i < n; i++) x[i] = rnd() * levels[(Math.floor(i / 1500) + seed + c) % levels.length]!;
-        return x;
-      });
-      const skipped = meterTruePeak(chans, rate, true, [997, 1, 4096, 31]);
-      const full = meterTruePeak(chans, rate, false, [4096]);
-      expect(skipped).toBe(full);
-      const reference = referenceTruePeak(chans, rate);
-      expect(Math.abs(full - reference)).toBeLessThanOrEqual(1e-12 * reference);
-    }
-  });
+  it.each([44100, 48000, 96000, 192000])(
+    'skipping gives exactly the unskipped answer, and both match the plain Annex 2 loop, on random signals (%i Hz)',
+    (rate) => {
+      for (let seed = 1; seed <= 6; seed++) {
+        const rnd = seededNoise(seed);
+        const n = 20000;
+        // Noise whose level changes every 1500 samples (full scale 0.9 down to 0.05), so that blocks are
+        // skipped, filtered for the inner phases only, and filtered fully.
+        const levels = [0.9, 0.55, 0.3, 0.7, 0.05, 0.45, 0.6];
+        const chans = [0, 1, 2].map((c) => {
+          const x = new Float32Array(n);
+          for (let i = 0; i < n; i++) x[i] = rnd() * levels[(Math.floor(i / 1500) + seed + c) % levels.length]!;
+          return x;
+        });
+        const skipped = meterTruePeak(chans, rate, true, [997, 1, 4096, 31]);
+        const full = meterTruePeak(chans, rate, false, [4096]);
+        expect(skipped).toBe(full);
+        const reference = referenceTruePeak(chans, rate);
+        expect(Math.abs(full - reference)).toBeLessThanOrEqual(1e-12 * reference);
+      }
+    },
+  );
 
   it('skipping gives exactly the unskipped answer on the EBU true-peak signals and on music-like audio', () => {
     const signals: [Float32Array[], number][] = [];

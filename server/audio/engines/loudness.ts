@@ -1,5 +1,11 @@
 import type { EngineSpec, StreamEngine, StreamFormat } from './engine.js';
-import { createKWeightingState, kWeightingCoefficients, kWeightSumOfSquares, kWeightSumOfSquaresPair, type KWeighting } from '../dsp/k-weighting.js';
+import {
+  createKWeightingState,
+  kWeightingCoefficients,
+  kWeightSumOfSquares,
+  kWeightSumOfSquaresPair,
+  type KWeighting,
+} from '../dsp/k-weighting.js';
 import { createTruePeakMeter, type TruePeakMeter } from '../dsp/true-peak.js';
 import { channelWeights, integratedLoudness, loudnessOfMeanSquare, loudnessRange } from '../dsp/loudness-math.js';
 import { roundTo } from '../dsp/round.js';
@@ -108,7 +114,8 @@ class LoudnessMeter implements StreamEngine<LoudnessResult> {
 
   push(chunk: Float32Array): void {
     if (this.finished) throw new Error('loudness: push after finish');
-    if (chunk.length % this.channels !== 0) throw new RangeError(`chunk length ${chunk.length} is not a multiple of ${this.channels} channels`);
+    if (chunk.length % this.channels !== 0)
+      throw new RangeError(`chunk length ${chunk.length} is not a multiple of ${this.channels} channels`);
     const frames = chunk.length / this.channels;
     if (frames === 0) return;
     if (this.integratedOnly) {
@@ -224,7 +231,10 @@ class LoudnessMeter implements StreamEngine<LoudnessResult> {
       true_peak_dbtp: finiteOrNull(20 * Math.log10(this.truePeak.truePeak())),
       rms_dbfs: finiteOrNull(rmsDb),
       crest_factor_db: finiteOrNull(samplePeakDb - rmsDb),
-      gain_to_target_db: { streaming: finiteOrNull(LOUDNESS_TARGETS.streaming - integrated), club: finiteOrNull(LOUDNESS_TARGETS.club - integrated) },
+      gain_to_target_db: {
+        streaming: finiteOrNull(LOUDNESS_TARGETS.streaming - integrated),
+        club: finiteOrNull(LOUDNESS_TARGETS.club - integrated),
+      },
       targets: { streaming: LOUDNESS_TARGETS.streaming, club: LOUDNESS_TARGETS.club },
       channel_weights: [...this.weights],
     };

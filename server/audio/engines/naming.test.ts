@@ -65,7 +65,10 @@ describe('naming', () => {
 
   it('names by the measured role, never by the file name', () => {
     for (const [i, s] of set.entries()) {
-      const analysis = sampleAnalysisEngine.create({ sampleRate: s.sampleRate, channels: s.channels.length, channelLayout: null, totalFrames: null }, { name: '' });
+      const analysis = sampleAnalysisEngine.create(
+        { sampleRate: s.sampleRate, channels: s.channels.length, channelLayout: null, totalFrames: null },
+        { name: '' },
+      );
       analysis.push(interleave(s.channels));
       const a = analysis.finish();
       expect(names[i]!.role).toBe(a.measured_role);
@@ -86,7 +89,12 @@ describe('naming', () => {
   });
 
   it('is stable: the same audio twice, and chunked differently, gives the same name', () => {
-    for (const [kind, variant] of [['sub_bass', 0], ['drum_loop', 1], ['pad', 2], ['closed_hat', 3]] as const) {
+    for (const [kind, variant] of [
+      ['sub_bass', 0],
+      ['drum_loop', 1],
+      ['pad', 2],
+      ['closed_hat', 3],
+    ] as const) {
       const s = renderSample(kind, variant);
       const first = nameSample(s, 12);
       expect(nameSample(s, 12)).toEqual(first);
@@ -110,8 +118,18 @@ describe('naming', () => {
 
   it('orders ties by axis and picks the two strongest', () => {
     const d = (word: string | null, strength: number) => ({ word, strength });
-    expect(characterOf({ brightness: d('warm', 0.1), weight: d('light', 0.3), attack: d('soft', 1), texture: d('tonal', 0.6), width: d('wide', 1) })).toEqual(['soft', 'wide']);
-    expect(characterOf({ brightness: d('airy', 1), weight: d('light', 0.3), attack: d('punchy', 1), texture: d('noisy', 1), width: d(null, 0) })).toEqual(['airy', 'punchy']);
+    expect(
+      characterOf({
+        brightness: d('warm', 0.1),
+        weight: d('light', 0.3),
+        attack: d('soft', 1),
+        texture: d('tonal', 0.6),
+        width: d('wide', 1),
+      }),
+    ).toEqual(['soft', 'wide']);
+    expect(
+      characterOf({ brightness: d('airy', 1), weight: d('light', 0.3), attack: d('punchy', 1), texture: d('noisy', 1), width: d(null, 0) }),
+    ).toEqual(['airy', 'punchy']);
   });
 
   it('matches its schema exactly', () => {

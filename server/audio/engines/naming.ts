@@ -70,7 +70,6 @@ export interface NamingResult {
   readonly descriptors: Record<DescriptorAxis, Descriptor>;
 }
 
-
 /** NN: zero-padded to two digits, three from 100. */
 export function formatIndex(index: number): string {
   return String(index).padStart(index >= 100 ? 3 : 2, '0');
@@ -78,16 +77,26 @@ export function formatIndex(index: number): string {
 
 /** The five descriptors of an analysis (see the module comment). */
 export function describe(a: SampleAnalysisResult): Record<DescriptorAxis, Descriptor> {
-  const pitched = Math.max(ramp(a.pitch.salience, 0.5, 0.75) * ramp(a.pitch.voiced_fraction, 0.4, 0.7), ramp(a.spectrum.tonal_peak_share, 0.55, 0.8));
+  const pitched = Math.max(
+    ramp(a.pitch.salience, 0.5, 0.75) * ramp(a.pitch.voiced_fraction, 0.4, 0.7),
+    ramp(a.spectrum.tonal_peak_share, 0.55, 0.8),
+  );
   const noisy = (1 - ramp(a.pitch.salience, 0.3, 0.6)) * (1 - ramp(a.spectrum.tonal_peak_share, 0.3, 0.6));
 
   const low = a.bands.sub + a.bands.low;
   const c = a.spectrum.centroid_hz;
   const x = c > 0 ? Math.max(0, Math.min(1, Math.log(c / 100) / Math.log(120))) : 0;
-  const brightness: Descriptor = { word: x < 0.3 ? 'dark' : x < 0.5 ? 'warm' : x < 0.75 ? 'bright' : 'airy', strength: Math.abs(x - 0.5) * 2 };
+  const brightness: Descriptor = {
+    word: x < 0.3 ? 'dark' : x < 0.5 ? 'warm' : x < 0.75 ? 'bright' : 'airy',
+    strength: Math.abs(x - 0.5) * 2,
+  };
 
   const weight: Descriptor =
-    a.bands.sub >= 0.3 ? { word: 'sub', strength: 0.6 + 0.4 * a.bands.sub } : low >= 0.3 ? { word: 'heavy', strength: low } : { word: 'light', strength: 0.3 * (1 - low / 0.3) };
+    a.bands.sub >= 0.3
+      ? { word: 'sub', strength: 0.6 + 0.4 * a.bands.sub }
+      : low >= 0.3
+        ? { word: 'heavy', strength: low }
+        : { word: 'light', strength: 0.3 * (1 - low / 0.3) };
 
   // Pitched mid/high material (a kick's tone is low: a kick stays punchy).
   const pitchedHigh = pitched * (1 - ramp(low, 0.4, 0.65));
@@ -103,16 +112,21 @@ export function describe(a: SampleAnalysisResult): Record<DescriptorAxis, Descri
     { word: 'tonal', strength: 0.6 * pitched * ramp(a.spectrum.tonal_peak_share, 0.6, 0.9) },
   ];
   const w = a.stereo.width;
-  const width: Descriptor = w >= 0.3 ? { word: 'wide', strength: ramp(w, 0.3, 0.8) } : w < 0.05 ? { word: 'mono', strength: 0.25 } : { word: null, strength: 0 };
+  const width: Descriptor =
+    w >= 0.3 ? { word: 'wide', strength: ramp(w, 0.3, 0.8) } : w < 0.05 ? { word: 'mono', strength: 0.25 } : { word: null, strength: 0 };
   // The strongest of several words (the first on ties).
   const strongest = (options: Descriptor[]) => options.reduce((best, d) => (d.strength > best.strength ? d : best));
   const out = { brightness, weight, attack: strongest(attacks), texture: strongest(textures), width };
-  return Object.fromEntries(DESCRIPTOR_AXES.map((axis) => [axis, { word: out[axis].word, strength: roundTo(out[axis].strength, 3) }])) as Record<DescriptorAxis, Descriptor>;
+  return Object.fromEntries(
+    DESCRIPTOR_AXES.map((axis) => [axis, { word: out[axis].word, strength: roundTo(out[axis].strength, 3) }]),
+  ) as Record<DescriptorAxis, Descriptor>;
 }
 
 /** The two strongest descriptors of different axes (axis order breaks ties). */
 export function characterOf(descriptors: Record<DescriptorAxis, Descriptor>): string[] {
-  const ranked = DESCRIPTOR_AXES.filter((axis) => descriptors[axis].word !== null).sort((p, q) => descriptors[q].strength - descriptors[p].strength || DESCRIPTOR_AXES.indexOf(p) - DESCRIPTOR_AXES.indexOf(q));
+  const ranked = DESCRIPTOR_AXES.filter((axis) => descriptors[axis].word !== null).sort(
+    (p, q) => descriptors[q].strength - descriptors[p].strength || DESCRIPTOR_AXES.indexOf(p) - DESCRIPTOR_AXES.indexOf(q),
+  );
   return ranked.slice(0, 2).map((axis) => descriptors[axis].word!);
 }
 

@@ -20,7 +20,9 @@ function bassLine(bpm: number, bars: number, sr: number): Float32Array {
       for (let i = 0; start + i < x.length && i < sr / 2; i++) {
         const t = i / sr;
         const ph = 55 * t;
-        x[start + i] = x[start + i]! + 0.4 * (0.7 * Math.sin(2 * Math.PI * ph) + 0.6 * (ph - Math.floor(ph + 0.5))) * Math.min(1, t / 0.003) * Math.exp(-t / 0.08);
+        x[start + i] =
+          x[start + i]! +
+          0.4 * (0.7 * Math.sin(2 * Math.PI * ph) + 0.6 * (ph - Math.floor(ph + 0.5))) * Math.min(1, t / 0.003) * Math.exp(-t / 0.08);
       }
     }
   }

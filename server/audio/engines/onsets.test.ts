@@ -5,7 +5,16 @@ import { hannMagnitudes } from '../dsp/reference/onset-detection.js';
 import { estimateTempo } from '../dsp/tempo.js';
 import { createRealFft } from '../dsp/fft.js';
 import { hannWindow } from '../dsp/window.js';
-import { STRAIGHT_PATTERNS, click, drumLoop, drumSound, fMeasure, mergeOnsets, musicLoop, type DrumPattern } from '../../test-support/drums.js';
+import {
+  STRAIGHT_PATTERNS,
+  click,
+  drumLoop,
+  drumSound,
+  fMeasure,
+  mergeOnsets,
+  musicLoop,
+  type DrumPattern,
+} from '../../test-support/drums.js';
 import { interleave, seededNoise } from '../../test-support/signals.js';
 
 /** Chunk sizes in frames, cycled: odd sizes, a single frame, sizes around the FFT size, large pipe reads. */
@@ -34,17 +43,20 @@ describe('onsets engine on synthesized drum loops', () => {
     { bpm, pattern: variations[i % variations.length]!, sampleRate: i % 2 ? 44100 : 48000, bars: 16 - 4 * (i % 3) },
   ]);
 
-  it.each(cases)('$bpm BPM $pattern, $sampleRate Hz, $bars bars: F ≥ 0.95 within ±50 ms, tempo within ±2 %', ({ bpm, pattern, sampleRate, bars }) => {
-    const loop = drumLoop({ bpm, bars, sampleRate, pattern });
-    const result = analyse(loop.channels, sampleRate);
-    const score = fMeasure(loop.onsets, result.onsets, 0.05);
-    expect(score.f).toBeGreaterThanOrEqual(0.95);
-    expect(result.tempo_bpm).not.toBeNull();
-    // The quarter note, within ±2 %: no octave errors, also with syncopation, swing and ghost notes.
-    expect(relError(result.tempo_bpm!, bpm)).toBeLessThanOrEqual(0.02);
-    expect(result.onset_count).toBe(result.onsets.length);
-    expect(result.duration_s).toBeCloseTo(loop.duration, 3);
-  });
+  it.each(cases)(
+    '$bpm BPM $pattern, $sampleRate Hz, $bars bars: F ≥ 0.95 within ±50 ms, tempo within ±2 %',
+    ({ bpm, pattern, sampleRate, bars }) => {
+      const loop = drumLoop({ bpm, bars, sampleRate, pattern });
+      const result = analyse(loop.channels, sampleRate);
+      const score = fMeasure(loop.onsets, result.onsets, 0.05);
+      expect(score.f).toBeGreaterThanOrEqual(0.95);
+      expect(result.tempo_bpm).not.toBeNull();
+      // The quarter note, within ±2 %: no octave errors, also with syncopation, swing and ghost notes.
+      expect(relError(result.tempo_bpm!, bpm)).toBeLessThanOrEqual(0.02);
+      expect(result.onset_count).toBe(result.onsets.length);
+      expect(result.duration_s).toBeCloseTo(loop.duration, 3);
+    },
+  );
 
   it('gives the same answer whatever the chunk sizes (one chunk, single frames, uneven)', () => {
     const loop = drumLoop({ bpm: 128, bars: 4, sampleRate: 44100, pattern: 'straight16' });
@@ -89,12 +101,15 @@ describe('onsets engine on grooves with bass and pad (the voices of the benchmar
     [44100, 48000].map((sampleRate, j) => ({ bpm, sampleRate, bars: 8, bassPulses: (i + j) % 2 ? 2 : 1, leadIn: j ? 0 : 0.5 })),
   );
 
-  it.each(cases)('$bpm BPM, $sampleRate Hz, bass pulsing $bassPulses× per beat: F ≥ 0.95, tempo within ±2 %', ({ bpm, sampleRate, bars, bassPulses, leadIn }) => {
-    const loop = musicLoop({ bpm, bars, sampleRate, bassPulses, leadIn });
-    const result = analyse(loop.channels, sampleRate);
-    expect(fMeasure(loop.onsets, result.onsets, 0.05).f).toBeGreaterThanOrEqual(0.95);
-    expect(relError(result.tempo_bpm!, bpm)).toBeLessThanOrEqual(0.02);
-  });
+  it.each(cases)(
+    '$bpm BPM, $sampleRate Hz, bass pulsing $bassPulses× per beat: F ≥ 0.95, tempo within ±2 %',
+    ({ bpm, sampleRate, bars, bassPulses, leadIn }) => {
+      const loop = musicLoop({ bpm, bars, sampleRate, bassPulses, leadIn });
+      const result = analyse(loop.channels, sampleRate);
+      expect(fMeasure(loop.onsets, result.onsets, 0.05).f).toBeGreaterThanOrEqual(0.95);
+      expect(relError(result.tempo_bpm!, bpm)).toBeLessThanOrEqual(0.02);
+    },
+  );
 
   it('finds 124 BPM in the benchmark groove looped for 60 s without lead-in, fed in 16384-frame chunks', () => {
     const loop = musicLoop({ bpm: 124, bars: 31, sampleRate: 44100, leadIn: 0, tail: 0 });
@@ -113,13 +128,31 @@ describe('onsets engine edge cases', () => {
 
   it('finds no onsets and no tempo in silence', () => {
     const silence = new Float32Array(10 * 44100);
-    expect(analyse([silence, silence], 44100)).toEqual({ onsets: [], onset_count: 0, onset_rate: 0, tempo_bpm: null, tempo_source: null, loop_bars: null, full_track: true, duration_s: 10 });
+    expect(analyse([silence, silence], 44100)).toEqual({
+      onsets: [],
+      onset_count: 0,
+      onset_rate: 0,
+      tempo_bpm: null,
+      tempo_source: null,
+      loop_bars: null,
+      full_track: true,
+      duration_s: 10,
+    });
   });
 
   it('survives an empty stream', () => {
     const engine = onsetsEngine.create({ sampleRate: 48000, channels: 2, channelLayout: 'stereo', totalFrames: 0 }, {});
     engine.push(new Float32Array(0));
-    expect(engine.finish()).toEqual({ onsets: [], onset_count: 0, onset_rate: 0, tempo_bpm: null, tempo_source: null, loop_bars: null, full_track: true, duration_s: 0 });
+    expect(engine.finish()).toEqual({
+      onsets: [],
+      onset_count: 0,
+      onset_rate: 0,
+      tempo_bpm: null,
+      tempo_source: null,
+      loop_bars: null,
+      full_track: true,
+      duration_s: 0,
+    });
   });
 
   it.each([44100, 48000])('puts a single click at the right time (±10 ms) at %i Hz, with no tempo', (sampleRate) => {
@@ -260,7 +293,8 @@ describe('onset detection function (dsp)', () => {
     const { linear, bass } = odf.accents();
     expect(linear.length).toBe(env.length);
     expect(bass.length).toBe(env.length);
-    const peak = (a: Float32Array, t: number) => Math.max(...a.subarray(Math.round(t * odf.frameRate) - 2, Math.round(t * odf.frameRate) + 3));
+    const peak = (a: Float32Array, t: number) =>
+      Math.max(...a.subarray(Math.round(t * odf.frameRate) - 2, Math.round(t * odf.frameRate) + 3));
     expect(peak(bass, 0.5)).toBeGreaterThan(20 * peak(bass, 1.5));
     // A quarter of the amplitude: about a quarter of the linear flux (the two hats are different noise),
     // but well over half of the log flux.

@@ -72,14 +72,23 @@ function onsetsStream(format: StreamFormat, odf: OnsetStrengthStream, framesSoFa
 }
 
 /** The onsets answer from a finished onset-strength envelope and its accents, for `duration` seconds of audio (`sampleRate` only when that is the whole clip: it makes a sample-exact loop length count). */
-export function onsetsOfEnvelope(env: Float32Array, accents: AccentEnvelopes, frameRate: number, duration: number, sampleRate?: number): OnsetsResult {
+export function onsetsOfEnvelope(
+  env: Float32Array,
+  accents: AccentEnvelopes,
+  frameRate: number,
+  duration: number,
+  sampleRate?: number,
+): OnsetsResult {
   const onsets = pickOnsets(env, frameRate)
     .filter((t) => t <= duration)
     .map((t) => roundTo(t, 3));
   const detected = onsets.length >= MIN_ONSETS_FOR_TEMPO ? estimateTempo(env, frameRate, {}, accents) : null;
   // Onset strength: the envelope at the onset's frame (frames are centred on i / frameRate).
   const strengths = onsets.map((t) => env[Math.min(env.length - 1, Math.max(0, Math.round((t + ONSET_LATENCY) * frameRate)))] ?? 0);
-  const tempo = onsets.length >= MIN_ONSETS_FOR_TEMPO ? inferLoopTempo({ onsets, strengths, duration, detectedBpm: detected ? detected.bpm : null, ...(sampleRate ? { sampleRate } : {}) }) : null;
+  const tempo =
+    onsets.length >= MIN_ONSETS_FOR_TEMPO
+      ? inferLoopTempo({ onsets, strengths, duration, detectedBpm: detected ? detected.bpm : null, ...(sampleRate ? { sampleRate } : {}) })
+      : null;
   return {
     onsets,
     onset_count: onsets.length,

@@ -7,10 +7,27 @@ import { noteName } from '../dsp/pitch.js';
 /** The measurements of a sample analysis the role model reads (a subset of SampleAnalysisResult). */
 export interface RoleMeasurements {
   readonly duration_s: number;
-  readonly bands: { readonly sub: number; readonly low: number; readonly low_mid: number; readonly high_mid: number; readonly high: number };
-  readonly spectrum: { readonly centroid_hz: number; readonly above_4k: number; readonly flatness: number; readonly tonal_peak_share: number; readonly centroid_motion_oct: number };
+  readonly bands: {
+    readonly sub: number;
+    readonly low: number;
+    readonly low_mid: number;
+    readonly high_mid: number;
+    readonly high: number;
+  };
+  readonly spectrum: {
+    readonly centroid_hz: number;
+    readonly above_4k: number;
+    readonly flatness: number;
+    readonly tonal_peak_share: number;
+    readonly centroid_motion_oct: number;
+  };
   readonly percussion: { readonly hpss_percussive: number; readonly onset_count: number; readonly onset_density: number };
-  readonly pitch: { readonly f0_hz: number | null; readonly salience: number; readonly voiced_fraction: number; readonly spread_semitones: number | null };
+  readonly pitch: {
+    readonly f0_hz: number | null;
+    readonly salience: number;
+    readonly voiced_fraction: number;
+    readonly spread_semitones: number | null;
+  };
   readonly envelope: { readonly attack_s: number; readonly decay_s: number; readonly sustain: number; readonly mean_drop_db: number };
   readonly stereo: { readonly width: number };
   readonly loop: { readonly halves_similarity: number; readonly end_level_db: number | null; readonly tempo_bpm: number | null };
@@ -70,7 +87,14 @@ export const ROLE_FEATURES: readonly FeatureSpec[] = [
   { name: 'tonal_and_held', value: (m) => m.spectrum.tonal_peak_share * m.envelope.sustain },
   // A held low tone (sub and 808 basses): a low voiced fundamental that does not die within ~0.5 s and
   // no percussive energy; a kick's body falls 15 dB within a few hundred ms.
-  { name: 'held_low_tone', value: (m) => lowPitch(m) * m.pitch.voiced_fraction * Math.max(0, Math.min(1, (m.envelope.decay_s - 0.2) / 0.6)) * (1 - m.percussion.hpss_percussive) },
+  {
+    name: 'held_low_tone',
+    value: (m) =>
+      lowPitch(m) *
+      m.pitch.voiced_fraction *
+      Math.max(0, Math.min(1, (m.envelope.decay_s - 0.2) / 0.6)) *
+      (1 - m.percussion.hpss_percussive),
+  },
 ];
 
 /** The feature vector of a measurement set, in ROLE_FEATURES order. */
@@ -91,15 +115,21 @@ export function describeFeature(name: string, high: boolean, m: RoleMeasurements
     case 'log_duration':
       return high ? `long sound (${m.duration_s.toFixed(1)} s)` : `short sound (${ms(m.duration_s)})`;
     case 'below_250':
-      return high ? `energy low in the spectrum (${pct(m.bands.sub + m.bands.low)} below 250 Hz)` : `little low end (${pct(m.bands.sub + m.bands.low)} below 250 Hz)`;
+      return high
+        ? `energy low in the spectrum (${pct(m.bands.sub + m.bands.low)} below 250 Hz)`
+        : `little low end (${pct(m.bands.sub + m.bands.low)} below 250 Hz)`;
     case 'low_mid':
       return high ? `body in the low mids (${pct(m.bands.low_mid)} at 250 Hz–2 kHz)` : null;
     case 'high_mid':
     case 'high':
     case 'above_4k':
-      return high ? `energy mostly high (${pct(m.spectrum.above_4k)} above 4 kHz)` : `little high end (${pct(m.spectrum.above_4k)} above 4 kHz)`;
+      return high
+        ? `energy mostly high (${pct(m.spectrum.above_4k)} above 4 kHz)`
+        : `little high end (${pct(m.spectrum.above_4k)} above 4 kHz)`;
     case 'log_centroid':
-      return high ? `bright (centre of mass ${Math.round(m.spectrum.centroid_hz)} Hz)` : `dark (centre of mass ${Math.round(m.spectrum.centroid_hz)} Hz)`;
+      return high
+        ? `bright (centre of mass ${Math.round(m.spectrum.centroid_hz)} Hz)`
+        : `dark (centre of mass ${Math.round(m.spectrum.centroid_hz)} Hz)`;
     case 'flatness':
       return high ? 'noisy spectrum' : 'clean, tonal spectrum';
     case 'tonal_peaks':
@@ -107,10 +137,16 @@ export function describeFeature(name: string, high: boolean, m: RoleMeasurements
     case 'centroid_motion':
       return high ? `timbre moves (${m.spectrum.centroid_motion_oct.toFixed(2)} octaves)` : 'steady timbre';
     case 'hpss_percussive':
-      return high ? `mostly percussive energy (${pct(m.percussion.hpss_percussive)})` : `mostly sustained, harmonic energy (${pct(1 - m.percussion.hpss_percussive)})`;
+      return high
+        ? `mostly percussive energy (${pct(m.percussion.hpss_percussive)})`
+        : `mostly sustained, harmonic energy (${pct(1 - m.percussion.hpss_percussive)})`;
     case 'log_onsets':
     case 'onset_density':
-      return high ? `many onsets (${m.percussion.onset_count}, ${m.percussion.onset_density.toFixed(1)}/s)` : m.percussion.onset_count <= 1 ? 'a single event' : `few onsets (${m.percussion.onset_count})`;
+      return high
+        ? `many onsets (${m.percussion.onset_count}, ${m.percussion.onset_density.toFixed(1)}/s)`
+        : m.percussion.onset_count <= 1
+          ? 'a single event'
+          : `few onsets (${m.percussion.onset_count})`;
     case 'salience':
     case 'voiced':
     case 'has_f0':
@@ -118,7 +154,9 @@ export function describeFeature(name: string, high: boolean, m: RoleMeasurements
     case 'f0_octave':
     case 'low_f0':
       if (f0 === null) return high ? null : 'no stable pitch';
-      return (name === 'low_f0') === high ? `strong low fundamental at ${Math.round(f0)} Hz (${noteName(f0)})` : `pitch above the bass register (${noteName(f0)}, ${Math.round(f0)} Hz)`;
+      return (name === 'low_f0') === high
+        ? `strong low fundamental at ${Math.round(f0)} Hz (${noteName(f0)})`
+        : `pitch above the bass register (${noteName(f0)}, ${Math.round(f0)} Hz)`;
     case 'pitch_spread':
       return high ? 'pitch moves or is unstable' : 'steady pitch';
     case 'log_attack':
@@ -136,7 +174,9 @@ export function describeFeature(name: string, high: boolean, m: RoleMeasurements
     case 'end_level':
       return high ? 'sound continues to the end' : 'fades out by the end';
     case 'high_over_low':
-      return high ? `energy mostly high (${pct(m.spectrum.above_4k)} above 4 kHz)` : `energy low in the spectrum (${pct(m.bands.sub + m.bands.low)} below 250 Hz)`;
+      return high
+        ? `energy mostly high (${pct(m.spectrum.above_4k)} above 4 kHz)`
+        : `energy low in the spectrum (${pct(m.bands.sub + m.bands.low)} below 250 Hz)`;
     case 'fast_and_high':
       return high ? `sharp attack with bright, high energy (${pct(m.spectrum.above_4k)} above 4 kHz)` : null;
     case 'noisy_and_high':
@@ -144,9 +184,13 @@ export function describeFeature(name: string, high: boolean, m: RoleMeasurements
     case 'decay_share':
       return high ? 'rings out over the whole clip' : `short hit that dies away (${ms(m.envelope.decay_s)})`;
     case 'pitched_low':
-      return high && m.pitch.f0_hz !== null ? `strong low fundamental at ${Math.round(m.pitch.f0_hz)} Hz (${noteName(m.pitch.f0_hz)})` : null;
+      return high && m.pitch.f0_hz !== null
+        ? `strong low fundamental at ${Math.round(m.pitch.f0_hz)} Hz (${noteName(m.pitch.f0_hz)})`
+        : null;
     case 'held_low_tone':
-      return high && m.pitch.f0_hz !== null ? `held low tone at ${Math.round(m.pitch.f0_hz)} Hz (${noteName(m.pitch.f0_hz)}), not a decaying hit` : null;
+      return high && m.pitch.f0_hz !== null
+        ? `held low tone at ${Math.round(m.pitch.f0_hz)} Hz (${noteName(m.pitch.f0_hz)}), not a decaying hit`
+        : null;
     case 'tonal_and_held':
       return high ? 'held tonal sound' : null;
     case 'has_tempo':

@@ -5,7 +5,9 @@ import { ROLE_MODEL_WEIGHTS } from './role-model-weights.js';
 import { capConfidence } from './sample-role.js';
 
 /** Measurements of a typical kind of sample (values as the engine reports them). */
-function measurements(over: Partial<{ [K in keyof RoleMeasurements]: Partial<RoleMeasurements[K]> }> & { duration_s?: number } = {}): RoleMeasurements {
+function measurements(
+  over: Partial<{ [K in keyof RoleMeasurements]: Partial<RoleMeasurements[K]> }> & { duration_s?: number } = {},
+): RoleMeasurements {
   const base: RoleMeasurements = {
     duration_s: 0.4,
     bands: { sub: 0.3, low: 0.5, low_mid: 0.15, high_mid: 0.04, high: 0.01 },
@@ -17,7 +19,8 @@ function measurements(over: Partial<{ [K in keyof RoleMeasurements]: Partial<Rol
     loop: { halves_similarity: 0.1, end_level_db: -30, tempo_bpm: null },
   };
   const out = { ...base } as Record<string, unknown>;
-  for (const [k, v] of Object.entries(over)) out[k] = typeof v === 'object' && v !== null ? { ...(base as unknown as Record<string, object>)[k], ...v } : v;
+  for (const [k, v] of Object.entries(over))
+    out[k] = typeof v === 'object' && v !== null ? { ...(base as unknown as Record<string, object>)[k], ...v } : v;
   return out as unknown as RoleMeasurements;
 }
 
@@ -51,7 +54,10 @@ describe('role model', () => {
   });
 
   it('explains a role with 1–3 distinct phrases', () => {
-    for (const m of [measurements(), measurements({ spectrum: { above_4k: 0.8, flatness: 0.3 }, bands: { sub: 0, low: 0.02, low_mid: 0.08, high_mid: 0.3, high: 0.6 } })]) {
+    for (const m of [
+      measurements(),
+      measurements({ spectrum: { above_4k: 0.8, flatness: 0.3 }, bands: { sub: 0, low: 0.02, low_mid: 0.08, high_mid: 0.3, high: 0.6 } }),
+    ]) {
       const out = scoreRoleModel(m);
       const role = MODEL_ROLES.reduce((a, b) => (out.probabilities[b] > out.probabilities[a] ? b : a));
       const reasons = explainRole(role, m);
@@ -81,7 +87,10 @@ describe('role model', () => {
     const c = capConfidence(p, 0.4);
     expect(Math.max(...Object.values(c))).toBeCloseTo(0.4, 12);
     expect(Object.values(c).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
-    const order = (x: typeof p) => Object.entries(x).sort((a, b) => b[1] - a[1]).map(([k]) => k);
+    const order = (x: typeof p) =>
+      Object.entries(x)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k]) => k);
     expect(order(c)).toEqual(order(p));
   });
 });

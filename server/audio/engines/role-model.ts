@@ -75,7 +75,12 @@ export function roleLogits(x: ArrayLike<number>, w: RoleModelWeights = ROLE_MODE
 export function scoreRoleModel(m: RoleMeasurements, w: RoleModelWeights = ROLE_MODEL_WEIGHTS): RoleModelOutput {
   const x = extractRoleFeatures(m);
   const logits = roleLogits(x, w);
-  return { probabilities: softmax(logits, w.temperature), logits, features: Object.fromEntries(ROLE_FEATURES.map((f, j) => [f.name, x[j]!])), temperature: w.temperature };
+  return {
+    probabilities: softmax(logits, w.temperature),
+    logits,
+    features: Object.fromEntries(ROLE_FEATURES.map((f, j) => [f.name, x[j]!])),
+    temperature: w.temperature,
+  };
 }
 
 /** Softmax of logits at a temperature. */

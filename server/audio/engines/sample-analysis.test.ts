@@ -73,7 +73,10 @@ describe('sample analysis: measurements', () => {
   });
 
   it('tells percussive from harmonic material', () => {
-    const hat = analyse([noise(11_025, 3)].map((x) => x.map((v, i) => v * Math.exp(-i / 44_100 / 0.02))), 44_100);
+    const hat = analyse(
+      [noise(11_025, 3)].map((x) => x.map((v, i) => v * Math.exp(-i / 44_100 / 0.02))),
+      44_100,
+    );
     const tone = analyse([harmonicTone(44_100, 2, 330)], 44_100);
     expect(hat.percussion.percussiveness).toBeGreaterThan(0.7);
     expect(hat.percussion.harmonicity).toBeLessThan(0.3);
@@ -95,21 +98,29 @@ describe('sample analysis: measurements', () => {
     expect(kick.loop.is_loop).toBe(false);
   });
 
-  it.each(STRAIGHT_PATTERNS)('reads seamless %s loops from 70 to 174 BPM at the beat or half of it, never 2:3, and calls them loops', (pattern) => {
-    for (const bpm of [70, 90, 124, 140, 174]) {
-      for (const bars of [2, 4]) {
-        const loop = drumLoop({ bpm, bars, sampleRate: 44_100, pattern, leadIn: 0, tail: 0 });
-        const r = analyse(loop.channels, 44_100);
-        const ratio = r.loop.tempo_bpm === null ? null : r.loop.tempo_bpm / bpm;
-        // Kick on 1 and 3, snare on 2 and 4: above ~130 BPM the bar's half is the stronger period (documented).
-        const level = ratio !== null && Math.abs(ratio - 1) <= 0.02 ? 'beat' : ratio !== null && Math.abs(ratio - 0.5) <= 0.01 && bpm > 130 ? 'half' : ratio;
-        expect({ bpm, bars, level }).toEqual({ bpm, bars, level: expect.stringMatching(/^(beat|half)$/) });
-        if (bpm < 130) expect(level).toBe('beat');
-        expect(r.loop.whole_beats).toBe(true);
-        expect(r.loop.is_loop).toBe(true);
+  it.each(STRAIGHT_PATTERNS)(
+    'reads seamless %s loops from 70 to 174 BPM at the beat or half of it, never 2:3, and calls them loops',
+    (pattern) => {
+      for (const bpm of [70, 90, 124, 140, 174]) {
+        for (const bars of [2, 4]) {
+          const loop = drumLoop({ bpm, bars, sampleRate: 44_100, pattern, leadIn: 0, tail: 0 });
+          const r = analyse(loop.channels, 44_100);
+          const ratio = r.loop.tempo_bpm === null ? null : r.loop.tempo_bpm / bpm;
+          // Kick on 1 and 3, snare on 2 and 4: above ~130 BPM the bar's half is the stronger period (documented).
+          const level =
+            ratio !== null && Math.abs(ratio - 1) <= 0.02
+              ? 'beat'
+              : ratio !== null && Math.abs(ratio - 0.5) <= 0.01 && bpm > 130
+                ? 'half'
+                : ratio;
+          expect({ bpm, bars, level }).toEqual({ bpm, bars, level: expect.stringMatching(/^(beat|half)$/) });
+          if (bpm < 130) expect(level).toBe('beat');
+          expect(r.loop.whole_beats).toBe(true);
+          expect(r.loop.is_loop).toBe(true);
+        }
       }
-    }
-  });
+    },
+  );
 
   it('reads a kick on every beat with hats between at the beat (70–174 BPM), not at 2:3 or the hats’ rate', () => {
     for (const bpm of [70, 90, 124, 140, 174]) {
@@ -120,7 +131,8 @@ describe('sample analysis: measurements', () => {
       const rand = seededNoise(3);
       for (let b = 0; b < 8; b++) {
         const start = Math.round(b * beat);
-        for (let i = 0; i < Math.round(beat * 0.45); i++) x[start + i] = x[start + i]! + 0.7 * Math.min(1, i / 44) * Math.exp((-i / sr) * 18) * Math.sin((2 * Math.PI * 55 * i) / sr);
+        for (let i = 0; i < Math.round(beat * 0.45); i++)
+          x[start + i] = x[start + i]! + 0.7 * Math.min(1, i / 44) * Math.exp((-i / sr) * 18) * Math.sin((2 * Math.PI * 55 * i) / sr);
         const hat = Math.round(start + beat / 2);
         for (let i = 0; i < 0.03 * sr && hat + i < total; i++) x[hat + i] = x[hat + i]! + 0.25 * Math.exp((-i / sr) * 120) * rand();
       }
@@ -139,7 +151,9 @@ describe('sample analysis: measurements', () => {
       for (let i = 0; i < n; i++) x[i] = 0.2 * ((98 * i) / sr - Math.floor((98 * i) / sr + 0.5));
       for (const at of [0.917, 2.104, 3.123, 3.622]) {
         const start = Math.round(at * sr);
-        for (let i = 0; start + i < n && i < sr / 4; i++) x[start + i] = x[start + i]! + 0.5 * Math.sin((2 * Math.PI * 2000 * i) / sr) * Math.min(1, i / sr / 0.005) * Math.exp(-i / sr / 0.06);
+        for (let i = 0; start + i < n && i < sr / 4; i++)
+          x[start + i] =
+            x[start + i]! + 0.5 * Math.sin((2 * Math.PI * 2000 * i) / sr) * Math.min(1, i / sr / 0.005) * Math.exp(-i / sr / 0.06);
       }
       return x;
     };
@@ -198,7 +212,11 @@ describe('sample analysis: measurements', () => {
 
   it('matches its schema exactly (no field outside it, none missing)', () => {
     const source = { duration_s: 2, sample_rate: 44_100, channels: 2, format: 'wav' };
-    for (const channels of [[harmonicTone(44_100, 2, 110)], [new Float32Array(100)], drumLoop({ bpm: 120, bars: 1, sampleRate: 44_100, pattern: 'clap' }).channels]) {
+    for (const channels of [
+      [harmonicTone(44_100, 2, 110)],
+      [new Float32Array(100)],
+      drumLoop({ bpm: 120, bars: 1, sampleRate: 44_100, pattern: 'clap' }).channels,
+    ]) {
       const body = { source, ...JSON.parse(JSON.stringify(analyse(channels, 44_100))) };
       const parsed = sampleAnalysisSchema.parse(body);
       expect(isDeepStrictEqual(parsed, body)).toBe(true);
@@ -207,7 +225,7 @@ describe('sample analysis: measurements', () => {
 });
 
 describe('sample analysis: mixtures and reasons', () => {
-  it('caps the confidence of a full mix and estimates each role\'s share; a drum loop is no mix', () => {
+  it("caps the confidence of a full mix and estimates each role's share; a drum loop is no mix", () => {
     const mix = musicLoop({ bpm: 120, bars: 8, sampleRate: 44_100 });
     const r = analyse(mix.channels, 44_100);
     expect(r.mixture).toBe(true);
@@ -253,7 +271,9 @@ describe('sample analysis: roles on the labelled set', () => {
   // fitted model's level less a margin (it scores 87.5 %: synthetic claps and some snares read as tops).
   it('classifies ≥ 75 % overall and ≥ 45 % per role (with the file names passed)', () => {
     for (const rs of [results, named]) {
-      const confusion = new Map<SampleRole, Map<SampleRole, number>>(SAMPLE_ROLES.map((r) => [r, new Map(SAMPLE_ROLES.map((p) => [p, 0]))]));
+      const confusion = new Map<SampleRole, Map<SampleRole, number>>(
+        SAMPLE_ROLES.map((r) => [r, new Map(SAMPLE_ROLES.map((p) => [p, 0]))]),
+      );
       rs.forEach((r, i) => {
         const row = confusion.get(set[i]!.role)!;
         row.set(r.role, row.get(r.role)! + 1);
@@ -265,7 +285,9 @@ describe('sample analysis: roles on the labelled set', () => {
         const total = [...row.values()].reduce((a, b) => a + b, 0);
         correct += row.get(truth)!;
         const recall = row.get(truth)! / total;
-        lines.push(`${truth.padEnd(17)} ${SAMPLE_ROLES.map((p) => String(row.get(p)).padStart(8)).join('')}   ${(recall * 100).toFixed(1)} %`);
+        lines.push(
+          `${truth.padEnd(17)} ${SAMPLE_ROLES.map((p) => String(row.get(p)).padStart(8)).join('')}   ${(recall * 100).toFixed(1)} %`,
+        );
         expect(recall, `recall of ${truth}`).toBeGreaterThanOrEqual(0.45);
       }
       const accuracy = correct / rs.length;
@@ -319,7 +341,8 @@ describe('sample analysis: roles on the labelled set', () => {
   });
 
   it('recognises the drum-loop words anywhere in the name, in any case', () => {
-    for (const name of ['Amen BREAK 170.wav', 'drumloop.wav', 'beat_03.flac', 'Loop 7.wav', 'x_drums_x.aiff']) expect(nameSuggestsDrumLoop(name), name).toBe(true);
+    for (const name of ['Amen BREAK 170.wav', 'drumloop.wav', 'beat_03.flac', 'Loop 7.wav', 'x_drums_x.aiff'])
+      expect(nameSuggestsDrumLoop(name), name).toBe(true);
     for (const name of ['', 'kick_bass.wav', 'Shaker_16ths.wav', 'pad.wav']) expect(nameSuggestsDrumLoop(name), name).toBe(false);
   });
 

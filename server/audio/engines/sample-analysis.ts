@@ -41,7 +41,13 @@ export interface SampleAnalysisResult {
   readonly duration_s: number;
   readonly level: { readonly peak_dbfs: number | null; readonly rms_dbfs: number | null };
   /** Share of the spectral power (channel mean) per band; sums to 1 (all 0 for silence). */
-  readonly bands: { readonly sub: number; readonly low: number; readonly low_mid: number; readonly high_mid: number; readonly high: number };
+  readonly bands: {
+    readonly sub: number;
+    readonly low: number;
+    readonly low_mid: number;
+    readonly high_mid: number;
+    readonly high: number;
+  };
   readonly spectrum: {
     /** Power-weighted mean frequency, Hz. */
     readonly centroid_hz: number;
@@ -330,7 +336,11 @@ function amplitudeOnsetCurve(blocks: Float64Array): Float64Array {
 }
 
 /** The beat tempo from the onset curve's periodicity, and the tempo from the loop length when it fits. */
-function measureLoopTempo(m: SampleMeasures, duration: number, onsetCount: number): { detectedTempo: number | null; loopTempo: LoopTempo | null } {
+function measureLoopTempo(
+  m: SampleMeasures,
+  duration: number,
+  onsetCount: number,
+): { detectedTempo: number | null; loopTempo: LoopTempo | null } {
   const blockSeconds = m.blockSeconds;
   const onsetCurve = amplitudeOnsetCurve(m.blocks);
   const beat = duration >= 1.5 && onsetCount >= 3 ? beatPeriod(onsetCurve, 1 / blockSeconds) : null;
@@ -426,7 +436,11 @@ export function analyseMeasures(m: SampleMeasures, name: string): SampleAnalysis
   };
   const percussion = { hpss_percussive: round(spectrum.hpss), onset_count: onsetCount, onset_density: round(onsetDensity) };
   // The role model was fitted with has_tempo on the periodicity tempo: it keeps reading that one.
-  const modelInput: RoleMeasurements = { ...measurements, loop: { ...measurements.loop, tempo_bpm: measurements.loop.detected_tempo_bpm }, percussion };
+  const modelInput: RoleMeasurements = {
+    ...measurements,
+    loop: { ...measurements.loop, tempo_bpm: measurements.loop.detected_tempo_bpm },
+    percussion,
+  };
   const judged = judgeRole({ measurements: modelInput, silent: !(m.sumSquares > 0), percussiveness, name });
   return {
     role: judged.role,

@@ -83,7 +83,8 @@ export function nameSuggestsDrumLoop(name: string): boolean {
 }
 
 /** Equal probabilities (silence: nothing to decide on). */
-const uniformRoles = (): Record<SampleRole, number> => Object.fromEntries(SAMPLE_ROLES.map((r) => [r, 1 / SAMPLE_ROLES.length])) as Record<SampleRole, number>;
+const uniformRoles = (): Record<SampleRole, number> =>
+  Object.fromEntries(SAMPLE_ROLES.map((r) => [r, 1 / SAMPLE_ROLES.length])) as Record<SampleRole, number>;
 
 /**
  * Scale the probabilities so that none exceeds `cap`: the excess of the top roles is spread over the
@@ -92,10 +93,11 @@ const uniformRoles = (): Record<SampleRole, number> => Object.fromEntries(SAMPLE
 export function capConfidence(p: Record<SampleRole, number>, cap: number): Record<SampleRole, number> {
   const out = { ...p };
   let excess = 0;
-  for (const r of SAMPLE_ROLES) if (out[r] > cap) {
-    excess += out[r] - cap;
-    out[r] = cap;
-  }
+  for (const r of SAMPLE_ROLES)
+    if (out[r] > cap) {
+      excess += out[r] - cap;
+      out[r] = cap;
+    }
   const room = SAMPLE_ROLES.reduce((s, r) => s + (cap - out[r]), 0);
   if (excess > 0 && room > 0) for (const r of SAMPLE_ROLES) out[r] += (excess * (cap - out[r])) / room;
   return out;
@@ -125,7 +127,12 @@ export function judgeRole({ measurements, silent, percussiveness, name }: RoleEv
   const runnerUp = ranked.find((r) => r !== role)!;
   const reasons = silent ? ['silence: nothing to measure'] : explainRole(measured, measurements);
   if (nameUsed) reasons.unshift('the file name marks percussive material as a drum loop or break');
-  const shares = mixture ? (Object.fromEntries(Object.entries(estimateMixShares(measurements)).map(([r, v]) => [r, roundTo(v, 3)])) as Record<SampleRole, number>) : null;
+  const shares = mixture
+    ? (Object.fromEntries(Object.entries(estimateMixShares(measurements)).map(([r, v]) => [r, roundTo(v, 3)])) as Record<
+        SampleRole,
+        number
+      >)
+    : null;
   if (mixture) reasons.unshift('a full mix (long, many onsets, percussive and harmonic parts, broadband): no single role fits');
   return {
     role,

@@ -9,23 +9,39 @@ import { sourceSchema } from './source-schema.js';
  * and nesting are exactly those of `SampleAnalysisResult` and `NamingResult`.
  */
 
-
 const unit = z.number().min(0).max(1);
-const roleSchema = z.enum(SAMPLE_ROLES).describe('percs: kicks, snares, claps, toms, hand percussion, drum loops and breaks; tops: hi-hats, cymbals, shakers, tambourines, top loops; bass: pitched bass sounds with a low fundamental (electric, synth, sub, 808), bass lines; melodic: pitched parts above the bass register (keys, leads, plucks, chords, guitars, bells); atmos: pads, drones, textures, ambiences, noise beds, risers and other FX');
+const roleSchema = z
+  .enum(SAMPLE_ROLES)
+  .describe(
+    'percs: kicks, snares, claps, toms, hand percussion, drum loops and breaks; tops: hi-hats, cymbals, shakers, tambourines, top loops; bass: pitched bass sounds with a low fundamental (electric, synth, sub, 808), bass lines; melodic: pitched parts above the bass register (keys, leads, plucks, chords, guitars, bells); atmos: pads, drones, textures, ambiences, noise beds, risers and other FX',
+  );
 const roleScoreSchema = z.object({ role: roleSchema, confidence: unit.describe('Calibrated probability, 0..1') });
-const perRole = (what: string) => z.object(Object.fromEntries(SAMPLE_ROLES.map((r) => [r, unit])) as Record<(typeof SAMPLE_ROLES)[number], typeof unit>).describe(what);
+const perRole = (what: string) =>
+  z.object(Object.fromEntries(SAMPLE_ROLES.map((r) => [r, unit])) as Record<(typeof SAMPLE_ROLES)[number], typeof unit>).describe(what);
 
 export const sampleAnalysisSchema = z
   .object({
     source: sourceSchema,
-    role: roleSchema.describe('The role: measured from the audio, or percs when the name marked percussive material as a drum loop/break (name_used)'),
+    role: roleSchema.describe(
+      'The role: measured from the audio, or percs when the name marked percussive material as a drum loop/break (name_used)',
+    ),
     confidence: unit.describe('Calibrated probability of the role, 0..1 (at most 0.4 for a mix)'),
     runner_up: roleScoreSchema.describe('The next most likely role'),
     scores: perRole('Calibrated probability of every role, 0..1, summing to 1'),
     measured_role: roleSchema.describe('The role from the audio alone, never from the name'),
-    reasons: z.array(z.string()).describe("The 2–3 measurements that decided the role, in words (the model's largest contributions), e.g. \"strong low fundamental at 55 Hz (A1)\""),
-    mixture: z.boolean().describe('A full mix (≥ 8 s, ≥ 1.5 onsets/s, percussive and harmonic parts, broadband): no single role fits, the confidence is capped at 0.4'),
-    shares: perRole('Estimated share of each role in a mix, summing to 1').nullable().describe('Estimated share of each role in a mix (HPSS split, bands, sustain), summing to 1; null unless mixture'),
+    reasons: z
+      .array(z.string())
+      .describe(
+        'The 2–3 measurements that decided the role, in words (the model\'s largest contributions), e.g. "strong low fundamental at 55 Hz (A1)"',
+      ),
+    mixture: z
+      .boolean()
+      .describe(
+        'A full mix (≥ 8 s, ≥ 1.5 onsets/s, percussive and harmonic parts, broadband): no single role fits, the confidence is capped at 0.4',
+      ),
+    shares: perRole('Estimated share of each role in a mix, summing to 1')
+      .nullable()
+      .describe('Estimated share of each role in a mix (HPSS split, bands, sustain), summing to 1; null unless mixture'),
     name_used: z.boolean().describe('True when the name (break, loop, drum, beat) made percussive material percs'),
     duration_s: z.number().min(0).describe('Seconds analysed'),
     level: z.object({
@@ -54,10 +70,16 @@ export const sampleAnalysisSchema = z
       onset_density: z.number().min(0).describe('Onsets per second of active audio'),
       percussiveness: unit.describe('Mean of four cues: decay, fast attack, HPSS share, onset density; 0..1'),
       harmonicity: unit.describe('Mean of pitch salience, tonal peak share and HPSS harmonic share; 0..1'),
-      percussive: z.boolean().describe('percussiveness ≥ 0.5 and the measured role is percs or tops (only then may the name make it percs)'),
+      percussive: z
+        .boolean()
+        .describe('percussiveness ≥ 0.5 and the measured role is percs or tops (only then may the name make it percs)'),
     }),
     pitch: z.object({
-      f0_hz: z.number().positive().nullable().describe('YIN (de Cheveigné & Kawahara 2002) median f0 of the voiced frames, Hz; null when under a fifth are voiced'),
+      f0_hz: z
+        .number()
+        .positive()
+        .nullable()
+        .describe('YIN (de Cheveigné & Kawahara 2002) median f0 of the voiced frames, Hz; null when under a fifth are voiced'),
       note: z.string().nullable().describe('Nearest equal-tempered note, scientific pitch notation (A4 = 440 Hz), e.g. A2'),
       midi: z.number().nullable().describe('Fractional MIDI note number of f0'),
       salience: unit.describe('Mean periodicity of the active frames: 1 − 2·YIN aperiodicity, clipped; 0..1'),
@@ -68,28 +90,57 @@ export const sampleAnalysisSchema = z
       attack_s: z.number().min(0).describe('Attack of the first event, s'),
       decay_s: z.number().min(0).describe('From the peak to 15 dB below it, s (to the end if it never falls that far)'),
       sustain: unit.describe('Fraction of the clip within 20 dB of the peak'),
-      mean_drop_db: z.number().min(0).describe('Mean level under the loudest of the preceding 0.3 s, dB, over the blocks within 25 dB of the peak'),
+      mean_drop_db: z
+        .number()
+        .min(0)
+        .describe('Mean level under the loudest of the preceding 0.3 s, dB, over the blocks within 25 dB of the peak'),
     }),
     stereo: z.object({
       width: unit.describe('Side/mid energy ratio 1 − 2·ΣLR/(ΣL² + ΣR²), clipped: 0 mono, 1 uncorrelated (or anti-phase)'),
-      correlation: z.number().min(-1).max(1).nullable().describe('Pearson correlation of the first two channels (1 for mono input; null for silence)'),
+      correlation: z
+        .number()
+        .min(-1)
+        .max(1)
+        .nullable()
+        .describe('Pearson correlation of the first two channels (1 for mono input; null for silence)'),
     }),
     role_model: z
       .object({
-        features: z.record(z.string(), z.number()).describe('The feature values the model read, by name (role-model-features.ts), before standardisation'),
-        logits: z.object(Object.fromEntries(SAMPLE_ROLES.map((r) => [r, z.number()])) as Record<(typeof SAMPLE_ROLES)[number], z.ZodNumber>).describe('Logit of each role before the temperature'),
+        features: z
+          .record(z.string(), z.number())
+          .describe('The feature values the model read, by name (role-model-features.ts), before standardisation'),
+        logits: z
+          .object(Object.fromEntries(SAMPLE_ROLES.map((r) => [r, z.number()])) as Record<(typeof SAMPLE_ROLES)[number], z.ZodNumber>)
+          .describe('Logit of each role before the temperature'),
         temperature: z.number().positive().describe('Softmax temperature, calibrated on held-out libraries'),
       })
-      .describe('Inputs and outputs of the fitted role model (role-model.ts; coefficients in role-model-weights.ts, fitted by npm run fit:roles)'),
+      .describe(
+        'Inputs and outputs of the fitted role model (role-model.ts; coefficients in role-model-weights.ts, fitted by npm run fit:roles)',
+      ),
     loop: z.object({
       halves_similarity: unit.describe("Similarity of the two halves' mean spectra (24 log bands), exp(−mean |ΔdB|/6), 0..1"),
-      end_level_db: z.number().nullable().describe("Level of the last eighth of the clip (50 ms..0.5 s) against the median frame level, dB; far below 0 for a decayed one-shot; null for silence"),
+      end_level_db: z
+        .number()
+        .nullable()
+        .describe(
+          'Level of the last eighth of the clip (50 ms..0.5 s) against the median frame level, dB; far below 0 for a decayed one-shot; null for silence',
+        ),
       detected_tempo_bpm: z
         .number()
         .nullable()
-        .describe('Beat tempo from the periodicity of the amplitude-onset curve (70–180 BPM, clips ≥ 1.5 s); null when not periodic. A kick/snare backbeat above ~130 BPM may read at half tempo. The role model reads this one (has_tempo)'),
-      tempo_bpm: z.number().nullable().describe("The tempo: 240 × bars / duration when the clip is 1, 2, 4 or 8 whole 4/4 bars whose onsets fit that grid (tempo_source 'loop_length'), else detected_tempo_bpm"),
-      tempo_source: z.enum(['onsets', 'loop_length']).nullable().describe("How tempo_bpm was found: 'loop_length', 'onsets' (= detected_tempo_bpm), or null"),
+        .describe(
+          'Beat tempo from the periodicity of the amplitude-onset curve (70–180 BPM, clips ≥ 1.5 s); null when not periodic. A kick/snare backbeat above ~130 BPM may read at half tempo. The role model reads this one (has_tempo)',
+        ),
+      tempo_bpm: z
+        .number()
+        .nullable()
+        .describe(
+          "The tempo: 240 × bars / duration when the clip is 1, 2, 4 or 8 whole 4/4 bars whose onsets fit that grid (tempo_source 'loop_length'), else detected_tempo_bpm",
+        ),
+      tempo_source: z
+        .enum(['onsets', 'loop_length'])
+        .nullable()
+        .describe("How tempo_bpm was found: 'loop_length', 'onsets' (= detected_tempo_bpm), or null"),
       bars: z.number().int().nullable().describe("Whole 4/4 bars at tempo_bpm when tempo_source is 'loop_length', else null"),
       beats: z.number().nullable().describe('Duration in beats at tempo_bpm'),
       whole_beats: z.boolean().describe('beats within 0.1 of a whole number ≥ 2'),
@@ -101,7 +152,10 @@ export const sampleAnalysisSchema = z
 
 const descriptorSchema = (axis: keyof typeof DESCRIPTOR_WORDS) =>
   z.object({
-    word: z.enum(DESCRIPTOR_WORDS[axis]).nullable().describe(`One of ${DESCRIPTOR_WORDS[axis].join(', ')}; null when the axis has no word`),
+    word: z
+      .enum(DESCRIPTOR_WORDS[axis])
+      .nullable()
+      .describe(`One of ${DESCRIPTOR_WORDS[axis].join(', ')}; null when the axis has no word`),
     strength: unit.describe('How distinctive the word is, 0..1'),
   });
 
@@ -113,9 +167,18 @@ export const namingSchema = z
       .regex(/^\d{2,3}_(percs|bass|melodic|tops|atmos)_[a-z0-9-]+(_[a-z0-9-]+)?$/)
       .describe('NN_role_character, e.g. 01_bass_dark-sub; only [a-z0-9_-]'),
     parts: z.object({
-      index: z.number().int().min(namingBounds.index.min).max(namingBounds.index.max).describe('NN: zero-padded to two digits, three from 100'),
+      index: z
+        .number()
+        .int()
+        .min(namingBounds.index.min)
+        .max(namingBounds.index.max)
+        .describe('NN: zero-padded to two digits, three from 100'),
       role: roleSchema,
-      character: z.array(z.string().regex(/^[a-z]+$/)).min(1).max(2).describe('The two most distinctive descriptors, joined by "-" in the name'),
+      character: z
+        .array(z.string().regex(/^[a-z]+$/))
+        .min(1)
+        .max(2)
+        .describe('The two most distinctive descriptors, joined by "-" in the name'),
     }),
     role: roleSchema.describe('The measured role (the file name is never used)'),
     confidence: unit,

@@ -4,7 +4,10 @@ import { hzToMel, melToHz } from '../dsp/bands.js';
 import { spectrumEngine } from './spectrum.js';
 
 function spectrumOf(signal: Float32Array, sampleRate: number, bands: number, frames: number, mel: boolean) {
-  const engine = spectrumEngine.create({ sampleRate, channels: 1, channelLayout: null, totalFrames: signal.length }, { bands, frames, mel });
+  const engine = spectrumEngine.create(
+    { sampleRate, channels: 1, channelLayout: null, totalFrames: signal.length },
+    { bands, frames, mel },
+  );
   for (let i = 0; i < signal.length; i += 3000) engine.push(signal.subarray(i, i + 3000));
   return engine.finish();
 }

@@ -16,7 +16,9 @@ function run<R>(engine: { push(x: Float32Array): void; finish(): R }, x: Float32
 describe('summary: the tier of a file longer than the graded head', () => {
   it('is the grade without the loop-only checks (the 30 s head of a 60 s loop is 15.5 bars, not a bad loop)', () => {
     // 31 bars at 124 BPM = exactly 60 s; the head is the first 30 s.
-    const channels = drumLoop({ bpm: 124, bars: 31, sampleRate: FS, pattern: 'straight8', leadIn: 0, tail: 0, gainDb: -6 }).channels.map((c) => Float32Array.from(c.subarray(0, 60 * FS)));
+    const channels = drumLoop({ bpm: 124, bars: 31, sampleRate: FS, pattern: 'straight8', leadIn: 0, tail: 0, gainDb: -6 }).channels.map(
+      (c) => Float32Array.from(c.subarray(0, 60 * FS)),
+    );
     const x = interleave(channels);
     const format = { sampleRate: FS, channels: 2, channelLayout: null, totalFrames: null };
     const head = run(gradeEngine.create(format, { role: '' }), x.subarray(0, 30 * FS * 2));

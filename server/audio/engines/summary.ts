@@ -40,7 +40,13 @@ export const summaryEngine: EngineSpec<{ index: number }, SummaryResult> = {
       { key: 'features', engine: featuresEngine as EngineSpec<never, unknown>, params: { rhythm: false }, headSeconds: headSeconds.clip },
     ]).create(format, {});
     return mapWithFrames(format, inner, (result, frames) => {
-      const parts = result as { loudness: LoudnessResult; onsets: { tempo_bpm: number | null }; naming: NamingResult; grade: GradeResult; features: FeaturesResult };
+      const parts = result as {
+        loudness: LoudnessResult;
+        onsets: { tempo_bpm: number | null };
+        naming: NamingResult;
+        grade: GradeResult;
+        features: FeaturesResult;
+      };
       return {
         role: parts.naming.role,
         role_confidence: parts.naming.confidence,

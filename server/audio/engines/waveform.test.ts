@@ -14,11 +14,12 @@ function directWaveform(channels: readonly Float32Array[], bins: number) {
     let lo = Infinity;
     let hi = -Infinity;
     let s = 0;
-    for (const ch of channels) for (let t = a; t < b; t++) {
-      lo = Math.min(lo, ch[t]!);
-      hi = Math.max(hi, ch[t]!);
-      s += ch[t]! * ch[t]!;
-    }
+    for (const ch of channels)
+      for (let t = a; t < b; t++) {
+        lo = Math.min(lo, ch[t]!);
+        hi = Math.max(hi, ch[t]!);
+        s += ch[t]! * ch[t]!;
+      }
     minMax.push(b > a ? [lo, hi] : [0, 0]);
     rms.push(b > a ? Math.sqrt(s / ((b - a) * channels.length)) : 0);
   }
@@ -26,7 +27,10 @@ function directWaveform(channels: readonly Float32Array[], bins: number) {
 }
 
 function run(channels: readonly Float32Array[], bins: number, chunkFrames: number[]) {
-  const engine = waveformEngine.create({ sampleRate: 44100, channels: channels.length, channelLayout: null, totalFrames: channels[0]!.length }, { bins });
+  const engine = waveformEngine.create(
+    { sampleRate: 44100, channels: channels.length, channelLayout: null, totalFrames: channels[0]!.length },
+    { bins },
+  );
   const all = interleave(channels);
   let frame = 0;
   let k = 0;
@@ -92,7 +96,14 @@ describe('waveform engine', () => {
   it('leaves bins empty when there are fewer frames than bins', () => {
     const short = Float32Array.from([0.5, -0.25, 1]);
     const result = run([short], 6, [2]);
-    expect(result.min_max).toEqual([[0, 0], [0.5, 0.5], [0, 0], [-0.25, -0.25], [0, 0], [1, 1]]);
+    expect(result.min_max).toEqual([
+      [0, 0],
+      [0.5, 0.5],
+      [0, 0],
+      [-0.25, -0.25],
+      [0, 0],
+      [1, 1],
+    ]);
   });
 
   it('reports a full-scale square wave as RMS 1', () => {
@@ -102,7 +113,10 @@ describe('waveform engine', () => {
 
   it('gives bit-identical results from 16-bit integers (pushPcm16) and from their float conversion (push)', () => {
     const n = 100_003;
-    const ints = Int16Array.from({ length: n * 2 }, (_, i) => Math.round(Math.sin(i / 7) * 32767 * (i % 3 === 0 ? 1 : 0.3)) | (i === 5 ? -32768 : 0));
+    const ints = Int16Array.from(
+      { length: n * 2 },
+      (_, i) => Math.round(Math.sin(i / 7) * 32767 * (i % 3 === 0 ? 1 : 0.3)) | (i === 5 ? -32768 : 0),
+    );
     const floats = Float32Array.from(ints, (x) => x / 32768);
     for (const bins of [1, 7, 800]) {
       const a = waveformEngine.create({ sampleRate: 44100, channels: 2, channelLayout: null, totalFrames: n }, { bins });
@@ -117,7 +131,12 @@ describe('waveform engine', () => {
     // The reductions themselves, on odd ranges: Σx² exactly the same double.
     const outF = new Float64Array(3);
     const outI = new Float64Array(3);
-    for (const [from, to] of [[0, 1], [3, 10], [1, 200_001], [17, 17]] as const) {
+    for (const [from, to] of [
+      [0, 1],
+      [3, 10],
+      [1, 200_001],
+      [17, 17],
+    ] as const) {
       reduceFloat(floats, from, to, outF);
       pcm16Stats(ints, from, to, outI);
       expect(Array.from(outI)).toEqual(Array.from(outF));
@@ -128,11 +147,18 @@ describe('waveform engine', () => {
 describe('waveform with an estimated length', () => {
   const noise = seededNoise(11);
   const n = 50_000;
-  const channels = [Float32Array.from({ length: n }, () => noise() * 0.9), Float32Array.from({ length: n }, (_, i) => Math.sin(i / 13) * 0.4)];
+  const channels = [
+    Float32Array.from({ length: n }, () => noise() * 0.9),
+    Float32Array.from({ length: n }, (_, i) => Math.sin(i / 13) * 0.4),
+  ];
   const all = interleave(channels);
 
   function estimated(bins: number, guess: number, tolerance: number, chunk = 1234) {
-    const engine = createEstimatedWaveform({ sampleRate: 44100, channels: 2, channelLayout: null, totalFrames: null }, { bins }, { frames: guess, tolerance });
+    const engine = createEstimatedWaveform(
+      { sampleRate: 44100, channels: 2, channelLayout: null, totalFrames: null },
+      { bins },
+      { frames: guess, tolerance },
+    );
     for (let f = 0; f < n; f += chunk) engine.push(all.subarray(f * 2, Math.min(n, f + chunk) * 2));
     return engine.finish();
   }

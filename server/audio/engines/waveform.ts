@@ -141,7 +141,11 @@ class BinStats {
  * order than one pass in frame order (the same values to rounding, and rms is rounded to 1e-6). When N
  * falls outside the range, `finish` returns null: the caller decodes again with N known.
  */
-export function createEstimatedWaveform(format: StreamFormat, params: WaveformParams, estimate: LengthEstimate): StreamEngine<WaveformResult | null> {
+export function createEstimatedWaveform(
+  format: StreamFormat,
+  params: WaveformParams,
+  estimate: LengthEstimate,
+): StreamEngine<WaveformResult | null> {
   const bins = params.bins;
   const channels = format.channels;
   const tolerance = Math.max(0, Math.min(Math.ceil(estimate.tolerance), Math.floor(WINDOW_BUDGET_SAMPLES / channels / bins)));
@@ -211,7 +215,7 @@ export function createEstimatedWaveform(format: StreamFormat, params: WaveformPa
       for (let k = 0; k < segStart.length; k++) {
         if (segBin[k] !== -1) continue;
         const end = Math.min(segEnd[k]!, total);
-        for (let f = segStart[k]!; f < end; ) {
+        for (let f = segStart[k]!; f < end;) {
           while (bin < bins - 1 && f >= next) next = Math.floor(((++bin + 1) * total) / bins);
           const stop = bin === bins - 1 ? end : Math.min(end, next);
           const base = segRaw[k]! - segStart[k]!;

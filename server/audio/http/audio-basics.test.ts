@@ -53,7 +53,11 @@ describe('audio API basics', () => {
       for (let i = 0; i < 3; i++) await app.fetch('/audio/v1/me', { headers: { Authorization: `Bearer ${dj.token}` } });
       const res = await app.fetch('/audio/v1/me', { headers: { Authorization: `Bearer ${dj.token}` } });
       expect(res.status).toBe(200);
-      const me = (await res.json()) as { identity: unknown; tenant: { id: string; webhook_secret: string }; usage: { requests: Record<string, number>; requests_total: number } };
+      const me = (await res.json()) as {
+        identity: unknown;
+        tenant: { id: string; webhook_secret: string };
+        usage: { requests: Record<string, number>; requests_total: number };
+      };
       expect(me.identity).toEqual({ user_id: dj.id, username: 'dj', name: 'dj', admin: false, token_name: 'test' });
       expect(me.tenant.id).toBe('studio-a');
       expect(me.tenant.webhook_secret).toMatch(/^[0-9a-f]{64}$/);
@@ -76,7 +80,11 @@ describe('audio API basics', () => {
       app.meter.uploaded('ta', 1000);
       app.meter.analysed('ta', 12.5);
       await app.meter.flush();
-      expect(app.store.data.usage.ta).toMatchObject({ requests: { 'GET /audio/v1/me': 1, 'GET /audio/v1/jobs/{job_id}': 1 }, bytesUploaded: 1000, audioSeconds: 12.5 });
+      expect(app.store.data.usage.ta).toMatchObject({
+        requests: { 'GET /audio/v1/me': 1, 'GET /audio/v1/jobs/{job_id}': 1 },
+        bytesUploaded: 1000,
+        audioSeconds: 12.5,
+      });
       expect(app.store.data.usage.tb).toMatchObject({ requests: { 'GET /audio/v1/me': 1 }, bytesUploaded: 0, audioSeconds: 0 });
       const persisted = (await app.adapter.read())!;
       expect(persisted.usage.ta?.audioSeconds).toBe(12.5);
@@ -105,7 +113,12 @@ describe('audio API basics', () => {
     try {
       const res = await app.fetch('/audio/v1/openapi.json');
       expect(res.status).toBe(200);
-      const doc = (await res.json()) as { openapi: string; info: { version: string }; paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
+      const doc = (await res.json()) as {
+        openapi: string;
+        info: { version: string };
+        paths: Record<string, Record<string, unknown>>;
+        components: { schemas: Record<string, unknown> };
+      };
       expect(doc.openapi).toBe('3.1.0');
       expect(doc.info.version).toBe('0.1.0');
 
@@ -113,7 +126,9 @@ describe('audio API basics', () => {
       const router = createAudioRouter(app.audioDeps);
       const mounted = (router.stack as { route?: { path: string; methods: Record<string, boolean> } }[])
         .filter((layer) => layer.route)
-        .flatMap((layer) => Object.keys(layer.route!.methods).map((m) => `${m.toUpperCase()} ${layer.route!.path.replace(/:(\w+)/g, '{$1}')}`));
+        .flatMap((layer) =>
+          Object.keys(layer.route!.methods).map((m) => `${m.toUpperCase()} ${layer.route!.path.replace(/:(\w+)/g, '{$1}')}`),
+        );
       expect(mounted.length).toBeGreaterThanOrEqual(9);
       const documented = Object.entries(doc.paths).flatMap(([p, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${p}`));
       expect(mounted.filter((r) => !documented.includes(r))).toEqual([]);
@@ -142,11 +157,30 @@ describe('audio validation errors', () => {
   it('presents bad query values as 422 HTTPValidationError with pydantic types', () => {
     expect(present(() => validatePart(query, 'query', { bins: 'abc' }))).toEqual({
       status: 422,
-      body: { detail: [{ loc: ['query', 'bins'], msg: 'Input should be a valid integer, unable to parse string as an integer', type: 'int_parsing', input: 'abc' }] },
+      body: {
+        detail: [
+          {
+            loc: ['query', 'bins'],
+            msg: 'Input should be a valid integer, unable to parse string as an integer',
+            type: 'int_parsing',
+            input: 'abc',
+          },
+        ],
+      },
     });
     expect(present(() => validatePart(query, 'query', { bins: '5000' }))).toEqual({
       status: 422,
-      body: { detail: [{ loc: ['query', 'bins'], msg: 'Input should be less than or equal to 4000', type: 'less_than_equal', input: '5000', ctx: { le: 4000 } }] },
+      body: {
+        detail: [
+          {
+            loc: ['query', 'bins'],
+            msg: 'Input should be less than or equal to 4000',
+            type: 'less_than_equal',
+            input: '5000',
+            ctx: { le: 4000 },
+          },
+        ],
+      },
     });
     expect(present(() => validatePart(query, 'query', { bins: '0' }))).toMatchObject({
       status: 422,
@@ -171,12 +205,24 @@ describe('audio validation errors', () => {
   it('answers a malformed JSON body with 422, not 500', async () => {
     const app = await startTestApp();
     try {
-      const res = await app.fetch('/audio/v1/me', { method: 'GET', headers: { Authorization: 'Bearer admin-token', 'Content-Type': 'application/json' }, body: undefined });
+      const res = await app.fetch('/audio/v1/me', {
+        method: 'GET',
+        headers: { Authorization: 'Bearer admin-token', 'Content-Type': 'application/json' },
+        body: undefined,
+      });
       expect(res.status).toBe(200);
-      const bad = await app.fetch('/audio/v1/jobs/x', { method: 'DELETE', headers: { Authorization: 'Bearer admin-token', 'Content-Type': 'application/json' }, body: '{not json' });
+      const bad = await app.fetch('/audio/v1/jobs/x', {
+        method: 'DELETE',
+        headers: { Authorization: 'Bearer admin-token', 'Content-Type': 'application/json' },
+        body: '{not json',
+      });
       expect(bad.status).toBe(422);
       expect(await bad.json()).toEqual({ detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] });
-      const huge = await app.fetch('/audio/v1/jobs/x', { method: 'DELETE', headers: { Authorization: 'Bearer admin-token', 'Content-Type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(100_000) }) });
+      const huge = await app.fetch('/audio/v1/jobs/x', {
+        method: 'DELETE',
+        headers: { Authorization: 'Bearer admin-token', 'Content-Type': 'application/json' },
+        body: JSON.stringify({ pad: 'x'.repeat(100_000) }),
+      });
       expect(huge.status).toBe(413);
       expect(await huge.json()).toEqual({ detail: 'Request body is too large' });
     } finally {

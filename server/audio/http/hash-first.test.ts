@@ -10,9 +10,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 /** A multipart POST that waits for 100 Continue before sending its body (as curl does for large files). */
-function postExpectContinue(url: string, token: string, file: Buffer, sha: string): Promise<{ status: number; body: unknown; cache: string | null; sentBody: boolean }> {
+function postExpectContinue(
+  url: string,
+  token: string,
+  file: Buffer,
+  sha: string,
+): Promise<{ status: number; body: unknown; cache: string | null; sentBody: boolean }> {
   const boundary = 'cratehouse-test-boundary';
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="clip.wav"\r\nContent-Type: audio/wav\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="clip.wav"\r\nContent-Type: audio/wav\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const payload = Buffer.concat([head, file, tail]);
   return new Promise((resolve, reject) => {
@@ -34,7 +41,14 @@ function postExpectContinue(url: string, token: string, file: Buffer, sha: strin
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()), cache: res.headers['x-cache'] as string | null, sentBody }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          body: JSON.parse(Buffer.concat(chunks).toString()),
+          cache: res.headers['x-cache'] as string | null,
+          sentBody,
+        }),
+      );
     });
     req.on('error', reject);
     req.flushHeaders();
@@ -74,15 +88,32 @@ describe('hash-first repeated uploads', () => {
     const liar = await app.addUser('hash-liar');
     const wrong = await postExpectContinue(`${app.url}/audio/v1/loudness`, liar.token, wav, 'ab'.repeat(32));
     expect(wrong.status).toBe(422);
-    expect(wrong.body).toEqual({ detail: [{ loc: ['header', 'x-content-sha256'], msg: 'Does not match the sha256 of the uploaded file', type: 'value_error', input: 'ab'.repeat(32) }] });
+    expect(wrong.body).toEqual({
+      detail: [
+        {
+          loc: ['header', 'x-content-sha256'],
+          msg: 'Does not match the sha256 of the uploaded file',
+          type: 'value_error',
+          input: 'ab'.repeat(32),
+        },
+      ],
+    });
     const malformed = await postExpectContinue(`${app.url}/audio/v1/loudness`, liar.token, wav, 'nope');
     expect(malformed).toMatchObject({ status: 422, sentBody: false });
   });
 
   it('still sends 100 Continue for ordinary uploads that expect it', async () => {
     const boundary = 'b';
-    const payload = Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="c.wav"\r\n\r\n`), wav, Buffer.from(`\r\n--${boundary}--\r\n`)]);
-    const status = await postAfterContinue(`${app.url}/audio/v1/waveform?bins=5`, { Authorization: 'Bearer admin-token', 'Content-Type': `multipart/form-data; boundary=${boundary}` }, payload);
+    const payload = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="c.wav"\r\n\r\n`),
+      wav,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const status = await postAfterContinue(
+      `${app.url}/audio/v1/waveform?bins=5`,
+      { Authorization: 'Bearer admin-token', 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+      payload,
+    );
     expect(status).toBe(200);
   });
 });
@@ -92,7 +123,11 @@ describe('cache answers across tenants', () => {
   const clip = encodeWav([sine(44_100, 2, 700, 0.3)], 44_100);
   const clipSha = createHash('sha256').update(clip).digest('hex');
   const upload = async (token: string, route: string) => {
-    const res = await fetch(`${app.url}${route}`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: fileForm(clip, 'clip.wav') });
+    const res = await fetch(`${app.url}${route}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}` },
+      body: fileForm(clip, 'clip.wav'),
+    });
     return { status: res.status, cache: res.headers.get('x-cache'), body: (await res.json()) as unknown };
   };
 

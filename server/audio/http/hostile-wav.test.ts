@@ -134,12 +134,20 @@ describe('sample rate and channel bounds', () => {
     ['8000 Hz (the lower bound) is analysed', { channels: 1, rate: 8000, bits: 16, data: pcm16(8000 * 2 * 2) }, acceptedEverywhere],
     ['384000 Hz (the upper bound) is analysed', { channels: 1, rate: 384_000, bits: 16, data: pcm16(384_000 * 2 * 2) }, acceptedEverywhere],
     ['32 channels (the bound) are analysed', { channels: 32, rate: 8000, bits: 16, data: pcm16(8000 * 64 * 1) }, acceptedEverywhere],
-    ['7999 Hz is refused', { channels: 1, rate: 7999, bits: 16, data: pcm16(40_000) }, refusedFor(/sample rate 7999 Hz is outside .*8000–384000/)],
+    [
+      '7999 Hz is refused',
+      { channels: 1, rate: 7999, bits: 16, data: pcm16(40_000) },
+      refusedFor(/sample rate 7999 Hz is outside .*8000–384000/),
+    ],
     ['384001 Hz is refused', { channels: 1, rate: 384_001, bits: 16, data: pcm16(40_000) }, refusedFor(/sample rate 384001 Hz/)],
     ['10 MHz is refused', { channels: 1, rate: 10_000_000, bits: 16, data: pcm16(40_000) }, refusedFor(/sample rate 10000000 Hz/)],
     ['4294967295 Hz is refused', { channels: 1, rate: 0xffffffff, bits: 16, data: pcm16(40_000) }, refusedFor(/sample rate 4294967295 Hz/)],
     ['1 Hz is refused', { channels: 1, rate: 1, bits: 16, data: pcm16(40_000) }, refusedFor(/sample rate 1 Hz/)],
-    ['33 channels are refused', { channels: 33, rate: 8000, bits: 16, data: pcm16(66 * 400) }, refusedFor(/33 channels are outside .*1–32/)],
+    [
+      '33 channels are refused',
+      { channels: 33, rate: 8000, bits: 16, data: pcm16(66 * 400) },
+      refusedFor(/33 channels are outside .*1–32/),
+    ],
     ['65535 channels are refused', { channels: 65_535, rate: 8000, bits: 8, blockAlign: 65_535, data: pcm16(40_000) }, refusedFor(/./)],
   ];
   for (const [label, fields, check] of cases) {
@@ -159,19 +167,35 @@ describe('malformed and hostile headers never give a 500', () => {
     ['a data chunk larger than the file', { channels: 2, rate: 44_100, bits: 16, declared: 0x7fff0000, data: pcm16(40_000) }],
     ['a zero-length data chunk', { channels: 2, rate: 44_100, bits: 16, declared: 0, data: Buffer.alloc(0) }],
     ['a data chunk of one frame', { channels: 2, rate: 44_100, bits: 16, data: pcm16(4) }],
-    ['extensible with every mask bit set', { channels: 2, rate: 48_000, bits: 16, extensible: { mask: 0xffffffff, sub: 1 }, data: pcm16(40_000) }],
-    ['extensible with mask 0 and 6 channels', { channels: 6, rate: 48_000, bits: 16, extensible: { mask: 0, sub: 1 }, data: pcm16(48_000) }],
-    ['extensible with an unknown sub-format', { channels: 2, rate: 48_000, bits: 16, extensible: { mask: 3, sub: 0x55 }, data: pcm16(40_000) }],
+    [
+      'extensible with every mask bit set',
+      { channels: 2, rate: 48_000, bits: 16, extensible: { mask: 0xffffffff, sub: 1 }, data: pcm16(40_000) },
+    ],
+    [
+      'extensible with mask 0 and 6 channels',
+      { channels: 6, rate: 48_000, bits: 16, extensible: { mask: 0, sub: 1 }, data: pcm16(48_000) },
+    ],
+    [
+      'extensible with an unknown sub-format',
+      { channels: 2, rate: 48_000, bits: 16, extensible: { mask: 3, sub: 0x55 }, data: pcm16(40_000) },
+    ],
     ['float WAV with NaN samples', { tag: 3, channels: 1, rate: 44_100, bits: 32, data: float32(44_100, Number.NaN) }],
     ['float WAV with +Infinity samples', { tag: 3, channels: 2, rate: 44_100, bits: 32, data: float32(44_100, Number.POSITIVE_INFINITY) }],
     ['float WAV with -Infinity samples', { tag: 3, channels: 1, rate: 44_100, bits: 32, data: float32(44_100, Number.NEGATIVE_INFINITY) }],
     ['float WAV with samples near the float maximum', { tag: 3, channels: 1, rate: 44_100, bits: 32, data: float32(44_100, 3e38) }],
-    ['float WAV in extensible form with NaN', { channels: 1, rate: 44_100, bits: 32, extensible: { mask: 4, sub: 3 }, data: float32(44_100, Number.NaN) }],
+    [
+      'float WAV in extensible form with NaN',
+      { channels: 1, rate: 44_100, bits: 32, extensible: { mask: 4, sub: 3 }, data: float32(44_100, Number.NaN) },
+    ],
   ];
   for (const [label, fields] of cases) {
-    it(label, async () => {
-      await postEverywhere(craftWav(fields));
-    }, 120_000);
+    it(
+      label,
+      async () => {
+        await postEverywhere(craftWav(fields));
+      },
+      120_000,
+    );
   }
 
   it('NaN and infinite samples are refused with the reason', async () => {

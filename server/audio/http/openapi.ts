@@ -33,15 +33,25 @@ export function buildOpenApi(specs: readonly AudioRouteSpec[], serverVersion: st
     ];
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(spec.responses)) {
-      responses[status] = { description: r.description, ...(r.schema ? { content: { [r.contentType ?? 'application/json']: { schema: ref(r.schema) } } } : {}) };
+      responses[status] = {
+        description: r.description,
+        ...(r.schema ? { content: { [r.contentType ?? 'application/json']: { schema: ref(r.schema) } } } : {}),
+      };
     }
     if (parameters.length > 0 || spec.multipartFile || spec.jsonBody) {
-      responses['422'] = { description: validationResponse.description, content: { 'application/json': { schema: ref(validationResponse.schema) } } };
+      responses['422'] = {
+        description: validationResponse.description,
+        content: { 'application/json': { schema: ref(validationResponse.schema) } },
+      };
     }
     const requestBody = spec.multipartFile
       ? {
           required: true,
-          content: { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } } } },
+          content: {
+            'multipart/form-data': {
+              schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } },
+            },
+          },
         }
       : spec.jsonBody
         ? { required: true, content: { 'application/json': { schema: ref(spec.jsonBody) } } }

@@ -41,7 +41,12 @@ describe('analysis pipeline over HTTP', () => {
     expect(first.status).toBe(200);
     expect(first.headers.get('x-cache')).toBe('miss');
     const body = waveformSchema.strict().parse(await first.json());
-    expect(body.source).toEqual({ duration_s: Math.round(((sr * 3 + 17) / sr) * 1000) / 1000, sample_rate: 44_100, channels: 2, format: 'wav' });
+    expect(body.source).toEqual({
+      duration_s: Math.round(((sr * 3 + 17) / sr) * 1000) / 1000,
+      sample_rate: 44_100,
+      channels: 2,
+      format: 'wav',
+    });
     const decoded = pcm16Values(wav, 2);
     const n = decoded[0]!.length;
     for (const i of [0, 1, 100, 332]) {
@@ -49,10 +54,11 @@ describe('analysis pipeline over HTTP', () => {
       const b = Math.floor(((i + 1) * n) / 333);
       let lo = Infinity;
       let hi = -Infinity;
-      for (const ch of decoded) for (let t = a; t < b; t++) {
-        lo = Math.min(lo, ch[t]!);
-        hi = Math.max(hi, ch[t]!);
-      }
+      for (const ch of decoded)
+        for (let t = a; t < b; t++) {
+          lo = Math.min(lo, ch[t]!);
+          hi = Math.max(hi, ch[t]!);
+        }
       expect(body.min_max[i]).toEqual([lo, hi]);
     }
     const second = await app.fetch('/audio/v1/waveform?bins=333', { method: 'POST', headers: auth, body: form(wav) });
@@ -72,7 +78,10 @@ describe('analysis pipeline over HTTP', () => {
     expect(body.data).toHaveLength(8);
     expect(body.source.channels).toBe(1);
     const loudest = body.data[3]!.indexOf(Math.max(...body.data[3]!));
-    const nearest = body.band_hz.reduce((best, f, i) => (Math.abs(Math.log(f / 1000)) < Math.abs(Math.log(body.band_hz[best]! / 1000)) ? i : best), 0);
+    const nearest = body.band_hz.reduce(
+      (best, f, i) => (Math.abs(Math.log(f / 1000)) < Math.abs(Math.log(body.band_hz[best]! / 1000)) ? i : best),
+      0,
+    );
     expect(loudest).toBe(nearest);
   });
 
@@ -93,7 +102,11 @@ describe('analysis pipeline over HTTP', () => {
   it('reduces a long tagged MP3 decoded in parallel ranges to the exact bins of ffmpeg’s whole decode, and a truncated one too', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-mp3-'));
     const n = seededNoise(5);
-    const tone = (f: number) => Float32Array.from({ length: sr * 40 }, (_, i) => 0.4 * Math.sin((2 * Math.PI * f * i) / sr) * (1 + Math.sin(i / sr)) * 0.5 + (i % 22_050 < 900 ? 0.5 * n() : 0));
+    const tone = (f: number) =>
+      Float32Array.from(
+        { length: sr * 40 },
+        (_, i) => 0.4 * Math.sin((2 * Math.PI * f * i) / sr) * (1 + Math.sin(i / sr)) * 0.5 + (i % 22_050 < 900 ? 0.5 * n() : 0),
+      );
     await writeFile(path.join(dir, 'in.wav'), encodeWav([tone(220), tone(330)], sr));
     execFileSync('ffmpeg', ['-v', 'error', '-i', path.join(dir, 'in.wav'), '-b:a', '192k', path.join(dir, 'long.mp3')]);
     const mp3 = await readFile(path.join(dir, 'long.mp3'));
@@ -103,7 +116,11 @@ describe('analysis pipeline over HTTP', () => {
       const samples = new Float32Array(decoded.buffer, decoded.byteOffset, decoded.length / 4);
       const frames = samples.length / 2;
       const bins = 777;
-      const res = await app.fetch(`/audio/v1/waveform?bins=${bins}`, { method: 'POST', headers: auth, body: form(await readFile(path.join(dir, name)), name) });
+      const res = await app.fetch(`/audio/v1/waveform?bins=${bins}`, {
+        method: 'POST',
+        headers: auth,
+        body: form(await readFile(path.join(dir, name)), name),
+      });
       expect(res.status).toBe(200);
       const body = waveformSchema.parse(await res.json());
       expect(body.frames).toBe(frames);
@@ -128,7 +145,9 @@ describe('analysis pipeline over HTTP', () => {
     const dj = await app.addUser('meter-dj');
     const clip = encodeWav([sine(sr, 2, 300, 0.3)], sr);
     await app.fetch('/audio/v1/waveform?bins=20', { method: 'POST', headers: { Authorization: `Bearer ${dj.token}` }, body: form(clip) });
-    const me = (await (await app.fetch('/audio/v1/me', { headers: { Authorization: `Bearer ${dj.token}` } })).json()) as { usage: { bytes_uploaded: number; audio_seconds: number; requests: Record<string, number> } };
+    const me = (await (await app.fetch('/audio/v1/me', { headers: { Authorization: `Bearer ${dj.token}` } })).json()) as {
+      usage: { bytes_uploaded: number; audio_seconds: number; requests: Record<string, number> };
+    };
     expect(me.usage.bytes_uploaded).toBe(clip.length);
     expect(me.usage.audio_seconds).toBe(2);
     expect(me.usage.requests['POST /audio/v1/waveform']).toBe(1);
@@ -170,7 +189,13 @@ describe('analysis pipeline errors', () => {
   });
 
   it('validates spectrum bounds and the mel boolean', async () => {
-    for (const [query, loc] of [['bands=3', 'bands'], ['bands=513', 'bands'], ['frames=0', 'frames'], ['frames=4001', 'frames'], ['mel=sometimes', 'mel']] as const) {
+    for (const [query, loc] of [
+      ['bands=3', 'bands'],
+      ['bands=513', 'bands'],
+      ['frames=0', 'frames'],
+      ['frames=4001', 'frames'],
+      ['mel=sometimes', 'mel'],
+    ] as const) {
       const res = await app.fetch(`/audio/v1/spectrum?${query}`, { method: 'POST', headers: auth, body: form(wav) });
       expect(res.status).toBe(422);
       expect(((await res.json()) as { detail: { loc: unknown[] }[] }).detail[0]!.loc).toEqual(['query', loc]);
@@ -227,9 +252,16 @@ describe('pure-JS decoder fallback (no ffmpeg)', () => {
     if (ext !== 'wav') execFileSync('ffmpeg', ['-v', 'error', '-i', input, ...args, file]);
     const js = await startTestApp({ jsDecoder: true });
     try {
-      const res = await js.fetch('/audio/v1/waveform?bins=4', { method: 'POST', headers: auth, body: form(await readFile(file), `clip.${ext}`) });
+      const res = await js.fetch('/audio/v1/waveform?bins=4', {
+        method: 'POST',
+        headers: auth,
+        body: form(await readFile(file), `clip.${ext}`),
+      });
       expect(res.status).toBe(200);
-      const body = (await res.json()) as { source: { duration_s: number; sample_rate: number; channels: number }; min_max: [number, number][] };
+      const body = (await res.json()) as {
+        source: { duration_s: number; sample_rate: number; channels: number };
+        min_max: [number, number][];
+      };
       expect(body.source.sample_rate).toBe(44_100);
       expect(body.source.channels).toBe(2);
       expect(body.source.duration_s).toBeGreaterThan(1.95);
@@ -248,7 +280,11 @@ describe('pure-JS decoder fallback (no ffmpeg)', () => {
 describe('loudness over HTTP', () => {
   it('reads EBU Tech 3341 case 1 (stereo 1 kHz at −23 dBFS, 20 s, 48 kHz, 24-bit) as −23.0 LUFS', async () => {
     const tone = sine(48_000, 20, 1000, 10 ** (-23 / 20));
-    const res = await app.fetch('/audio/v1/loudness', { method: 'POST', headers: auth, body: form(encodeWav([tone, tone], 48_000, 'pcm24')) });
+    const res = await app.fetch('/audio/v1/loudness', {
+      method: 'POST',
+      headers: auth,
+      body: form(encodeWav([tone, tone], 48_000, 'pcm24')),
+    });
     expect(res.status).toBe(200);
     const body = loudnessSchema.strict().parse(await res.json());
     expect(Math.abs(body.integrated_lufs! + 23)).toBeLessThanOrEqual(0.1);
@@ -264,7 +300,11 @@ describe('loudness over HTTP', () => {
 describe('onsets over HTTP', () => {
   it('finds the hits and tempo of a 124 BPM drum loop, full track', async () => {
     const loop = drumLoop({ bpm: 124, bars: 8, sampleRate: 44_100, pattern: 'straight8' });
-    const res = await app.fetch('/audio/v1/onsets', { method: 'POST', headers: auth, body: form(encodeWav([...loop.channels], 44_100, 'pcm16')) });
+    const res = await app.fetch('/audio/v1/onsets', {
+      method: 'POST',
+      headers: auth,
+      body: form(encodeWav([...loop.channels], 44_100, 'pcm16')),
+    });
     expect(res.status).toBe(200);
     const body = onsetsSchema.strict().parse(await res.json());
     expect(body.full_track).toBe(true);

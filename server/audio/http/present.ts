@@ -44,13 +44,27 @@ export function presentSeparationPending(): Record<string, unknown> {
 /** Body of GET /healthz. */
 export function presentHealth(version: string, ffmpeg: ToolInfo | null, git: ToolInfo | null, warm: boolean): Health {
   const tool = (t: ToolInfo | null) => ({ found: t !== null, path: t?.path ?? null, version: t?.version ?? null });
-  return { status: 'ok', service: 'cratehouse-audio', version, api_version: '0.1.0', ffmpeg: tool(ffmpeg), git: tool(git), analysis: { warm } };
+  return {
+    status: 'ok',
+    service: 'cratehouse-audio',
+    version,
+    api_version: '0.1.0',
+    ffmpeg: tool(ffmpeg),
+    git: tool(git),
+    analysis: { warm },
+  };
 }
 
 /** Body of GET /me. */
 export function presentMe(identity: Identity, webhookSecret: string, usage: UsageReport): Me {
   return {
-    identity: { user_id: identity.user.id, username: identity.user.username, name: identity.user.name, admin: identity.user.admin, token_name: identity.token.name },
+    identity: {
+      user_id: identity.user.id,
+      username: identity.user.username,
+      name: identity.user.name,
+      admin: identity.user.admin,
+      token_name: identity.token.name,
+    },
     tenant: { id: identity.tenant, webhook_secret: webhookSecret },
     usage: { ...usage, requests: { ...usage.requests } },
   };
@@ -75,7 +89,11 @@ export function presentAudioError(error: AppError | null): { status: number; bod
     case 'forbidden':
       if (error.options.code === 'insufficient_scope') {
         const scope = (error.options.scopes ?? []).join(' ');
-        return { status: 403, body: { detail: error.message, code: 'insufficient_scope' }, headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", error_description="${error.message}", scope="${scope}"` } };
+        return {
+          status: 403,
+          body: { detail: error.message, code: 'insufficient_scope' },
+          headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", error_description="${error.message}", scope="${scope}"` },
+        };
       }
       return { status: 403, body: { detail: error.message } };
     case 'not-found':
@@ -87,7 +105,11 @@ export function presentAudioError(error: AppError | null): { status: number; bod
     case 'unsupported-media':
       return { status: 415, body: { detail: error.message } };
     case 'rate-limited':
-      return { status: 429, body: { detail: error.message, code: error.options.code ?? 'rate_limited' }, headers: { 'Retry-After': String(error.options.retryAfter ?? 60) } };
+      return {
+        status: 429,
+        body: { detail: error.message, code: error.options.code ?? 'rate_limited' },
+        headers: { 'Retry-After': String(error.options.retryAfter ?? 60) },
+      };
     case 'unavailable':
       return {
         status: 503,

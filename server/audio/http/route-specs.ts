@@ -43,7 +43,9 @@ export interface AudioRouteSpec {
   readonly engine?: EngineId;
   /** Seconds of audio the engine reads from the start (the clip tiers of engine.ts); the whole file when absent. */
   readonly headSeconds?: number;
-  readonly responses: Readonly<Record<number, { readonly description: string; readonly schema?: z.ZodType; readonly contentType?: string }>>;
+  readonly responses: Readonly<
+    Record<number, { readonly description: string; readonly schema?: z.ZodType; readonly contentType?: string }>
+  >;
 }
 
 const notFoundResponse = { description: 'Unknown, or owned by another tenant', schema: errorMessageSchema };
@@ -51,8 +53,16 @@ const notFoundResponse = { description: 'Unknown, or owned by another tenant', s
 const uploadErrors = {
   401: { description: 'Missing or invalid bearer token', schema: errorMessageSchema },
   413: { description: 'Upload larger than CRATEHOUSE_MAX_UPLOAD_MB', schema: errorMessageSchema },
-  415: { description: 'The file could not be decoded as audio, its container is refused (playlists, lists), its format is outside 8–384 kHz and 1–32 channels, or its samples are not finite', schema: errorMessageSchema },
-  503: { description: 'The analysis took longer than its time budget (CRATEHOUSE_ANALYSIS_BUDGET_S plus CRATEHOUSE_ANALYSIS_BUDGET_PER_AUDIO_S per second of audio) and was stopped', schema: errorMessageSchema },
+  415: {
+    description:
+      'The file could not be decoded as audio, its container is refused (playlists, lists), its format is outside 8–384 kHz and 1–32 channels, or its samples are not finite',
+    schema: errorMessageSchema,
+  },
+  503: {
+    description:
+      'The analysis took longer than its time budget (CRATEHOUSE_ANALYSIS_BUDGET_S plus CRATEHOUSE_ANALYSIS_BUDGET_PER_AUDIO_S per second of audio) and was stopped',
+    schema: errorMessageSchema,
+  },
 } as const;
 const unauthorized = { description: 'Missing or invalid bearer token', schema: errorMessageSchema };
 
@@ -108,7 +118,10 @@ export const audioRouteSpecs = {
     auth: true,
     jsonBody: sourceRequestSchema,
     responses: {
-      202: { description: 'The job (born done when the URL was fetched before and its artifact exists); result is a SourceDescriptor', schema: jobStatusSchema },
+      202: {
+        description: 'The job (born done when the URL was fetched before and its artifact exists); result is a SourceDescriptor',
+        schema: jobStatusSchema,
+      },
       401: unauthorized,
       413: { description: 'JSON body larger than CRATEHOUSE_MAX_JSON_KB', schema: errorMessageSchema },
       503: { description: 'ffmpeg is not installed, so sources cannot be converted', schema: errorMessageSchema },
@@ -133,7 +146,8 @@ export const audioRouteSpecs = {
     id: 'loudness',
     method: 'post',
     path: '/loudness',
-    summary: 'Loudness (full track): BS.1770-4 integrated LUFS, ungated clip loudness (clip_lufs), LRA, momentary/short-term maxima, sample and true peak, RMS, crest, gain to targets',
+    summary:
+      'Loudness (full track): BS.1770-4 integrated LUFS, ungated clip loudness (clip_lufs), LRA, momentary/short-term maxima, sample and true peak, RMS, crest, gain to targets',
     auth: true,
     engine: 'loudness',
     multipartFile: true,
@@ -242,7 +256,14 @@ export const audioRouteSpecs = {
     responses: {
       200: {
         description: 'emotion, features and sample, each equal to its dedicated route’s answer',
-        schema: z.object({ source: sourceSchema, emotion: emotionSchema.omit({ source: true }), features: featuresSchema.omit({ source: true }), sample: sampleAnalysisSchema.omit({ source: true }) }).meta({ id: 'AnalyzeResult' }),
+        schema: z
+          .object({
+            source: sourceSchema,
+            emotion: emotionSchema.omit({ source: true }),
+            features: featuresSchema.omit({ source: true }),
+            sample: sampleAnalysisSchema.omit({ source: true }),
+          })
+          .meta({ id: 'AnalyzeResult' }),
       },
       ...uploadErrors,
     },
@@ -253,7 +274,10 @@ export const audioRouteSpecs = {
     path: '/separate',
     summary: 'Stem separation: answers 503 (compute pending) until a separation backend is connected',
     auth: true,
-    responses: { 503: { description: 'No separation backend is connected; retry later', schema: separationPendingSchema }, 401: { description: 'Missing or invalid bearer token', schema: errorMessageSchema } },
+    responses: {
+      503: { description: 'No separation backend is connected; retry later', schema: separationPendingSchema },
+      401: { description: 'Missing or invalid bearer token', schema: errorMessageSchema },
+    },
   },
 } as const satisfies Record<string, AudioRouteSpec>;
 

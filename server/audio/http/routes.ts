@@ -17,7 +17,15 @@ import type { StoredArtifact } from '../artifacts/artifact-store.js';
 import { scopeGrade, type GradeResult } from '../engines/grade-policy.js';
 import type { EngineId } from '../engines/registry.js';
 import { buildOpenApi } from './openapi.js';
-import { presentAnalysis, presentAudioError, presentHealth, presentJob, presentMe, presentSeparationPending, separationRetryAfterS } from './present.js';
+import {
+  presentAnalysis,
+  presentAudioError,
+  presentHealth,
+  presentJob,
+  presentMe,
+  presentSeparationPending,
+  separationRetryAfterS,
+} from './present.js';
 import type { ToolInfo } from '../../http/tool-probe.js';
 import { audioRouteSpecs, type AudioRouteSpec } from './route-specs.js';
 import { sourceRequestSchema } from './schemas.js';
@@ -91,7 +99,9 @@ export function createAudioRouter(deps: AudioDeps): Router {
     return presentMe(who, deps.identity.tenantSecret(who.tenant) ?? '', deps.meter.report(who.tenant));
   });
   mount(audioRouteSpecs.getJob, (req, _res, caller) => presentJob(deps.jobs.getForTenant(requireCaller(caller).tenant, jobId(req))));
-  mount(audioRouteSpecs.cancelJob, async (req, _res, caller) => presentJob(await deps.jobs.cancel(requireCaller(caller).tenant, jobId(req))));
+  mount(audioRouteSpecs.cancelJob, async (req, _res, caller) =>
+    presentJob(await deps.jobs.cancel(requireCaller(caller).tenant, jobId(req))),
+  );
 
   mount(audioRouteSpecs.createSource, async (req, res, caller) => {
     const who = requireCaller(caller);
@@ -105,7 +115,10 @@ export function createAudioRouter(deps: AudioDeps): Router {
     const artifact = await deps.sources.artifact(String(req.params.content_id), String(req.params.name));
     if (deps.accelRedirect) {
       // The front server streams the file (ranges included) from its internal location.
-      res.set({ ...userContentHeadersFor(artifact.name), 'X-Accel-Redirect': `${deps.accelRedirect}${artifact.contentId}/${encodeURIComponent(artifact.name)}` });
+      res.set({
+        ...userContentHeadersFor(artifact.name),
+        'X-Accel-Redirect': `${deps.accelRedirect}${artifact.contentId}/${encodeURIComponent(artifact.name)}`,
+      });
       res.end();
       return;
     }
@@ -121,7 +134,15 @@ export function createAudioRouter(deps: AudioDeps): Router {
       const params = spec.query ? (validatePart(spec.query, 'query', req.query) as Record<string, unknown>) : {};
       const claimed = req.get(contentHashHeader);
       if (claimed !== undefined) {
-        if (!/^[0-9a-fA-F]{64}$/.test(claimed)) throw invalidParams([{ loc: ['header', contentHashHeader], msg: 'String should be 64 hexadecimal characters', type: 'string_pattern_mismatch', input: claimed }]);
+        if (!/^[0-9a-fA-F]{64}$/.test(claimed))
+          throw invalidParams([
+            {
+              loc: ['header', contentHashHeader],
+              msg: 'String should be 64 hexadecimal characters',
+              type: 'string_pattern_mismatch',
+              input: claimed,
+            },
+          ]);
         const hit = await deps.analysis.lookup(who.tenant, claimed.toLowerCase(), spec.path, engineId, params, options.headSeconds);
         if (hit) {
           res.set('X-Cache', 'hit');
@@ -151,9 +172,20 @@ export function createAudioRouter(deps: AudioDeps): Router {
       if (claimed !== undefined && claimed.toLowerCase() !== upload.sha256) {
         early.cancel();
         await upload.discard();
-        throw invalidParams([{ loc: ['header', contentHashHeader], msg: 'Does not match the sha256 of the uploaded file', type: 'value_error', input: claimed }]);
+        throw invalidParams([
+          {
+            loc: ['header', contentHashHeader],
+            msg: 'Does not match the sha256 of the uploaded file',
+            type: 'value_error',
+            input: claimed,
+          },
+        ]);
       }
-      const answer = await deps.analysis.analyse(who.tenant, upload, spec.path, engineId, params, { ...options, signal: abort.signal, early });
+      const answer = await deps.analysis.analyse(who.tenant, upload, spec.path, engineId, params, {
+        ...options,
+        signal: abort.signal,
+        early,
+      });
       res.set('X-Cache', answer.cache);
       return presentAnalysis(answer.source, scope(answer.result, answer.source));
     });
@@ -183,7 +215,10 @@ export function createAudioRouter(deps: AudioDeps): Router {
 /** Stream an artifact as user content, with ranges and its content id as a strong validator. */
 async function sendArtifact(res: Response, artifact: StoredArtifact): Promise<void> {
   // Content-addressed, so the content id is a strong validator (the app's own ETags are off).
-  const sent = await sendUserContent(res, artifact.file, artifact.name, { cacheControl: 'public, max-age=31536000, immutable', etag: `"${artifact.contentId}"` });
+  const sent = await sendUserContent(res, artifact.file, artifact.name, {
+    cacheControl: 'public, max-age=31536000, immutable',
+    etag: `"${artifact.contentId}"`,
+  });
   if (!sent) throw new AppError('not-found', 'Artifact not found');
 }
 

@@ -32,7 +32,11 @@ export const healthSchema = z
     ffmpeg: toolSchema,
     git: toolSchema,
     analysis: z.object({
-      warm: z.boolean().describe('The analysis threads have finished their start-up warm-up (about 2 s after start); before that the first analyses run slower code'),
+      warm: z
+        .boolean()
+        .describe(
+          'The analysis threads have finished their start-up warm-up (about 2 s after start); before that the first analyses run slower code',
+        ),
     }),
   })
   .meta({ id: 'Health' });
@@ -62,7 +66,9 @@ export const validationErrorSchema = z
   })
   .meta({ id: 'ValidationError' });
 
-export const httpValidationErrorSchema = z.object({ detail: z.array(validationErrorSchema).optional() }).meta({ id: 'HTTPValidationError' });
+export const httpValidationErrorSchema = z
+  .object({ detail: z.array(validationErrorSchema).optional() })
+  .meta({ id: 'HTTPValidationError' });
 
 export const errorMessageSchema = z.object({ detail: z.string() }).meta({ id: 'ErrorMessage' });
 
@@ -133,7 +139,9 @@ export const loudnessSchema = z
     true_peak_dbtp: dbOrNull.describe('BS.1770-4 Annex 2 true peak, 4× oversampled below 96 kHz'),
     rms_dbfs: dbOrNull,
     crest_factor_db: dbOrNull,
-    gain_to_target_db: z.object({ streaming: dbOrNull, club: dbOrNull }).describe('Gain that brings integrated loudness to -14 (streaming) and -9 (club) LUFS'),
+    gain_to_target_db: z
+      .object({ streaming: dbOrNull, club: dbOrNull })
+      .describe('Gain that brings integrated loudness to -14 (streaming) and -9 (club) LUFS'),
     targets: z.object({ streaming: z.number(), club: z.number() }),
     channel_weights: z.array(z.number()),
   })
@@ -145,7 +153,9 @@ export const waveformSchema = z
     bins: z.number(),
     frames: z.number().describe('Frames (samples per channel) in the track'),
     samples_per_bin: z.number(),
-    min_max: z.array(z.tuple([z.number(), z.number()])).describe('Per bin [min, max] over all channels; bin i covers frames [floor(i·N/bins), floor((i+1)·N/bins))'),
+    min_max: z
+      .array(z.tuple([z.number(), z.number()]))
+      .describe('Per bin [min, max] over all channels; bin i covers frames [floor(i·N/bins), floor((i+1)·N/bins))'),
     rms: z.array(z.number().min(0).max(1)).describe('Per bin RMS over all channels, full scale = 1'),
   })
   .meta({ id: 'WaveformResult' });
@@ -194,7 +204,13 @@ export const waveformQuerySchema = z.object({
 /** Query of /spectrum. */
 export const spectrumQuerySchema = z.object({
   bands: z.coerce.number().int().min(4).max(512).default(64).describe('Frequency bands, 4..512'),
-  frames: z.coerce.number().int().min(1).max(4000).default(200).describe('Time frames spread over the whole track, 1..4000 (1 = averaged spectrum)'),
+  frames: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(4000)
+    .default(200)
+    .describe('Time frames spread over the whole track, 1..4000 (1 = averaged spectrum)'),
   mel: z.stringbool().default(true).describe('true: mel bands; false: log-linear bands').meta({ type: 'boolean' }),
 });
 
@@ -211,12 +227,22 @@ export const separationPendingSchema = z
 
 /** Query of /grade. */
 export const gradeQuerySchema = z.object({
-  role: z.string().max(64).default('').describe('Role hint that changes the weights (percs, tops, bass, melodic, atmos and synonyms such as drums, hats, 808, pad); empty for the default weights'),
+  role: z
+    .string()
+    .max(64)
+    .default('')
+    .describe(
+      'Role hint that changes the weights (percs, tops, bass, melodic, atmos and synonyms such as drums, hats, 808, pad); empty for the default weights',
+    ),
 });
 
 /** Query of /features. */
 export const featuresQuerySchema = z.object({
-  rhythm: z.stringbool().default(true).describe('Include the rhythm group (tempo, beat strength, onset rate, pulse clarity)').meta({ type: 'boolean' }),
+  rhythm: z
+    .stringbool()
+    .default(true)
+    .describe('Include the rhythm group (tempo, beat strength, onset rate, pulse clarity)')
+    .meta({ type: 'boolean' }),
 });
 
 export const emotionSchema = z
@@ -224,10 +250,14 @@ export const emotionSchema = z
     source: sourceSchema,
     valence: z.number().min(-1).max(1).describe('−1 (negative) .. 1 (positive)'),
     arousal: z.number().min(-1).max(1).describe('−1 (calm) .. 1 (energetic)'),
-    top: z.array(z.object({ emotion: z.string(), score: z.number().min(0).max(1) })).describe('The three nearest emotion labels on the valence/arousal plane, softmax scores'),
+    top: z
+      .array(z.object({ emotion: z.string(), score: z.number().min(0).max(1) }))
+      .describe('The three nearest emotion labels on the valence/arousal plane, softmax scores'),
     cues: z.record(z.string(), z.number()).describe('Each normalised cue (−1..1) behind the prediction'),
     range: z.tuple([z.literal(-1), z.literal(1)]),
-    model: z.object({ id: z.string(), version: z.string(), trained: z.boolean() }).describe('transparent@1: a documented mapping from measured features, not a trained model'),
+    model: z
+      .object({ id: z.string(), version: z.string(), trained: z.boolean() })
+      .describe('transparent@1: a documented mapping from measured features, not a trained model'),
     measures: z.object({
       tempo_bpm: z.number().nullable(),
       loudness_lufs: z.number().nullable(),

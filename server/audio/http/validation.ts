@@ -16,19 +16,32 @@ export function toPydanticIssue(issue: z.core.$ZodIssue, part: string, root: unk
   switch (issue.code) {
     case 'invalid_type':
       if (input === undefined) return { loc, msg: 'Field required', type: 'missing' };
-      if (issue.expected === 'int') return { ...base, msg: 'Input should be a valid integer, got a number with a fractional part', type: 'int_from_float' };
-      if (issue.expected === 'number') return { ...base, msg: 'Input should be a valid integer, unable to parse string as an integer', type: 'int_parsing' };
-      if (issue.expected === 'boolean') return { ...base, msg: 'Input should be a valid boolean, unable to interpret input', type: 'bool_parsing' };
+      if (issue.expected === 'int')
+        return { ...base, msg: 'Input should be a valid integer, got a number with a fractional part', type: 'int_from_float' };
+      if (issue.expected === 'number')
+        return { ...base, msg: 'Input should be a valid integer, unable to parse string as an integer', type: 'int_parsing' };
+      if (issue.expected === 'boolean')
+        return { ...base, msg: 'Input should be a valid boolean, unable to interpret input', type: 'bool_parsing' };
       if (issue.expected === 'string') return { ...base, msg: 'Input should be a valid string', type: 'string_type' };
       return { ...base, msg: `Input should be a valid ${issue.expected}`, type: `${issue.expected}_type` };
     case 'too_big':
       return issue.inclusive === false
         ? { ...base, msg: `Input should be less than ${String(issue.maximum)}`, type: 'less_than', ctx: { lt: issue.maximum } }
-        : { ...base, msg: `Input should be less than or equal to ${String(issue.maximum)}`, type: 'less_than_equal', ctx: { le: issue.maximum } };
+        : {
+            ...base,
+            msg: `Input should be less than or equal to ${String(issue.maximum)}`,
+            type: 'less_than_equal',
+            ctx: { le: issue.maximum },
+          };
     case 'too_small':
       return issue.inclusive === false
         ? { ...base, msg: `Input should be greater than ${String(issue.minimum)}`, type: 'greater_than', ctx: { gt: issue.minimum } }
-        : { ...base, msg: `Input should be greater than or equal to ${String(issue.minimum)}`, type: 'greater_than_equal', ctx: { ge: issue.minimum } };
+        : {
+            ...base,
+            msg: `Input should be greater than or equal to ${String(issue.minimum)}`,
+            type: 'greater_than_equal',
+            ctx: { ge: issue.minimum },
+          };
     case 'invalid_value':
       if (issue.values.length === 12 && issue.values.includes('enabled')) {
         return { ...base, msg: 'Input should be a valid boolean, unable to interpret input', type: 'bool_parsing' };

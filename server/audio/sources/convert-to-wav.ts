@@ -26,7 +26,9 @@ export async function probeSource(ffmpegPath: string, file: string, signal: Abor
 function highResolution(stderr: string, codec: string): boolean {
   if (/^pcm_(s24|s32|f32|f64|u24|u32)/.test(codec)) return true;
   const line = /Stream #0:\d+[^\n]*Audio: [^\n]*/.exec(stderr)?.[0] ?? '';
-  return /^(flac|alac|wavpack|tta|ape|mlp|truehd)$/.test(codec) && /\((2[0-9]|3[0-2]) bit\)|, s32p?\b/.test(line) && !/\(16 bit\)/.test(line);
+  return (
+    /^(flac|alac|wavpack|tta|ape|mlp|truehd)$/.test(codec) && /\((2[0-9]|3[0-2]) bit\)|, s32p?\b/.test(line) && !/\(16 bit\)/.test(line)
+  );
 }
 
 /**
@@ -47,13 +49,40 @@ export async function convertToWav(options: {
   const { probe } = options;
   const resample = probe.sampleRate !== sourceSampleRate;
   const args = [
-    '-hide_banner', '-nostdin', '-y', ...ffmpegInputArgs(options.input, { demuxer: probe.container }),
-    '-map', '0:a:0', '-vn', '-sn', '-dn', '-map_metadata', '-1', '-map_chapters', '-1',
-    '-fflags', '+bitexact', '-flags:a', '+bitexact',
-    ...(resample ? ['-af', options.soxr ? `aresample=${sourceSampleRate}:resampler=soxr:precision=28` : `aresample=${sourceSampleRate}`] : []),
-    '-ar', String(sourceSampleRate),
-    '-c:a', probe.bitsPerSample === 24 ? 'pcm_s24le' : 'pcm_s16le',
-    '-rf64', 'auto', '-f', 'wav', '-progress', 'pipe:1', '-nostats', '-loglevel', 'error', options.output,
+    '-hide_banner',
+    '-nostdin',
+    '-y',
+    ...ffmpegInputArgs(options.input, { demuxer: probe.container }),
+    '-map',
+    '0:a:0',
+    '-vn',
+    '-sn',
+    '-dn',
+    '-map_metadata',
+    '-1',
+    '-map_chapters',
+    '-1',
+    '-fflags',
+    '+bitexact',
+    '-flags:a',
+    '+bitexact',
+    ...(resample
+      ? ['-af', options.soxr ? `aresample=${sourceSampleRate}:resampler=soxr:precision=28` : `aresample=${sourceSampleRate}`]
+      : []),
+    '-ar',
+    String(sourceSampleRate),
+    '-c:a',
+    probe.bitsPerSample === 24 ? 'pcm_s24le' : 'pcm_s16le',
+    '-rf64',
+    'auto',
+    '-f',
+    'wav',
+    '-progress',
+    'pipe:1',
+    '-nostats',
+    '-loglevel',
+    'error',
+    options.output,
   ];
   // SIGKILL: ffmpeg blocked reading a slow input would let SIGTERM wait for the next byte; the output is discarded anyway.
   const child = spawn(options.ffmpegPath, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: options.signal, killSignal: 'SIGKILL' });
@@ -80,6 +109,8 @@ export async function convertToWav(options: {
 /** True when this ffmpeg's aresample has the SoX resampler (libsoxr). */
 export async function ffmpegHasSoxr(ffmpegPath: string): Promise<boolean> {
   return new Promise((resolve) => {
-    execFile(ffmpegPath, ['-hide_banner', '-buildconf'], { timeout: 10_000 }, (error, stdout) => resolve(!error && stdout.includes('--enable-libsoxr')));
+    execFile(ffmpegPath, ['-hide_banner', '-buildconf'], { timeout: 10_000 }, (error, stdout) =>
+      resolve(!error && stdout.includes('--enable-libsoxr')),
+    );
   });
 }

@@ -53,7 +53,15 @@ describe('rankCandidates', () => {
        <audio><source src="/master.aiff"></audio>`,
       page,
     );
-    expect(rankCandidates(candidates).map((c) => new URL(c.url).pathname)).toEqual(['/master.aiff', '/a.mp3', '/b.mp3', '/a-128.mp3', '/clip.mp4', '/long.ogg', '/short.ogg']);
+    expect(rankCandidates(candidates).map((c) => new URL(c.url).pathname)).toEqual([
+      '/master.aiff',
+      '/a.mp3',
+      '/b.mp3',
+      '/a-128.mp3',
+      '/clip.mp4',
+      '/long.ogg',
+      '/short.ogg',
+    ]);
   });
 });
 
@@ -99,7 +107,8 @@ describe('artifact names', () => {
     expect(toArtifactName('../../etc/passwd', 'wav')).toBe('etc-passwd.wav');
     expect(toArtifactName('....', 'wav')).toBe('source.wav');
     expect(toArtifactName('', 'wav')).toBe('source.wav');
-    for (const bad of ['..', '../x.wav', '.hidden', 'a/b.wav', 'a\\b.wav', '', 'x..y.wav']) expect(isSafeArtifactName(bad), bad).toBe(false);
+    for (const bad of ['..', '../x.wav', '.hidden', 'a/b.wav', 'a\\b.wav', '', 'x..y.wav'])
+      expect(isSafeArtifactName(bad), bad).toBe(false);
     expect(isSafeArtifactName('Night-Drive-(demo).wav')).toBe(true);
   });
 });

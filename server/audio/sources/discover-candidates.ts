@@ -21,11 +21,35 @@ export interface MediaCandidate {
 }
 
 const extensionTypes: Readonly<Record<string, string>> = {
-  wav: 'audio/wav', wave: 'audio/wav', flac: 'audio/flac', aif: 'audio/aiff', aiff: 'audio/aiff', mp3: 'audio/mpeg', m4a: 'audio/mp4',
-  aac: 'audio/aac', ogg: 'audio/ogg', oga: 'audio/ogg', opus: 'audio/ogg', weba: 'audio/webm', mp4: 'video/mp4', m4v: 'video/mp4',
-  webm: 'video/webm', mkv: 'video/x-matroska', mov: 'video/quicktime', alac: 'audio/mp4',
+  wav: 'audio/wav',
+  wave: 'audio/wav',
+  flac: 'audio/flac',
+  aif: 'audio/aiff',
+  aiff: 'audio/aiff',
+  mp3: 'audio/mpeg',
+  m4a: 'audio/mp4',
+  aac: 'audio/aac',
+  ogg: 'audio/ogg',
+  oga: 'audio/ogg',
+  opus: 'audio/ogg',
+  weba: 'audio/webm',
+  mp4: 'video/mp4',
+  m4v: 'video/mp4',
+  webm: 'video/webm',
+  mkv: 'video/x-matroska',
+  mov: 'video/quicktime',
+  alac: 'audio/mp4',
 };
-const losslessTypes = new Set(['audio/wav', 'audio/wave', 'audio/x-wav', 'audio/vnd.wave', 'audio/flac', 'audio/x-flac', 'audio/aiff', 'audio/x-aiff']);
+const losslessTypes = new Set([
+  'audio/wav',
+  'audio/wave',
+  'audio/x-wav',
+  'audio/vnd.wave',
+  'audio/flac',
+  'audio/x-flac',
+  'audio/aiff',
+  'audio/x-aiff',
+]);
 
 /** What a page offers: its title (og:title, else <title>) and its media candidates in document order. */
 export interface PageMedia {
@@ -50,7 +74,14 @@ export function discoverCandidates(html: string, pageUrl: string): PageMedia {
   let title = '';
   let inTitle = false;
 
-  const add = (raw: string | undefined, via: string, attrs: Readonly<Record<string, string>>, declaredType: string | undefined, parentVideo: boolean, order = sequence++) => {
+  const add = (
+    raw: string | undefined,
+    via: string,
+    attrs: Readonly<Record<string, string>>,
+    declaredType: string | undefined,
+    parentVideo: boolean,
+    order = sequence++,
+  ) => {
     const url = absolute(raw, base);
     if (!url || seen.has(url)) return;
     seen.add(url);

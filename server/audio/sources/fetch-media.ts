@@ -40,11 +40,22 @@ const sniffBytes = 512;
  * page is read and returned; anything else is refused with a sentence saying what it was.
  * `onProgress(bytes, total)` is called per chunk and may throw to stop (cancellation).
  */
-export async function fetchMedia(url: string, dest: string, limits: FetchLimits, signal: AbortSignal, onProgress: (bytes: number, total: number | null) => void): Promise<FetchedMedia | FetchedPage> {
-  const res = await outboundRequest(url, { method: 'GET', signal, headers: { Accept: 'audio/*, video/*, text/html;q=0.9, */*;q=0.5' } }, limits.policy);
+export async function fetchMedia(
+  url: string,
+  dest: string,
+  limits: FetchLimits,
+  signal: AbortSignal,
+  onProgress: (bytes: number, total: number | null) => void,
+): Promise<FetchedMedia | FetchedPage> {
+  const res = await outboundRequest(
+    url,
+    { method: 'GET', signal, headers: { Accept: 'audio/*, video/*, text/html;q=0.9, */*;q=0.5' } },
+    limits.policy,
+  );
   const body = res.body;
   try {
-    if (res.status < 200 || res.status > 299) throw new AppError('invalid', `${res.url} answered HTTP ${res.status}${statusText(res.status)}`, { code: 'http_status' });
+    if (res.status < 200 || res.status > 299)
+      throw new AppError('invalid', `${res.url} answered HTTP ${res.status}${statusText(res.status)}`, { code: 'http_status' });
     const total = contentLength(res.headers);
     if (total !== null && total > limits.maxBytes) throw tooLarge(res.url, limits.maxBytes);
 
@@ -66,7 +77,8 @@ export async function fetchMedia(url: string, dest: string, limits: FetchLimits,
     const declared = kindFromContentType(res.headers['content-type']);
     // The bytes win when they are conclusive; the header decides when they are not.
     const kind = sniffed.kind !== 'other' ? sniffed.kind : (declared ?? 'other');
-    const mediaType = sniffed.kind === 'media' ? sniffed.mediaType : declared === 'media' ? bareMediaType(res.headers['content-type']) : null;
+    const mediaType =
+      sniffed.kind === 'media' ? sniffed.mediaType : declared === 'media' ? bareMediaType(res.headers['content-type']) : null;
 
     if (kind === 'other') {
       const what = bareMediaType(res.headers['content-type']) ?? 'data of an unknown type';
@@ -81,7 +93,10 @@ export async function fetchMedia(url: string, dest: string, limits: FetchLimits,
         const next = await chunks.next();
         if (next.done) break;
         size += next.value.length;
-        if (size > maxPageBytes) throw new AppError('unsupported-media', `${res.url} is a web page larger than ${maxPageBytes / 1024 / 1024} MB; not reading it`, { code: 'page_too_large' });
+        if (size > maxPageBytes)
+          throw new AppError('unsupported-media', `${res.url} is a web page larger than ${maxPageBytes / 1024 / 1024} MB; not reading it`, {
+            code: 'page_too_large',
+          });
         parts.push(next.value);
       }
       return { kind: 'html', html: Buffer.concat(parts).toString('utf8'), finalUrl: res.url };
@@ -102,7 +117,8 @@ export async function fetchMedia(url: string, dest: string, limits: FetchLimits,
         if (next.done) break;
         await write(next.value);
       }
-      if (total !== null && bytes < total) throw new AppError('unavailable', `The download from ${res.url} ended after ${bytes} of ${total} bytes`, { code: 'truncated' });
+      if (total !== null && bytes < total)
+        throw new AppError('unavailable', `The download from ${res.url} ended after ${bytes} of ${total} bytes`, { code: 'truncated' });
     } catch (error) {
       await fh.close();
       await rm(dest, { force: true });
@@ -123,7 +139,9 @@ function contentLength(headers: IncomingHttpHeaders): number | null {
 }
 
 function tooLarge(url: string, maxBytes: number): AppError {
-  return new AppError('too-large', `${url} is larger than the ${formatSize(maxBytes)} source limit (CRATEHOUSE_MAX_SOURCE_MB)`, { code: 'source_too_large' });
+  return new AppError('too-large', `${url} is larger than the ${formatSize(maxBytes)} source limit (CRATEHOUSE_MAX_SOURCE_MB)`, {
+    code: 'source_too_large',
+  });
 }
 
 function formatSize(bytes: number): string {
@@ -131,7 +149,16 @@ function formatSize(bytes: number): string {
 }
 
 function statusText(status: number): string {
-  const texts: Record<number, string> = { 401: ' Unauthorized', 403: ' Forbidden', 404: ' Not Found', 410: ' Gone', 429: ' Too Many Requests', 500: ' Internal Server Error', 502: ' Bad Gateway', 503: ' Service Unavailable' };
+  const texts: Record<number, string> = {
+    401: ' Unauthorized',
+    403: ' Forbidden',
+    404: ' Not Found',
+    410: ' Gone',
+    429: ' Too Many Requests',
+    500: ' Internal Server Error',
+    502: ' Bad Gateway',
+    503: ' Service Unavailable',
+  };
   return texts[status] ?? '';
 }
 

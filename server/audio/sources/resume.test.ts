@@ -40,7 +40,9 @@ it('a source job interrupted by a restart resumes and finishes on the next start
   const headers = { Authorization: 'Bearer resume-admin', 'Content-Type': 'application/json' };
 
   const first = await startServer(config, { log: memoryLogger(), rendererDir: null, meterFlushMs: 60_000 });
-  const created = (await (await fetch(`${first.url}/audio/v1/sources`, { method: 'POST', headers, body: JSON.stringify({ url: `${media.url}/slow.wav` }) })).json()) as JobStatus;
+  const created = (await (
+    await fetch(`${first.url}/audio/v1/sources`, { method: 'POST', headers, body: JSON.stringify({ url: `${media.url}/slow.wav` }) })
+  ).json()) as JobStatus;
   let seen: JobStatus = created;
   for (let i = 0; i < 200 && !(seen.status === 'running' && seen.progress > 0); i++) {
     await new Promise((r) => setTimeout(r, 25));

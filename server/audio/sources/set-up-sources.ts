@@ -27,7 +27,10 @@ export async function setUpSources(options: {
   readonly timeoutS: number;
 }): Promise<SourcesSetup> {
   const artifacts = new ArtifactStore(path.join(options.dataDir, 'artifacts'));
-  const [ytdlp, soxr] = await Promise.all([resolveYtDlp(options.ytdlpPath), options.ffmpegPath ? ffmpegHasSoxr(options.ffmpegPath) : false]);
+  const [ytdlp, soxr] = await Promise.all([
+    resolveYtDlp(options.ytdlpPath),
+    options.ffmpegPath ? ffmpegHasSoxr(options.ffmpegPath) : false,
+  ]);
   const handler = createSourceJobHandler({
     artifacts,
     repo: options.repo,
@@ -39,6 +42,8 @@ export async function setUpSources(options: {
     maxBytes: options.maxBytes,
     timeoutS: options.timeoutS,
   });
-  const unavailable = options.ffmpegPath ? null : 'Fetching sources needs ffmpeg to convert them to WAV: install ffmpeg or set CRATEHOUSE_FFMPEG';
+  const unavailable = options.ffmpegPath
+    ? null
+    : 'Fetching sources needs ffmpeg to convert them to WAV: install ffmpeg or set CRATEHOUSE_FFMPEG';
   return { handler, ytdlp, connect: (jobs) => new SourceService(jobs, options.repo, artifacts, unavailable) };
 }

@@ -28,7 +28,8 @@ export function sniffMedia(head: Uint8Array): SniffedMedia {
     const brand = ascii(head, 8, 12);
     return media(/^M4[AB] /.test(brand) ? 'audio/mp4' : 'video/mp4');
   }
-  if (at(0) === 0x1a && at(1) === 0x45 && at(2) === 0xdf && at(3) === 0xa3) return media(containsAscii(head, 'webm') ? 'video/webm' : 'video/x-matroska');
+  if (at(0) === 0x1a && at(1) === 0x45 && at(2) === 0xdf && at(3) === 0xa3)
+    return media(containsAscii(head, 'webm') ? 'video/webm' : 'video/x-matroska');
   // MPEG audio frame sync (11 bits) with a valid layer, or ADTS (AAC) sync with layer 0.
   if (at(0) === 0xff && (at(1) & 0xe0) === 0xe0) {
     const layer = (at(1) >> 1) & 3;
@@ -49,14 +50,19 @@ function containsAscii(head: Uint8Array, needle: string): boolean {
 
 /** HTML per the sniffing standard: after optional whitespace/BOM, one of the tags that open a document. */
 function looksLikeHtml(head: Uint8Array): boolean {
-  const text = Buffer.from(head.subarray(0, 1024)).toString('latin1').replace(/^\uFEFF|^\xEF\xBB\xBF/, '').trimStart().toLowerCase();
+  const text = Buffer.from(head.subarray(0, 1024))
+    .toString('latin1')
+    .replace(/^\uFEFF|^\xEF\xBB\xBF/, '')
+    .trimStart()
+    .toLowerCase();
   return /^<(!doctype html|html|head|body|script|iframe|h1|div|font|table|a|style|title|b|br|p|!--)[\s>]/.test(text);
 }
 
 /** Kind implied by a Content-Type header; null when it says nothing useful (missing, octet-stream). */
 export function kindFromContentType(contentType: string | undefined): SniffedKind | null {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type === '' || type === 'application/octet-stream' || type === 'binary/octet-stream' || type === 'application/x-download') return null;
+  if (type === '' || type === 'application/octet-stream' || type === 'binary/octet-stream' || type === 'application/x-download')
+    return null;
   if (type.startsWith('audio/') || type.startsWith('video/') || type === 'application/ogg' || type === 'application/mp4') return 'media';
   if (type === 'text/html' || type === 'application/xhtml+xml') return 'html';
   return 'other';

@@ -59,7 +59,10 @@ export function createSourceJobHandler(deps: SourceJobDeps): JobHandler {
   return async (ctx) => {
     const { url } = ctx.params as SourceParams;
     const ffmpegPath = deps.ffmpegPath;
-    if (!ffmpegPath) throw new AppError('unavailable', 'Fetching sources needs ffmpeg to convert them to WAV: install ffmpeg or set CRATEHOUSE_FFMPEG', { code: 'ffmpeg_missing' });
+    if (!ffmpegPath)
+      throw new AppError('unavailable', 'Fetching sources needs ffmpeg to convert them to WAV: install ffmpeg or set CRATEHOUSE_FFMPEG', {
+        code: 'ffmpeg_missing',
+      });
     const work = path.join(deps.tmpDir, `source-${ctx.jobId}`);
     await rm(work, { recursive: true, force: true }); // left by a run a restart interrupted
     await mkdir(work, { recursive: true });
@@ -71,15 +74,34 @@ export function createSourceJobHandler(deps: SourceJobDeps): JobHandler {
       ctx.checkpoint(0.7);
       const probe = await probeSource(ffmpegPath, acquired.file, signal);
       const wav = path.join(work, 'converted.wav');
-      await convertToWav({ ffmpegPath, input: acquired.file, output: wav, probe, soxr: deps.soxr, signal, onProgress: (f) => report(ctx, 0.7 + 0.25 * f) });
+      await convertToWav({
+        ffmpegPath,
+        input: acquired.file,
+        output: wav,
+        probe,
+        soxr: deps.soxr,
+        signal,
+        onProgress: (f) => report(ctx, 0.7 + 0.25 * f),
+      });
       ctx.checkpoint(0.95);
       const stored = await deps.artifacts.put(wav, toArtifactName(acquired.title ?? 'source', 'wav'));
       const descriptor = await describe(stored, url, acquired, probe, ffmpegPath, signal);
-      await deps.repo.save({ url: sourceKey(url), contentId: stored.contentId, name: stored.name, descriptor: { ...descriptor }, fetchedAt: new Date().toISOString() });
+      await deps.repo.save({
+        url: sourceKey(url),
+        contentId: stored.contentId,
+        name: stored.name,
+        descriptor: { ...descriptor },
+        fetchedAt: new Date().toISOString(),
+      });
       return { result: descriptor, resultRef: descriptor.artifact_ref };
     } catch (error) {
       if (ctx.signal.aborted) throw error; // cancelled or stopping: the runner decides
-      if (deadline.aborted) throw new AppError('unavailable', `Gave up on ${url} after ${deps.timeoutS} s (the source time limit, CRATEHOUSE_SOURCE_TIMEOUT_S)`, { code: 'timeout' });
+      if (deadline.aborted)
+        throw new AppError(
+          'unavailable',
+          `Gave up on ${url} after ${deps.timeoutS} s (the source time limit, CRATEHOUSE_SOURCE_TIMEOUT_S)`,
+          { code: 'timeout' },
+        );
       throw humane(error, url);
     } finally {
       await rm(work, { recursive: true, force: true });
@@ -106,14 +128,24 @@ function report(ctx: JobContext, progress: number): void {
 
 async function acquire(url: string, work: string, deps: SourceJobDeps, ctx: JobContext, signal: AbortSignal): Promise<Acquired> {
   const limits = { policy: deps.policy, maxBytes: deps.maxBytes };
-  const onBytes = (from: number, to: number) => (bytes: number, total: number | null) => ctx.checkpoint(from + (to - from) * (total ? bytes / total : 1 - Math.exp(-bytes / 64e6)));
+  const onBytes = (from: number, to: number) => (bytes: number, total: number | null) =>
+    ctx.checkpoint(from + (to - from) * (total ? bytes / total : 1 - Math.exp(-bytes / 64e6)));
   const first = await fetchMedia(url, path.join(work, 'download'), limits, signal, onBytes(0, 0.7));
-  if (first.kind === 'media') return { file: first.file, finalUrl: first.finalUrl, mediaType: first.mediaType, via: 'direct', title: first.fileName };
+  if (first.kind === 'media')
+    return { file: first.file, finalUrl: first.finalUrl, mediaType: first.mediaType, via: 'direct', title: first.fileName };
 
   let ytdlpFailure: string | null = null;
   if (deps.ytdlp) {
     try {
-      const got = await downloadWithYtDlp({ ytdlp: deps.ytdlp, url: first.finalUrl, dir: work, prefix: 'ytdlp', maxBytes: deps.maxBytes, signal, onProgress: (f) => report(ctx, 0.05 + 0.65 * f) });
+      const got = await downloadWithYtDlp({
+        ytdlp: deps.ytdlp,
+        url: first.finalUrl,
+        dir: work,
+        prefix: 'ytdlp',
+        maxBytes: deps.maxBytes,
+        signal,
+        onProgress: (f) => report(ctx, 0.05 + 0.65 * f),
+      });
       return { file: got.file, finalUrl: first.finalUrl, mediaType: null, via: 'yt-dlp', title: got.title };
     } catch (error) {
       if (signal.aborted) throw error;
@@ -124,24 +156,44 @@ async function acquire(url: string, work: string, deps: SourceJobDeps, ctx: JobC
   const page = discoverCandidates(first.html, first.finalUrl);
   const ranked = rankCandidates(page.candidates).slice(0, maxCandidates);
   if (ranked.length === 0) {
-    throw new AppError('unsupported-media', `${first.finalUrl} is a web page without audio or video on it (no <audio>, <video>, <source>, og:audio/og:video or media <link>)${ytdlpFailure ? `; ${ytdlpFailure}` : ''}`, { code: 'no_media' });
+    throw new AppError(
+      'unsupported-media',
+      `${first.finalUrl} is a web page without audio or video on it (no <audio>, <video>, <source>, og:audio/og:video or media <link>)${ytdlpFailure ? `; ${ytdlpFailure}` : ''}`,
+      { code: 'no_media' },
+    );
   }
   const failures: string[] = [];
   for (const candidate of ranked) {
     ctx.checkpoint(0.05);
     try {
       const got = await fetchMedia(candidate.url, path.join(work, 'download'), limits, signal, onBytes(0.05, 0.7));
-      if (got.kind === 'media') return { file: got.file, finalUrl: got.finalUrl, mediaType: got.mediaType ?? candidate.mediaType, via: 'page', title: page.title ?? got.fileName };
+      if (got.kind === 'media')
+        return {
+          file: got.file,
+          finalUrl: got.finalUrl,
+          mediaType: got.mediaType ?? candidate.mediaType,
+          via: 'page',
+          title: page.title ?? got.fileName,
+        };
       failures.push(`${candidate.url} is another web page`);
     } catch (error) {
       if (signal.aborted) throw error;
       failures.push(error instanceof Error ? error.message : String(error));
     }
   }
-  throw new AppError('unsupported-media', `None of the media on ${first.finalUrl} could be downloaded: ${failures.join('; ')}`, { code: 'no_media' });
+  throw new AppError('unsupported-media', `None of the media on ${first.finalUrl} could be downloaded: ${failures.join('; ')}`, {
+    code: 'no_media',
+  });
 }
 
-async function describe(stored: StoredArtifact, url: string, acquired: Acquired, probe: SourceProbe, ffmpegPath: string, signal: AbortSignal): Promise<SourceDescriptor> {
+async function describe(
+  stored: StoredArtifact,
+  url: string,
+  acquired: Acquired,
+  probe: SourceProbe,
+  ffmpegPath: string,
+  signal: AbortSignal,
+): Promise<SourceDescriptor> {
   const info = await readWavInfo(stored.file);
   // RF64 (over 4 GB) is not read by the WAV reader: ask ffmpeg for the length instead.
   const frames = info?.frames ?? Math.round(((await probeSource(ffmpegPath, stored.file, signal)).durationS ?? 0) * sourceSampleRate);
@@ -169,6 +221,10 @@ async function describe(stored: StoredArtifact, url: string, acquired: Acquired,
 function humane(error: unknown, url: string): Error {
   if (error instanceof AppError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  if (/^aborted$|ECONNRESET|socket hang up/i.test(message)) return new AppError('unavailable', `The connection to ${new URL(url).host} was lost during the download`, { code: 'connection_lost', cause: error });
+  if (/^aborted$|ECONNRESET|socket hang up/i.test(message))
+    return new AppError('unavailable', `The connection to ${new URL(url).host} was lost during the download`, {
+      code: 'connection_lost',
+      cause: error,
+    });
   return new AppError('unavailable', `Fetching ${url} failed: ${message}`, { cause: error });
 }

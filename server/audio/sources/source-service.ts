@@ -28,11 +28,20 @@ export class SourceService {
    */
   async submit(tenant: string, request: SourceRequest): Promise<Readonly<JobRecord>> {
     const key = sourceKey(request.url);
-    const submission = { type: sourceJobType, tenant, params: { url: request.url } satisfies SourceParams, priority: request.priority, webhookUrl: request.webhook_url };
+    const submission = {
+      type: sourceJobType,
+      tenant,
+      params: { url: request.url } satisfies SourceParams,
+      priority: request.priority,
+      webhookUrl: request.webhook_url,
+    };
     const known = this.repo.byUrl(key);
     if (known) {
       if (await this.artifacts.find(known.contentId, known.name)) {
-        return this.jobs.submitDone(submission, { result: { ...known.descriptor, url: request.url }, resultRef: String(known.descriptor.artifact_ref) });
+        return this.jobs.submitDone(submission, {
+          result: { ...known.descriptor, url: request.url },
+          resultRef: String(known.descriptor.artifact_ref),
+        });
       }
       await this.repo.forget(key);
     }

@@ -14,7 +14,9 @@ import { sourceDescriptorSchema } from '../http/schemas.js';
 
 /** What ffmpeg (not our code) reads from a WAV: rate, channels and the exact number of frames. */
 function decodeWithFfmpeg(file: string): { sampleRate: number; channels: number; frames: number } {
-  const info = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'a:0', '-show_streams', '-of', 'json', file]).toString()) as { streams: { sample_rate: string; channels: number }[] };
+  const info = JSON.parse(
+    execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'a:0', '-show_streams', '-of', 'json', file]).toString(),
+  ) as { streams: { sample_rate: string; channels: number }[] };
   const stream = info.streams[0]!;
   const pcm = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-f', 'f32le', '-'], { maxBuffer: 1 << 28 });
   return { sampleRate: Number(stream.sample_rate), channels: stream.channels, frames: pcm.length / 4 / stream.channels };
@@ -37,7 +39,11 @@ let hookFailuresLeft = 0;
 
 const auth = (t = token) => ({ Authorization: `Bearer ${t}` });
 const postSource = (body: unknown, t = token) =>
-  app.fetch('/audio/v1/sources', { method: 'POST', headers: { ...auth(t), 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  app.fetch('/audio/v1/sources', {
+    method: 'POST',
+    headers: { ...auth(t), 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 async function waitForJob(id: string, t = token, timeoutMs = 30_000): Promise<JobStatus> {
   const until = Date.now() + timeoutMs;
@@ -86,7 +92,9 @@ beforeAll(async () => {
   media.route('/media/high.mp3', serveBytes(fixtures.mp3, 'audio/mpeg'));
   media.route('/media/og-preview.mp3', serveBytes(fixtures.mp3, 'audio/mpeg'));
   media.route('/media/master.flac', serveBytes(fixtures.masterFlac, 'audio/flac'));
-  media.route('/empty-page.html', (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html><body><p>No audio here</p></body></html>'));
+  media.route('/empty-page.html', (_req, res) =>
+    res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html><body><p>No audio here</p></body></html>'),
+  );
   for (let i = 1; i <= 9; i++) {
     media.route(`/hop/${i}`, (_req, res) => res.writeHead(302, { Location: i === 1 ? '/a.wav' : `/hop/${i - 1}` }).end());
   }
@@ -112,7 +120,12 @@ beforeAll(async () => {
   await new Promise<void>((r) => hookServer.listen(0, '127.0.0.1', r));
   hookUrl = `http://127.0.0.1:${(hookServer.address() as AddressInfo).port}/hook`;
 
-  app = await startTestApp({ jobConcurrency: 2, webhookTransport: outboundTransport(true), webhookOptions: { backoffMs: 50 }, sources: { timeoutS: 20 } });
+  app = await startTestApp({
+    jobConcurrency: 2,
+    webhookTransport: outboundTransport(true),
+    webhookOptions: { backoffMs: 50 },
+    sources: { timeoutS: 20 },
+  });
   token = (await app.addUser('producer')).token;
   otherToken = (await app.addUser('stranger')).token;
 }, 60_000);
@@ -129,7 +142,17 @@ describe('POST /audio/v1/sources: direct media', () => {
     const d = descriptor(job);
     expect(job.type).toBe('source');
     expect(job.progress).toBe(1);
-    expect(d).toMatchObject({ url: `${media.url}/a.wav`, final_url: `${media.url}/a.wav`, via: 'direct', media_type: 'audio/wav', sample_rate: 44_100, channels: 2, frames: fixtures.wavFrames, bits_per_sample: 16, name: 'a.wav' });
+    expect(d).toMatchObject({
+      url: `${media.url}/a.wav`,
+      final_url: `${media.url}/a.wav`,
+      via: 'direct',
+      media_type: 'audio/wav',
+      sample_rate: 44_100,
+      channels: 2,
+      frames: fixtures.wavFrames,
+      bits_per_sample: 16,
+      name: 'a.wav',
+    });
     expect(d.duration_s).toBeCloseTo(2, 9);
     expect(job.result_ref).toBe(d.artifact_ref);
     expect(d.artifact_ref).toBe(`/audio/v1/artifacts/${d.content_id}/a.wav`);
@@ -158,7 +181,13 @@ describe('POST /audio/v1/sources: direct media', () => {
     expect(decoded.sampleRate).toBe(44_100);
     expect(decoded.channels).toBe(1);
     expect(Math.abs(decoded.frames - (fixtures.flacFrames * 44_100) / 48_000)).toBeLessThanOrEqual(1);
-    expect(d).toMatchObject({ channels: 1, source_sample_rate: 48_000, source_codec: 'flac', bits_per_sample: 24, media_type: 'audio/flac' });
+    expect(d).toMatchObject({
+      channels: 1,
+      source_sample_rate: 48_000,
+      source_codec: 'flac',
+      bits_per_sample: 24,
+      media_type: 'audio/flac',
+    });
   });
 
   it('keeps the audio track of an MP4 video', async () => {
@@ -186,7 +215,14 @@ describe('POST /audio/v1/sources: pages', () => {
   it('picks the best candidate of a page: lossless before higher-bitrate lossy', async () => {
     const before = media.hits.get('/media/high.mp3') ?? 0;
     const d = descriptor(await fetchSource(`${media.url}/page.html`));
-    expect(d).toMatchObject({ via: 'page', final_url: `${media.url}/media/master.flac`, channels: 2, frames: fixtures.wavFrames, media_type: 'audio/flac', name: 'Night-Drive-(demo).wav' });
+    expect(d).toMatchObject({
+      via: 'page',
+      final_url: `${media.url}/media/master.flac`,
+      channels: 2,
+      frames: fixtures.wavFrames,
+      media_type: 'audio/flac',
+      name: 'Night-Drive-(demo).wav',
+    });
     expect(media.hits.get('/media/high.mp3') ?? 0).toBe(before);
   });
 
@@ -257,7 +293,12 @@ describe('cancellation and limits', () => {
     const artifactsBefore = await readdir(path.join(app.dataDir, 'artifacts'));
     const res = await postSource({ url: `${media.url}/endless.wav` });
     const job = (await res.json()) as JobStatus;
-    for (let i = 0; i < 100 && (await (await app.fetch(`/audio/v1/jobs/${job.job_id}`, { headers: auth() })).json() as JobStatus).status !== 'running'; i++) await new Promise((r) => setTimeout(r, 20));
+    for (
+      let i = 0;
+      i < 100 && ((await (await app.fetch(`/audio/v1/jobs/${job.job_id}`, { headers: auth() })).json()) as JobStatus).status !== 'running';
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 20));
     await new Promise((r) => setTimeout(r, 300));
     const cancelled = await app.fetch(`/audio/v1/jobs/${job.job_id}`, { method: 'DELETE', headers: auth() });
     expect(cancelled.status).toBe(200);
@@ -272,7 +313,11 @@ describe('cancellation and limits', () => {
     try {
       const t = (await limited.addUser('limited')).token;
       const submit = async (url: string) => {
-        const res = await limited.fetch('/audio/v1/sources', { method: 'POST', headers: { Authorization: `Bearer ${t}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ url }) });
+        const res = await limited.fetch('/audio/v1/sources', {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${t}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ url }),
+        });
         const id = ((await res.json()) as JobStatus).job_id;
         await limited.jobs.onIdle();
         return (await (await limited.fetch(`/audio/v1/jobs/${id}`, { headers: { Authorization: `Bearer ${t}` } })).json()) as JobStatus;
@@ -281,7 +326,7 @@ describe('cancellation and limits', () => {
       expect(slow.error).toBe(`Gave up on ${media.url}/endless.wav after 1 s (the source time limit, CRATEHOUSE_SOURCE_TIMEOUT_S)`);
       const big = await submit(`${media.url}/a.wav`);
       expect(big.error).toBe(`${media.url}/a.wav is larger than the 100 kB source limit (CRATEHOUSE_MAX_SOURCE_MB)`);
-      expect((await readdir(path.join(limited.dataDir, 'artifacts')))).toEqual([]);
+      expect(await readdir(path.join(limited.dataDir, 'artifacts'))).toEqual([]);
     } finally {
       await limited.close();
     }
@@ -291,7 +336,11 @@ describe('cancellation and limits', () => {
     const strict = await startTestApp({ sources: { allowPrivate: false } });
     try {
       const t = (await strict.addUser('strict')).token;
-      const res = await strict.fetch('/audio/v1/sources', { method: 'POST', headers: { Authorization: `Bearer ${t}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ url: `${media.url}/a.wav` }) });
+      const res = await strict.fetch('/audio/v1/sources', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${t}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: `${media.url}/a.wav` }),
+      });
       const id = ((await res.json()) as JobStatus).job_id;
       await strict.jobs.onIdle();
       const job = (await (await strict.fetch(`/audio/v1/jobs/${id}`, { headers: { Authorization: `Bearer ${t}` } })).json()) as JobStatus;
@@ -321,13 +370,21 @@ describe('validation (422 HTTPValidationError)', () => {
   });
 
   it('a body that is not JSON', async () => {
-    const res = await app.fetch('/audio/v1/sources', { method: 'POST', headers: { ...auth(), 'Content-Type': 'application/json' }, body: '{"url":' });
+    const res = await app.fetch('/audio/v1/sources', {
+      method: 'POST',
+      headers: { ...auth(), 'Content-Type': 'application/json' },
+      body: '{"url":',
+    });
     expect(res.status).toBe(422);
     expect(await res.json()).toEqual({ detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] });
   });
 
   it('no token', async () => {
-    const res = await app.fetch('/audio/v1/sources', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ url: `${media.url}/a.wav` }) });
+    const res = await app.fetch('/audio/v1/sources', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: `${media.url}/a.wav` }),
+    });
     expect(res.status).toBe(401);
   });
 });
@@ -351,10 +408,12 @@ describe('GET /audio/v1/artifacts/{content_id}/{name}', () => {
     expect(res.headers.get('etag')).toBe(`"${d.content_id}"`);
     // fetch() adds Cache-Control: no-cache to conditional requests, so ask with node:http.
     const status = await new Promise<number | undefined>((resolve, reject) => {
-      http.get(app.url + d.artifact_ref, { headers: { ...auth(), 'If-None-Match': `"${d.content_id}"` } }, (r) => {
-        r.resume();
-        resolve(r.statusCode);
-      }).on('error', reject);
+      http
+        .get(app.url + d.artifact_ref, { headers: { ...auth(), 'If-None-Match': `"${d.content_id}"` } }, (r) => {
+          r.resume();
+          resolve(r.statusCode);
+        })
+        .on('error', reject);
     });
     expect(status).toBe(304);
   });
@@ -363,9 +422,13 @@ describe('GET /audio/v1/artifacts/{content_id}/{name}', () => {
     for (const headers of [auth(), { ...auth(), Range: 'bytes=0-99' }]) {
       const res = await app.fetch(d.artifact_ref, { headers });
       expect(res.headers.get('content-type')).toBe('audio/wav');
-      expect(res.headers.get('content-disposition')).toBe(`inline; filename="${d.artifact_ref.split('/').at(-1)}"; filename*=UTF-8''${d.artifact_ref.split('/').at(-1)}`);
+      expect(res.headers.get('content-disposition')).toBe(
+        `inline; filename="${d.artifact_ref.split('/').at(-1)}"; filename*=UTF-8''${d.artifact_ref.split('/').at(-1)}`,
+      );
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-      expect(res.headers.get('content-security-policy')).toBe("sandbox allow-same-origin; default-src 'none'; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'");
+      expect(res.headers.get('content-security-policy')).toBe(
+        "sandbox allow-same-origin; default-src 'none'; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+      );
       await res.arrayBuffer();
     }
   });
@@ -419,7 +482,9 @@ describe('tenants', () => {
 });
 
 describe('webhooks', () => {
-  const secretOf = async (t: string) => ((await (await app.fetch('/audio/v1/me', { headers: auth(t) })).json()) as { tenant: { webhook_secret: string } }).tenant.webhook_secret;
+  const secretOf = async (t: string) =>
+    ((await (await app.fetch('/audio/v1/me', { headers: auth(t) })).json()) as { tenant: { webhook_secret: string } }).tenant
+      .webhook_secret;
   const deliveriesFor = (jobId: string) => hooks.filter((h) => (JSON.parse(h.body) as JobStatus).job_id === jobId);
 
   it('POSTs the final JobStatus once, signed with the tenant secret', async () => {
@@ -477,13 +542,22 @@ echo "TITLE Live at the Warehouse"
     try {
       const t = (await withYtDlp.addUser('ytdlp')).token;
       const run = async (url: string) => {
-        const res = await withYtDlp.fetch('/audio/v1/sources', { method: 'POST', headers: { Authorization: `Bearer ${t}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ url }) });
+        const res = await withYtDlp.fetch('/audio/v1/sources', {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${t}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ url }),
+        });
         const id = ((await res.json()) as JobStatus).job_id;
         await withYtDlp.jobs.onIdle();
         return (await (await withYtDlp.fetch(`/audio/v1/jobs/${id}`, { headers: { Authorization: `Bearer ${t}` } })).json()) as JobStatus;
       };
       const supported = descriptor(await run(`${media.url}/watch/123`));
-      expect(supported).toMatchObject({ via: 'yt-dlp', name: 'Live-at-the-Warehouse.wav', source_codec: 'mp3', final_url: `${media.url}/watch/123` });
+      expect(supported).toMatchObject({
+        via: 'yt-dlp',
+        name: 'Live-at-the-Warehouse.wav',
+        source_codec: 'mp3',
+        final_url: `${media.url}/watch/123`,
+      });
       const fallback = descriptor(await run(`${media.url}/page.html`));
       expect(fallback).toMatchObject({ via: 'page', final_url: `${media.url}/media/master.flac` });
     } finally {
@@ -497,14 +571,28 @@ describe.skipIf(!hasRealYtDlp())('the installed yt-dlp', () => {
     const withYtDlp = await startTestApp({ sources: { ytdlpPath: null } });
     try {
       const t = (await withYtDlp.addUser('real-ytdlp')).token;
-      const res = await withYtDlp.fetch('/audio/v1/sources', { method: 'POST', headers: { Authorization: `Bearer ${t}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ url: `${media.url}/page.html` }) });
+      const res = await withYtDlp.fetch('/audio/v1/sources', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${t}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: `${media.url}/page.html` }),
+      });
       const id = ((await res.json()) as JobStatus).job_id;
       await withYtDlp.jobs.onIdle();
-      const job = (await (await withYtDlp.fetch(`/audio/v1/jobs/${id}`, { headers: { Authorization: `Bearer ${t}` } })).json()) as JobStatus;
+      const job = (await (
+        await withYtDlp.fetch(`/audio/v1/jobs/${id}`, { headers: { Authorization: `Bearer ${t}` } })
+      ).json()) as JobStatus;
       expect(descriptor(job)).toMatchObject({ via: 'page', final_url: `${media.url}/media/master.flac` });
       // Bad arguments would fail differently: it must be "no extractor", nothing else.
       const ytdlp = await resolveYtDlp(null);
-      const attempt = downloadWithYtDlp({ ytdlp: ytdlp!, url: `${media.url}/page.html`, dir: fixtures.dir, prefix: 'probe', maxBytes: 1e6, signal: new AbortController().signal, onProgress: () => undefined });
+      const attempt = downloadWithYtDlp({
+        ytdlp: ytdlp!,
+        url: `${media.url}/page.html`,
+        dir: fixtures.dir,
+        prefix: 'probe',
+        maxBytes: 1e6,
+        signal: new AbortController().signal,
+        onProgress: () => undefined,
+      });
       await expect(attempt).rejects.toBeInstanceOf(YtDlpUnsupportedError);
     } finally {
       await withYtDlp.close();

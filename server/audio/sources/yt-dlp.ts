@@ -44,11 +44,30 @@ export async function downloadWithYtDlp(options: {
   readonly onProgress: (fraction: number) => void;
 }): Promise<YtDlpDownload> {
   const args = [
-    '--ies', 'default,-generic', '--no-playlist', '--no-config', '--no-cache-dir', '--no-part', '--no-mtime', '--newline', '--no-colors',
-    '--socket-timeout', '30', '--max-filesize', String(options.maxBytes), '-f', 'bestaudio/best',
-    '--progress-template', 'download:PROGRESS %(progress.downloaded_bytes)s %(progress.total_bytes)s %(progress.total_bytes_estimate)s',
-    '--no-simulate', '--print', 'after_move:TITLE %(title)s',
-    '-o', path.join(options.dir, `${options.prefix}.%(ext)s`), '--', options.url,
+    '--ies',
+    'default,-generic',
+    '--no-playlist',
+    '--no-config',
+    '--no-cache-dir',
+    '--no-part',
+    '--no-mtime',
+    '--newline',
+    '--no-colors',
+    '--socket-timeout',
+    '30',
+    '--max-filesize',
+    String(options.maxBytes),
+    '-f',
+    'bestaudio/best',
+    '--progress-template',
+    'download:PROGRESS %(progress.downloaded_bytes)s %(progress.total_bytes)s %(progress.total_bytes_estimate)s',
+    '--no-simulate',
+    '--print',
+    'after_move:TITLE %(title)s',
+    '-o',
+    path.join(options.dir, `${options.prefix}.%(ext)s`),
+    '--',
+    options.url,
   ];
   const child = spawn(options.ytdlp.path, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: options.signal });
   let stderr = '';
@@ -69,7 +88,14 @@ export async function downloadWithYtDlp(options: {
   });
   if (code !== 0) {
     if (/Unsupported URL|No suitable extractor/i.test(stderr)) throw new YtDlpUnsupportedError(`yt-dlp does not support ${options.url}`);
-    const last = stderr.trim().split('\n').filter((l) => l.startsWith('ERROR')).pop() ?? stderr.trim().split('\n').pop() ?? `exit code ${code}`;
+    const last =
+      stderr
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('ERROR'))
+        .pop() ??
+      stderr.trim().split('\n').pop() ??
+      `exit code ${code}`;
     throw new Error(`yt-dlp failed: ${last.replace(/^ERROR:\s*/, '')}`);
   }
   const file = (await readdir(options.dir)).find((f) => f.startsWith(`${options.prefix}.`));

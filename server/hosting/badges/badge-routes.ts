@@ -32,7 +32,8 @@ export function mountBadgeRoutes(router: Router, deps: BadgeRouteDeps): void {
     imageUrl: p.string('image_url'),
   });
   // `%{gitlab_server}` is the host clients reach this server at (the public URL's, when configured).
-  const valuesFor = (req: Request, res: Response, group: Readonly<GroupRecord>) => badges.placeholderValues(viewerOf(projects, res), group, new URL(deps.links.baseUrl(req)).host);
+  const valuesFor = (req: Request, res: Response, group: Readonly<GroupRecord>) =>
+    badges.placeholderValues(viewerOf(projects, res), group, new URL(deps.links.baseUrl(req)).host);
   const groupId = (req: Request) => String(req.params.id);
 
   router.get('/groups/:id/badges', async (req, res) => {

@@ -26,23 +26,32 @@ export function createBadgesRepo(store: Store): BadgesRepo {
     byId: (groupId, badgeId) => store.data.groupBadges.find((b) => b.groupId === groupId && b.id === badgeId),
     // Badges name their tables: the project caches (JSON, list index) outlive them.
     insert: (badge) =>
-      store.mutate((d) => {
-        const record: GroupBadgeRecord = { ...badge, id: nextId(d, 'groupBadges') };
-        d.groupBadges.push(record);
-        return record;
-      }, ['groupBadges', 'sequences']),
+      store.mutate(
+        (d) => {
+          const record: GroupBadgeRecord = { ...badge, id: nextId(d, 'groupBadges') };
+          d.groupBadges.push(record);
+          return record;
+        },
+        ['groupBadges', 'sequences'],
+      ),
     update: (badgeId, patch) =>
-      store.mutate((d) => {
-        const badge = d.groupBadges.find((b) => b.id === badgeId);
-        if (!badge) throw new Error(`badge ${badgeId} vanished`);
-        Object.assign(badge, patch);
-        return badge;
-      }, ['groupBadges']),
+      store.mutate(
+        (d) => {
+          const badge = d.groupBadges.find((b) => b.id === badgeId);
+          if (!badge) throw new Error(`badge ${badgeId} vanished`);
+          Object.assign(badge, patch);
+          return badge;
+        },
+        ['groupBadges'],
+      ),
     remove: (groupId, badgeId) =>
-      store.mutate((d) => {
-        const before = d.groupBadges.length;
-        d.groupBadges = d.groupBadges.filter((b) => !(b.groupId === groupId && b.id === badgeId));
-        return d.groupBadges.length !== before;
-      }, ['groupBadges']),
+      store.mutate(
+        (d) => {
+          const before = d.groupBadges.length;
+          d.groupBadges = d.groupBadges.filter((b) => !(b.groupId === groupId && b.id === badgeId));
+          return d.groupBadges.length !== before;
+        },
+        ['groupBadges'],
+      ),
   };
 }

@@ -12,7 +12,8 @@ const ids = { alice: 0, bob: 0, carol: 0, band: 0, vault: 0, mixed: 0, coverage:
 const work = mkdtempSync(path.join(tmpdir(), 'cratehouse-badges-'));
 
 type Who = keyof typeof tokens | 'admin' | 'anonymous';
-const api = (who: Who, route: string, init: CallInit = {}) => callHosting(app, who === 'anonymous' ? null : who === 'admin' ? adminToken : tokens[who], route, init);
+const api = (who: Who, route: string, init: CallInit = {}) =>
+  callHosting(app, who === 'anonymous' ? null : who === 'admin' ? adminToken : tokens[who], route, init);
 const json = readJson;
 const expectReply = async (res: Response, status: number, body: unknown) => {
   expect({ status: res.status, body: res.status === 204 ? null : await res.json() }).toEqual({ status, body });
@@ -39,19 +40,30 @@ beforeAll(async () => {
   app = await startTestApp();
   await addUsers(app, ['alice', 'bob', 'carol'], tokens, ids);
   // band (public): alice owns, bob reports. vault (private): alice only. mixed (public): a private project first.
-  for (const [key, visibility] of [['band', 'public'], ['vault', 'private'], ['mixed', 'public']] as const) {
+  for (const [key, visibility] of [
+    ['band', 'public'],
+    ['vault', 'private'],
+    ['mixed', 'public'],
+  ] as const) {
     const res = await api('alice', '/groups', { method: 'POST', body: { name: key, path: key, visibility } });
     expect(res.status).toBe(201);
     ids[key] = (await json(res)).id as number;
   }
-  expect((await api('alice', `/groups/${ids.band}/members`, { method: 'POST', body: { user_id: ids.bob, access_level: 20 } })).status).toBe(201);
+  expect((await api('alice', `/groups/${ids.band}/members`, { method: 'POST', body: { user_id: ids.bob, access_level: 20 } })).status).toBe(
+    201,
+  );
 }, 30_000);
 
 afterAll(() => app.close());
 
 describe('group badges without a project in the group', () => {
   it('creates badges (201) with the GitLab entity; the URLs stay unreplaced; unknown attributes like position are ignored', async () => {
-    const badge = await createBadge('alice', ids.band, { link_url: allPlaceholders, image_url: 'https://img.example.com/%{project_id}.svg', name: 'Coverage', position: 0 });
+    const badge = await createBadge('alice', ids.band, {
+      link_url: allPlaceholders,
+      image_url: 'https://img.example.com/%{project_id}.svg',
+      name: 'Coverage',
+      position: 0,
+    });
     expect(badge).toEqual({
       id: expect.any(Number),
       name: 'Coverage',
@@ -68,12 +80,21 @@ describe('group badges without a project in the group', () => {
   });
 
   it('render without a project answers the URLs as given, name null', async () => {
-    const res = await api('alice', `/groups/${ids.band}/badges/render?${renderQuery(allPlaceholders, 'https://img.example.com/%{commit_sha}')}`);
-    await expectReply(res, 200, { name: null, link_url: allPlaceholders, image_url: 'https://img.example.com/%{commit_sha}', rendered_link_url: allPlaceholders, rendered_image_url: 'https://img.example.com/%{commit_sha}' });
+    const res = await api(
+      'alice',
+      `/groups/${ids.band}/badges/render?${renderQuery(allPlaceholders, 'https://img.example.com/%{commit_sha}')}`,
+    );
+    await expectReply(res, 200, {
+      name: null,
+      link_url: allPlaceholders,
+      image_url: 'https://img.example.com/%{commit_sha}',
+      rendered_link_url: allPlaceholders,
+      rendered_image_url: 'https://img.example.com/%{commit_sha}',
+    });
   });
 });
 
-describe('group badges rendered from the group\'s first project', () => {
+describe("group badges rendered from the group's first project", () => {
   let sha: string;
   let album: Project;
 
@@ -93,14 +114,21 @@ describe('group badges rendered from the group\'s first project', () => {
   const expectedLink = () =>
     `https://ci.example.com/band/album-one/${album.id}/main/${sha}?name=album-one&title=Album%20One&ns=band&group=band&server=${new URL(app.url).host}&x=%{unknown}`;
 
-  it('replaces every placeholder with the first project\'s values, the commit sha being the real last commit', async () => {
+  it("replaces every placeholder with the first project's values, the commit sha being the real last commit", async () => {
     expect(sha).toMatch(/^[0-9a-f]{40}$/);
     const badge = await json<GroupBadge>(await api('alice', `/groups/${ids.band}/badges/${ids.coverage}`));
-    expect(badge).toMatchObject({ link_url: allPlaceholders, rendered_link_url: expectedLink(), rendered_image_url: `https://img.example.com/${album.id}.svg` });
+    expect(badge).toMatchObject({
+      link_url: allPlaceholders,
+      rendered_link_url: expectedLink(),
+      rendered_image_url: `https://img.example.com/${album.id}.svg`,
+    });
   });
 
   it('render replaces them too', async () => {
-    const res = await api('alice', `/groups/band/badges/render?${renderQuery(allPlaceholders, 'https://img.example.com/%{commit_sha}/%{default_branch}.svg')}`);
+    const res = await api(
+      'alice',
+      `/groups/band/badges/render?${renderQuery(allPlaceholders, 'https://img.example.com/%{commit_sha}/%{default_branch}.svg')}`,
+    );
     await expectReply(res, 200, {
       name: null,
       link_url: allPlaceholders,
@@ -119,22 +147,36 @@ describe('group badges rendered from the group\'s first project', () => {
     expect(first).toMatchObject({ id: ids.coverage, rendered_link_url: expectedLink() });
     const all = await json<GroupBadge[]>(await api('bob', `/groups/${ids.band}/badges`));
     expect(all.map((b) => b.id)).toEqual([ids.coverage, ids.plain]);
-    expect((await json<GroupBadge[]>(await api('bob', `/groups/${ids.band}/badges?name=Coverage`))).map((b) => b.id)).toEqual([ids.coverage]);
+    expect((await json<GroupBadge[]>(await api('bob', `/groups/${ids.band}/badges?name=Coverage`))).map((b) => b.id)).toEqual([
+      ids.coverage,
+    ]);
     expect(await json(await api('bob', `/groups/${ids.band}/badges?name=Cover`))).toEqual([]);
   });
 
   it('takes the first project the caller can see: a private one is not revealed to anonymous readers', async () => {
     const secret = await createProject({ name: 'Secret', namespace_id: ids.mixed, visibility: 'private' });
     const open = await createProject({ name: 'Open', namespace_id: ids.mixed, visibility: 'public' });
-    await createBadge('alice', ids.mixed, { link_url: 'https://x.example/%{project_path}', image_url: 'https://x.example/%{project_id}/%{commit_sha}.svg' });
+    await createBadge('alice', ids.mixed, {
+      link_url: 'https://x.example/%{project_path}',
+      image_url: 'https://x.example/%{project_id}/%{commit_sha}.svg',
+    });
     const [forOwner] = await json<GroupBadge[]>(await api('alice', `/groups/${ids.mixed}/badges`));
-    expect(forOwner).toMatchObject({ rendered_link_url: 'https://x.example/mixed/Secret', rendered_image_url: `https://x.example/${secret.id}/.svg` });
+    expect(forOwner).toMatchObject({
+      rendered_link_url: 'https://x.example/mixed/Secret',
+      rendered_image_url: `https://x.example/${secret.id}/.svg`,
+    });
     const [forAnonymous] = await json<GroupBadge[]>(await api('anonymous', `/groups/${ids.mixed}/badges`));
-    expect(forAnonymous).toMatchObject({ rendered_link_url: 'https://x.example/mixed/Open', rendered_image_url: `https://x.example/${open.id}/.svg` });
+    expect(forAnonymous).toMatchObject({
+      rendered_link_url: 'https://x.example/mixed/Open',
+      rendered_image_url: `https://x.example/${open.id}/.svg`,
+    });
   });
 
   it('edits (200, all attributes optional) and deletes (204) badges', async () => {
-    const res = await api('alice', `/groups/${ids.band}/badges/${ids.plain}`, { method: 'PUT', body: { image_url: 'https://example.com/%{default_branch}.png' } });
+    const res = await api('alice', `/groups/${ids.band}/badges/${ids.plain}`, {
+      method: 'PUT',
+      body: { image_url: 'https://example.com/%{default_branch}.png' },
+    });
     await expectReply(res, 200, {
       id: ids.plain,
       name: null,
@@ -144,11 +186,15 @@ describe('group badges rendered from the group\'s first project', () => {
       rendered_image_url: 'https://example.com/main.png',
       kind: 'group',
     });
-    expect(await json(await api('alice', `/groups/${ids.band}/badges/${ids.plain}`, { method: 'PUT', body: { name: 'Plain' } }))).toMatchObject({ name: 'Plain', image_url: 'https://example.com/%{default_branch}.png' });
+    expect(
+      await json(await api('alice', `/groups/${ids.band}/badges/${ids.plain}`, { method: 'PUT', body: { name: 'Plain' } })),
+    ).toMatchObject({ name: 'Plain', image_url: 'https://example.com/%{default_branch}.png' });
     expect((await api('alice', `/groups/${ids.band}/badges/${ids.plain}`, { method: 'PUT' })).status).toBe(200);
     await expectReply(await api('alice', `/groups/${ids.band}/badges/${ids.plain}`, { method: 'DELETE' }), 204, null);
     await expectReply(await api('alice', `/groups/${ids.band}/badges/${ids.plain}`), 404, { message: '404 Not found' });
-    await expectReply(await api('alice', `/groups/${ids.band}/badges/${ids.plain}`, { method: 'DELETE' }), 404, { message: '404 Not found' });
+    await expectReply(await api('alice', `/groups/${ids.band}/badges/${ids.plain}`, { method: 'DELETE' }), 404, {
+      message: '404 Not found',
+    });
   });
 });
 
@@ -160,12 +206,18 @@ describe('group badge permissions', () => {
     expect((await createBadge('admin', ids.band, body)).kind).toBe('group');
     for (const who of ['bob', 'carol'] as const) {
       await expectReply(await api(who, `/groups/${ids.band}/badges`, { method: 'POST', body }), 403, { message: '403 Forbidden' });
-      await expectReply(await api(who, `/groups/${ids.band}/badges/${ids.coverage}`, { method: 'PUT', body: { name: 'x' } }), 403, { message: '403 Forbidden' });
-      await expectReply(await api(who, `/groups/${ids.band}/badges/${ids.coverage}`, { method: 'DELETE' }), 403, { message: '403 Forbidden' });
+      await expectReply(await api(who, `/groups/${ids.band}/badges/${ids.coverage}`, { method: 'PUT', body: { name: 'x' } }), 403, {
+        message: '403 Forbidden',
+      });
+      await expectReply(await api(who, `/groups/${ids.band}/badges/${ids.coverage}`, { method: 'DELETE' }), 403, {
+        message: '403 Forbidden',
+      });
       await expectReply(await api(who, `/groups/${ids.band}/badges/${render}`), 403, { message: '403 Forbidden' });
     }
     await expectReply(await api('anonymous', `/groups/${ids.band}/badges`, { method: 'POST', body }), 401, { message: '401 Unauthorized' });
-    await expectReply(await api('anonymous', `/groups/${ids.band}/badges/${ids.coverage}`, { method: 'DELETE' }), 401, { message: '401 Unauthorized' });
+    await expectReply(await api('anonymous', `/groups/${ids.band}/badges/${ids.coverage}`, { method: 'DELETE' }), 401, {
+      message: '401 Unauthorized',
+    });
     await expectReply(await api('anonymous', `/groups/${ids.band}/badges/${render}`), 401, { message: '401 Unauthorized' });
     expect((await api('admin', `/groups/${ids.band}/badges/${render}`)).status).toBe(200);
   });
@@ -194,22 +246,57 @@ describe('group badge permissions', () => {
 
 describe('group badge validation', () => {
   it('missing URLs are Grape errors, in declaration order', async () => {
-    await expectReply(await api('alice', `/groups/${ids.band}/badges`, { method: 'POST', body: {} }), 400, { error: 'link_url is missing, image_url is missing' });
-    await expectReply(await api('alice', `/groups/${ids.band}/badges`, { method: 'POST', body: { link_url: 'https://example.com' } }), 400, { error: 'image_url is missing' });
+    await expectReply(await api('alice', `/groups/${ids.band}/badges`, { method: 'POST', body: {} }), 400, {
+      error: 'link_url is missing, image_url is missing',
+    });
+    await expectReply(
+      await api('alice', `/groups/${ids.band}/badges`, { method: 'POST', body: { link_url: 'https://example.com' } }),
+      400,
+      { error: 'image_url is missing' },
+    );
     await expectReply(await api('alice', `/groups/${ids.band}/badges/render`), 400, { error: 'link_url is missing, image_url is missing' });
     // Render validates its parameters before it authenticates, as GitLab's endpoint does.
-    await expectReply(await api('anonymous', `/groups/${ids.band}/badges/render?link_url=https://example.com`), 400, { error: 'image_url is missing' });
+    await expectReply(await api('anonymous', `/groups/${ids.band}/badges/render?link_url=https://example.com`), 400, {
+      error: 'image_url is missing',
+    });
   });
 
   it('URLs must be http(s): the model errors, field by field', async () => {
-    await expectReply(await api('alice', `/groups/${ids.band}/badges`, { method: 'POST', body: { link_url: 'ftp://example.com/x', image_url: 'not a url' } }), 400, {
-      message: { link_url: ['is blocked: Only allowed schemes are http, https'], image_url: ['is blocked: Only allowed schemes are http, https'] },
+    await expectReply(
+      await api('alice', `/groups/${ids.band}/badges`, {
+        method: 'POST',
+        body: { link_url: 'ftp://example.com/x', image_url: 'not a url' },
+      }),
+      400,
+      {
+        message: {
+          link_url: ['is blocked: Only allowed schemes are http, https'],
+          image_url: ['is blocked: Only allowed schemes are http, https'],
+        },
+      },
+    );
+    await expectReply(
+      await api('alice', `/groups/${ids.band}/badges`, { method: 'POST', body: { link_url: 'https://example.com', image_url: 'http://' } }),
+      400,
+      { message: { image_url: ['is blocked: URI is invalid'] } },
+    );
+    await expectReply(await api('alice', `/groups/${ids.band}/badges/${ids.coverage}`, { method: 'PUT', body: { link_url: '' } }), 400, {
+      message: { link_url: ['must be a valid URL'] },
     });
-    await expectReply(await api('alice', `/groups/${ids.band}/badges`, { method: 'POST', body: { link_url: 'https://example.com', image_url: 'http://' } }), 400, { message: { image_url: ['is blocked: URI is invalid'] } });
-    await expectReply(await api('alice', `/groups/${ids.band}/badges/${ids.coverage}`, { method: 'PUT', body: { link_url: '' } }), 400, { message: { link_url: ['must be a valid URL'] } });
-    await expectReply(await api('alice', `/groups/${ids.band}/badges/render?${renderQuery('javascript:alert(1)', 'https://example.com')}`), 400, { message: { link_url: ['is blocked: Only allowed schemes are http, https'] } });
+    await expectReply(
+      await api('alice', `/groups/${ids.band}/badges/render?${renderQuery('javascript:alert(1)', 'https://example.com')}`),
+      400,
+      { message: { link_url: ['is blocked: Only allowed schemes are http, https'] } },
+    );
     // Placeholders may stand anywhere, the host included.
-    expect((await createBadge('alice', ids.band, { link_url: 'https://%{gitlab_server}/%{project_path}', image_url: 'http://example.com/%{commit_sha}' })).rendered_link_url).toBe(`https://${new URL(app.url).host}/band/album-one`);
+    expect(
+      (
+        await createBadge('alice', ids.band, {
+          link_url: 'https://%{gitlab_server}/%{project_path}',
+          image_url: 'http://example.com/%{commit_sha}',
+        })
+      ).rendered_link_url,
+    ).toBe(`https://${new URL(app.url).host}/band/album-one`);
   });
 
   it('badge_id must be an integer; the edit left nothing changed', async () => {
@@ -219,7 +306,9 @@ describe('group badge validation', () => {
   });
 
   it('render type: the answer has only the BasicBadgeDetails keys', async () => {
-    const body = await json<BadgeRender>(await api('alice', `/groups/${ids.band}/badges/render?${renderQuery('https://a.example', 'https://b.example')}`));
+    const body = await json<BadgeRender>(
+      await api('alice', `/groups/${ids.band}/badges/render?${renderQuery('https://a.example', 'https://b.example')}`),
+    );
     expect(Object.keys(body).sort()).toEqual(['image_url', 'link_url', 'name', 'rendered_image_url', 'rendered_link_url']);
   });
 });

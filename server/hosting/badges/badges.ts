@@ -8,7 +8,17 @@ import { httpUrlProblem } from '../projects/project-rules.js';
 import type { ProjectService } from '../projects/projects.js';
 
 /** The placeholders a badge URL may hold (GitLab's Badge::PLACEHOLDERS, without pages and tags, which do not exist here). */
-export const badgePlaceholders = ['project_path', 'project_title', 'project_name', 'project_id', 'project_namespace', 'group_name', 'gitlab_server', 'default_branch', 'commit_sha'] as const;
+export const badgePlaceholders = [
+  'project_path',
+  'project_title',
+  'project_name',
+  'project_id',
+  'project_namespace',
+  'group_name',
+  'gitlab_server',
+  'default_branch',
+  'commit_sha',
+] as const;
 
 /** A value for each placeholder, taken from one project. */
 export type PlaceholderValues = Readonly<Record<(typeof badgePlaceholders)[number], string>>;
@@ -30,7 +40,9 @@ const placeholderPattern = new RegExp(`%\\{(${badgePlaceholders.join('|')})\\}`,
  */
 export function renderBadgeUrl(url: string, values: PlaceholderValues | null): string {
   if (!values) return url;
-  return url.replace(placeholderPattern, (_, name: keyof PlaceholderValues) => encodeURIComponent(values[name]).replace(/%2F/gi, '/').replace(/%3A/gi, ':'));
+  return url.replace(placeholderPattern, (_, name: keyof PlaceholderValues) =>
+    encodeURIComponent(values[name]).replace(/%2F/gi, '/').replace(/%3A/gi, ':'),
+  );
 }
 
 /** GitLab's UrlValidator for badges (http and https only), or null when the URL is acceptable. */
@@ -45,12 +57,26 @@ export function badgeUrlProblem(url: string): string | null {
 
 /** GitLab's Badge entity (kind "group"), rendered with one project's values. */
 export function presentBadge(b: Readonly<GroupBadgeRecord>, values: PlaceholderValues | null): GroupBadge {
-  return { id: b.id, name: b.name, link_url: b.linkUrl, image_url: b.imageUrl, rendered_link_url: renderBadgeUrl(b.linkUrl, values), rendered_image_url: renderBadgeUrl(b.imageUrl, values), kind: 'group' };
+  return {
+    id: b.id,
+    name: b.name,
+    link_url: b.linkUrl,
+    image_url: b.imageUrl,
+    rendered_link_url: renderBadgeUrl(b.linkUrl, values),
+    rendered_image_url: renderBadgeUrl(b.imageUrl, values),
+    kind: 'group',
+  };
 }
 
 /** GitLab's BasicBadgeDetails for a preview: the badge is not saved, so it has no name. */
 export function presentBadgeRender(linkUrl: string, imageUrl: string, values: PlaceholderValues | null): BadgeRender {
-  return { name: null, link_url: linkUrl, image_url: imageUrl, rendered_link_url: renderBadgeUrl(linkUrl, values), rendered_image_url: renderBadgeUrl(imageUrl, values) };
+  return {
+    name: null,
+    link_url: linkUrl,
+    image_url: imageUrl,
+    rendered_link_url: renderBadgeUrl(linkUrl, values),
+    rendered_image_url: renderBadgeUrl(imageUrl, values),
+  };
 }
 
 /** Group badges: who may see and change them, their validation, and the values their placeholders take. */

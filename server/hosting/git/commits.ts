@@ -12,7 +12,11 @@ import { GitCommandError, runGit, type GitRunOptions } from './run-git.js';
 export async function headCommit(dir: string, branch: string, run: GitRunOptions = {}): Promise<string | null> {
   assertBranchName(branch);
   try {
-    const out = await runGit(['--git-dir=' + path.resolve(dir), 'rev-parse', '--verify', '--quiet', '--end-of-options', `refs/heads/${branch}^{commit}`], run, { timeoutMs: QUICK_MS });
+    const out = await runGit(
+      ['--git-dir=' + path.resolve(dir), 'rev-parse', '--verify', '--quiet', '--end-of-options', `refs/heads/${branch}^{commit}`],
+      run,
+      { timeoutMs: QUICK_MS },
+    );
     return out.stdout.toString('utf8').trim() || null;
   } catch (e) {
     // --verify --quiet exits 1, silently, when the branch does not exist.
@@ -49,7 +53,13 @@ export async function recentCommits(dir: string, ref: string, limit: number, run
  * head instead to leave out what that branch already had (GitLab does so with the default branch).
  * A zero `after` (a deletion) brought nothing.
  */
-export async function commitsBetween(dir: string, before: string, after: string, limit: number, run: GitRunOptions = {}): Promise<CommitSummary[]> {
+export async function commitsBetween(
+  dir: string,
+  before: string,
+  after: string,
+  limit: number,
+  run: GitRunOptions = {},
+): Promise<CommitSummary[]> {
   assertObjectIds(before, after);
   if (isZeroId(after)) return [];
   return logCommits(path.resolve(dir), isZeroId(before) ? [after] : [after, `^${before}`], limit, run);
@@ -60,12 +70,18 @@ export async function countCommitsBetween(dir: string, before: string, after: st
   assertObjectIds(before, after);
   if (isZeroId(after)) return 0;
   const revs = isZeroId(before) ? [after] : [after, `^${before}`];
-  const out = await git(path.resolve(dir), ['rev-list', '--count', '--end-of-options', ...revs, '--'], run, 'The commits could not be counted');
+  const out = await git(
+    path.resolve(dir),
+    ['rev-list', '--count', '--end-of-options', ...revs, '--'],
+    run,
+    'The commits could not be counted',
+  );
   return Number(out.stdout.toString('utf8').trim()) || 0;
 }
 
 function assertObjectIds(...ids: string[]): void {
-  for (const id of ids) if (!isObjectId(id)) throw new AppError('invalid', `"${id}" is not a full commit SHA`, { code: 'invalid_revision' });
+  for (const id of ids)
+    if (!isObjectId(id)) throw new AppError('invalid', `"${id}" is not a full commit SHA`, { code: 'invalid_revision' });
 }
 
 /** The fields of one commit record, each ended by NUL; the record starts with a 0x1e marker. */
@@ -76,12 +92,29 @@ async function logCommits(dir: string, revs: readonly string[], limit: number, r
   let out;
   try {
     out = await runGit(
-      ['--git-dir=' + dir, '-c', 'log.showSignature=false', 'log', `--max-count=${limit}`, '--reverse', '-z', '--no-renames', '--name-status', '--diff-merges=first-parent', '--no-color', `--format=${LOG_FORMAT}`, '--end-of-options', ...revs, '--'],
+      [
+        '--git-dir=' + dir,
+        '-c',
+        'log.showSignature=false',
+        'log',
+        `--max-count=${limit}`,
+        '--reverse',
+        '-z',
+        '--no-renames',
+        '--name-status',
+        '--diff-merges=first-parent',
+        '--no-color',
+        `--format=${LOG_FORMAT}`,
+        '--end-of-options',
+        ...revs,
+        '--',
+      ],
       run,
       { timeoutMs: QUICK_MS },
     );
   } catch (e) {
-    if (e instanceof GitCommandError && /unknown revision|bad revision|bad object|ambiguous argument/.test(e.stderr)) throw notFound('Commit');
+    if (e instanceof GitCommandError && /unknown revision|bad revision|bad object|ambiguous argument/.test(e.stderr))
+      throw notFound('Commit');
     throw failure(e, 'The commits could not be read', [dir]);
   }
   return parseLog(out.stdout.toString('utf8'));

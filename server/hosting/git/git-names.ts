@@ -21,7 +21,16 @@ export function isZeroId(value: string): boolean {
  * git in refusing `@` and `HEAD`, which name HEAD itself wherever a revision is read.
  */
 export function isValidBranchName(name: string): boolean {
-  if (name === '' || name === '@' || name === 'HEAD' || name.startsWith('-') || name.startsWith('/') || name.endsWith('/') || name.endsWith('.')) return false;
+  if (
+    name === '' ||
+    name === '@' ||
+    name === 'HEAD' ||
+    name.startsWith('-') ||
+    name.startsWith('/') ||
+    name.endsWith('/') ||
+    name.endsWith('.')
+  )
+    return false;
   if (name.includes('..') || name.includes('@{') || name.includes('//')) return false;
   // eslint-disable-next-line no-control-regex -- control characters are exactly what git forbids
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false;

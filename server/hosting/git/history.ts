@@ -37,11 +37,26 @@ export interface CommitQuery {
   readonly order?: 'default' | 'topo';
 }
 
-const FORMAT = '%x1e%H%x00%P%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%(trailers:unfold,separator=%x1f,key_value_separator=%x1d)%x00%B%x00';
+const FORMAT =
+  '%x1e%H%x00%P%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%(trailers:unfold,separator=%x1f,key_value_separator=%x1d)%x00%B%x00';
 
 /** `offset` commits skipped, then at most `limit`; unknown revisions list nothing (GitLab answers an empty page). */
-export async function listCommits(dir: string, query: CommitQuery, window: { readonly offset: number; readonly limit: number }, run: GitRunOptions = {}): Promise<CommitInfo[]> {
-  const args = ['-c', 'log.showSignature=false', 'log', `--format=${FORMAT}`, '--no-color', `--skip=${window.offset}`, `--max-count=${window.limit}`, ...walkArgs(query)];
+export async function listCommits(
+  dir: string,
+  query: CommitQuery,
+  window: { readonly offset: number; readonly limit: number },
+  run: GitRunOptions = {},
+): Promise<CommitInfo[]> {
+  const args = [
+    '-c',
+    'log.showSignature=false',
+    'log',
+    `--format=${FORMAT}`,
+    '--no-color',
+    `--skip=${window.offset}`,
+    `--max-count=${window.limit}`,
+    ...walkArgs(query),
+  ];
   const out = await readOrMissing(dir, args, run, 'The commits could not be read');
   return out === null ? [] : parseCommits(out);
 }
@@ -54,7 +69,12 @@ export async function countCommits(dir: string, query: CommitQuery, run: GitRunO
 
 /** The last commit at or before `rev` that changed `file`, or null (GitLab's `last_commit_id` of a file). */
 export async function lastCommitForPath(dir: string, rev: string, file: string, run: GitRunOptions = {}): Promise<string | null> {
-  const out = await readOrMissing(dir, ['log', '-1', '--format=%H', '--end-of-options', rev, '--', file], run, 'The file history could not be read');
+  const out = await readOrMissing(
+    dir,
+    ['log', '-1', '--format=%H', '--end-of-options', rev, '--', file],
+    run,
+    'The file history could not be read',
+  );
   return out?.trim() || null;
 }
 
@@ -62,7 +82,12 @@ export async function lastCommitForPath(dir: string, rev: string, file: string, 
 export async function findCommit(dir: string, rev: string, run: GitRunOptions = {}): Promise<CommitInfo | undefined> {
   const sha = await resolveCommit(dir, rev, run);
   if (!sha) return undefined;
-  const out = await gitIn(dir, ['-c', 'log.showSignature=false', 'log', '--no-walk', `--format=${FORMAT}`, '--end-of-options', sha, '--'], run, 'The commit could not be read');
+  const out = await gitIn(
+    dir,
+    ['-c', 'log.showSignature=false', 'log', '--no-walk', `--format=${FORMAT}`, '--end-of-options', sha, '--'],
+    run,
+    'The commit could not be read',
+  );
   return parseCommits(out.stdout.toString('utf8'))[0];
 }
 
@@ -70,7 +95,13 @@ export async function findCommit(dir: string, rev: string, run: GitRunOptions = 
 export async function commitsById(dir: string, shas: readonly string[], run: GitRunOptions = {}): Promise<Map<string, CommitInfo>> {
   const unique = [...new Set(shas)];
   if (unique.length === 0) return new Map();
-  const out = await gitIn(dir, ['-c', 'log.showSignature=false', 'log', '--no-walk=unsorted', `--format=${FORMAT}`, '--stdin'], run, 'The commits could not be read', { input: unique.join('\n') + '\n' });
+  const out = await gitIn(
+    dir,
+    ['-c', 'log.showSignature=false', 'log', '--no-walk=unsorted', `--format=${FORMAT}`, '--stdin'],
+    run,
+    'The commits could not be read',
+    { input: unique.join('\n') + '\n' },
+  );
   return new Map(parseCommits(out.stdout.toString('utf8')).map((c) => [c.id, c]));
 }
 
@@ -132,9 +163,19 @@ export async function diffTrees(dir: string, from: string | null, to: string, ru
 }
 
 /** Lines added and removed from `from` to `to` (binary files count none, as in GitLab's stats). */
-export async function diffStats(dir: string, from: string | null, to: string, run: GitRunOptions = {}): Promise<{ readonly additions: number; readonly deletions: number }> {
+export async function diffStats(
+  dir: string,
+  from: string | null,
+  to: string,
+  run: GitRunOptions = {},
+): Promise<{ readonly additions: number; readonly deletions: number }> {
   const sides = from === null ? ['--root', '--end-of-options', to] : ['--end-of-options', from, to];
-  const out = await gitIn(dir, ['diff-tree', '-r', '-M', '--no-commit-id', '--numstat', '-z', ...sides, '--'], run, 'The diff could not be read');
+  const out = await gitIn(
+    dir,
+    ['diff-tree', '-r', '-M', '--no-commit-id', '--numstat', '-z', ...sides, '--'],
+    run,
+    'The diff could not be read',
+  );
   let additions = 0;
   let deletions = 0;
   for (const m of out.stdout.toString('utf8').matchAll(/(?:^|\0)(\d+|-)\t(\d+|-)\t/g)) {
@@ -153,7 +194,12 @@ export interface Contributor {
 
 /** The authors of the commits reachable from `rev`, in order of their first appearance; none for an unknown revision. */
 export async function contributors(dir: string, rev: string, run: GitRunOptions = {}): Promise<Contributor[]> {
-  const out = await readOrMissing(dir, ['log', '--use-mailmap', '--format=%aN%x00%aE%x00', '--end-of-options', rev, '--'], run, 'The contributors could not be read');
+  const out = await readOrMissing(
+    dir,
+    ['log', '--use-mailmap', '--format=%aN%x00%aE%x00', '--end-of-options', rev, '--'],
+    run,
+    'The contributors could not be read',
+  );
   const byEmail = new Map<string, { name: string; email: string; commits: number }>();
   const fields = (out ?? '').split('\0');
   for (let i = 0; i + 1 < fields.length; i += 2) {
@@ -187,7 +233,11 @@ async function readOrMissing(dir: string, args: readonly string[], run: GitRunOp
   try {
     return (await gitIn(dir, args, run, sentence, { raw: true })).stdout.toString('utf8');
   } catch (e) {
-    if (e instanceof GitCommandError && /unknown revision|bad revision|bad object|ambiguous argument|does not have any commits/.test(e.stderr)) return null;
+    if (
+      e instanceof GitCommandError &&
+      /unknown revision|bad revision|bad object|ambiguous argument|does not have any commits/.test(e.stderr)
+    )
+      return null;
     throw gitFailure(e, sentence, dir);
   }
 }
@@ -222,7 +272,18 @@ export function parseCommits(text: string): CommitInfo[] {
         const [key = '', ...rest] = t.split('\x1d');
         return [key.trim(), rest.join('\x1d').trim()] as const;
       });
-    commits.push({ id, parentIds: parents === '' ? [] : parents.split(' '), authorName, authorEmail, authoredDate, committerName, committerEmail, committedDate, message, trailers });
+    commits.push({
+      id,
+      parentIds: parents === '' ? [] : parents.split(' '),
+      authorName,
+      authorEmail,
+      authoredDate,
+      committerName,
+      committerEmail,
+      committedDate,
+      message,
+      trailers,
+    });
     pos = text.indexOf('\x1e', pos);
   }
   return commits;

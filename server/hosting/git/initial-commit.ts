@@ -23,7 +23,14 @@ export interface CommitIdentity {
 }
 
 /** Commit `file` as the only content of `branch` in the bare repository `dir`, which must not have that branch yet. */
-export async function commitInitialFile(dir: string, branch: string, file: InitialFile, message: string, by: CommitIdentity, run: GitRunOptions = {}): Promise<string> {
+export async function commitInitialFile(
+  dir: string,
+  branch: string,
+  file: InitialFile,
+  message: string,
+  by: CommitIdentity,
+  run: GitRunOptions = {},
+): Promise<string> {
   assertBranchName(branch);
   if (!/^[^/\\\0]+$/.test(file.path) || file.path === '.' || file.path === '..') throw new AppError('invalid', 'The file path is invalid');
   const target = path.resolve(dir);
@@ -37,7 +44,8 @@ export async function commitInitialFile(dir: string, branch: string, file: Initi
     GIT_COMMITTER_NAME: by.name,
     GIT_COMMITTER_EMAIL: by.email,
   };
-  const git = async (args: readonly string[]) => (await runGit(['--git-dir=' + target, ...args], run, { env, timeoutMs: 30_000 })).stdout.toString('utf8').trim();
+  const git = async (args: readonly string[]) =>
+    (await runGit(['--git-dir=' + target, ...args], run, { env, timeoutMs: 30_000 })).stdout.toString('utf8').trim();
   try {
     await writeFile(scratch, file.content);
     const blob = await git(['hash-object', '-w', '--', scratch]);
@@ -48,7 +56,15 @@ export async function commitInitialFile(dir: string, branch: string, file: Initi
     await git(['update-ref', `refs/heads/${branch}`, commit, '0'.repeat(commit.length)]);
     return commit;
   } catch (e) {
-    if (e instanceof GitCommandError) throw new AppError('unavailable', `The first commit could not be written: ${lastLine(e.stderr).replace(/^(fatal|error): /, '').split(target).join('')}`, { cause: e });
+    if (e instanceof GitCommandError)
+      throw new AppError(
+        'unavailable',
+        `The first commit could not be written: ${lastLine(e.stderr)
+          .replace(/^(fatal|error): /, '')
+          .split(target)
+          .join('')}`,
+        { cause: e },
+      );
     throw e;
   } finally {
     await rm(scratch, { force: true });

@@ -43,22 +43,40 @@ describe('PushCommandReader', () => {
 });
 
 describe('ReportStatusReader', () => {
-  const report = Buffer.concat([pktLine('unpack ok\n'), pktLine('ok refs/heads/main\n'), pktLine('ng refs/heads/old non-fast-forward\n'), pktLine('option refname refs/heads/main\n'), FLUSH]);
+  const report = Buffer.concat([
+    pktLine('unpack ok\n'),
+    pktLine('ok refs/heads/main\n'),
+    pktLine('ng refs/heads/old non-fast-forward\n'),
+    pktLine('option refname refs/heads/main\n'),
+    FLUSH,
+  ]);
 
   it('reads a plain report', () => {
     const reader = new ReportStatusReader(false);
     byteByByte(report, (b) => reader.push(b));
     const result = reader.result();
     expect(result?.unpackOk).toBe(true);
-    expect([...(result?.refs ?? [])]).toEqual([['refs/heads/main', true], ['refs/heads/old', false]]);
+    expect([...(result?.refs ?? [])]).toEqual([
+      ['refs/heads/main', true],
+      ['refs/heads/old', false],
+    ]);
   });
 
   it('reads a report split over side-band packets, between progress on band 2', () => {
     const band = (n: number, data: Buffer) => pktLine(Buffer.concat([Buffer.from([n]), data]));
-    const wire = Buffer.concat([band(2, Buffer.from('Resolving deltas: 100%\r')), band(1, report.subarray(0, 7)), band(2, Buffer.from('more progress\n')), band(1, report.subarray(7)), FLUSH]);
+    const wire = Buffer.concat([
+      band(2, Buffer.from('Resolving deltas: 100%\r')),
+      band(1, report.subarray(0, 7)),
+      band(2, Buffer.from('more progress\n')),
+      band(1, report.subarray(7)),
+      FLUSH,
+    ]);
     const reader = new ReportStatusReader(true);
     byteByByte(wire, (b) => reader.push(b));
-    expect([...(reader.result()?.refs ?? [])]).toEqual([['refs/heads/main', true], ['refs/heads/old', false]]);
+    expect([...(reader.result()?.refs ?? [])]).toEqual([
+      ['refs/heads/main', true],
+      ['refs/heads/old', false],
+    ]);
   });
 
   it('has no result for a failed unpack or a report cut short', () => {

@@ -99,7 +99,13 @@ export class PushCommandReader {
       if (this.first) {
         const nul = line.indexOf('\0');
         if (nul >= 0) {
-          this.caps = new Set(line.slice(nul + 1).trim().split(' ').filter((c) => c !== ''));
+          this.caps = new Set(
+            line
+              .slice(nul + 1)
+              .trim()
+              .split(' ')
+              .filter((c) => c !== ''),
+          );
           line = line.slice(0, nul);
         }
       }

@@ -28,7 +28,12 @@ export interface TagRef {
 
 /** Every branch, by name. */
 export async function listBranches(dir: string, run: GitRunOptions = {}): Promise<BranchRef[]> {
-  const out = await gitIn(dir, ['for-each-ref', '--sort=refname', '--format=%(refname)%00%(objectname)%00', 'refs/heads/'], run, 'The branches could not be read');
+  const out = await gitIn(
+    dir,
+    ['for-each-ref', '--sort=refname', '--format=%(refname)%00%(objectname)%00', 'refs/heads/'],
+    run,
+    'The branches could not be read',
+  );
   const fields = out.stdout.toString('utf8').split('\0');
   const branches: BranchRef[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
@@ -40,22 +45,43 @@ export async function listBranches(dir: string, run: GitRunOptions = {}): Promis
 
 /** Names of the branches whose head is reachable from `commit` (GitLab's `merged`). */
 export async function branchesMergedInto(dir: string, commit: string, run: GitRunOptions = {}): Promise<Set<string>> {
-  const out = await gitIn(dir, ['for-each-ref', `--merged=${commit}`, '--format=%(refname)', 'refs/heads/'], run, 'The branches could not be read');
-  return new Set(out.stdout.toString('utf8').split('\n').filter((r) => r.startsWith('refs/heads/')).map((r) => r.slice('refs/heads/'.length)));
+  const out = await gitIn(
+    dir,
+    ['for-each-ref', `--merged=${commit}`, '--format=%(refname)', 'refs/heads/'],
+    run,
+    'The branches could not be read',
+  );
+  return new Set(
+    out.stdout
+      .toString('utf8')
+      .split('\n')
+      .filter((r) => r.startsWith('refs/heads/'))
+      .map((r) => r.slice('refs/heads/'.length)),
+  );
 }
 
 /** Every tag (sorted by name), peeled to its commit; tags of trees or blobs are left out. */
 export async function listTags(dir: string, run: GitRunOptions = {}): Promise<TagRef[]> {
-  const format = '%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)%00%(*objecttype)%00%(taggerdate:iso-strict)%00%(contents)%00%1e';
+  const format =
+    '%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)%00%(*objecttype)%00%(taggerdate:iso-strict)%00%(contents)%00%1e';
   const out = await gitIn(dir, ['for-each-ref', '--sort=refname', `--format=${format}`, 'refs/tags/'], run, 'The tags could not be read');
   const tags: TagRef[] = [];
   for (const record of out.stdout.toString('utf8').split('\x1e')) {
-    const [ref = '', target = '', type = '', peeled = '', peeledType = '', date = '', contents = ''] = record.replace(/^\n/, '').split('\0');
+    const [ref = '', target = '', type = '', peeled = '', peeledType = '', date = '', contents = ''] = record
+      .replace(/^\n/, '')
+      .split('\0');
     if (!ref.startsWith('refs/tags/')) continue;
     const annotated = type === 'tag';
     const commitId = annotated ? (peeledType === 'commit' ? peeled : '') : type === 'commit' ? target : '';
     if (!commitId) continue;
-    tags.push({ name: ref.slice('refs/tags/'.length), target, commitId, annotated, message: annotated ? contents.replace(/\n+$/, '') : '', createdAt: annotated && date ? date : null });
+    tags.push({
+      name: ref.slice('refs/tags/'.length),
+      target,
+      commitId,
+      annotated,
+      message: annotated ? contents.replace(/\n+$/, '') : '',
+      createdAt: annotated && date ? date : null,
+    });
   }
   return tags;
 }
@@ -72,7 +98,8 @@ export async function deleteBranch(dir: string, name: string, expected: string, 
   try {
     await gitIn(dir, ['update-ref', '-d', '--', `refs/heads/${name}`, expected], run, 'The branch could not be deleted', { raw: true });
   } catch (e) {
-    if (e instanceof GitCommandError) throw new AppError('conflict', `Could not update refs/heads/${name}. Please refresh and try again.`, { cause: e });
+    if (e instanceof GitCommandError)
+      throw new AppError('conflict', `Could not update refs/heads/${name}. Please refresh and try again.`, { cause: e });
     throw gitFailure(e, 'The branch could not be deleted', dir);
   }
 }
@@ -88,7 +115,13 @@ export interface Tagger {
  * Create `refs/tags/<name>` at `commit`: lightweight, or annotated (a tag object written with
  * mktag) when a message is given. A `conflict` when the tag exists.
  */
-export async function createTag(dir: string, name: string, commit: string, annotation: { readonly message: string; readonly tagger: Tagger } | null, run: GitRunOptions = {}): Promise<void> {
+export async function createTag(
+  dir: string,
+  name: string,
+  commit: string,
+  annotation: { readonly message: string; readonly tagger: Tagger } | null,
+  run: GitRunOptions = {},
+): Promise<void> {
   if (!isValidBranchName(name)) throw new AppError('invalid', 'Tag name invalid', { code: 'render_api_error' });
   let target = commit;
   if (annotation) {
@@ -103,11 +136,22 @@ export async function createTag(dir: string, name: string, commit: string, annot
  * Point `ref` at `value` only if it now holds `expected` (zero: does not exist). A ref that moved
  * meanwhile is a `conflict` saying `raced`: the caller lost a race, and nothing was overwritten.
  */
-export async function updateRef(dir: string, ref: string, value: string, expected: string, run: GitRunOptions, raced: string): Promise<void> {
+export async function updateRef(
+  dir: string,
+  ref: string,
+  value: string,
+  expected: string,
+  run: GitRunOptions,
+  raced: string,
+): Promise<void> {
   try {
     await gitIn(dir, ['update-ref', '--', ref, value, expected], run, 'The ref could not be updated', { raw: true });
   } catch (e) {
-    if (e instanceof GitCommandError && /cannot lock ref|reference already exists|is at .* but expected|unable to resolve reference/.test(e.stderr)) throw new AppError('conflict', raced, { cause: e });
+    if (
+      e instanceof GitCommandError &&
+      /cannot lock ref|reference already exists|is at .* but expected|unable to resolve reference/.test(e.stderr)
+    )
+      throw new AppError('conflict', raced, { cause: e });
     throw gitFailure(e, 'The ref could not be updated', dir);
   }
 }

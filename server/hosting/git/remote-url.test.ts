@@ -10,7 +10,11 @@ describe('splitCredentials', () => {
   });
 
   it('leaves a URL without credentials alone', () => {
-    expect(splitCredentials(new URL('http://h:8080/x.git'))).toEqual({ publicUrl: 'http://h:8080/x.git', authorization: null, secrets: [] });
+    expect(splitCredentials(new URL('http://h:8080/x.git'))).toEqual({
+      publicUrl: 'http://h:8080/x.git',
+      authorization: null,
+      secrets: [],
+    });
   });
 
   it('scrubs user info from any URL in a message', () => {
@@ -20,13 +24,31 @@ describe('splitCredentials', () => {
 
 describe('pinnedCloneArgs', () => {
   it('pins a name to the checked address, IPv6 in brackets, and skips IP literals', () => {
-    const v4 = pinnedCloneArgs({ url: new URL('https://git.example.com/x.git'), host: 'git.example.com', port: 443, address: '93.184.216.34', family: 4 });
+    const v4 = pinnedCloneArgs({
+      url: new URL('https://git.example.com/x.git'),
+      host: 'git.example.com',
+      port: 443,
+      address: '93.184.216.34',
+      family: 4,
+    });
     expect(v4).toContain('http.curloptResolve=git.example.com:443:93.184.216.34');
     expect(v4).toContain('protocol.allow=never');
     expect(v4).toContain('http.followRedirects=false');
-    const v6 = pinnedCloneArgs({ url: new URL('http://git.example.com:8080/x.git'), host: 'git.example.com', port: 8080, address: '2606:4700::1', family: 6 });
+    const v6 = pinnedCloneArgs({
+      url: new URL('http://git.example.com:8080/x.git'),
+      host: 'git.example.com',
+      port: 8080,
+      address: '2606:4700::1',
+      family: 6,
+    });
     expect(v6).toContain('http.curloptResolve=git.example.com:8080:[2606:4700::1]');
-    const literal = pinnedCloneArgs({ url: new URL('http://127.0.0.1/x.git'), host: '127.0.0.1', port: 80, address: '127.0.0.1', family: 4 });
+    const literal = pinnedCloneArgs({
+      url: new URL('http://127.0.0.1/x.git'),
+      host: '127.0.0.1',
+      port: 80,
+      address: '127.0.0.1',
+      family: 4,
+    });
     expect(literal.some((a) => a.startsWith('http.curloptResolve'))).toBe(false);
   });
 });

@@ -45,13 +45,20 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
  */
 export function pinnedCloneArgs(destination: CheckedDestination): string[] {
   const args = [
-    '-c', 'protocol.allow=never',
-    '-c', 'protocol.http.allow=always',
-    '-c', 'protocol.https.allow=always',
-    '-c', 'http.followRedirects=false',
-    '-c', 'http.proxy=',
-    '-c', 'credential.helper=',
-    '-c', 'core.askPass=',
+    '-c',
+    'protocol.allow=never',
+    '-c',
+    'protocol.http.allow=always',
+    '-c',
+    'protocol.https.allow=always',
+    '-c',
+    'http.followRedirects=false',
+    '-c',
+    'http.proxy=',
+    '-c',
+    'credential.helper=',
+    '-c',
+    'core.askPass=',
   ];
   // An IP literal needs no resolving; a name is mapped to the checked address for this host and port only.
   if (destination.host !== destination.address) {

@@ -53,7 +53,11 @@ const gitIn = async (gitDir: string, ...args: string[]) => (await cli(home, [`--
 const refsOf = (gitDir: string) => gitIn(gitDir, 'for-each-ref', '--format=%(objectname) %(refname)');
 
 /** A working repository whose commits are pushed into bare repositories by path. */
-async function workRepo(name: string): Promise<{ dir: string; commit: (file: string, content: string, message: string) => Promise<string>; git: (...args: string[]) => Promise<string> }> {
+async function workRepo(name: string): Promise<{
+  dir: string;
+  commit: (file: string, content: string, message: string) => Promise<string>;
+  git: (...args: string[]) => Promise<string>;
+}> {
   const dir = path.join(tmp.dir, name);
   await cli(home, ['init', '-q', '-b', 'main', dir]);
   const git = async (...args: string[]) => (await cli(home, args, dir)).stdout.trim();
@@ -97,7 +101,14 @@ describe('initBare, setHead, headCommit, stats', () => {
     const dir = path.join(repos, 'ns/empty.git');
     await initBare(dir, 'main');
     const stats = await repositoryStats(dir, 'main');
-    expect(stats).toEqual({ empty: true, defaultBranch: null, commitCount: 0, repositorySize: stats.repositorySize, headSha: null, branches: [] });
+    expect(stats).toEqual({
+      empty: true,
+      defaultBranch: null,
+      commitCount: 0,
+      repositorySize: stats.repositorySize,
+      headSha: null,
+      branches: [],
+    });
     expect(stats.repositorySize).toBeGreaterThan(0);
     expect(await headCommit(dir, 'main')).toBeNull();
   });
@@ -120,7 +131,11 @@ describe('initBare, setHead, headCommit, stats', () => {
     expect((await repositoryStats(dir, 'main')).repositorySize).toBeGreaterThan(before.repositorySize);
 
     await setHead(dir, 'beta');
-    expect(await repositoryStats(dir, 'main')).toMatchObject({ defaultBranch: 'beta', commitCount: 3, headSha: await work.git('rev-parse', 'beta') });
+    expect(await repositoryStats(dir, 'main')).toMatchObject({
+      defaultBranch: 'beta',
+      commitCount: 3,
+      headSha: await work.git('rev-parse', 'beta'),
+    });
     // HEAD on a branch that does not exist: the requested default, else the first branch.
     await setHead(dir, 'gone');
     expect(await repositoryStats(dir, 'main')).toMatchObject({ defaultBranch: 'main', headSha: three });
@@ -167,7 +182,14 @@ describe('commits for push payloads', () => {
     const all = await recentCommits(dir(), 'main', 10);
     expect(all.map((c) => c.id)).toEqual([shas.one, shas.two, shas.side, shas.three, shas.merge]);
     const [one, two, , three, merge] = all;
-    expect(one).toMatchObject({ title: 'Add kick', message: 'Add kick\n\nWith a body line.\n', author: { name: 'Ada Producer', email: 'ada@example.com' }, added: ['kick.wav'], modified: [], removed: [] });
+    expect(one).toMatchObject({
+      title: 'Add kick',
+      message: 'Add kick\n\nWith a body line.\n',
+      author: { name: 'Ada Producer', email: 'ada@example.com' },
+      added: ['kick.wav'],
+      modified: [],
+      removed: [],
+    });
     expect(one!.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/);
     expect(two).toMatchObject({ added: ['odd name\nwith newline.txt'], removed: ['kick.wav'], modified: [] });
     expect(three).toMatchObject({ modified: ['odd name\nwith newline.txt'], added: [], removed: [] });
@@ -382,7 +404,14 @@ describe('importRepository', () => {
   it('refuses transports other than http and https', async () => {
     const seen = server.requests.length;
     const marker = path.join(tmp.dir, 'ext-ran');
-    for (const url of [`ext::sh -c touch% ${marker}`, `file://${source.dir}`, source.dir, `ssh://127.0.0.1:${server.port}/ns/import-source.git`, 'git://127.0.0.1/x.git', `fd::3`]) {
+    for (const url of [
+      `ext::sh -c touch% ${marker}`,
+      `file://${source.dir}`,
+      source.dir,
+      `ssh://127.0.0.1:${server.port}/ns/import-source.git`,
+      'git://127.0.0.1/x.git',
+      `fd::3`,
+    ]) {
       const e = await appError(importRepository(url, path.join(repos, 'imported/transport.git'), { allowPrivate: true }));
       expect(e.kind).toBe('invalid');
     }
@@ -398,16 +427,23 @@ describe('importRepository', () => {
     };
     const target = path.join(repos, 'imported/pinned.git');
     // No DNS knows this name; git can only reach it through the pinned address.
-    await importRepository(`http://git.cratehouse.invalid:${server.port}/ns/import-source.git`, target, { allowPrivate: false, resolve, isAllowedAddress: (a) => a === '127.0.0.1' });
+    await importRepository(`http://git.cratehouse.invalid:${server.port}/ns/import-source.git`, target, {
+      allowPrivate: false,
+      resolve,
+      isAllowedAddress: (a) => a === '127.0.0.1',
+    });
     expect(resolved).toEqual(['git.cratehouse.invalid']);
     expect(await gitIn(target, 'rev-parse', 'refs/heads/main')).toBe(await gitIn(source.dir, 'rev-parse', 'refs/heads/main'));
   });
 
   it('does not follow redirects', async () => {
-    server.gate = (req) => (req.url?.startsWith('/moved/') ? { status: 301, headers: { Location: req.url.replace('/moved/', '/') } } : null);
+    server.gate = (req) =>
+      req.url?.startsWith('/moved/') ? { status: 301, headers: { Location: req.url.replace('/moved/', '/') } } : null;
     try {
       const seen = server.requests.length;
-      const e = await appError(importRepository(`${server.url}/moved/ns/import-source.git`, path.join(repos, 'imported/redirect.git'), { allowPrivate: true }));
+      const e = await appError(
+        importRepository(`${server.url}/moved/ns/import-source.git`, path.join(repos, 'imported/redirect.git'), { allowPrivate: true }),
+      );
       expect(e.options.code).toBe('import_redirect');
       expect(server.requests.slice(seen).every((r) => r.url.startsWith('/moved/'))).toBe(true);
     } finally {
@@ -419,18 +455,27 @@ describe('importRepository', () => {
   it('uses credentials from the URL without storing or repeating them', async () => {
     const token = 'glpat-s3cr3t-t0ken';
     const expected = `Basic ${Buffer.from(`oauth2:${token}`).toString('base64')}`;
-    server.gate = (req) => (req.headers.authorization === expected ? null : { status: 401, headers: { 'WWW-Authenticate': 'Basic realm="git"' } });
+    server.gate = (req) =>
+      req.headers.authorization === expected ? null : { status: 401, headers: { 'WWW-Authenticate': 'Basic realm="git"' } };
     try {
       const target = path.join(repos, 'imported/private.git');
       await importRepository(`${server.url.replace('://', `://oauth2:${token}@`)}/ns/import-source.git`, target, { allowPrivate: true });
       expect(await gitIn(target, 'rev-parse', 'refs/heads/main')).toBe(await gitIn(source.dir, 'rev-parse', 'refs/heads/main'));
       expect(await readFile(path.join(target, 'config'), 'utf8')).not.toContain(token);
 
-      const wrong = await appError(importRepository(`${server.url.replace('://', '://oauth2:wrong-t0ken@')}/ns/import-source.git`, path.join(repos, 'imported/wrong.git'), { allowPrivate: true }));
+      const wrong = await appError(
+        importRepository(
+          `${server.url.replace('://', '://oauth2:wrong-t0ken@')}/ns/import-source.git`,
+          path.join(repos, 'imported/wrong.git'),
+          { allowPrivate: true },
+        ),
+      );
       expect(wrong.options.code).toBe('import_auth');
       expect(wrong.message).not.toContain('wrong-t0ken');
       expect(JSON.stringify(wrong.options.cause, Object.getOwnPropertyNames(wrong.options.cause ?? {}))).not.toContain('wrong-t0ken');
-      const none = await appError(importRepository(`${server.url}/ns/import-source.git`, path.join(repos, 'imported/none.git'), { allowPrivate: true }));
+      const none = await appError(
+        importRepository(`${server.url}/ns/import-source.git`, path.join(repos, 'imported/none.git'), { allowPrivate: true }),
+      );
       expect(none.options.code).toBe('import_auth');
     } finally {
       server.gate = null;
@@ -440,12 +485,22 @@ describe('importRepository', () => {
   it('stops a clone that takes too long, or that is cancelled', async () => {
     server.gate = () => ({ status: 0 }); // accept the connection, never answer
     try {
-      const slow = await appError(importRepository(`${server.url}/ns/import-source.git`, path.join(repos, 'imported/slow.git'), { allowPrivate: true, timeoutMs: 300 }));
+      const slow = await appError(
+        importRepository(`${server.url}/ns/import-source.git`, path.join(repos, 'imported/slow.git'), {
+          allowPrivate: true,
+          timeoutMs: 300,
+        }),
+      );
       expect(slow.kind).toBe('unavailable');
       expect(slow.options.code).toBe('timeout');
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 200);
-      const cancelled = await appError(importRepository(`${server.url}/ns/import-source.git`, path.join(repos, 'imported/cancelled.git'), { allowPrivate: true, signal: controller.signal }));
+      const cancelled = await appError(
+        importRepository(`${server.url}/ns/import-source.git`, path.join(repos, 'imported/cancelled.git'), {
+          allowPrivate: true,
+          signal: controller.signal,
+        }),
+      );
       expect(cancelled.options.code).toBe('cancelled');
     } finally {
       server.gate = null;
@@ -455,7 +510,9 @@ describe('importRepository', () => {
   });
 
   it('says when there is no repository at the URL, or nothing answers', async () => {
-    const missing = await appError(importRepository(`${server.url}/ns/no-such.git`, path.join(repos, 'imported/missing.git'), { allowPrivate: true }));
+    const missing = await appError(
+      importRepository(`${server.url}/ns/no-such.git`, path.join(repos, 'imported/missing.git'), { allowPrivate: true }),
+    );
     expect(missing.options.code).toBe('import_not_found');
     const closed = await startGitServer(repos);
     const url = `${closed.url}/ns/import-source.git`;

@@ -30,7 +30,9 @@ export async function initBare(dir: string, defaultBranch: string, run: GitRunOp
   await mkdir(path.dirname(target), { recursive: true });
   try {
     // An empty template: no sample hooks, and no hooks from a system template directory.
-    await runGit(['init', '--bare', '--quiet', '--template=', `--initial-branch=${defaultBranch}`, '--', target], run, { timeoutMs: QUICK_MS });
+    await runGit(['init', '--bare', '--quiet', '--template=', `--initial-branch=${defaultBranch}`, '--', target], run, {
+      timeoutMs: QUICK_MS,
+    });
     await acceptHttpPushes(target, run);
   } catch (e) {
     await rm(target, { recursive: true, force: true });
@@ -129,5 +131,7 @@ export async function housekeeping(dir: string, run: GitRunOptions = {}): Promis
 }
 
 function leaseTaken(): AppError {
-  return new AppError('conflict', 'Somebody already triggered housekeeping for this resource and it is still running', { code: 'housekeeping_running' });
+  return new AppError('conflict', 'Somebody already triggered housekeeping for this resource and it is still running', {
+    code: 'housekeeping_running',
+  });
 }

@@ -5,12 +5,27 @@
  */
 import path from 'node:path';
 import { AppError } from '../../http/errors.js';
-import { childEnvironment, GitCommandError, lastLine, runGit, startTracked, type GitCallSpec, type GitOutput, type GitRunOptions } from './run-git.js';
+import {
+  childEnvironment,
+  GitCommandError,
+  lastLine,
+  runGit,
+  startTracked,
+  type GitCallSpec,
+  type GitOutput,
+  type GitRunOptions,
+} from './run-git.js';
 
 const QUICK_MS = 30_000;
 
 /** Run `git --git-dir=<dir> …args`; a failure becomes an AppError saying `sentence` (unless `raw`, for callers that read exit codes). */
-export async function gitIn(dir: string, args: readonly string[], run: GitRunOptions, sentence: string, spec: GitCallSpec & { readonly input?: Buffer | string; readonly raw?: boolean } = {}): Promise<GitOutput> {
+export async function gitIn(
+  dir: string,
+  args: readonly string[],
+  run: GitRunOptions,
+  sentence: string,
+  spec: GitCallSpec & { readonly input?: Buffer | string; readonly raw?: boolean } = {},
+): Promise<GitOutput> {
   const full = ['--git-dir=' + path.resolve(dir), ...args];
   try {
     if (spec.input === undefined) return await runGit(full, run, { timeoutMs: QUICK_MS, ...spec });
@@ -40,8 +55,12 @@ async function runWithInput(args: readonly string[], input: Buffer | string, run
 /** A git failure as an AppError: a missing repository is a 404, anything else says `sentence` and git's reason. */
 export function gitFailure(e: unknown, sentence: string, dir: string): unknown {
   if (e instanceof AppError || !(e instanceof GitCommandError)) return e;
-  if (/not a git repository|does not appear to be a git repository/i.test(e.stderr)) return new AppError('not-found', 'Repository Not Found', { cause: e });
+  if (/not a git repository|does not appear to be a git repository/i.test(e.stderr))
+    return new AppError('not-found', 'Repository Not Found', { cause: e });
   const target = path.resolve(dir);
-  const reason = lastLine(e.stderr).replace(/^(fatal|error): /, '').split(target).join(path.basename(target));
+  const reason = lastLine(e.stderr)
+    .replace(/^(fatal|error): /, '')
+    .split(target)
+    .join(path.basename(target));
   return new AppError('unavailable', reason ? `${sentence}: ${reason}` : sentence, { cause: e });
 }

@@ -62,7 +62,8 @@ export async function assertAbsent(target: string): Promise<void> {
   } catch (e) {
     if (e instanceof AppError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOTDIR') throw new AppError('conflict', 'A file already exists where the repository should go', { code: 'repository_exists' });
+    if (code === 'ENOTDIR')
+      throw new AppError('conflict', 'A file already exists where the repository should go', { code: 'repository_exists' });
     if (code !== 'ENOENT') throw e;
   }
 }
@@ -71,7 +72,8 @@ export async function assertAbsent(target: string): Promise<void> {
 export function assertRepositoryPath(dir: string): string {
   const target = path.resolve(dir);
   // A guard against a wrong argument deleting a data directory: repositories are `<path>.git`.
-  if (!path.basename(target).endsWith('.git') || path.basename(target) === '.git') throw new AppError('invalid', 'Only repository directories (ending in .git) can be removed');
+  if (!path.basename(target).endsWith('.git') || path.basename(target) === '.git')
+    throw new AppError('invalid', 'Only repository directories (ending in .git) can be removed');
   return target;
 }
 
@@ -79,7 +81,8 @@ export function assertRepositoryPath(dir: string): string {
 export function failure(e: unknown, sentence: string, paths: readonly string[]): unknown {
   if (e instanceof AppError) return e;
   if (!(e instanceof GitCommandError)) return e;
-  if (/not a git repository|does not appear to be a git repository/i.test(e.stderr) && !/bundle/i.test(e.stderr)) return new AppError('not-found', 'Repository Not Found', { cause: e });
+  if (/not a git repository|does not appear to be a git repository/i.test(e.stderr) && !/bundle/i.test(e.stderr))
+    return new AppError('not-found', 'Repository Not Found', { cause: e });
   const reason = scrubPaths(lastLine(e.stderr).replace(/^(fatal|error): /, ''), paths);
   return new AppError('unavailable', reason ? `${sentence}: ${reason}` : sentence, { cause: e });
 }

@@ -9,7 +9,18 @@ import { PassThrough, type Readable } from 'node:stream';
 import { AppError, notFound } from '../../http/errors.js';
 import { resolvePublicAddress, type OutboundPolicy } from '../../http/outbound.js';
 import { pinnedCloneArgs, pinnedCloneEnv, scrubSecrets, splitCredentials } from './remote-url.js';
-import { acceptHttpPushes, assertAbsent, exists, failure, git, LONG_MS, QUICK_MS, scrubPaths, setHeadRef, symbolicHead } from './repository-command.js';
+import {
+  acceptHttpPushes,
+  assertAbsent,
+  exists,
+  failure,
+  git,
+  LONG_MS,
+  QUICK_MS,
+  scrubPaths,
+  setHeadRef,
+  symbolicHead,
+} from './repository-command.js';
 import { childEnvironment, GitCommandError, lastLine, runGit, startTracked, type GitRunOptions } from './run-git.js';
 
 /**
@@ -22,7 +33,13 @@ export async function forkRepository(sourceDir: string, targetDir: string, run: 
   const source = path.resolve(sourceDir);
   const target = path.resolve(targetDir);
   const head = await symbolicHead(source, run);
-  await cloneInto(target, ['clone', '--mirror', '--no-local', '--quiet', '--template=', '--', source, target], run, 'The repository could not be forked', [source]);
+  await cloneInto(
+    target,
+    ['clone', '--mirror', '--no-local', '--quiet', '--template=', '--', source, target],
+    run,
+    'The repository could not be forked',
+    [source],
+  );
   if (head) await setHeadRef(target, head, run);
 }
 
@@ -41,7 +58,12 @@ export interface ImportOptions extends GitRunOptions, Pick<OutboundPolicy, 'reso
 export async function importRepository(url: string, targetDir: string, options: ImportOptions): Promise<void> {
   const target = path.resolve(targetDir);
   await assertAbsent(target);
-  const destination = await resolvePublicAddress(url, { allowPrivate: options.allowPrivate, resolve: options.resolve, isAllowedAddress: options.isAllowedAddress, allowCredentials: true });
+  const destination = await resolvePublicAddress(url, {
+    allowPrivate: options.allowPrivate,
+    resolve: options.resolve,
+    isAllowedAddress: options.isAllowedAddress,
+    allowCredentials: true,
+  });
   const credentials = splitCredentials(destination.url);
   const args = [...pinnedCloneArgs(destination), 'clone', '--bare', '--quiet', '--template=', '--', credentials.publicUrl, target];
   const run: GitRunOptions = { ...options, timeoutMs: options.timeoutMs ?? LONG_MS };
@@ -58,7 +80,10 @@ export async function importRepository(url: string, targetDir: string, options: 
  * `tar` and streamed. A failing tar destroys the stream with an AppError; destroying the stream
  * stops tar. There is no default timeout: how long it streams is up to the client reading it.
  */
-export async function snapshotTar(dir: string, run: Omit<GitRunOptions, 'gitPath'> & { readonly tarPath?: string } = {}): Promise<Readable> {
+export async function snapshotTar(
+  dir: string,
+  run: Omit<GitRunOptions, 'gitPath'> & { readonly tarPath?: string } = {},
+): Promise<Readable> {
   const target = path.resolve(dir);
   if (!(await exists(path.join(target, 'HEAD')))) throw notFound('Repository');
   const entries: string[] = [];
@@ -76,7 +101,10 @@ export async function snapshotTar(dir: string, run: Omit<GitRunOptions, 'gitPath
   tracked.exited.then(
     (code) => {
       if (code === 0) out.end();
-      else out.destroy(new AppError('unavailable', `The repository snapshot could not be written (tar: ${scrubPaths(lastLine(stderr), [target])})`));
+      else
+        out.destroy(
+          new AppError('unavailable', `The repository snapshot could not be written (tar: ${scrubPaths(lastLine(stderr), [target])})`),
+        );
     },
     (e: unknown) => out.destroy(e instanceof Error ? e : new Error(String(e))),
   );
@@ -94,7 +122,13 @@ export async function createBundle(dir: string, file: string, run: GitRunOptions
   const refs = await git(source, ['for-each-ref', '--count=1', '--format=%(refname)'], run, 'The repository could not be read');
   if (refs.stdout.toString('utf8').trim() === '') return false;
   await mkdir(path.dirname(out), { recursive: true });
-  await git(source, ['bundle', 'create', out, '--all'], { ...run, timeoutMs: run.timeoutMs ?? LONG_MS }, 'The repository could not be bundled', [out]);
+  await git(
+    source,
+    ['bundle', 'create', out, '--all'],
+    { ...run, timeoutMs: run.timeoutMs ?? LONG_MS },
+    'The repository could not be bundled',
+    [out],
+  );
   return true;
 }
 
@@ -105,7 +139,13 @@ export async function restoreFromBundle(file: string, targetDir: string, run: Gi
   if (!(await exists(bundle))) throw notFound('Bundle');
   // git's own complaint about a file that is no bundle is a chain of confusing lines; say it plainly.
   if (!(await isBundleFile(bundle))) throw new AppError('invalid', 'The file is not a git bundle', { code: 'invalid_bundle' });
-  await cloneInto(target, ['clone', '--mirror', '--quiet', '--template=', '--', bundle, target], { ...run, timeoutMs: run.timeoutMs ?? LONG_MS }, 'The repository could not be restored from its bundle', [bundle]);
+  await cloneInto(
+    target,
+    ['clone', '--mirror', '--quiet', '--template=', '--', bundle, target],
+    { ...run, timeoutMs: run.timeoutMs ?? LONG_MS },
+    'The repository could not be restored from its bundle',
+    [bundle],
+  );
 }
 
 /**
@@ -113,7 +153,14 @@ export async function restoreFromBundle(file: string, targetDir: string, run: Gi
  * ours: no remote left behind (its URL points at another repository or host), pushes accepted over
  * HTTP. A failure at any step removes the half-made target.
  */
-async function cloneInto(target: string, args: readonly string[], run: GitRunOptions, sentence: string, otherPaths: readonly string[], env?: Record<string, string>): Promise<void> {
+async function cloneInto(
+  target: string,
+  args: readonly string[],
+  run: GitRunOptions,
+  sentence: string,
+  otherPaths: readonly string[],
+  env?: Record<string, string>,
+): Promise<void> {
   await assertAbsent(target);
   await mkdir(path.dirname(target), { recursive: true });
   try {
@@ -154,10 +201,22 @@ function importFailure(e: unknown, publicUrl: string, secrets: readonly string[]
   const said = scrubSecrets(e.stderr, secrets);
   const clean = (message: string, kind: 'invalid' | 'unavailable', code: string) =>
     new AppError(kind, scrubSecrets(message, secrets), { code, cause: new Error(scrubSecrets(e.message, secrets)) });
-  if (/terminal prompts disabled|Authentication failed|could not read (Username|Password)|returned error: 40[13]/i.test(said)) return clean(`${publicUrl} needs credentials that were missing or not accepted (put them in the URL: https://user:token@host/path.git)`, 'invalid', 'import_auth');
-  if (/returned error: 30\d|redirect/i.test(said)) return clean(`${publicUrl} redirects elsewhere; redirects are not followed, so use the repository's final URL`, 'invalid', 'import_redirect');
-  if (/returned error: 404|not found|does not appear to be a git repository/i.test(said)) return clean(`No git repository was found at ${publicUrl}`, 'invalid', 'import_not_found');
-  if (/Failed to connect|Connection refused|Could not resolve|timed out|Connection reset/i.test(said)) return clean(`Could not connect to ${new URL(publicUrl).host} to import ${publicUrl}`, 'unavailable', 'import_unreachable');
+  if (/terminal prompts disabled|Authentication failed|could not read (Username|Password)|returned error: 40[13]/i.test(said))
+    return clean(
+      `${publicUrl} needs credentials that were missing or not accepted (put them in the URL: https://user:token@host/path.git)`,
+      'invalid',
+      'import_auth',
+    );
+  if (/returned error: 30\d|redirect/i.test(said))
+    return clean(
+      `${publicUrl} redirects elsewhere; redirects are not followed, so use the repository's final URL`,
+      'invalid',
+      'import_redirect',
+    );
+  if (/returned error: 404|not found|does not appear to be a git repository/i.test(said))
+    return clean(`No git repository was found at ${publicUrl}`, 'invalid', 'import_not_found');
+  if (/Failed to connect|Connection refused|Could not resolve|timed out|Connection reset/i.test(said))
+    return clean(`Could not connect to ${new URL(publicUrl).host} to import ${publicUrl}`, 'unavailable', 'import_unreachable');
   const reason = lastLine(said).replace(/^(fatal|error): /, '');
   return clean(`The repository at ${publicUrl} could not be imported${reason ? `: ${reason}` : ''}`, 'invalid', 'import_failed');
 }

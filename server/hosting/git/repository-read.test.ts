@@ -42,7 +42,9 @@ describe('findReadme picks the README GitLab shows', () => {
     [{ 'README.wav': 'a' }, undefined],
     [{ 'docs/README.md': 'a', 'notes.md': 'b' }, undefined],
   ] as const)('%o → %s', async (files, expected) => {
-    const branch = `b${Object.keys(files).join('').replace(/[^a-z]/gi, '')}`;
+    const branch = `b${Object.keys(files)
+      .join('')
+      .replace(/[^a-z]/gi, '')}`;
     await commitFiles(branch, files);
     expect(await findReadme(bare, branch)).toBe(expected);
   });
@@ -68,7 +70,8 @@ describe('names and paths never reach git as syntax', () => {
     expect(await findCommit(bare, 'syntax')).toBe(sha);
     expect(await findCommit(bare, 'v-syntax')).toBe(sha);
     expect(await findCommit(bare, sha.slice(0, 10))).toBe(sha);
-    for (const bad of ['syntax~0', 'syntax^', 'syntax@{0}', 'HEAD:a.txt', '--all', 'a..b', '']) expect(await findCommit(bare, bad), bad).toBeUndefined();
+    for (const bad of ['syntax~0', 'syntax^', 'syntax@{0}', 'HEAD:a.txt', '--all', 'a..b', ''])
+      expect(await findCommit(bare, bad), bad).toBeUndefined();
     const blob = await git(['rev-parse', 'HEAD:a.txt']);
     expect(await findBlob(bare, blob)).toBe(blob);
     expect(await findBlob(bare, sha)).toBeUndefined();

@@ -83,13 +83,21 @@ export async function blobSize(dir: string, id: string, run: GitRunOptions = {})
  * nothing or something other than a tree is there. `recursive` lists every subtree's entries too,
  * the subtrees included (GitLab's `recursive=true`). Entries come in git's order.
  */
-export async function listTree(dir: string, commit: string, treePath: readonly string[], recursive: boolean, run: GitRunOptions = {}): Promise<TreeEntry[] | undefined> {
+export async function listTree(
+  dir: string,
+  commit: string,
+  treePath: readonly string[],
+  recursive: boolean,
+  run: GitRunOptions = {},
+): Promise<TreeEntry[] | undefined> {
   assertId(commit);
   const target = path.resolve(dir);
   const prefix = treePath.join('/');
   const tree = prefix === '' ? await verify(target, `${commit}^{tree}`, run) : await objectAt(target, commit, prefix, 'tree', run);
   if (!tree) return undefined;
-  const out = await git(target, ['ls-tree', '-z', ...(recursive ? ['-r', '-t'] : []), tree], run, 'The tree could not be read', { maxStdout: 256 * 1024 * 1024 });
+  const out = await git(target, ['ls-tree', '-z', ...(recursive ? ['-r', '-t'] : []), tree], run, 'The tree could not be read', {
+    maxStdout: 256 * 1024 * 1024,
+  });
   const entries: TreeEntry[] = [];
   for (const record of out.stdout.toString('utf8').split('\0')) {
     if (record === '') continue;
@@ -105,14 +113,20 @@ export async function listTree(dir: string, commit: string, treePath: readonly s
 }
 
 /** The blob at `filePath` in `commit` (its id, mode and size), or undefined when no file is there. */
-export async function findBlobAtPath(dir: string, commit: string, filePath: readonly string[], run: GitRunOptions = {}): Promise<BlobAtPath | undefined> {
+export async function findBlobAtPath(
+  dir: string,
+  commit: string,
+  filePath: readonly string[],
+  run: GitRunOptions = {},
+): Promise<BlobAtPath | undefined> {
   assertId(commit);
   if (filePath.length === 0) return undefined;
   const target = path.resolve(dir);
   const parent = filePath.slice(0, -1);
   const name = filePath[filePath.length - 1]!;
   // List the parent tree, not a pathspec: the path is compared as bytes, never interpreted.
-  const tree = parent.length === 0 ? await verify(target, `${commit}^{tree}`, run) : await objectAt(target, commit, parent.join('/'), 'tree', run);
+  const tree =
+    parent.length === 0 ? await verify(target, `${commit}^{tree}`, run) : await objectAt(target, commit, parent.join('/'), 'tree', run);
   if (!tree) return undefined;
   const out = await git(target, ['ls-tree', '-z', '-l', tree], run, 'The file could not be read', { maxStdout: 64 * 1024 * 1024 });
   for (const record of out.stdout.toString('utf8').split('\0')) {
@@ -126,9 +140,19 @@ export async function findBlobAtPath(dir: string, commit: string, filePath: read
 }
 
 /** The last commit reachable from `commit` that changed `filePath` (GitLab's `last_commit_id`). */
-export async function lastCommitFor(dir: string, commit: string, filePath: readonly string[], run: GitRunOptions = {}): Promise<string | undefined> {
+export async function lastCommitFor(
+  dir: string,
+  commit: string,
+  filePath: readonly string[],
+  run: GitRunOptions = {},
+): Promise<string | undefined> {
   assertId(commit);
-  const out = await git(path.resolve(dir), ['--literal-pathspecs', 'log', '-1', '--format=%H', '--no-color', commit, '--', filePath.join('/')], run, 'The file history could not be read');
+  const out = await git(
+    path.resolve(dir),
+    ['--literal-pathspecs', 'log', '-1', '--format=%H', '--no-color', commit, '--', filePath.join('/')],
+    run,
+    'The file history could not be read',
+  );
   return out.stdout.toString('utf8').trim() || undefined;
 }
 
@@ -147,20 +171,42 @@ export function streamBlob(dir: string, id: string, run: GitRunOptions = {}): Re
  * `prefix/`, limited to `subPath` when given (which must exist: check with findPathType first).
  * tar.bz2 is git's tar piped through bzip2 by git itself (a fixed filter, never user input).
  */
-export function streamArchive(dir: string, commit: string, format: ArchiveFormat, prefix: string, subPath: readonly string[], run: GitRunOptions = {}): Readable {
+export function streamArchive(
+  dir: string,
+  commit: string,
+  format: ArchiveFormat,
+  prefix: string,
+  subPath: readonly string[],
+  run: GitRunOptions = {},
+): Readable {
   assertId(commit);
   if (prefix.includes('\0') || prefix.includes('/')) throw new AppError('invalid', 'The archive prefix must be one path component');
   const filters = format === 'tar.bz2' ? ['-c', 'tar.tar.bz2.command=bzip2 -c'] : [];
-  const args = [...filters, '--literal-pathspecs', 'archive', `--format=${format}`, `--prefix=${prefix}/`, commit, ...(subPath.length > 0 ? ['--', subPath.join('/')] : [])];
+  const args = [
+    ...filters,
+    '--literal-pathspecs',
+    'archive',
+    `--format=${format}`,
+    `--prefix=${prefix}/`,
+    commit,
+    ...(subPath.length > 0 ? ['--', subPath.join('/')] : []),
+  ];
   return streamGit(path.resolve(dir), args, run, 'The archive could not be written');
 }
 
 /** What is at `p` in `commit`: 'tree', 'blob', 'commit' (a submodule), or undefined when nothing is. */
-export async function findPathType(dir: string, commit: string, p: readonly string[], run: GitRunOptions = {}): Promise<'tree' | 'blob' | 'commit' | undefined> {
+export async function findPathType(
+  dir: string,
+  commit: string,
+  p: readonly string[],
+  run: GitRunOptions = {},
+): Promise<'tree' | 'blob' | 'commit' | undefined> {
   assertId(commit);
   if (p.length === 0) return 'tree';
   try {
-    const out = await runGit(['--git-dir=' + path.resolve(dir), 'cat-file', '-t', `${commit}:${p.join('/')}`], run, { timeoutMs: QUICK_MS });
+    const out = await runGit(['--git-dir=' + path.resolve(dir), 'cat-file', '-t', `${commit}:${p.join('/')}`], run, {
+      timeoutMs: QUICK_MS,
+    });
     const type = out.stdout.toString('utf8').trim();
     return type === 'tree' || type === 'blob' || type === 'commit' ? type : undefined;
   } catch (e) {
@@ -191,7 +237,9 @@ export async function findReadme(dir: string, branch: string, run: GitRunOptions
 /** `rev-parse --verify --quiet`: the object name, or undefined when `expr` names nothing. */
 async function verify(dir: string, expr: string, run: GitRunOptions): Promise<string | undefined> {
   try {
-    const out = await runGit(['--git-dir=' + dir, 'rev-parse', '--verify', '--quiet', '--end-of-options', expr], run, { timeoutMs: QUICK_MS });
+    const out = await runGit(['--git-dir=' + dir, 'rev-parse', '--verify', '--quiet', '--end-of-options', expr], run, {
+      timeoutMs: QUICK_MS,
+    });
     return out.stdout.toString('utf8').trim() || undefined;
   } catch (e) {
     // --verify --quiet exits 1, silently, when the name resolves to nothing (or to the wrong type).

@@ -69,7 +69,10 @@ export function createRepositoryRouter(deps: RepositoryRouteDeps): Router {
     } catch (error) {
       // Refused like the API refuses a token (401, 403 insufficient_scope, 429), in its shape.
       const { status, body, headers } = presentHostingError(toAppError(error));
-      res.status(status).set(headers ?? {}).json(body);
+      res
+        .status(status)
+        .set(headers ?? {})
+        .json(body);
       return;
     }
     const project = projects.policy.find(part(0) ?? `${decode(part(1))}/${decode(part(2))}`);
@@ -97,12 +100,19 @@ export function createRepositoryRouter(deps: RepositoryRouteDeps): Router {
     const readable = !!project && viewer.canRead(project);
     // Anonymous: ask for credentials (git prompts, or uses its helper) instead of revealing anything.
     if (!caller && (!readable || wantsPush)) throw new AppError('unauthorized', 'HTTP Basic: Access denied');
-    if (!project || !readable) throw new AppError('not-found', 'The project you were looking for could not be found or you don\'t have permission to view it.');
+    if (!project || !readable)
+      throw new AppError('not-found', "The project you were looking for could not be found or you don't have permission to view it.");
     if (wantsPush && project.archived) throw new AppError('forbidden', 'You are not allowed to push code to this project: it is archived.');
     if (wantsPush && !viewer.canPush(project)) throw new AppError('forbidden', 'You are not allowed to push code to this project.');
-    if (project.importStatus === 'scheduled' || project.importStatus === 'started') throw new AppError('unavailable', 'The repository is being imported; try again shortly.', { retryAfter: 5 });
+    if (project.importStatus === 'scheduled' || project.importStatus === 'started')
+      throw new AppError('unavailable', 'The repository is being imported; try again shortly.', { retryAfter: 5 });
 
-    const outcome = await serveGitHttp(req, res, { repoDir: projects.repositoryOf(project), gitPath: deps.gitPath, service, remoteUser: caller?.user.username });
+    const outcome = await serveGitHttp(req, res, {
+      repoDir: projects.repositoryOf(project),
+      gitPath: deps.gitPath,
+      service,
+      remoteUser: caller?.user.username,
+    });
     if (service === 'receive-pack' && outcome.refUpdates.length > 0 && caller) {
       await afterPush(project, caller, outcome.refUpdates);
     }
@@ -127,9 +137,13 @@ function answerGitError(res: Response, error: unknown): void {
     res.status(500).type('text/plain').send('Internal server error\n');
     return;
   }
-  const status = { unauthorized: 401, forbidden: 403, 'not-found': 404, 'rate-limited': 429, unavailable: 503 }[error.kind as string] ?? 400;
+  const status =
+    { unauthorized: 401, forbidden: 403, 'not-found': 404, 'rate-limited': 429, unavailable: 503 }[error.kind as string] ?? 400;
   if (status === 401) res.set('WWW-Authenticate', 'Basic realm="Cratehouse"');
   if (error.options.retryAfter !== undefined) res.set('Retry-After', String(error.options.retryAfter));
-  const needs = error.options.code === 'insufficient_scope' && error.options.scopes ? ` The token needs one of these scopes: ${error.options.scopes.join(', ')}.` : '';
+  const needs =
+    error.options.code === 'insufficient_scope' && error.options.scopes
+      ? ` The token needs one of these scopes: ${error.options.scopes.join(', ')}.`
+      : '';
   res.status(status).type('text/plain').send(`${error.message}${needs}\n`);
 }

@@ -27,7 +27,10 @@ export class GitCommandError extends Error {
 
 /** The sentence that says why a program failed: its last `fatal:` line, else its last `error:` line, else its last line. */
 export function lastLine(stderr: string): string {
-  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   const last = (prefix: string) => [...lines].reverse().find((l) => l.startsWith(prefix));
   return last('fatal:') ?? last('error:') ?? lines[lines.length - 1] ?? '';
 }
@@ -65,7 +68,13 @@ export interface TrackedChild<P extends ChildProcess> {
  * group, so killing it also stops what it started (http-backend's upload-pack, clone's
  * remote-https, pack-objects), which would otherwise keep burning CPU after a client went away.
  */
-export function startTracked(command: string, args: readonly string[], run: GitRunOptions, env: Record<string, string>, defaultTimeoutMs: number | null): TrackedChild<ChildProcessByStdio<Writable, Readable, Readable>> {
+export function startTracked(
+  command: string,
+  args: readonly string[],
+  run: GitRunOptions,
+  env: Record<string, string>,
+  defaultTimeoutMs: number | null,
+): TrackedChild<ChildProcessByStdio<Writable, Readable, Readable>> {
   const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env, detached: process.platform !== 'win32', windowsHide: true });
   let stopped: AppError | null = null;
   const kill = () => {
@@ -88,12 +97,27 @@ export function startTracked(command: string, args: readonly string[], run: GitR
   if (run.signal?.aborted) queueMicrotask(onAbort);
   else run.signal?.addEventListener('abort', onAbort, { once: true });
   const timeoutMs = run.timeoutMs ?? defaultTimeoutMs;
-  const timer = timeoutMs === null ? null : setTimeout(() => stop(new AppError('unavailable', `${describe(command, args)} took longer than ${formatDuration(timeoutMs)} and was stopped`, { code: 'timeout' })), timeoutMs);
+  const timer =
+    timeoutMs === null
+      ? null
+      : setTimeout(
+          () =>
+            stop(
+              new AppError('unavailable', `${describe(command, args)} took longer than ${formatDuration(timeoutMs)} and was stopped`, {
+                code: 'timeout',
+              }),
+            ),
+          timeoutMs,
+        );
   const exited = new Promise<number | null>((resolve, reject) => {
     child.once('error', (e: NodeJS.ErrnoException) => {
       cleanup();
       const hint = /git(\.exe)?$/.test(command) ? " (set CRATEHOUSE_GIT to git's path)" : '';
-      reject(e.code === 'ENOENT' ? new AppError('unavailable', `${command} is not installed or could not be started${hint}`, { code: 'tool_missing', cause: e }) : e);
+      reject(
+        e.code === 'ENOENT'
+          ? new AppError('unavailable', `${command} is not installed or could not be started${hint}`, { code: 'tool_missing', cause: e })
+          : e,
+      );
     });
     child.once('close', (code) => {
       cleanup();

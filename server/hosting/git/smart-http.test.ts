@@ -64,7 +64,10 @@ async function mark(): Promise<number> {
 /** The ref updates reported by the receive-packs served since `mark`. */
 async function pushesSince(since: number): Promise<RefUpdate[]> {
   await server.idle();
-  return server.results.slice(since).filter((r) => r.service === 'receive-pack').flatMap((r) => [...r.result.refUpdates]);
+  return server.results
+    .slice(since)
+    .filter((r) => r.service === 'receive-pack')
+    .flatMap((r) => [...r.result.refUpdates]);
 }
 
 async function commitFile(work: string, name: string, content: string | Buffer, message: string): Promise<string> {
@@ -75,7 +78,8 @@ async function commitFile(work: string, name: string, content: string | Buffer, 
   return (await cli(home, ['rev-parse', 'HEAD'], work)).stdout.trim();
 }
 
-const revParse = async (gitDir: string, rev: string) => (await cli(home, [`--git-dir=${gitDir}`, 'rev-parse', '--verify', '--quiet', rev])).stdout.trim();
+const revParse = async (gitDir: string, rev: string) =>
+  (await cli(home, [`--git-dir=${gitDir}`, 'rev-parse', '--verify', '--quiet', rev])).stdout.trim();
 
 describe('serveGitHttp with the git CLI', () => {
   const repoDir = () => path.join(root, 'band/stems/beat.git');
@@ -144,7 +148,9 @@ describe('serveGitHttp with the git CLI', () => {
     try {
       const since = await mark();
       // One push, two refs: a rewind of main (refused by the server) and a new branch (accepted).
-      const { stderr } = await cli(home, ['push', '--porcelain', 'origin', `+${a}:refs/heads/main`, `${b}:refs/heads/mix`], work).catch((e: Error) => ({ stderr: e.message }));
+      const { stderr } = await cli(home, ['push', '--porcelain', 'origin', `+${a}:refs/heads/main`, `${b}:refs/heads/mix`], work).catch(
+        (e: Error) => ({ stderr: e.message }),
+      );
       expect(stderr).toMatch(/non-fast-forward|rejected/);
       expect(await pushesSince(since)).toEqual([{ ref: 'refs/heads/mix', before: ZERO_SHA, after: b }]);
       expect(await revParse(repoDir(), 'refs/heads/main')).toBe(head);
@@ -190,17 +196,24 @@ describe('serveGitHttp with the git CLI', () => {
 
     const body = Buffer.concat([pktLine(`want ${tip}\n`), FLUSH, pktLine('done\n')]);
     await new Promise<void>((resolve, reject) => {
-      const req = http.request(`${server.url}/band/huge.git/git-upload-pack`, { method: 'POST', headers: { 'Content-Type': 'application/x-git-upload-pack-request' } }, (res) => {
-        res.once('data', () => {
-          req.destroy();
-          resolve();
-        });
-      });
+      const req = http.request(
+        `${server.url}/band/huge.git/git-upload-pack`,
+        { method: 'POST', headers: { 'Content-Type': 'application/x-git-upload-pack-request' } },
+        (res) => {
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        },
+      );
       req.on('error', (e) => (e.message.includes('socket hang up') || e.message.includes('aborted') ? undefined : reject(e)));
       req.end(body);
     });
     // Without the kill, pack-objects would block on a full pipe and the request would never settle.
-    await Promise.race([server.idle(), new Promise((_, reject) => setTimeout(() => reject(new Error('serveGitHttp did not settle after the client left')), 10_000))]);
+    await Promise.race([
+      server.idle(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('serveGitHttp did not settle after the client left')), 10_000)),
+    ]);
     expect(server.errors.length).toBe(errorsBefore);
     expect(server.results.slice(resultsBefore)).toEqual([{ service: 'upload-pack', result: { refUpdates: [] } }]);
   });
@@ -208,7 +221,9 @@ describe('serveGitHttp with the git CLI', () => {
   it('answers 404 for a directory that is not a repository', async () => {
     const r = await fetch(`${server.url}/band/nothing-here.git/info/refs?service=git-upload-pack`);
     expect(r.status).toBe(404);
-    await expect(cli(home, ['clone', `${server.url}/band/nothing-here.git`, path.join(tmp.dir, 'nothing')])).rejects.toThrow(/not found|404/i);
+    await expect(cli(home, ['clone', `${server.url}/band/nothing-here.git`, path.join(tmp.dir, 'nothing')])).rejects.toThrow(
+      /not found|404/i,
+    );
   });
 });
 
@@ -232,7 +247,11 @@ describe('hand-made receive-pack requests', () => {
   }
 
   async function post(body: Buffer, headers: Record<string, string> = {}): Promise<Response> {
-    return fetch(`${server.url}/band/hand.git/git-receive-pack`, { method: 'POST', body, headers: { 'Content-Type': 'application/x-git-receive-pack-request', ...headers } });
+    return fetch(`${server.url}/band/hand.git/git-receive-pack`, {
+      method: 'POST',
+      body,
+      headers: { 'Content-Type': 'application/x-git-receive-pack-request', ...headers },
+    });
   }
 
   it('reads the commands of a gzip-compressed request, and checks the refs when no report was asked for', async () => {
@@ -266,11 +285,18 @@ describe('hand-made receive-pack requests', () => {
 
   it('applies and reports a push whose upload completed even if the client leaves before the answer', async () => {
     const next = await commitFile(work, 'five.txt', '5\n', 'five');
-    const body = Buffer.concat([pktLine(`${ZERO_SHA} ${next} refs/heads/left\0report-status side-band-64k agent=test\n`), FLUSH, await packBetween(base, next)]);
+    const body = Buffer.concat([
+      pktLine(`${ZERO_SHA} ${next} refs/heads/left\0report-status side-band-64k agent=test\n`),
+      FLUSH,
+      await packBetween(base, next),
+    ]);
     const since = await mark();
     const seen = server.requests.length;
     await new Promise<void>((resolve) => {
-      const req = http.request(`${server.url}/band/hand.git/git-receive-pack`, { method: 'POST', headers: { 'Content-Type': 'application/x-git-receive-pack-request', 'Content-Length': String(body.length) } });
+      const req = http.request(`${server.url}/band/hand.git/git-receive-pack`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-git-receive-pack-request', 'Content-Length': String(body.length) },
+      });
       req.on('error', () => undefined);
       req.end(body, () => {
         req.destroy(); // sent everything, reads nothing

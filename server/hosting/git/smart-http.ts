@@ -46,11 +46,20 @@ export function parseGitPath(url: string): GitHttpTarget | null {
   const [suffix, service] = match;
   let segments: string[];
   try {
-    segments = pathname.slice(0, -suffix.length).split('/').slice(1).map((s) => decodeURIComponent(s));
+    segments = pathname
+      .slice(0, -suffix.length)
+      .split('/')
+      .slice(1)
+      .map((s) => decodeURIComponent(s));
   } catch {
     return null;
   }
-  if (pathname[0] !== '/' || segments.length < 2 || segments.some((s) => s === '' || s === '.' || s === '..' || s.includes('/') || s.includes('\\'))) return null;
+  if (
+    pathname[0] !== '/' ||
+    segments.length < 2 ||
+    segments.some((s) => s === '' || s === '.' || s === '..' || s.includes('/') || s.includes('\\'))
+  )
+    return null;
   const last = segments[segments.length - 1]!.replace(/\.git$/, '');
   if (last === '') return null;
   segments[segments.length - 1] = last;
@@ -107,7 +116,13 @@ const MAX_REPORT_BYTES = 4 * 1024 * 1024;
 export async function serveGitHttp(req: IncomingMessage, res: ServerResponse, options: ServeGitHttpOptions): Promise<GitHttpResult> {
   const repo = path.resolve(options.repoDir);
   const env = cgiEnvironment(req, repo, options);
-  const tracked = startTracked(options.gitPath ?? 'git', ['http-backend'], { signal: options.signal, timeoutMs: options.timeoutMs }, env, null);
+  const tracked = startTracked(
+    options.gitPath ?? 'git',
+    ['http-backend'],
+    { signal: options.signal, timeoutMs: options.timeoutMs },
+    env,
+    null,
+  );
   const { child } = tracked;
 
   // The client going away stops git and everything it started (a blocked pack-objects would
@@ -196,7 +211,8 @@ function cgiEnvironment(req: IncomingMessage, repo: string, options: ServeGitHtt
   let queryString = '';
   if (options.service === 'info-refs') {
     const wanted = new URL(req.url ?? '/', 'http://localhost').searchParams.get('service');
-    if (wanted !== 'git-upload-pack' && wanted !== 'git-receive-pack') throw new AppError('forbidden', "Only git's smart HTTP protocol is served; use git 1.6.6 or newer", { code: 'dumb_http' });
+    if (wanted !== 'git-upload-pack' && wanted !== 'git-receive-pack')
+      throw new AppError('forbidden', "Only git's smart HTTP protocol is served; use git 1.6.6 or newer", { code: 'dumb_http' });
     pathInfo = '/info/refs';
     queryString = `service=${wanted}`;
   } else pathInfo = options.service === 'upload-pack' ? '/git-upload-pack' : '/git-receive-pack';
@@ -276,7 +292,12 @@ function watchCommands(req: IncomingMessage): PushCommandReader {
  * The commands receive-pack applied: those its report marks `ok`. A client that asked for no report
  * gets none to read, so then each ref is checked: it was applied if it now holds the new value.
  */
-async function appliedUpdates(repo: string, reader: PushCommandReader, response: Buffer, options: ServeGitHttpOptions): Promise<RefUpdate[]> {
+async function appliedUpdates(
+  repo: string,
+  reader: PushCommandReader,
+  response: Buffer,
+  options: ServeGitHttpOptions,
+): Promise<RefUpdate[]> {
   if (!reader.done || reader.commands.length === 0) return [];
   const caps = reader.capabilities;
   if (caps.has('report-status') || caps.has('report-status-v2')) {
@@ -287,7 +308,11 @@ async function appliedUpdates(repo: string, reader: PushCommandReader, response:
     return reader.commands.filter((c) => result.refs.get(c.ref) === true).map(toUpdate);
   }
   const refs = reader.commands.map((c) => c.ref);
-  const out = await runGit(['--git-dir=' + repo, 'for-each-ref', '--format=%(objectname) %(refname)', '--', ...refs], { gitPath: options.gitPath, signal: options.signal }, { timeoutMs: 30_000 });
+  const out = await runGit(
+    ['--git-dir=' + repo, 'for-each-ref', '--format=%(objectname) %(refname)', '--', ...refs],
+    { gitPath: options.gitPath, signal: options.signal },
+    { timeoutMs: 30_000 },
+  );
   const now = new Map<string, string>();
   for (const line of out.stdout.toString('utf8').split('\n')) {
     const space = line.indexOf(' ');

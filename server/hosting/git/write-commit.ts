@@ -17,9 +17,21 @@ import type { GitRunOptions } from './run-git.js';
 /** One change of a commit, as GitLab's `actions[]` name them. */
 export type FileAction =
   | { readonly action: 'create'; readonly filePath: string; readonly content: Buffer; readonly executable?: boolean }
-  | { readonly action: 'update'; readonly filePath: string; readonly content: Buffer; readonly executable?: boolean; readonly lastCommitId?: string }
+  | {
+      readonly action: 'update';
+      readonly filePath: string;
+      readonly content: Buffer;
+      readonly executable?: boolean;
+      readonly lastCommitId?: string;
+    }
   | { readonly action: 'delete'; readonly filePath: string; readonly lastCommitId?: string }
-  | { readonly action: 'move'; readonly filePath: string; readonly previousPath: string; readonly content?: Buffer; readonly lastCommitId?: string }
+  | {
+      readonly action: 'move';
+      readonly filePath: string;
+      readonly previousPath: string;
+      readonly content?: Buffer;
+      readonly lastCommitId?: string;
+    }
   | { readonly action: 'chmod'; readonly filePath: string; readonly executable: boolean };
 
 /** A person and a time, for the author and committer lines. */
@@ -57,7 +69,10 @@ interface Entry {
 export async function writeCommit(dir: string, write: CommitWrite, run: GitRunOptions = {}): Promise<string> {
   const before = write.parent ? await readTree(dir, write.parent, run) : new Map<string, Entry>();
   const after = new Map(before);
-  const blob = async (content: Buffer) => (await gitIn(dir, ['hash-object', '-w', '--stdin'], run, 'The file could not be stored', { input: content })).stdout.toString('utf8').trim();
+  const blob = async (content: Buffer) =>
+    (await gitIn(dir, ['hash-object', '-w', '--stdin'], run, 'The file could not be stored', { input: content })).stdout
+      .toString('utf8')
+      .trim();
   for (const action of write.actions) {
     const current = after.get(action.filePath);
     switch (action.action) {
@@ -67,7 +82,10 @@ export async function writeCommit(dir: string, write: CommitWrite, run: GitRunOp
         break;
       case 'update':
         if (!current) throw commitRefusal("A file with this name doesn't exist");
-        after.set(action.filePath, { mode: action.executable === undefined ? current.mode : action.executable ? '100755' : '100644', sha: await blob(action.content) });
+        after.set(action.filePath, {
+          mode: action.executable === undefined ? current.mode : action.executable ? '100755' : '100644',
+          sha: await blob(action.content),
+        });
         break;
       case 'delete':
         if (!current) throw commitRefusal("A file with this name doesn't exist");
@@ -100,7 +118,9 @@ export async function writeCommit(dir: string, write: CommitWrite, run: GitRunOp
   // Stored as sent (commit-tree does not clean it up), as GitLab's commits API stores it.
   const message = write.message;
   const commitArgs = ['commit-tree', tree, ...(write.parent ? ['-p', write.parent] : [])];
-  const commit = (await gitIn(dir, commitArgs, run, 'The commit could not be written', { input: message, env })).stdout.toString('utf8').trim();
+  const commit = (await gitIn(dir, commitArgs, run, 'The commit could not be written', { input: message, env })).stdout
+    .toString('utf8')
+    .trim();
   try {
     await updateRef(dir, write.ref, commit, write.expected, run, `Could not update ${write.ref}. Please refresh and try again.`);
   } catch (e) {
@@ -135,7 +155,13 @@ function assertFree(files: ReadonlyMap<string, Entry>, filePath: string): void {
 }
 
 /** The tree of `after`, built in a temporary index from the parent's tree and the changed paths only. */
-async function writeTree(dir: string, parent: string | null, before: ReadonlyMap<string, Entry>, after: ReadonlyMap<string, Entry>, run: GitRunOptions): Promise<string> {
+async function writeTree(
+  dir: string,
+  parent: string | null,
+  before: ReadonlyMap<string, Entry>,
+  after: ReadonlyMap<string, Entry>,
+  run: GitRunOptions,
+): Promise<string> {
   const indexFile = path.join(path.resolve(dir), `cratehouse-index-${randomUUID()}`);
   const env = { GIT_INDEX_FILE: indexFile };
   try {

@@ -101,6 +101,11 @@ export function pushPayload(input: {
 /** GitLab's branch filter: `*` matches any run of characters, everything else literally. */
 export function branchMatches(filter: string | null, branch: string): boolean {
   if (!filter) return true;
-  const re = new RegExp(`^${filter.split('*').map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  const re = new RegExp(
+    `^${filter
+      .split('*')
+      .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   return re.test(branch);
 }

@@ -49,7 +49,7 @@ export function mountHookRoutes(router: Router, deps: HookRouteDeps): void {
       url: p.string('url'),
       token: p.has('token') ? (p.string('token') ?? null) : undefined,
       events,
-      pushEventsBranchFilter: p.has('push_events_branch_filter') ? (p.string('push_events_branch_filter') || null) : undefined,
+      pushEventsBranchFilter: p.has('push_events_branch_filter') ? p.string('push_events_branch_filter') || null : undefined,
       enableSslVerification: p.bool('enable_ssl_verification'),
     };
   };

@@ -18,23 +18,32 @@ export function createHooksRepo(store: Store): HooksRepo {
     byId: (projectId, hookId) => store.data.hooks.find((h) => h.projectId === projectId && h.id === hookId),
     // Hooks name their tables: the project caches (JSON, list index) outlive them.
     insert: (hook) =>
-      store.mutate((d) => {
-        const record: ProjectHookRecord = { ...hook, id: nextId(d, 'hooks') };
-        d.hooks.push(record);
-        return record;
-      }, ['hooks', 'sequences']),
+      store.mutate(
+        (d) => {
+          const record: ProjectHookRecord = { ...hook, id: nextId(d, 'hooks') };
+          d.hooks.push(record);
+          return record;
+        },
+        ['hooks', 'sequences'],
+      ),
     update: (hookId, patch) =>
-      store.mutate((d) => {
-        const hook = d.hooks.find((h) => h.id === hookId);
-        if (!hook) throw new Error(`hook ${hookId} vanished`);
-        Object.assign(hook, patch);
-        return hook;
-      }, ['hooks']),
+      store.mutate(
+        (d) => {
+          const hook = d.hooks.find((h) => h.id === hookId);
+          if (!hook) throw new Error(`hook ${hookId} vanished`);
+          Object.assign(hook, patch);
+          return hook;
+        },
+        ['hooks'],
+      ),
     remove: (projectId, hookId) =>
-      store.mutate((d) => {
-        const hook = d.hooks.find((h) => h.projectId === projectId && h.id === hookId);
-        if (hook) d.hooks = d.hooks.filter((h) => h !== hook);
-        return hook;
-      }, ['hooks']),
+      store.mutate(
+        (d) => {
+          const hook = d.hooks.find((h) => h.projectId === projectId && h.id === hookId);
+          if (hook) d.hooks = d.hooks.filter((h) => h !== hook);
+          return hook;
+        },
+        ['hooks'],
+      ),
   };
 }

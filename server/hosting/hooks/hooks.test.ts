@@ -86,20 +86,43 @@ afterAll(async () => {
 
 describe('hook CRUD', () => {
   it('maintainers create, read, edit and delete; the token is never shown', async () => {
-    const res = await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: `${hookBase}/crud`, token: 's3cret', tag_push_events: true } });
+    const res = await api(owner, `/projects/${project.id}/hooks`, {
+      method: 'POST',
+      body: { url: `${hookBase}/crud`, token: 's3cret', tag_push_events: true },
+    });
     expect(res.status).toBe(201);
     const hook = (await res.json()) as Record<string, unknown>;
     expect(hook).toMatchObject({
-      url: `${hookBase}/crud`, project_id: project.id, push_events: true, tag_push_events: true, issues_events: false, confidential_issues_events: false,
-      merge_requests_events: false, note_events: false, job_events: false, pipeline_events: false, wiki_page_events: false, enable_ssl_verification: true,
+      url: `${hookBase}/crud`,
+      project_id: project.id,
+      push_events: true,
+      tag_push_events: true,
+      issues_events: false,
+      confidential_issues_events: false,
+      merge_requests_events: false,
+      note_events: false,
+      job_events: false,
+      pipeline_events: false,
+      wiki_page_events: false,
+      enable_ssl_verification: true,
     });
     expect(hook).not.toHaveProperty('token');
     expect(JSON.stringify(await (await api(owner, `/projects/${project.id}/hooks`)).json())).not.toContain('s3cret');
 
-    const edited = await api(owner, `/projects/${project.id}/hooks/${String(hook.id)}`, { method: 'PUT', body: { url: `${hookBase}/crud2`, wiki_events: true, push_events: false } });
+    const edited = await api(owner, `/projects/${project.id}/hooks/${String(hook.id)}`, {
+      method: 'PUT',
+      body: { url: `${hookBase}/crud2`, wiki_events: true, push_events: false },
+    });
     expect(edited.status).toBe(200);
-    expect(await edited.json()).toMatchObject({ url: `${hookBase}/crud2`, wiki_page_events: true, push_events: false, tag_push_events: true });
-    expect(await (await api(owner, `/projects/${project.id}/hooks/${String(hook.id)}`, { method: 'PUT', body: { push_events: true } })).json()).toEqual({ error: 'url is missing' });
+    expect(await edited.json()).toMatchObject({
+      url: `${hookBase}/crud2`,
+      wiki_page_events: true,
+      push_events: false,
+      tag_push_events: true,
+    });
+    expect(
+      await (await api(owner, `/projects/${project.id}/hooks/${String(hook.id)}`, { method: 'PUT', body: { push_events: true } })).json(),
+    ).toEqual({ error: 'url is missing' });
 
     const del = await api(owner, `/projects/${project.id}/hooks/${String(hook.id)}`, { method: 'DELETE' });
     expect(del.status).toBe(200);
@@ -113,7 +136,9 @@ describe('hook CRUD', () => {
   });
 
   it('GitLab errors: url missing (400), invalid url (422), developer 403, outsider 404, anonymous 401', async () => {
-    expect(await (await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: {} })).json()).toEqual({ error: 'url is missing' });
+    expect(await (await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: {} })).json()).toEqual({
+      error: 'url is missing',
+    });
     const bad = await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: 'ftp://example.com/x' } });
     expect(bad.status).toBe(422);
     expect(await bad.json()).toEqual({ error: 'Invalid url given' });
@@ -129,12 +154,38 @@ describe('hooks fire on git push', () => {
   let failingHookId: number;
   let head1: string;
 
-  it('a push delivers GitLab\'s Push Hook and Tag Push Hook to the hooks switched on, and nothing to the others', async () => {
-    pushHookId = ((await (await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: `${hookBase}/push`, token: 'tok', tag_push_events: true } })).json()) as { id: number }).id;
-    silentHookId = ((await (await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: `${hookBase}/silent`, push_events: false } })).json()) as { id: number }).id;
-    const filtered = ((await (await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: `${hookBase}/release-only`, push_events_branch_filter: 'release/*' } })).json()) as { id: number }).id;
-    failingHookId = ((await (await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: `${hookBase}/fail` } })).json()) as { id: number }).id;
-    const holdHookId = ((await (await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: `${hookBase}/hold` } })).json()) as { id: number }).id;
+  it("a push delivers GitLab's Push Hook and Tag Push Hook to the hooks switched on, and nothing to the others", async () => {
+    pushHookId = (
+      (await (
+        await api(owner, `/projects/${project.id}/hooks`, {
+          method: 'POST',
+          body: { url: `${hookBase}/push`, token: 'tok', tag_push_events: true },
+        })
+      ).json()) as { id: number }
+    ).id;
+    silentHookId = (
+      (await (
+        await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: `${hookBase}/silent`, push_events: false } })
+      ).json()) as { id: number }
+    ).id;
+    const filtered = (
+      (await (
+        await api(owner, `/projects/${project.id}/hooks`, {
+          method: 'POST',
+          body: { url: `${hookBase}/release-only`, push_events_branch_filter: 'release/*' },
+        })
+      ).json()) as { id: number }
+    ).id;
+    failingHookId = (
+      (await (await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: `${hookBase}/fail` } })).json()) as {
+        id: number;
+      }
+    ).id;
+    const holdHookId = (
+      (await (await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: `${hookBase}/hold` } })).json()) as {
+        id: number;
+      }
+    ).id;
 
     const src = path.join(work, 'src');
     await git(['init', '-q', src]);
@@ -165,7 +216,9 @@ describe('hooks fire on git push', () => {
     expect(holding.abandoned).toBe(false);
     releaseHeld();
     await waitFor(() => app.hooks.deliveries(holdHookId)[0]);
-    expect(app.hooks.deliveries(holdHookId)).toEqual([{ hookId: holdHookId, event: 'Push Hook', attempts: 1, status: 200, error: null, delivered: true }]);
+    expect(app.hooks.deliveries(holdHookId)).toEqual([
+      { hookId: holdHookId, event: 'Push Hook', attempts: 1, status: 200, error: null, delivered: true },
+    ]);
     expect(held).toHaveLength(1);
     expect((await api(owner, `/projects/${project.id}/hooks/${holdHookId}`, { method: 'DELETE' })).status).toBe(200);
     head1 = (await git(['rev-parse', 'HEAD'], src)).trim();
@@ -187,16 +240,52 @@ describe('hooks fire on git push', () => {
       user_email: 'devon@example.com',
       project_id: project.id,
       total_commits_count: 2,
-      project: { id: project.id, name: 'Hooked', path_with_namespace: 'label/Hooked', git_http_url: `${app.url}/label/Hooked.git`, web_url: `${app.url}/label/Hooked`, visibility_level: 0, default_branch: 'main', namespace: 'Label' },
+      project: {
+        id: project.id,
+        name: 'Hooked',
+        path_with_namespace: 'label/Hooked',
+        git_http_url: `${app.url}/label/Hooked.git`,
+        web_url: `${app.url}/label/Hooked`,
+        visibility_level: 0,
+        default_branch: 'main',
+        namespace: 'Label',
+      },
       repository: { name: 'Hooked', git_http_url: `${app.url}/label/Hooked.git` },
     });
     expect(push.body.commits).toEqual([
-      { id: first, message: 'First take\n', title: 'First take', timestamp: expect.any(String), url: `${app.url}/label/Hooked/-/commit/${first}`, author: { name: 'Hook Tester', email: 'hooks@example.com' }, added: ['a.txt', 'b.txt'], modified: [], removed: [] },
-      { id: head1, message: 'Second take\n\nWith a body.\n', title: 'Second take', timestamp: expect.any(String), url: `${app.url}/label/Hooked/-/commit/${head1}`, author: { name: 'Hook Tester', email: 'hooks@example.com' }, added: ['c.txt'], modified: [], removed: [] },
+      {
+        id: first,
+        message: 'First take\n',
+        title: 'First take',
+        timestamp: expect.any(String),
+        url: `${app.url}/label/Hooked/-/commit/${first}`,
+        author: { name: 'Hook Tester', email: 'hooks@example.com' },
+        added: ['a.txt', 'b.txt'],
+        modified: [],
+        removed: [],
+      },
+      {
+        id: head1,
+        message: 'Second take\n\nWith a body.\n',
+        title: 'Second take',
+        timestamp: expect.any(String),
+        url: `${app.url}/label/Hooked/-/commit/${head1}`,
+        author: { name: 'Hook Tester', email: 'hooks@example.com' },
+        added: ['c.txt'],
+        modified: [],
+        removed: [],
+      },
     ]);
 
     const tag = await waitFor(() => received.find((r) => r.path === '/push' && r.headers['x-gitlab-event'] === 'Tag Push Hook'));
-    expect(tag.body).toMatchObject({ object_kind: 'tag_push', ref: 'refs/tags/v1', before: zero, checkout_sha: head1, commits: [], total_commits_count: 0 });
+    expect(tag.body).toMatchObject({
+      object_kind: 'tag_push',
+      ref: 'refs/tags/v1',
+      before: zero,
+      checkout_sha: head1,
+      commits: [],
+      total_commits_count: 0,
+    });
 
     await app.hooks.onIdle();
     expect(received.filter((r) => r.path === '/push')).toHaveLength(2);
@@ -211,7 +300,9 @@ describe('hooks fire on git push', () => {
     const attempts = received.filter((r) => r.path === '/fail');
     expect(attempts).toHaveLength(3);
     expect(new Set(attempts.map((a) => a.headers['x-gitlab-event-uuid'])).size).toBe(1);
-    expect(app.hooks.deliveries(failingHookId)).toEqual([{ hookId: failingHookId, event: 'Push Hook', attempts: 3, status: 500, error: 'Receiver answered HTTP 500', delivered: false }]);
+    expect(app.hooks.deliveries(failingHookId)).toEqual([
+      { hookId: failingHookId, event: 'Push Hook', attempts: 3, status: 500, error: 'Receiver answered HTTP 500', delivered: false },
+    ]);
     const p = (await (await api(owner, `/projects/${project.id}`)).json()) as Project;
     expect(p.empty_repo).toBe(false);
   });
@@ -249,8 +340,14 @@ describe('hooks fire on git push', () => {
     expect((await api(owner, `/projects/${project.id}/hooks/${pushHookId}/test/nonsense`, { method: 'POST' })).status).toBe(400);
     expect((await api(developer, `/projects/${project.id}/hooks/${pushHookId}/test/push_events`, { method: 'POST' })).status).toBe(403);
     const empty = (await (await api(owner, '/projects', { method: 'POST', body: { name: 'Empty' } })).json()) as Project;
-    const emptyHook = ((await (await api(owner, `/projects/${empty.id}/hooks`, { method: 'POST', body: { url: `${hookBase}/push` } })).json()) as { id: number }).id;
-    expect(await (await api(owner, `/projects/${empty.id}/hooks/${emptyHook}/test/push_events`, { method: 'POST' })).json()).toEqual({ message: 'Ensure the project has at least one commit.' });
+    const emptyHook = (
+      (await (await api(owner, `/projects/${empty.id}/hooks`, { method: 'POST', body: { url: `${hookBase}/push` } })).json()) as {
+        id: number;
+      }
+    ).id;
+    expect(await (await api(owner, `/projects/${empty.id}/hooks/${emptyHook}/test/push_events`, { method: 'POST' })).json()).toEqual({
+      message: 'Ensure the project has at least one commit.',
+    });
   });
 });
 
@@ -258,21 +355,53 @@ describe('enable_ssl_verification', () => {
   it('a self-signed receiver is refused while verification is on and reached when it is off', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'cratehouse-tls-'));
     await new Promise<void>((resolve, reject) =>
-      execFile('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-days', '1', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], (e) => (e ? reject(e) : resolve())),
+      execFile(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-subj',
+          '/CN=127.0.0.1',
+          '-days',
+          '1',
+          '-keyout',
+          path.join(dir, 'key.pem'),
+          '-out',
+          path.join(dir, 'cert.pem'),
+        ],
+        (e) => (e ? reject(e) : resolve()),
+      ),
     );
     const { readFileSync } = await import('node:fs');
     const https = await import('node:https');
     const seen: string[] = [];
-    const tls = https.createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) }, (req, res) => {
-      seen.push(req.url ?? '');
-      req.resume();
-      res.writeHead(200).end();
-    });
+    const tls = https.createServer(
+      { key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) },
+      (req, res) => {
+        seen.push(req.url ?? '');
+        req.resume();
+        res.writeHead(200).end();
+      },
+    );
     await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
     const base = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
     try {
-      const verified = ((await (await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: `${base}/verified` } })).json()) as { id: number }).id;
-      const unverified = ((await (await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: `${base}/unverified`, enable_ssl_verification: false } })).json()) as { id: number }).id;
+      const verified = (
+        (await (await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: `${base}/verified` } })).json()) as {
+          id: number;
+        }
+      ).id;
+      const unverified = (
+        (await (
+          await api(owner, `/projects/${project.id}/hooks`, {
+            method: 'POST',
+            body: { url: `${base}/unverified`, enable_ssl_verification: false },
+          })
+        ).json()) as { id: number }
+      ).id;
       const strict = await api(owner, `/projects/${project.id}/hooks/${verified}/test/push_events`, { method: 'POST' });
       expect(strict.status).toBe(422);
       expect(((await strict.json()) as { message: string }).message).toMatch(/self[- ]signed|certificate/i);
@@ -291,14 +420,27 @@ describe('outbound rules', () => {
   // Names the strict server resolves without DNS. 93.184.215.14 is a public address: hooks to it are
   // only stored, never delivered to, in these tests. `rebind.test` is public when the hook is
   // stored and loopback afterwards (DNS rebinding), so delivery must check again.
-  const names: Readonly<Record<string, readonly string[]>> = { 'public.test': ['93.184.215.14'], 'intranet.test': ['10.1.2.3'], 'mixed.test': ['93.184.215.14', '192.168.1.5'] };
+  const names: Readonly<Record<string, readonly string[]>> = {
+    'public.test': ['93.184.215.14'],
+    'intranet.test': ['10.1.2.3'],
+    'mixed.test': ['93.184.215.14', '192.168.1.5'],
+  };
   let rebindLookups = 0;
   const resolve = async (host: string) => {
     if (host === 'rebind.test') return [{ address: rebindLookups++ === 0 ? '93.184.215.14' : '127.0.0.1', family: 4 }];
     const listed = names[host];
     return listed ? listed.map((address) => ({ address, family: 4 })) : lookup(host, { all: true });
   };
-  const privateUrls = ['http://127.0.0.1:9/x', 'http://10.0.0.1/x', 'http://[::1]/x', 'http://localhost/x', 'http://intranet.test/x', 'http://mixed.test/x', 'http://169.254.169.254/latest/meta-data', 'http://[::ffff:127.0.0.1]/x'];
+  const privateUrls = [
+    'http://127.0.0.1:9/x',
+    'http://10.0.0.1/x',
+    'http://[::1]/x',
+    'http://localhost/x',
+    'http://intranet.test/x',
+    'http://mixed.test/x',
+    'http://169.254.169.254/latest/meta-data',
+    'http://[::ffff:127.0.0.1]/x',
+  ];
   let strict: TestApp;
   let call: (route: string, init?: { method?: string; body?: unknown }) => Promise<Response>;
   let strictToken: string;
@@ -308,15 +450,23 @@ describe('outbound rules', () => {
     strict = await startTestApp({ sources: { allowPrivate: false }, hooks: { resolve } });
     strictToken = (await strict.addUser('strict')).token;
     call = (route, init = {}) =>
-      strict.fetch(`/api/v4${route}`, { method: init.method ?? 'GET', headers: { 'PRIVATE-TOKEN': strictToken, 'Content-Type': 'application/json' }, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+      strict.fetch(`/api/v4${route}`, {
+        method: init.method ?? 'GET',
+        headers: { 'PRIVATE-TOKEN': strictToken, 'Content-Type': 'application/json' },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      });
     strictProject = (await (await call('/projects', { method: 'POST', body: { name: 'Strict' } })).json()) as Project;
   });
   afterAll(() => strict.close());
 
-  it('refuses hook URLs that are or resolve to private addresses when created (422, GitLab\'s body) and stores nothing', async () => {
+  it("refuses hook URLs that are or resolve to private addresses when created (422, GitLab's body) and stores nothing", async () => {
     for (const url of privateUrls) {
       const res = await call(`/projects/${strictProject.id}/hooks`, { method: 'POST', body: { url } });
-      expect({ url, status: res.status, body: (await res.json()) as unknown }).toEqual({ url, status: 422, body: { error: 'Invalid url given' } });
+      expect({ url, status: res.status, body: (await res.json()) as unknown }).toEqual({
+        url,
+        status: 422,
+        body: { error: 'Invalid url given' },
+      });
     }
     expect(await (await call(`/projects/${strictProject.id}/hooks`)).json()).toEqual([]);
   });
@@ -329,10 +479,15 @@ describe('outbound rules', () => {
     const id = ((await created.json()) as { id: number }).id;
     for (const url of privateUrls) {
       const res = await call(`/projects/${strictProject.id}/hooks/${id}`, { method: 'PUT', body: { url } });
-      expect({ url, status: res.status, body: (await res.json()) as unknown }).toEqual({ url, status: 422, body: { error: 'Invalid url given' } });
+      expect({ url, status: res.status, body: (await res.json()) as unknown }).toEqual({
+        url,
+        status: 422,
+        body: { error: 'Invalid url given' },
+      });
     }
     expect(await (await call(`/projects/${strictProject.id}/hooks/${id}`)).json()).toMatchObject({ url: 'http://public.test/hook' });
-    for (const hook of [id, ((await literal.json()) as { id: number }).id]) await call(`/projects/${strictProject.id}/hooks/${hook}`, { method: 'DELETE' });
+    for (const hook of [id, ((await literal.json()) as { id: number }).id])
+      await call(`/projects/${strictProject.id}/hooks/${hook}`, { method: 'DELETE' });
   });
 
   it('accepts private targets when the hooks setting allows them, whatever the fetch setting says', async () => {
@@ -340,7 +495,9 @@ describe('outbound rules', () => {
     try {
       const t = (await open.addUser('open')).token;
       const headers = { 'PRIVATE-TOKEN': t, 'Content-Type': 'application/json' };
-      const p = (await (await open.fetch('/api/v4/projects', { method: 'POST', headers, body: JSON.stringify({ name: 'Open' }) })).json()) as Project;
+      const p = (await (
+        await open.fetch('/api/v4/projects', { method: 'POST', headers, body: JSON.stringify({ name: 'Open' }) })
+      ).json()) as Project;
       for (const url of ['http://10.0.0.1/x', 'http://[::1]/x', 'http://localhost/x']) {
         const res = await open.fetch(`/api/v4/projects/${p.id}/hooks`, { method: 'POST', headers, body: JSON.stringify({ url }) });
         expect({ url, status: res.status }).toEqual({ url, status: 201 });
@@ -351,7 +508,10 @@ describe('outbound rules', () => {
   });
 
   it('checks the address again at delivery: a name that rebinds to loopback after the hook was stored is refused', async () => {
-    const created = await call(`/projects/${strictProject.id}/hooks`, { method: 'POST', body: { url: `http://rebind.test:${new URL(hookBase).port}/strict` } });
+    const created = await call(`/projects/${strictProject.id}/hooks`, {
+      method: 'POST',
+      body: { url: `http://rebind.test:${new URL(hookBase).port}/strict` },
+    });
     expect(created.status).toBe(201);
     const hook = ((await created.json()) as { id: number }).id;
     const src = path.join(work, 'strict');

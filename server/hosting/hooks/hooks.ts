@@ -15,14 +15,28 @@ import type { ProjectService } from '../projects/projects.js';
 
 /** The event switches, in GitLab's order. */
 export const hookEventKeys: readonly (keyof HookEvents)[] = [
-  'push_events', 'issues_events', 'confidential_issues_events', 'merge_requests_events', 'tag_push_events',
-  'note_events', 'job_events', 'pipeline_events', 'wiki_page_events',
+  'push_events',
+  'issues_events',
+  'confidential_issues_events',
+  'merge_requests_events',
+  'tag_push_events',
+  'note_events',
+  'job_events',
+  'pipeline_events',
+  'wiki_page_events',
 ];
 
 /** A new hook's switches: push on, the rest off (GitLab's column defaults). */
 export const defaultHookEvents: Readonly<HookEvents> = {
-  push_events: true, issues_events: false, confidential_issues_events: false, merge_requests_events: false, tag_push_events: false,
-  note_events: false, job_events: false, pipeline_events: false, wiki_page_events: false,
+  push_events: true,
+  issues_events: false,
+  confidential_issues_events: false,
+  merge_requests_events: false,
+  tag_push_events: false,
+  note_events: false,
+  job_events: false,
+  pipeline_events: false,
+  wiki_page_events: false,
 };
 
 /** What a create or edit request sets. */
@@ -150,7 +164,11 @@ export class HookService {
   }
 
   /** Turn a push into hook deliveries (queued; this returns at once and never throws). */
-  firePush(project: Readonly<ProjectRecord>, user: Readonly<UserRecord>, refUpdates: readonly { readonly ref: string; readonly before: string; readonly after: string }[]): void {
+  firePush(
+    project: Readonly<ProjectRecord>,
+    user: Readonly<UserRecord>,
+    refUpdates: readonly { readonly ref: string; readonly before: string; readonly after: string }[],
+  ): void {
     const hooks = this.repo.ofProject(project.id);
     if (hooks.length === 0) return;
     void this.buildPushes(project, user, refUpdates)
@@ -158,7 +176,8 @@ export class HookService {
         for (const push of pushes) {
           for (const hook of hooks) {
             if (!hook.events[push.switch]) continue;
-            if (push.switch === 'push_events' && !branchMatches(hook.pushEventsBranchFilter, push.ref.replace(/^refs\/heads\//, ''))) continue;
+            if (push.switch === 'push_events' && !branchMatches(hook.pushEventsBranchFilter, push.ref.replace(/^refs\/heads\//, '')))
+              continue;
             this.enqueue(hook, push.event, push.payload);
           }
         }
@@ -175,7 +194,9 @@ export class HookService {
     const hook = this.get(viewer, project, hookId);
     if (trigger !== 'push_events' && trigger !== 'tag_push_events') {
       if (otherTriggers[trigger]) throw new AppError('unprocessable', otherTriggers[trigger]!);
-      throw new AppError('invalid', 'trigger does not have a valid value', { issues: [{ loc: ['trigger'], msg: 'does not have a valid value', type: 'value', input: trigger }] });
+      throw new AppError('invalid', 'trigger does not have a valid value', {
+        issues: [{ loc: ['trigger'], msg: 'does not have a valid value', type: 'value', input: trigger }],
+      });
     }
     const dir = this.projects.repositoryOf(project);
     // The record's emptyRepo is updated only after a first push has returned to the client, so a test
@@ -196,7 +217,13 @@ export class HookService {
       commits: tag ? [] : commits,
       totalCommits: tag ? 0 : commits.length,
     });
-    const outcome = await this.attempt(hook, tag ? 'Tag Push Hook' : 'Push Hook', JSON.stringify(payload), randomUUID(), this.stopper.signal);
+    const outcome = await this.attempt(
+      hook,
+      tag ? 'Tag Push Hook' : 'Push Hook',
+      JSON.stringify(payload),
+      randomUUID(),
+      this.stopper.signal,
+    );
     if (!outcome.ok) throw new AppError('unprocessable', outcome.error ?? `Receiver answered ${outcome.status}`);
   }
 
@@ -241,11 +268,16 @@ export class HookService {
 
   private payloadProject(project: Readonly<ProjectRecord>): PayloadProject {
     const ns = this.projects.namespaceOf(project);
-    const namespaceName = ns.kind === 'user' ? (this.identity.findUserById(ns.ownerId)?.name ?? ns.name) : (this.identity.findGroup(ns.id)?.name ?? ns.name);
+    const namespaceName =
+      ns.kind === 'user' ? (this.identity.findUserById(ns.ownerId)?.name ?? ns.name) : (this.identity.findGroup(ns.id)?.name ?? ns.name);
     return { project, fullPath: this.projects.fullPath(project), namespaceName, base: this.deps.baseUrl() };
   }
 
-  private async buildPushes(project: Readonly<ProjectRecord>, user: Readonly<UserRecord>, refUpdates: readonly { readonly ref: string; readonly before: string; readonly after: string }[]) {
+  private async buildPushes(
+    project: Readonly<ProjectRecord>,
+    user: Readonly<UserRecord>,
+    refUpdates: readonly { readonly ref: string; readonly before: string; readonly after: string }[],
+  ) {
     const dir = this.projects.repositoryOf(project);
     const run = { gitPath: this.deps.gitPath };
     const out: { switch: 'push_events' | 'tag_push_events'; event: string; ref: string; payload: Record<string, unknown> }[] = [];
@@ -260,7 +292,17 @@ export class HookService {
         total = await countCommitsBetween(dir, u.before, u.after, run);
       }
       const checkoutSha = deleted ? null : tag ? await this.peel(dir, u.after) : u.after;
-      const payload = pushPayload({ kind: tag ? 'tag_push' : 'push', before: u.before, after: u.after, ref: u.ref, checkoutSha, user, project: this.payloadProject(project), commits, totalCommits: total });
+      const payload = pushPayload({
+        kind: tag ? 'tag_push' : 'push',
+        before: u.before,
+        after: u.after,
+        ref: u.ref,
+        checkoutSha,
+        user,
+        project: this.payloadProject(project),
+        commits,
+        totalCommits: total,
+      });
       out.push({ switch: tag ? 'tag_push_events' : 'push_events', event: tag ? 'Tag Push Hook' : 'Push Hook', ref: u.ref, payload });
     }
     return out;
@@ -289,12 +331,19 @@ export class HookService {
           if (last.ok) break;
         }
         this.remember({ hookId: hook.id, event, attempts, status: last.status, error: last.error, delivered: last.ok });
-        if (!last.ok) this.deps.log.info(`hook ${hook.id} (${event}) given up after ${attempts} attempt(s): ${last.error ?? `HTTP ${last.status}`}`);
+        if (!last.ok)
+          this.deps.log.info(`hook ${hook.id} (${event}) given up after ${attempts} attempt(s): ${last.error ?? `HTTP ${last.status}`}`);
       })
       .catch((error: unknown) => this.deps.log.error(`hook ${hook.id} delivery crashed`, error));
   }
 
-  private async attempt(hook: Readonly<ProjectHookRecord>, event: string, body: string, eventUuid: string, stop: AbortSignal): Promise<{ ok: boolean; status: number | null; error: string | null }> {
+  private async attempt(
+    hook: Readonly<ProjectHookRecord>,
+    event: string,
+    body: string,
+    eventUuid: string,
+    stop: AbortSignal,
+  ): Promise<{ ok: boolean; status: number | null; error: string | null }> {
     const headers: Record<string, string> = {
       'Content-Type': 'application/json',
       'User-Agent': `GitLab/${this.deps.version}`,
@@ -308,7 +357,13 @@ export class HookService {
     try {
       const res = await outboundRequest(
         hook.url,
-        { method: 'POST', body, headers, signal: AbortSignal.any([stop, AbortSignal.timeout(this.options.timeoutMs)]), insecureTls: !hook.enableSslVerification },
+        {
+          method: 'POST',
+          body,
+          headers,
+          signal: AbortSignal.any([stop, AbortSignal.timeout(this.options.timeoutMs)]),
+          insecureTls: !hook.enableSslVerification,
+        },
         { allowPrivate: this.deps.allowPrivate, resolve: this.deps.resolve, maxRedirects: 0, timeoutMs: this.options.timeoutMs },
       );
       res.body.resume();
@@ -328,15 +383,22 @@ export class HookService {
 
 /** GitLab's answer to a hook URL it refuses (bad, blocked or unresolvable alike): 422 `{"error": "Invalid url given"}`. */
 function invalidHookUrl(cause?: AppError): AppError {
-  return new AppError('unprocessable', 'Invalid url given', { issues: [{ loc: ['url'], msg: 'Invalid url given', type: 'value_error' }], cause });
+  return new AppError('unprocessable', 'Invalid url given', {
+    issues: [{ loc: ['url'], msg: 'Invalid url given', type: 'value_error' }],
+    cause,
+  });
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(t);
-      resolve();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }

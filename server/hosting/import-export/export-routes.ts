@@ -55,13 +55,23 @@ export function mountExportRoutes(router: Router, deps: ExportRouteDeps): void {
   };
   const importStatusOf = (p: Readonly<ProjectRecord>, res: Response): ProjectImportStatus => {
     const viewer = viewerOf(projects, res);
-    const error = p.importStatus === 'failed' ? (viewer.canAdmin(p) ? (p.importError ?? 'The import failed') : 'Ask a maintainer to check the import status for more details.') : null;
+    const error =
+      p.importStatus === 'failed'
+        ? viewer.canAdmin(p)
+          ? (p.importError ?? 'The import failed')
+          : 'Ask a maintainer to check the import status for more details.'
+        : null;
     return { ...identityOf(p), import_status: p.importStatus, ...(error !== null ? { import_error: error } : {}) };
   };
 
   router.post('/projects/import', async (req, res) => {
     const user = requireUser(res);
-    const upload = await receiveUpload(req, { tmpDir: deps.tmpDir, maxBytes: imports.limits.maxBytes, field: 'file', missingIssue: { loc: ['file'], msg: 'is missing', type: 'missing' } });
+    const upload = await receiveUpload(req, {
+      tmpDir: deps.tmpDir,
+      maxBytes: imports.limits.maxBytes,
+      field: 'file',
+      missingIssue: { loc: ['file'], msg: 'is missing', type: 'missing' },
+    });
     let project: Readonly<ProjectRecord>;
     try {
       const p = new Params({ ...(req.query as Record<string, unknown>), ...upload.fields });
@@ -71,11 +81,18 @@ export function mountExportRoutes(router: Router, deps: ExportRouteDeps): void {
       const overrides = overridesOf(p, upload.fields);
       const [path] = p.checked(...required);
       const input = { path, ...rest };
-      project = await imports.schedule(projects.policy.viewer(user), { archive: upload.path, ...input, name: input.name === '' ? undefined : input.name, namespace: input.namespace === '' ? undefined : input.namespace, overrides });
+      project = await imports.schedule(projects.policy.viewer(user), {
+        archive: upload.path,
+        ...input,
+        name: input.name === '' ? undefined : input.name,
+        namespace: input.namespace === '' ? undefined : input.namespace,
+        overrides,
+      });
     } catch (error) {
       await upload.discard();
       // GitLab answers a project that cannot be created with its first full message.
-      if (error instanceof AppError && error.options.fields) throw new AppError('invalid', firstFullMessage(error.options.fields), { code: 'render_api_error', cause: error });
+      if (error instanceof AppError && error.options.fields)
+        throw new AppError('invalid', firstFullMessage(error.options.fields), { code: 'render_api_error', cause: error });
       throw error;
     }
     res.status(201).json(importStatusOf(project, res));
@@ -103,7 +120,12 @@ export function mountExportRoutes(router: Router, deps: ExportRouteDeps): void {
       export_status: status,
       ...(status === 'failed' && record?.error ? { export_error: record.error } : {}),
       ...(status === 'finished'
-        ? { _links: { api_url: `${deps.links.baseUrl(req)}/api/v4/projects/${project.id}/export/download`, web_url: `${deps.links.baseUrl(req)}/${projects.fullPath(project)}/download_export` } }
+        ? {
+            _links: {
+              api_url: `${deps.links.baseUrl(req)}/api/v4/projects/${project.id}/export/download`,
+              web_url: `${deps.links.baseUrl(req)}/${projects.fullPath(project)}/download_export`,
+            },
+          }
         : {}),
     };
     res.json(body);
@@ -112,8 +134,15 @@ export function mountExportRoutes(router: Router, deps: ExportRouteDeps): void {
   router.get('/projects/:id/export/download', async (req, res) => {
     const project = exportable(req, res);
     const found = exports.download(project);
-    if (found === 'not-ready') throw new AppError('not-found', 'The project export file is not available yet', { code: 'render_api_error' });
-    const size = found === 'none' ? null : await stat(found.file).then((s) => s.size, () => null);
+    if (found === 'not-ready')
+      throw new AppError('not-found', 'The project export file is not available yet', { code: 'render_api_error' });
+    const size =
+      found === 'none'
+        ? null
+        : await stat(found.file).then(
+            (s) => s.size,
+            () => null,
+          );
     if (found === 'none' || size === null) throw new AppError('not-found', 'Not found or has expired');
     res.set({
       'Content-Type': 'application/gzip',
@@ -145,7 +174,8 @@ function exportRequestOf(raw: Readonly<Record<string, unknown>>): ExportRequest 
   const httpMethod = p.oneOf('upload[http_method]', ['PUT', 'POST'] as const) ?? 'PUT';
   p.check();
   if (!given || target === undefined) return { description };
-  if (httpUrlProblem(target) !== null) throw new AppError('invalid', 'upload[url] is invalid', { issues: [{ loc: ['upload[url]'], msg: 'is invalid', type: 'invalid' }] });
+  if (httpUrlProblem(target) !== null)
+    throw new AppError('invalid', 'upload[url] is invalid', { issues: [{ loc: ['upload[url]'], msg: 'is invalid', type: 'invalid' }] });
   return { description, upload: { url: target, method: httpMethod } };
 }
 
@@ -154,7 +184,10 @@ function overridesOf(p: Params, fields: Readonly<Record<string, string>>): Impor
   const key = (name: string) => `override_params[${name}]`;
   const has = (name: string) => fields[key(name)] !== undefined;
   const defaultBranch = p.string(key('default_branch'));
-  if (defaultBranch !== undefined && !isValidBranchName(defaultBranch)) throw new AppError('invalid', `${key('default_branch')} is invalid`, { issues: [{ loc: [key('default_branch')], msg: 'is invalid', type: 'invalid' }] });
+  if (defaultBranch !== undefined && !isValidBranchName(defaultBranch))
+    throw new AppError('invalid', `${key('default_branch')} is invalid`, {
+      issues: [{ loc: [key('default_branch')], msg: 'is invalid', type: 'invalid' }],
+    });
   const tags = has('tag_list') ? p.list(key('tag_list')) : has('topics') ? p.list(key('topics')) : undefined;
   const settings = pickSettings((k) => p.bool(key(k)));
   return {

@@ -34,16 +34,22 @@ export function createExportsRepo(store: Store): ExportsRepo {
     byProject: (projectId) => store.data.projectExports.find((e) => e.projectId === projectId),
     // Export status is written at every step of a job: named, so the project caches (JSON, list index) outlive it.
     put: (record) =>
-      store.mutate((d) => {
-        d.projectExports = [...d.projectExports.filter((e) => e.projectId !== record.projectId), record];
-        return record;
-      }, ['projectExports']),
+      store.mutate(
+        (d) => {
+          d.projectExports = [...d.projectExports.filter((e) => e.projectId !== record.projectId), record];
+          return record;
+        },
+        ['projectExports'],
+      ),
     update: (projectId, patch) =>
-      store.mutate((d) => {
-        const row = d.projectExports.find((e) => e.projectId === projectId);
-        if (row) Object.assign(row, patch);
-        return row;
-      }, ['projectExports']),
+      store.mutate(
+        (d) => {
+          const row = d.projectExports.find((e) => e.projectId === projectId);
+          if (row) Object.assign(row, patch);
+          return row;
+        },
+        ['projectExports'],
+      ),
     hooksOf: (projectId) => store.data.hooks.filter((h) => h.projectId === projectId),
     finishImport: (projectId, content) =>
       store.mutate(

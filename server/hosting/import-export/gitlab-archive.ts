@@ -44,11 +44,20 @@ const MAX_HOOKS = 100;
 const uploadPattern = /^uploads\/([0-9a-f]{32})\/([^/]+)$/;
 /** Git LFS objects, named by their sha256 (GitLab's `lfs-objects/<oid>`); checked against it on import. */
 const lfsPattern = /^lfs-objects\/([0-9a-f]{64})$/;
-const wanted = new Set(['tree/project.json', 'project.json', 'tree/project/project_feature.ndjson', 'tree/project/project_hooks.ndjson', 'project.bundle']);
+const wanted = new Set([
+  'tree/project.json',
+  'project.json',
+  'tree/project/project_feature.ndjson',
+  'tree/project/project_hooks.ndjson',
+  'project.bundle',
+]);
 
 /** Extract the files of the format from `archive` into `root` (within `limits`) and read them. */
 export async function readArchive(archive: string, root: string, limits: ArchiveLimits, now: Date): Promise<ArchiveContents> {
-  const entries = await extractTarGz(archive, root, { limits, select: (p) => wanted.has(p) || uploadPattern.test(p) || lfsPattern.test(p) });
+  const entries = await extractTarGz(archive, root, {
+    limits,
+    select: (p) => wanted.has(p) || uploadPattern.test(p) || lfsPattern.test(p),
+  });
   return readContents(root, entries, now);
 }
 
@@ -86,7 +95,13 @@ async function readContents(root: string, entries: readonly ExtractedEntry[], no
     const m = lfsPattern.exec(e.path);
     return m ? [{ oid: m[1]!, file: file(e.path), size: e.size }] : [];
   });
-  return { settings: tree ? settingsFrom(tree, feature) : null, hooks, uploads, lfsObjects, bundle: files.has('project.bundle') ? file('project.bundle') : null };
+  return {
+    settings: tree ? settingsFrom(tree, feature) : null,
+    hooks,
+    uploads,
+    lfsObjects,
+    bundle: files.has('project.bundle') ? file('project.bundle') : null,
+  };
 }
 
 async function readJsonObject(file: string, name: string, size: number, max: number): Promise<Record<string, unknown>> {
@@ -124,21 +139,44 @@ async function readNdjson(file: string, name: string, size: number, maxRows: num
 /** A hook row of the archive as a new hook (no token: archives never carry one). */
 function hookFrom(row: Record<string, unknown>, line: number, now: Date): ImportedContent['hooks'][number] {
   const url = typeof row.url === 'string' ? row.url : '';
-  if (httpUrlProblem(url) !== null || url.length > 2048) throw new ArchiveError(`tree/project/project_hooks.ndjson line ${line} has no valid http(s) url`);
-  const events = Object.fromEntries(hookEventKeys.map((k) => [k, typeof row[k] === 'boolean' ? row[k] : defaultHookEvents[k]])) as unknown as HookEvents;
-  const filter = typeof row.push_events_branch_filter === 'string' && row.push_events_branch_filter !== '' ? row.push_events_branch_filter.slice(0, 255) : null;
-  const created = typeof row.created_at === 'string' && !Number.isNaN(Date.parse(row.created_at)) ? new Date(row.created_at).toISOString() : now.toISOString();
-  return { url, token: null, events, pushEventsBranchFilter: filter, enableSslVerification: typeof row.enable_ssl_verification === 'boolean' ? row.enable_ssl_verification : true, createdAt: created };
+  if (httpUrlProblem(url) !== null || url.length > 2048)
+    throw new ArchiveError(`tree/project/project_hooks.ndjson line ${line} has no valid http(s) url`);
+  const events = Object.fromEntries(
+    hookEventKeys.map((k) => [k, typeof row[k] === 'boolean' ? row[k] : defaultHookEvents[k]]),
+  ) as unknown as HookEvents;
+  const filter =
+    typeof row.push_events_branch_filter === 'string' && row.push_events_branch_filter !== ''
+      ? row.push_events_branch_filter.slice(0, 255)
+      : null;
+  const created =
+    typeof row.created_at === 'string' && !Number.isNaN(Date.parse(row.created_at))
+      ? new Date(row.created_at).toISOString()
+      : now.toISOString();
+  return {
+    url,
+    token: null,
+    events,
+    pushEventsBranchFilter: filter,
+    enableSslVerification: typeof row.enable_ssl_verification === 'boolean' ? row.enable_ssl_verification : true,
+    createdAt: created,
+  };
 }
 
 /** Settings from project.json (ours or GitLab's attribute names) and GitLab's project_feature row. */
 function settingsFrom(tree: Record<string, unknown>, feature: Record<string, unknown> | null): ArchiveSettings {
   const out: ArchiveSettings = { settings: {} };
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  if (tree.description === null || typeof tree.description === 'string') out.description = tree.description === null ? null : tree.description.slice(0, 2000);
+  if (tree.description === null || typeof tree.description === 'string')
+    out.description = tree.description === null ? null : tree.description.slice(0, 2000);
   const visibility = str(tree.visibility);
   if (visibility && (visibilityOrder as readonly string[]).includes(visibility)) out.visibility = visibility as Visibility;
-  else if (typeof tree.visibility_level === 'number') out.visibility = tree.visibility_level >= visibilityLevels.public ? 'public' : tree.visibility_level >= visibilityLevels.internal ? 'internal' : 'private';
+  else if (typeof tree.visibility_level === 'number')
+    out.visibility =
+      tree.visibility_level >= visibilityLevels.public
+        ? 'public'
+        : tree.visibility_level >= visibilityLevels.internal
+          ? 'internal'
+          : 'private';
   const branch = str(tree.default_branch);
   if (branch && isValidBranchName(branch)) out.defaultBranch = branch;
   const fromFeature: Partial<Record<keyof ProjectSettings, string>> = {
@@ -162,8 +200,17 @@ function settingsFrom(tree: Record<string, unknown>, feature: Record<string, unk
   else if (tree.merge_requests_ff_only_enabled === false || tree.merge_requests_rebase_enabled === false) out.mergeMethod = 'merge';
   const tags = tree.tag_list ?? tree.topics;
   const list = Array.isArray(tags) ? tags : typeof tags === 'string' ? tags.split(',') : null;
-  if (list) out.tagList = [...new Set(list.filter((t): t is string => typeof t === 'string').map((t) => t.trim().slice(0, 255)).filter((t) => t !== ''))].slice(0, 100);
-  if (tree.ci_config_path === null || typeof tree.ci_config_path === 'string') out.ciConfigPath = tree.ci_config_path === null || tree.ci_config_path === '' ? null : tree.ci_config_path.slice(0, 255);
+  if (list)
+    out.tagList = [
+      ...new Set(
+        list
+          .filter((t): t is string => typeof t === 'string')
+          .map((t) => t.trim().slice(0, 255))
+          .filter((t) => t !== ''),
+      ),
+    ].slice(0, 100);
+  if (tree.ci_config_path === null || typeof tree.ci_config_path === 'string')
+    out.ciConfigPath = tree.ci_config_path === null || tree.ci_config_path === '' ? null : tree.ci_config_path.slice(0, 255);
   if (typeof tree.archived === 'boolean') out.archived = tree.archived;
   return out;
 }
@@ -171,4 +218,3 @@ function settingsFrom(tree: Record<string, unknown>, feature: Record<string, unk
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
-

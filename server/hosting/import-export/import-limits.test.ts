@@ -19,7 +19,10 @@ let dataDir: string;
 let server: RunningServer;
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'cratehouse-import-limits-'));
-  const config = loadConfig({ CRATEHOUSE_MAX_IMPORT_MB: '1' }, { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', adminToken: token });
+  const config = loadConfig(
+    { CRATEHOUSE_MAX_IMPORT_MB: '1' },
+    { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', adminToken: token },
+  );
   server = await startServer(config, { rendererDir: null });
 });
 afterAll(async () => {
@@ -27,7 +30,8 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const api = (route: string, init: RequestInit = {}) => fetch(`${server.url}/api/v4${route}`, { ...init, headers: { 'PRIVATE-TOKEN': token, ...init.headers } });
+const api = (route: string, init: RequestInit = {}) =>
+  fetch(`${server.url}/api/v4${route}`, { ...init, headers: { 'PRIVATE-TOKEN': token, ...init.headers } });
 let counter = 0;
 async function archiveOf(entries: readonly TarInput[]): Promise<Buffer> {
   const file = path.join(dataDir, `archive-${++counter}.tar.gz`);
@@ -60,7 +64,10 @@ const secret = () => randomBytes(16).toString('hex');
 
 describe('import size cap (CRATEHOUSE_MAX_IMPORT_MB)', () => {
   it('fails an archive of a few KB that expands past the cap, says why, and leaves nothing on disk', async () => {
-    const bomb = await archiveOf([{ path: 'tree/project.json', data: '{}' }, { path: `uploads/${secret()}/zeros.bin`, data: Buffer.alloc(3 * 1024 * 1024) }]);
+    const bomb = await archiveOf([
+      { path: 'tree/project.json', data: '{}' },
+      { path: `uploads/${secret()}/zeros.bin`, data: Buffer.alloc(3 * 1024 * 1024) },
+    ]);
     expect(bomb.length).toBeLessThan(64 * 1024);
     const status = await importAndWait(bomb, 'bomb');
     expect(status).toMatchObject({ import_status: 'failed', import_error: 'The archive is larger than 1 MiB uncompressed' });
@@ -75,7 +82,9 @@ describe('import size cap (CRATEHOUSE_MAX_IMPORT_MB)', () => {
     const answer = await new Promise<string>((resolve) => {
       let out = '';
       const socket = net.connect(Number(port), '127.0.0.1', () => {
-        socket.write(`POST /api/v4/projects/import HTTP/1.1\r\nHost: 127.0.0.1\r\nPRIVATE-TOKEN: ${token}\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: ${2 * 1024 ** 3}\r\n\r\n`);
+        socket.write(
+          `POST /api/v4/projects/import HTTP/1.1\r\nHost: 127.0.0.1\r\nPRIVATE-TOKEN: ${token}\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: ${2 * 1024 ** 3}\r\n\r\n`,
+        );
         socket.write(Buffer.alloc(8192, 1));
       });
       socket.on('data', (d) => (out += d.toString('latin1')));
@@ -93,7 +102,13 @@ describe('storage per namespace (GET /namespaces/:id)', () => {
   it("reports what the user's projects store: repositories and uploads, imported ones included", async () => {
     const before = (await ownNamespace()).root_storage_statistics!;
     const imported = Buffer.from(randomBytes(300 * 1024));
-    const status = await importAndWait(await archiveOf([{ path: 'tree/project.json', data: '{}' }, { path: `uploads/${secret()}/take.bin`, data: imported }]), 'with-upload');
+    const status = await importAndWait(
+      await archiveOf([
+        { path: 'tree/project.json', data: '{}' },
+        { path: `uploads/${secret()}/take.bin`, data: imported },
+      ]),
+      'with-upload',
+    );
     expect(status.import_status).toBe('finished');
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(1000).fill(9)]), 'notes.txt');

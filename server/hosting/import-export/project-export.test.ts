@@ -53,12 +53,23 @@ beforeAll(async () => {
   const dev = await app.addUser('helper');
   developerToken = dev.token;
   strangerToken = (await app.addUser('stranger')).token;
-  const group = await json<{ id: number }>(api(ownerToken, '/groups', { method: 'POST', body: { name: 'Label', path: 'label', visibility: 'internal' } }));
+  const group = await json<{ id: number }>(
+    api(ownerToken, '/groups', { method: 'POST', body: { name: 'Label', path: 'label', visibility: 'internal' } }),
+  );
   await api(ownerToken, `/groups/${group.id}/members`, { method: 'POST', body: { user_id: dev.id, access_level: 30 } });
   project = await json<Project>(
     api(ownerToken, '/projects', {
       method: 'POST',
-      body: { name: 'Beat Tape', namespace_id: group.id, description: 'loops and stems', visibility: 'internal', issues_enabled: false, merge_method: 'ff', tag_list: ['lofi', 'drums'], ci_config_path: 'ci/build.yml' },
+      body: {
+        name: 'Beat Tape',
+        namespace_id: group.id,
+        description: 'loops and stems',
+        visibility: 'internal',
+        issues_enabled: false,
+        merge_method: 'ff',
+        tag_list: ['lofi', 'drums'],
+        ci_config_path: 'ci/build.yml',
+      },
     }),
   );
   const src = path.join(work, 'src');
@@ -72,9 +83,16 @@ beforeAll(async () => {
   log = await git(['log', '--format=%H %s', 'main'], src);
   const form = new FormData();
   form.append('file', new Blob([Buffer.from('stem bytes')]), 'kick drum.wav');
-  const up = await app.fetch(`/api/v4/projects/${project.id}/uploads`, { method: 'POST', headers: { 'PRIVATE-TOKEN': ownerToken }, body: form });
+  const up = await app.fetch(`/api/v4/projects/${project.id}/uploads`, {
+    method: 'POST',
+    headers: { 'PRIVATE-TOKEN': ownerToken },
+    body: form,
+  });
   uploadUrl = ((await up.json()) as { url: string }).url;
-  const hook = await api(ownerToken, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: 'http://hooks.example.com/push', token: 'very-secret-hook-token', push_events: true, tag_push_events: true } });
+  const hook = await api(ownerToken, `/projects/${project.id}/hooks`, {
+    method: 'POST',
+    body: { url: 'http://hooks.example.com/push', token: 'very-secret-hook-token', push_events: true, tag_push_events: true },
+  });
   expect(hook.status).toBe(201);
 }, 60_000);
 
@@ -125,20 +143,33 @@ describe('POST /projects/:id/export, GET …/export, GET …/export/download', (
     expect(status).toMatchObject({
       export_status: 'finished',
       description: 'loops and stems',
-      _links: { api_url: `${app.url}/api/v4/projects/${project.id}/export/download`, web_url: `${app.url}/label/beat-tape/download_export` },
+      _links: {
+        api_url: `${app.url}/api/v4/projects/${project.id}/export/download`,
+        web_url: `${app.url}/label/beat-tape/download_export`,
+      },
     });
 
     const res = await api(ownerToken, `/projects/${project.id}/export/download`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/gzip');
-    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{3}_label_beat-tape_export\.tar\.gz"/);
+    expect(res.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{3}_label_beat-tape_export\.tar\.gz"/,
+    );
     const archive = path.join(work, 'download.tar.gz');
     await writeFile(archive, Buffer.from(await res.arrayBuffer()));
     const out = path.join(work, 'download');
     const entries = await extractTarGz(archive, out, { limits: defaultArchiveLimits });
     const secretAndName = uploadUrl.replace(/^\/uploads\//, '');
     expect(entries.map((e) => e.path).sort()).toEqual(
-      ['GITLAB_VERSION', 'VERSION', 'project.bundle', 'tree/project.json', 'tree/project/project_feature.ndjson', 'tree/project/project_hooks.ndjson', `uploads/${secretAndName}`].sort(),
+      [
+        'GITLAB_VERSION',
+        'VERSION',
+        'project.bundle',
+        'tree/project.json',
+        'tree/project/project_feature.ndjson',
+        'tree/project/project_hooks.ndjson',
+        `uploads/${secretAndName}`,
+      ].sort(),
     );
     expect(await readFile(path.join(out, 'VERSION'), 'utf8')).toBe('0.2.4');
     const tree = JSON.parse(await readFile(path.join(out, 'tree/project.json'), 'utf8')) as Record<string, unknown>;
@@ -157,14 +188,21 @@ describe('POST /projects/:id/export, GET …/export, GET …/export/download', (
     const feature = JSON.parse(await readFile(path.join(out, 'tree/project/project_feature.ndjson'), 'utf8')) as Record<string, unknown>;
     expect(feature).toMatchObject({ issues_access_level: 0, wiki_access_level: 20 });
     const hooks = await readFile(path.join(out, 'tree/project/project_hooks.ndjson'), 'utf8');
-    expect(JSON.parse(hooks)).toMatchObject({ url: 'http://hooks.example.com/push', push_events: true, tag_push_events: true, issues_events: false });
+    expect(JSON.parse(hooks)).toMatchObject({
+      url: 'http://hooks.example.com/push',
+      push_events: true,
+      tag_push_events: true,
+      issues_events: false,
+    });
     expect(hooks).not.toContain('very-secret-hook-token');
     expect(hooks).not.toContain('token');
     expect(await readFile(path.join(out, 'uploads', ...secretAndName.split('/')), 'utf8')).toBe('stem bytes');
     const heads = await git(['bundle', 'list-heads', path.join(out, 'project.bundle')]);
     expect(heads).toContain(`${log.split('\n')[0]!.split(' ')[0]} refs/heads/main`);
     // Archives live under exports/<project id>/ only.
-    expect(await readdir(path.join(app.dataDir, 'exports', String(project.id)))).toEqual([res.headers.get('content-disposition')!.match(/filename="([^"]+)"/)![1]]);
+    expect(await readdir(path.join(app.dataDir, 'exports', String(project.id)))).toEqual([
+      res.headers.get('content-disposition')!.match(/filename="([^"]+)"/)![1],
+    ]);
   });
 
   it('an empty repository exports without a bundle', async () => {
@@ -187,7 +225,10 @@ describe('POST /projects/:id/export, GET …/export, GET …/export/download', (
     res = await post({ upload: { url: 'http://127.0.0.1:9/x', http_method: 'GET' } });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: 'upload[http_method] does not have a valid value' });
-    res = await app.fetch(`/api/v4/projects/${project.id}/export?upload[http_method]=PATCH&upload[url]=http://127.0.0.1:9/x`, { method: 'POST', headers: { 'PRIVATE-TOKEN': ownerToken } });
+    res = await app.fetch(`/api/v4/projects/${project.id}/export?upload[http_method]=PATCH&upload[url]=http://127.0.0.1:9/x`, {
+      method: 'POST',
+      headers: { 'PRIVATE-TOKEN': ownerToken },
+    });
     expect(await res.json()).toEqual({ error: 'upload[http_method] does not have a valid value' });
     res = await post({ upload: { url: 'ftp://example.com/x' } });
     expect(await res.json()).toEqual({ error: 'upload[url] is invalid' });
@@ -219,14 +260,20 @@ describe('POST /projects/:id/export, GET …/export, GET …/export/download', (
       expect(received[0]).toMatchObject({ method: 'PUT', type: 'application/gzip' });
       expect(received[0]!.body.equals(download)).toBe(true);
 
-      await api(ownerToken, `/projects/${project.id}/export`, { method: 'POST', body: { upload: { url: `${base}/post`, http_method: 'POST' } } });
+      await api(ownerToken, `/projects/${project.id}/export`, {
+        method: 'POST',
+        body: { upload: { url: `${base}/post`, http_method: 'POST' } },
+      });
       await app.jobs.onIdle();
       expect(received[1]).toMatchObject({ method: 'POST', type: 'application/gzip' });
       expect((await json(api(ownerToken, `/projects/${project.id}/export`))).export_status).toBe('finished');
 
       await api(ownerToken, `/projects/${project.id}/export`, { method: 'POST', body: { upload: { url: `${base}/fail` } } });
       await app.jobs.onIdle();
-      expect(await json(api(ownerToken, `/projects/${project.id}/export`))).toMatchObject({ export_status: 'failed', export_error: expect.stringMatching(/answered 500/) });
+      expect(await json(api(ownerToken, `/projects/${project.id}/export`))).toMatchObject({
+        export_status: 'failed',
+        export_error: expect.stringMatching(/answered 500/),
+      });
     } finally {
       hold();
       await new Promise((r) => server.close(r));

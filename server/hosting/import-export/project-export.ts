@@ -114,7 +114,11 @@ export class ProjectExportService {
       finishedAt: null,
     });
     try {
-      await this.jobs.submit({ type: exportJobType, tenant: user.tenant, params: { projectId: project.id, startedAt } satisfies ExportJobParams });
+      await this.jobs.submit({
+        type: exportJobType,
+        tenant: user.tenant,
+        params: { projectId: project.id, startedAt } satisfies ExportJobParams,
+      });
     } catch (error) {
       await this.repo.update(project.id, { status: 'failed', error: 'The export could not be scheduled' });
       throw error;
@@ -140,7 +144,8 @@ export class ProjectExportService {
     const { projectId, startedAt } = ctx.params as ExportJobParams;
     const project = this.stores.repo.byId(projectId);
     const record = this.repo.byProject(projectId);
-    if (!project || !record || record.startedAt !== startedAt) return { result: { project_id: projectId, skipped: 'superseded or deleted' } };
+    if (!project || !record || record.startedAt !== startedAt)
+      return { result: { project_id: projectId, skipped: 'superseded or deleted' } };
     const work = path.join(this.tmpDir, `export-${ctx.jobId}`);
     const dir = path.join(this.exportsDir, String(projectId));
     const partial = path.join(dir, `.partial-${ctx.jobId}`);
@@ -154,21 +159,27 @@ export class ProjectExportService {
       ctx.checkpoint(0.4);
       const fileName = exportFileName(this.projects.fullPath(project), this.now());
       await mkdir(dir, { recursive: true, mode: 0o700 });
-      await writeTarGz(partial, this.entries(project, record, hasBundle ? bundle : null, (await this.options.lfsObjects?.(project.id)) ?? []));
+      await writeTarGz(
+        partial,
+        this.entries(project, record, hasBundle ? bundle : null, (await this.options.lfsObjects?.(project.id)) ?? []),
+      );
       await rename(partial, path.join(dir, fileName));
       const file = `${projectId}/${fileName}`;
       ctx.checkpoint(0.7);
       if (record.upload) {
-        if (!(await this.stillCurrent(projectId, startedAt, { status: 'after_export_action', file, fileName }))) return { result: { project_id: projectId, skipped: 'superseded or deleted' } };
+        if (!(await this.stillCurrent(projectId, startedAt, { status: 'after_export_action', file, fileName })))
+          return { result: { project_id: projectId, skipped: 'superseded or deleted' } };
         await this.upload(path.join(dir, fileName), record.upload, ctx.signal);
       }
-      if (!(await this.stillCurrent(projectId, startedAt, { status: 'finished', file, fileName, finishedAt: this.now().toISOString() }))) return { result: { project_id: projectId, skipped: 'superseded or deleted' } };
+      if (!(await this.stillCurrent(projectId, startedAt, { status: 'finished', file, fileName, finishedAt: this.now().toISOString() })))
+        return { result: { project_id: projectId, skipped: 'superseded or deleted' } };
       return { result: { project_id: projectId, export_status: 'finished', file_name: fileName } };
     } catch (error) {
       await rm(partial, { force: true });
       const message = error instanceof Error ? error.message : String(error);
       // Interrupted by a stopping server, the job is resumed at the next start and finishes the row then.
-      if (this.repo.byProject(projectId)?.startedAt === startedAt) await this.repo.update(projectId, { status: 'failed', error: message, finishedAt: this.now().toISOString() });
+      if (this.repo.byProject(projectId)?.startedAt === startedAt)
+        await this.repo.update(projectId, { status: 'failed', error: message, finishedAt: this.now().toISOString() });
       throw error instanceof AppError ? error : new AppError('unavailable', message, { cause: error });
     } finally {
       await rm(work, { recursive: true, force: true });
@@ -183,7 +194,12 @@ export class ProjectExportService {
     return (await this.repo.update(projectId, patch)) !== undefined;
   }
 
-  private entries(project: Readonly<ProjectRecord>, record: Readonly<ProjectExportRecord>, bundle: string | null, lfs: readonly LfsFile[]): TarInput[] {
+  private entries(
+    project: Readonly<ProjectRecord>,
+    record: Readonly<ProjectExportRecord>,
+    bundle: string | null,
+    lfs: readonly LfsFile[],
+  ): TarInput[] {
     const mtime = this.now();
     const json = (value: unknown) => JSON.stringify(value);
     const hooks = this.repo.hooksOf(project.id).map((h) => json(exportedHook(h)));
@@ -196,11 +212,16 @@ export class ProjectExportService {
     ];
     const uploadsDir = this.stores.paths.uploads(project.id);
     for (const u of this.stores.repo.uploadsOf(project.id)) {
-      entries.push({ path: `uploads/${u.secret}/${u.filename}`, source: path.join(uploadsDir, u.secret, u.filename), mtime: new Date(u.createdAt) });
+      entries.push({
+        path: `uploads/${u.secret}/${u.filename}`,
+        source: path.join(uploadsDir, u.secret, u.filename),
+        mtime: new Date(u.createdAt),
+      });
     }
     for (const o of lfs) entries.push({ path: `lfs-objects/${o.oid}`, source: o.file, mtime });
     // GitLab's map of oid → repository types.
-    if (lfs.length > 0) entries.push({ path: 'lfs-objects.json', data: json(Object.fromEntries(lfs.map((o) => [o.oid, ['project']]))), mtime });
+    if (lfs.length > 0)
+      entries.push({ path: 'lfs-objects.json', data: json(Object.fromEntries(lfs.map((o) => [o.oid, ['project']]))), mtime });
     if (bundle) entries.push({ path: 'project.bundle', source: bundle, mtime });
     return entries;
   }
@@ -216,7 +237,9 @@ export class ProjectExportService {
     );
     res.body.resume();
     if (res.status < 200 || res.status >= 300) {
-      throw new AppError('unavailable', `The export could not be uploaded: ${new URL(res.url).host} answered ${res.status}`, { code: 'export_upload_failed' });
+      throw new AppError('unavailable', `The export could not be uploaded: ${new URL(res.url).host} answered ${res.status}`, {
+        code: 'export_upload_failed',
+      });
     }
   }
 

@@ -29,7 +29,12 @@ function postImport(token: string, archive: Buffer, fields: Record<string, strin
 }
 
 /** Import and wait for the job; returns the import result and the final import status. */
-async function importAndWait(token: string, archive: Buffer, fields: Record<string, string>, on = () => app): Promise<{ result: ProjectImportStatus; status: ProjectImportStatus }> {
+async function importAndWait(
+  token: string,
+  archive: Buffer,
+  fields: Record<string, string>,
+  on = () => app,
+): Promise<{ result: ProjectImportStatus; status: ProjectImportStatus }> {
   const res = await postImport(token, archive, fields, on);
   const result = (await res.json()) as ProjectImportStatus;
   expect(res.status, JSON.stringify(result)).toBe(201);
@@ -84,7 +89,11 @@ beforeAll(async () => {
   app = await startTestApp();
   owner = await app.addUser('importer');
   developer = await app.addUser('dev');
-  groupId = (await json<{ id: number }>(api(owner.token, '/groups', { method: 'POST', body: { name: 'Crew', path: 'crew', visibility: 'internal' } }))).id;
+  groupId = (
+    await json<{ id: number }>(
+      api(owner.token, '/groups', { method: 'POST', body: { name: 'Crew', path: 'crew', visibility: 'internal' } }),
+    )
+  ).id;
   await api(owner.token, `/groups/${groupId}/members`, { method: 'POST', body: { user_id: developer.id, access_level: 30 } });
   // A first project, so the user's repositories/ folder exists before the hostile imports.
   await api(owner.token, '/projects', { method: 'POST', body: { name: 'Existing' } });
@@ -97,7 +106,18 @@ describe('export → download → import round trip', () => {
     const source = await json<Project>(
       api(owner.token, '/projects', {
         method: 'POST',
-        body: { name: 'Beat Tape', namespace_id: groupId, description: 'loops', visibility: 'internal', issues_enabled: false, snippets_enabled: false, merge_method: 'rebase_merge', tag_list: ['lofi', 'drums'], ci_config_path: 'ci/x.yml', default_branch: 'main' },
+        body: {
+          name: 'Beat Tape',
+          namespace_id: groupId,
+          description: 'loops',
+          visibility: 'internal',
+          issues_enabled: false,
+          snippets_enabled: false,
+          merge_method: 'rebase_merge',
+          tag_list: ['lofi', 'drums'],
+          ci_config_path: 'ci/x.yml',
+          default_branch: 'main',
+        },
       }),
     );
     const src = path.join(work, 'src');
@@ -112,8 +132,19 @@ describe('export → download → import round trip', () => {
     await git(['push', '-q', withToken(source.http_url_to_repo, owner.token), 'main', 'stems'], src);
     const form = new FormData();
     form.append('file', new Blob([Buffer.from('808 sample')]), 'kick.wav');
-    const upload = (await (await app.fetch(`/api/v4/projects/${source.id}/uploads`, { method: 'POST', headers: { 'PRIVATE-TOKEN': owner.token }, body: form })).json()) as { url: string };
-    await api(owner.token, `/projects/${source.id}/hooks`, { method: 'POST', body: { url: 'https://ci.example.com/hook', token: 'hook-secret', push_events: false, tag_push_events: true, enable_ssl_verification: false } });
+    const upload = (await (
+      await app.fetch(`/api/v4/projects/${source.id}/uploads`, { method: 'POST', headers: { 'PRIVATE-TOKEN': owner.token }, body: form })
+    ).json()) as { url: string };
+    await api(owner.token, `/projects/${source.id}/hooks`, {
+      method: 'POST',
+      body: {
+        url: 'https://ci.example.com/hook',
+        token: 'hook-secret',
+        push_events: false,
+        tag_push_events: true,
+        enable_ssl_verification: false,
+      },
+    });
 
     expect((await api(owner.token, `/projects/${source.id}/export`, { method: 'POST' })).status).toBe(202);
     await app.jobs.onIdle();
@@ -149,11 +180,21 @@ describe('export → download → import round trip', () => {
     expect(settings(copy)).toEqual(settings(await json<Project>(api(owner.token, `/projects/${source.id}`))));
 
     const hooks = await json<Record<string, unknown>[]>(api(owner.token, `/projects/${result.id}/hooks`));
-    expect(hooks).toEqual([expect.objectContaining({ url: 'https://ci.example.com/hook', push_events: false, tag_push_events: true, enable_ssl_verification: false, project_id: result.id })]);
+    expect(hooks).toEqual([
+      expect.objectContaining({
+        url: 'https://ci.example.com/hook',
+        push_events: false,
+        tag_push_events: true,
+        enable_ssl_verification: false,
+        project_id: result.id,
+      }),
+    ]);
     expect(app.store.data.hooks.find((h) => h.projectId === result.id)?.token).toBeNull();
 
     const [, secret, filename] = upload.url.split('/').slice(1);
-    expect(app.store.data.uploads.filter((u) => u.projectId === result.id)).toEqual([expect.objectContaining({ secret, filename, size: 10 })]);
+    expect(app.store.data.uploads.filter((u) => u.projectId === result.id)).toEqual([
+      expect.objectContaining({ secret, filename, size: 10 }),
+    ]);
     expect(await readFile(path.join(app.projects.uploadsDirOf(result.id), secret!, filename!), 'utf8')).toBe('808 sample');
 
     expect(await cloneLog(copy, owner.token)).toBe(await git(['log', '--format=%H %s', 'main'], src));
@@ -164,12 +205,25 @@ describe('export → download → import round trip', () => {
     const { bundle } = await bundleOf(1);
     const archive = await archiveOf([
       { path: 'VERSION', data: '0.2.4' },
-      { path: 'tree/project.json', data: JSON.stringify({ description: 'from the archive', visibility: 'internal', wiki_enabled: true, merge_method: 'ff' }) },
+      {
+        path: 'tree/project.json',
+        data: JSON.stringify({ description: 'from the archive', visibility: 'internal', wiki_enabled: true, merge_method: 'ff' }),
+      },
       { path: 'project.bundle', data: bundle },
     ]);
-    const { result, status } = await importAndWait(owner.token, archive, { path: 'overridden', 'override_params[description]': 'from the request', 'override_params[visibility]': 'private', 'override_params[wiki_enabled]': 'false' });
+    const { result, status } = await importAndWait(owner.token, archive, {
+      path: 'overridden',
+      'override_params[description]': 'from the request',
+      'override_params[visibility]': 'private',
+      'override_params[wiki_enabled]': 'false',
+    });
     expect(status.import_status).toBe('finished');
-    expect(await json(api(owner.token, `/projects/${result.id}`))).toMatchObject({ description: 'from the request', visibility: 'private', wiki_enabled: false, merge_method: 'ff' });
+    expect(await json(api(owner.token, `/projects/${result.id}`))).toMatchObject({
+      description: 'from the request',
+      visibility: 'private',
+      wiki_enabled: false,
+      merge_method: 'ff',
+    });
 
     const taken = await postImport(owner.token, archive, { path: 'overridden', overwrite: 'False' });
     expect(taken.status).toBe(400);
@@ -179,25 +233,44 @@ describe('export → download → import round trip', () => {
   it('overwrite=True replaces the project at that path once the import succeeded', async () => {
     const first = await bundleOf(1);
     const second = await bundleOf(2);
-    const archive = (b: Buffer, description: string) => archiveOf([{ path: 'tree/project.json', data: JSON.stringify({ description }) }, { path: 'project.bundle', data: b }]);
+    const archive = (b: Buffer, description: string) =>
+      archiveOf([
+        { path: 'tree/project.json', data: JSON.stringify({ description }) },
+        { path: 'project.bundle', data: b },
+      ]);
     const old = (await importAndWait(owner.token, await archive(first.bundle, 'first'), { path: 'replace-me' })).result;
-    const { result, status } = await importAndWait(owner.token, await archive(second.bundle, 'second'), { path: 'replace-me', overwrite: 'True' });
+    const { result, status } = await importAndWait(owner.token, await archive(second.bundle, 'second'), {
+      path: 'replace-me',
+      overwrite: 'True',
+    });
     expect(result.path).toMatch(/^replace-me-import-[0-9a-f]{8}$/);
-    expect(status).toMatchObject({ import_status: 'finished', path: 'replace-me', name: 'replace-me', path_with_namespace: 'importer/replace-me' });
+    expect(status).toMatchObject({
+      import_status: 'finished',
+      path: 'replace-me',
+      name: 'replace-me',
+      path_with_namespace: 'importer/replace-me',
+    });
     expect((await api(owner.token, `/projects/${old.id}`)).status).toBe(404);
     const now = await json<Project>(api(owner.token, `/projects/${encodeURIComponent('importer/replace-me')}`));
     expect(now).toMatchObject({ id: result.id, description: 'second' });
     expect(await cloneLog(now, owner.token)).toBe(second.log);
 
     // A failed overwrite leaves the old project alone.
-    const bad = await importAndWait(owner.token, await archiveOf([{ path: 'project.bundle', data: 'not a bundle' }]), { path: 'replace-me', overwrite: 'true' });
+    const bad = await importAndWait(owner.token, await archiveOf([{ path: 'project.bundle', data: 'not a bundle' }]), {
+      path: 'replace-me',
+      overwrite: 'true',
+    });
     expect(bad.status.import_status).toBe('failed');
     expect(await json(api(owner.token, `/projects/${encodeURIComponent('importer/replace-me')}`))).toMatchObject({ id: result.id });
   }, 60_000);
 
   it("the request's own errors: file, path, namespace, rights, override values", async () => {
     const archive = await archiveOf([{ path: 'tree/project.json', data: '{}' }]);
-    let res = await app.fetch('/api/v4/projects/import', { method: 'POST', headers: { 'PRIVATE-TOKEN': owner.token, 'Content-Type': 'application/json' }, body: JSON.stringify({ path: 'x' }) });
+    let res = await app.fetch('/api/v4/projects/import', {
+      method: 'POST',
+      headers: { 'PRIVATE-TOKEN': owner.token, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ path: 'x' }),
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: 'file is missing' });
     res = await postImport(owner.token, archive, {});
@@ -234,7 +307,14 @@ describe('archives exported by GitLab', () => {
     auto_cancel_pending_pipelines: 'enabled',
     squash_option: 'default_off',
   };
-  const feature = { builds_access_level: 20, issues_access_level: 0, merge_requests_access_level: 20, snippets_access_level: 10, wiki_access_level: 0, project_id: 4 };
+  const feature = {
+    builds_access_level: 20,
+    issues_access_level: 0,
+    merge_requests_access_level: 20,
+    snippets_access_level: 10,
+    wiki_access_level: 0,
+    project_id: 4,
+  };
 
   it('tree/project.json + tree/project/*.ndjson + project.bundle: settings and repository come across, the rest is ignored', async () => {
     const { bundle, log } = await bundleOf(2);
@@ -278,7 +358,11 @@ describe('archives exported by GitLab', () => {
   it('the legacy single project.json (with a nested project_feature) imports the same way', async () => {
     const { bundle, log } = await bundleOf(1);
     const legacy = { ...gitlabTree, visibility_level: 10, project_feature: feature, issues: [{ title: 'old' }], hooks: [], labels: [] };
-    const archive = await archiveOf([{ path: 'VERSION', data: '0.2.4' }, { path: 'project.json', data: JSON.stringify(legacy) }, { path: 'project.bundle', data: bundle }]);
+    const archive = await archiveOf([
+      { path: 'VERSION', data: '0.2.4' },
+      { path: 'project.json', data: JSON.stringify(legacy) },
+      { path: 'project.bundle', data: bundle },
+    ]);
     const { result, status } = await importAndWait(owner.token, archive, { path: 'legacy' });
     expect(status.import_status).toBe('finished');
     const project = await json<Project>(api(owner.token, `/projects/${result.id}`));
@@ -287,9 +371,15 @@ describe('archives exported by GitLab', () => {
   });
 
   it('an archive with nothing this server can import fails with a note', async () => {
-    const archive = await archiveOf([{ path: 'VERSION', data: '0.2.4' }, { path: 'tree/project/issues.ndjson', data: '{}\n' }]);
+    const archive = await archiveOf([
+      { path: 'VERSION', data: '0.2.4' },
+      { path: 'tree/project/issues.ndjson', data: '{}\n' },
+    ]);
     const { status } = await importAndWait(owner.token, archive, { path: 'nothing' });
-    expect(status).toMatchObject({ import_status: 'failed', import_error: 'Nothing could be imported: the archive has no tree/project.json, project.json or project.bundle' });
+    expect(status).toMatchObject({
+      import_status: 'failed',
+      import_error: 'Nothing could be imported: the archive has no tree/project.json, project.json or project.bundle',
+    });
   });
 });
 
@@ -299,7 +389,14 @@ describe('hostile archives', () => {
   /** What must not change: every table a finished import writes, and every project but the new one. */
   const storeState = (skip: number | null) => {
     const d = app.store.data;
-    return JSON.stringify({ projects: d.projects.filter((p) => p.id !== skip), uploads: d.uploads, hooks: d.hooks, projectExports: d.projectExports, stars: d.stars, shares: d.projectShares });
+    return JSON.stringify({
+      projects: d.projects.filter((p) => p.id !== skip),
+      uploads: d.uploads,
+      hooks: d.hooks,
+      projectExports: d.projectExports,
+      stars: d.stars,
+      shares: d.projectShares,
+    });
   };
 
   /** Import the archive; it must fail with `message`, leave the data dir and store as they were (but the failed project). */
@@ -319,21 +416,45 @@ describe('hostile archives', () => {
     expect(existsSync(outside)).toBe(false);
     expect(existsSync(path.join(app.dataDir, 'evil.txt'))).toBe(false);
     // GET /projects/:id tells maintainers why as well.
-    expect(await json(api(owner.token, `/projects/${result.id}`))).toMatchObject({ import_status: 'failed', import_error: expect.stringMatching(message) });
+    expect(await json(api(owner.token, `/projects/${result.id}`))).toMatchObject({
+      import_status: 'failed',
+      import_error: expect.stringMatching(message),
+    });
   }
 
   it('path traversal', async () => {
-    await expectRejected(await archiveOf([{ path: 'VERSION', data: '0.2.4' }, { path: '../evil.txt', data: 'x' }]), /path that leaves the archive \(\.\.\/evil\.txt\)/);
+    await expectRejected(
+      await archiveOf([
+        { path: 'VERSION', data: '0.2.4' },
+        { path: '../evil.txt', data: 'x' },
+      ]),
+      /path that leaves the archive \(\.\.\/evil\.txt\)/,
+    );
     await expectRejected(await archiveOf([{ path: `uploads/${secret}/../../../../evil.txt`, data: 'x' }]), /path that leaves the archive/);
   });
 
   it('absolute paths', async () => {
-    await expectRejected(await archiveOf([{ path: 'tree/project.json', data: '{}' }, { path: outside, data: 'x' }]), /absolute path/);
+    await expectRejected(
+      await archiveOf([
+        { path: 'tree/project.json', data: '{}' },
+        { path: outside, data: 'x' },
+      ]),
+      /absolute path/,
+    );
   });
 
   it('symbolic and hard links', async () => {
-    await expectRejected(await archiveOf([{ path: `uploads/${secret}/passwd`, type: 'symlink', linkTarget: '/etc/passwd' }]), /contains a link \(uploads\/a+\/passwd\); links are not allowed/);
-    await expectRejected(await archiveOf([{ path: 'tree/project.json', data: '{}' }, { path: 'project.bundle', type: 'hardlink', linkTarget: '/etc/passwd' }]), /links are not allowed/);
+    await expectRejected(
+      await archiveOf([{ path: `uploads/${secret}/passwd`, type: 'symlink', linkTarget: '/etc/passwd' }]),
+      /contains a link \(uploads\/a+\/passwd\); links are not allowed/,
+    );
+    await expectRejected(
+      await archiveOf([
+        { path: 'tree/project.json', data: '{}' },
+        { path: 'project.bundle', type: 'hardlink', linkTarget: '/etc/passwd' },
+      ]),
+      /links are not allowed/,
+    );
   });
 
   it('device files and FIFOs', async () => {
@@ -365,25 +486,48 @@ describe('hostile archives', () => {
     const { bundle } = await bundleOf(3);
     const broken = Buffer.from(bundle);
     for (let i = broken.length - 200; i < broken.length - 20; i++) broken[i] = broken[i]! ^ 0xff;
-    await expectRejected(await archiveOf([{ path: 'tree/project.json', data: '{}' }, { path: 'project.bundle', data: broken }]), /^project\.bundle is not a valid git bundle \(git: .+\)$/);
-    await expectRejected(await archiveOf([{ path: 'project.bundle', data: '# v2 git bundle\nnot-a-sha refs/heads/main\n\nPACKgarbage' }]), /^project\.bundle is not a valid git bundle \(git: .+\)$/);
-    await expectRejected(await archiveOf([{ path: 'project.bundle', data: 'hello' }]), /^project\.bundle is not a valid git bundle \(it has no bundle header\)$/);
+    await expectRejected(
+      await archiveOf([
+        { path: 'tree/project.json', data: '{}' },
+        { path: 'project.bundle', data: broken },
+      ]),
+      /^project\.bundle is not a valid git bundle \(git: .+\)$/,
+    );
+    await expectRejected(
+      await archiveOf([{ path: 'project.bundle', data: '# v2 git bundle\nnot-a-sha refs/heads/main\n\nPACKgarbage' }]),
+      /^project\.bundle is not a valid git bundle \(git: .+\)$/,
+    );
+    await expectRejected(
+      await archiveOf([{ path: 'project.bundle', data: 'hello' }]),
+      /^project\.bundle is not a valid git bundle \(it has no bundle header\)$/,
+    );
   });
 
   it('malformed settings and hooks', async () => {
     await expectRejected(await archiveOf([{ path: 'tree/project.json', data: '{not json' }]), /^tree\/project\.json is not valid JSON$/);
-    await expectRejected(await archiveOf([{ path: 'tree/project.json', data: '{}' }, { path: 'tree/project/project_hooks.ndjson', data: '{"url":"file:///etc/passwd"}\n' }]), /line 1 has no valid http\(s\) url/);
+    await expectRejected(
+      await archiveOf([
+        { path: 'tree/project.json', data: '{}' },
+        { path: 'tree/project/project_hooks.ndjson', data: '{"url":"file:///etc/passwd"}\n' },
+      ]),
+      /line 1 has no valid http\(s\) url/,
+    );
   });
 
   it('an archive larger than the configured limit', async () => {
     const small = await startTestApp({ importLimits: { maxBytes: 64 * 1024, maxEntries: 10 } });
     try {
       const user = await small.addUser('tiny');
-      const big = await archiveOf([{ path: 'tree/project.json', data: '{}' }, { path: 'project.bundle', data: Buffer.alloc(100 * 1024) }]);
+      const big = await archiveOf([
+        { path: 'tree/project.json', data: '{}' },
+        { path: 'project.bundle', data: Buffer.alloc(100 * 1024) },
+      ]);
       const { status } = await importAndWait(user.token, big, { path: 'too-big' }, () => small);
       expect(status).toMatchObject({ import_status: 'failed', import_error: 'The archive is larger than 64 KiB uncompressed' });
       const many = await archiveOf(Array.from({ length: 11 }, (_, i) => ({ path: `f${i}`, data: '' })));
-      expect((await importAndWait(user.token, many, { path: 'too-many' }, () => small)).status.import_error).toBe('The archive has more than 10 entries');
+      expect((await importAndWait(user.token, many, { path: 'too-many' }, () => small)).status.import_error).toBe(
+        'The archive has more than 10 entries',
+      );
       expect(await readdir(path.join(small.dataDir, 'tmp'))).toEqual([]);
     } finally {
       await small.close();

@@ -27,7 +27,10 @@ import type { ProjectInput, ProjectService, ProjectStores } from '../projects/pr
 export const archiveImportJobType = 'project-archive-import';
 
 /** Project attributes from `override_params[...]`; they beat the archive's values. */
-export type ImportOverrides = Pick<ProjectInput, 'description' | 'visibility' | 'defaultBranch' | 'settings' | 'mergeMethod' | 'tagList' | 'ciConfigPath'>;
+export type ImportOverrides = Pick<
+  ProjectInput,
+  'description' | 'visibility' | 'defaultBranch' | 'settings' | 'mergeMethod' | 'tagList' | 'ciConfigPath'
+>;
 
 /** What `POST /projects/import` asks for; the service owns `archive` (a temp file) from then on. */
 export interface ImportRequest {
@@ -48,7 +51,10 @@ export interface ImportOptions {
   /** Create a repository from a bundle (git clone, which checks every object). */
   readonly restoreBundle: (file: string, targetDir: string, signal: AbortSignal) => Promise<void>;
   /** Store an archive's Git LFS object for a project, checking it against its oid (throws when it does not match). */
-  readonly storeLfsObject?: (projectId: number, object: { readonly oid: string; readonly file: string; readonly size: number }) => Promise<void>;
+  readonly storeLfsObject?: (
+    projectId: number,
+    object: { readonly oid: string; readonly file: string; readonly size: number },
+  ) => Promise<void>;
   /** What else must go when a project replaced by `overwrite` is deleted (its exports). */
   readonly onProjectRemoved?: (projectId: number) => Promise<void>;
   readonly now?: () => Date;
@@ -101,20 +107,37 @@ export class ProjectImportService {
       if (existing && request.overwrite) {
         if (!viewer.isOwner(existing)) throw new AppError('forbidden', 'Forbidden');
         const other = this.stores.repo.byName(ns.id, name);
-        if (other && other.id !== existing.id) throw new AppError('invalid', 'project is invalid', { fields: { name: ['has already been taken'] } });
+        if (other && other.id !== existing.id)
+          throw new AppError('invalid', 'project is invalid', { fields: { name: ['has already been taken'] } });
         const suffix = randomBytes(4).toString('hex');
         createPath = `${request.path}-import-${suffix}`;
         createName = `${name}-import-${suffix}`;
         replace = { projectId: existing.id, path: request.path, name };
       }
-      project = await this.projects.create(viewer, { name: createName, path: createPath, namespaceId: ns.id, visibility: request.overrides.visibility, description: request.overrides.description }, user);
+      project = await this.projects.create(
+        viewer,
+        {
+          name: createName,
+          path: createPath,
+          namespaceId: ns.id,
+          visibility: request.overrides.visibility,
+          description: request.overrides.description,
+        },
+        user,
+      );
     } catch (error) {
       await rm(request.archive, { force: true });
       throw error;
     }
     try {
       const scheduled = await this.stores.repo.update(project.id, { importStatus: 'scheduled', importError: null });
-      const params: ImportJobParams = { projectId: project.id, userId: user.id, archive: request.archive, overrides: request.overrides, replace };
+      const params: ImportJobParams = {
+        projectId: project.id,
+        userId: user.id,
+        archive: request.archive,
+        overrides: request.overrides,
+        replace,
+      };
       await this.jobs.submit({ type: archiveImportJobType, tenant: user.tenant, params });
       return scheduled;
     } catch (error) {
@@ -144,7 +167,8 @@ export class ProjectImportService {
     try {
       if (!user) throw new ArchiveError('The user who started the import no longer exists');
       ctx.checkpoint(0);
-      if (!(await exists(params.archive))) throw new ArchiveError('The uploaded archive is no longer available (the server restarted before the import ran); import it again');
+      if (!(await exists(params.archive)))
+        throw new ArchiveError('The uploaded archive is no longer available (the server restarted before the import ran); import it again');
       const root = path.join(work, 'archive');
       const contents = await readArchive(params.archive, root, this.limits, this.now());
       if (!contents.settings && !contents.bundle && contents.uploads.length === 0) {
@@ -160,8 +184,13 @@ export class ProjectImportService {
         try {
           await this.options.restoreBundle(contents.bundle, target, ctx.signal);
         } catch (error) {
-          const said = (error instanceof Error ? error.message : String(error)).replace(/^The repository could not be restored from its bundle: /, '');
-          throw new ArchiveError(`project.bundle is not a valid git bundle (${said === 'The file is not a git bundle' ? 'it has no bundle header' : `git: ${said}`})`);
+          const said = (error instanceof Error ? error.message : String(error)).replace(
+            /^The repository could not be restored from its bundle: /,
+            '',
+          );
+          throw new ArchiveError(
+            `project.bundle is not a valid git bundle (${said === 'The file is not a git bundle' ? 'it has no bundle header' : `git: ${said}`})`,
+          );
         }
       } else await this.stores.git.init(target, desiredBranch);
       const stats = await this.stores.git.stats(target, desiredBranch);
@@ -205,7 +234,17 @@ export class ProjectImportService {
 
       let current = project;
       if (params.replace) current = await this.replaceOld(viewer, project, params.replace);
-      const landed = await this.repo.finishImport(projectId, { project: patch, hooks: contents.hooks, uploads: contents.uploads.map((u) => ({ secret: u.secret, filename: u.filename, size: u.size, uploaderId: user.id, createdAt: at })) });
+      const landed = await this.repo.finishImport(projectId, {
+        project: patch,
+        hooks: contents.hooks,
+        uploads: contents.uploads.map((u) => ({
+          secret: u.secret,
+          filename: u.filename,
+          size: u.size,
+          uploaderId: user.id,
+          createdAt: at,
+        })),
+      });
       if (!landed) throw new ArchiveError('The project was deleted during its import');
       ctx.checkpoint(1);
       return { result: { project_id: projectId, import_status: 'finished', path: current.path } };
@@ -234,10 +273,15 @@ export class ProjectImportService {
   }
 
   /** Delete the project an overwrite replaces, then give the import its path and name. */
-  private async replaceOld(viewer: Viewer, project: Readonly<ProjectRecord>, replace: NonNullable<ImportJobParams['replace']>): Promise<Readonly<ProjectRecord>> {
+  private async replaceOld(
+    viewer: Viewer,
+    project: Readonly<ProjectRecord>,
+    replace: NonNullable<ImportJobParams['replace']>,
+  ): Promise<Readonly<ProjectRecord>> {
     const old = this.stores.repo.byId(replace.projectId);
     if (old) {
-      if (!viewer.isOwner(old)) throw new ArchiveError('The project to overwrite may no longer be deleted by the user who started the import');
+      if (!viewer.isOwner(old))
+        throw new ArchiveError('The project to overwrite may no longer be deleted by the user who started the import');
       await this.projects.remove(viewer, old, this.options.onProjectRemoved);
     }
     return this.projects.update(viewer, this.stores.repo.byId(project.id) ?? project, { path: replace.path, name: replace.name });
@@ -247,7 +291,12 @@ export class ProjectImportService {
   private targetNamespace(viewer: Viewer, ref: string | undefined): Readonly<NamespaceRecord> {
     const user = viewer.user!;
     const identity = this.identity;
-    const ns = ref === undefined ? identity.findNamespace(user.namespaceId) : /^\d+$/.test(ref) ? identity.findNamespace(Number(ref)) : identity.findNamespaceByPath(ref);
+    const ns =
+      ref === undefined
+        ? identity.findNamespace(user.namespaceId)
+        : /^\d+$/.test(ref)
+          ? identity.findNamespace(Number(ref))
+          : identity.findNamespaceByPath(ref);
     if (!ns) throw notFound('Namespace');
     if (user.admin) return ns;
     if (ns.kind === 'group') {
@@ -304,4 +353,3 @@ async function moveFile(from: string, to: string): Promise<void> {
     await rm(from, { force: true });
   }
 }
-

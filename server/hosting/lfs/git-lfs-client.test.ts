@@ -42,7 +42,7 @@ function writeWav(file: string, size: number): void {
   header.writeUInt32LE(dataSize, 40);
   const fd = openSync(file, 'w');
   writeSync(fd, header);
-  for (let left = dataSize; left > 0; ) {
+  for (let left = dataSize; left > 0;) {
     const chunk = randomBytes(Math.min(left, 1 << 20));
     writeSync(fd, chunk);
     left -= chunk.length;
@@ -71,7 +71,9 @@ afterAll(async () => {
 
 describe.skipIf(!hasGitLfs)('the real git-lfs client over HTTP', () => {
   it('pushes a tracked 50 MB WAV, clones it back byte for byte, locks and unlocks it', async () => {
-    const project = await readJson<Project>(callHosting(app, token, '/projects', { method: 'POST', body: { name: 'Album Stems', visibility: 'private' } }));
+    const project = await readJson<Project>(
+      callHosting(app, token, '/projects', { method: 'POST', body: { name: 'Album Stems', visibility: 'private' } }),
+    );
     const remote = withToken(project.http_url_to_repo, token);
     const src = path.join(work, 'src');
     await client.ok(['init', '-q', src]);
@@ -87,7 +89,9 @@ describe.skipIf(!hasGitLfs)('the real git-lfs client over HTTP', () => {
     expect(pointer).toContain(`size ${wavBytes}`);
     await client.ok(['push', '-q', remote, 'main'], src);
 
-    const stats = await readJson<{ statistics: { lfs_objects_size: number; repository_size: number } }>(callHosting(app, token, `/projects/${project.id}?statistics=true`));
+    const stats = await readJson<{ statistics: { lfs_objects_size: number; repository_size: number } }>(
+      callHosting(app, token, `/projects/${project.id}?statistics=true`),
+    );
     expect(stats.statistics.lfs_objects_size).toBe(wavBytes);
     expect(stats.statistics.repository_size).toBeLessThan(1024 * 1024);
 

@@ -44,7 +44,13 @@ export class LfsLockService {
     const b = objectOf(body);
     if (typeof b.path !== 'string' || b.path === '' || b.path.length > 4096) throw new AppError('unprocessable', 'path is missing');
     const refName = typeof objectOf(b.ref).name === 'string' ? String(objectOf(b.ref).name) : null;
-    const { lock, created } = await this.repo.insertLock({ projectId: project.id, path: b.path, ownerId: user.id, refName, lockedAt: new Date().toISOString() });
+    const { lock, created } = await this.repo.insertLock({
+      projectId: project.id,
+      path: b.path,
+      ownerId: user.id,
+      refName,
+      lockedAt: new Date().toISOString(),
+    });
     if (!created) throw new LockConflict(this.present(lock));
     return this.present(lock);
   }
@@ -60,12 +66,21 @@ export class LfsLockService {
   }
 
   /** Locks split into the caller's and everyone else's (git-lfs asks before a push). */
-  verify(project: Readonly<ProjectRecord>, user: Readonly<UserRecord>, body: unknown): { readonly ours: readonly LfsLockJson[]; readonly theirs: readonly LfsLockJson[]; readonly nextCursor: string | undefined } {
+  verify(
+    project: Readonly<ProjectRecord>,
+    user: Readonly<UserRecord>,
+    body: unknown,
+  ): { readonly ours: readonly LfsLockJson[]; readonly theirs: readonly LfsLockJson[]; readonly nextCursor: string | undefined } {
     const b = objectOf(body);
     const refName = typeof objectOf(b.ref).name === 'string' ? String(objectOf(b.ref).name) : null;
     let locks = this.repo.locksOf(project.id);
     if (refName) locks = locks.filter((l) => l.refName === null || l.refName === refName);
-    const page = this.page(locks, typeof b.cursor === 'string' ? b.cursor : undefined, limitOf(b.limit as string | number | undefined), (l) => l);
+    const page = this.page(
+      locks,
+      typeof b.cursor === 'string' ? b.cursor : undefined,
+      limitOf(b.limit as string | number | undefined),
+      (l) => l,
+    );
     const ours = page.items.filter((l) => l.ownerId === user.id).map((l) => this.present(l));
     const theirs = page.items.filter((l) => l.ownerId !== user.id).map((l) => this.present(l));
     return { ours, theirs, nextCursor: page.nextCursor };
@@ -77,14 +92,20 @@ export class LfsLockService {
     if (!lock) throw new AppError('not-found', 'Lock not found');
     const force = objectOf(body).force === true;
     if (lock.ownerId !== viewer.user?.id) {
-      if (!force) throw new AppError('forbidden', `${this.present(lock).owner.name} owns this lock; unlock it with force (maintainers only)`);
+      if (!force)
+        throw new AppError('forbidden', `${this.present(lock).owner.name} owns this lock; unlock it with force (maintainers only)`);
       if (!viewer.canAdmin(project)) throw new AppError('forbidden', 'You must have maintainer access to force delete a lock');
     }
     await this.repo.removeLock(project.id, lock.id);
     return this.present(lock);
   }
 
-  private page<T>(locks: readonly Readonly<LfsLockRecord>[], cursor: string | undefined, limit: number, map: (l: Readonly<LfsLockRecord>) => T): LfsLockPage<T> {
+  private page<T>(
+    locks: readonly Readonly<LfsLockRecord>[],
+    cursor: string | undefined,
+    limit: number,
+    map: (l: Readonly<LfsLockRecord>) => T,
+  ): LfsLockPage<T> {
     const sorted = [...locks].sort((a, b) => a.id - b.id);
     const from = cursor && /^\d+$/.test(cursor) ? sorted.findIndex((l) => l.id >= Number(cursor)) : 0;
     const start = from < 0 ? sorted.length : from;

@@ -62,7 +62,12 @@ export class LfsObjectStore {
       const check = new Transform({
         transform(chunk: Buffer, _encoding, done) {
           received += chunk.length;
-          if (received > size) return done(new AppError('unprocessable', `The upload is larger than the ${size} bytes the batch request announced`, { code: 'size_mismatch' }));
+          if (received > size)
+            return done(
+              new AppError('unprocessable', `The upload is larger than the ${size} bytes the batch request announced`, {
+                code: 'size_mismatch',
+              }),
+            );
           hash.update(chunk);
           done(null, chunk);
         },
@@ -70,7 +75,8 @@ export class LfsObjectStore {
       await mkdir(this.tmpDir, { recursive: true });
       // The body is piped, not pipelined: a refused upload leaves the request open for an answer.
       const early = () => {
-        if (!body.readableEnded) check.destroy(new AppError('invalid', 'The upload ended before all its bytes arrived', { code: 'upload_incomplete' }));
+        if (!body.readableEnded)
+          check.destroy(new AppError('invalid', 'The upload ended before all its bytes arrived', { code: 'upload_incomplete' }));
       };
       const failed = (error: Error) => check.destroy(error);
       body.once('close', early);
@@ -83,8 +89,12 @@ export class LfsObjectStore {
         body.off('close', early);
         body.off('error', failed);
       }
-      if (received !== size) throw new AppError('unprocessable', `The upload has ${received} bytes, not the ${size} the batch request announced`, { code: 'size_mismatch' });
-      if (hash.digest('hex') !== oid) throw new AppError('unprocessable', 'The uploaded content does not match its oid (sha256)', { code: 'oid_mismatch' });
+      if (received !== size)
+        throw new AppError('unprocessable', `The upload has ${received} bytes, not the ${size} the batch request announced`, {
+          code: 'size_mismatch',
+        });
+      if (hash.digest('hex') !== oid)
+        throw new AppError('unprocessable', 'The uploaded content does not match its oid (sha256)', { code: 'oid_mismatch' });
       await mkdir(path.dirname(final), { recursive: true });
       // Same bytes whoever wrote them first: replacing an existing copy is harmless and atomic.
       await rename(tmp, final);
@@ -132,7 +142,9 @@ export class LfsObjectStore {
         return [];
       }
     };
-    for (const a of list(this.root)) for (const b of list(path.join(this.root, a))) for (const f of list(path.join(this.root, a, b))) out.push(path.join(this.root, a, b, f));
+    for (const a of list(this.root))
+      for (const b of list(path.join(this.root, a)))
+        for (const f of list(path.join(this.root, a, b))) out.push(path.join(this.root, a, b, f));
     return out;
   }
 }

@@ -39,7 +39,10 @@ export function parseLfsPath(method: string, url: string): LfsTarget | null {
   if (!route) return null;
   let segments: string[];
   try {
-    segments = pathname.slice(1, at).split('/').map((s) => decodeURIComponent(s));
+    segments = pathname
+      .slice(1, at)
+      .split('/')
+      .map((s) => decodeURIComponent(s));
   } catch {
     return null;
   }

@@ -24,33 +24,45 @@ export function createLfsRepo(store: Store): LfsRepo {
     linksOf: (projectId) => store.data.lfsLinks.filter((l) => l.projectId === projectId),
     linkedOids: () => new Set(store.data.lfsLinks.map((l) => l.oid)),
     link: (projectId, objects) =>
-      store.mutate((d) => {
-        const have = new Set(d.lfsLinks.filter((l) => l.projectId === projectId).map((l) => l.oid));
-        const createdAt = new Date().toISOString();
-        for (const { oid, size } of objects) {
-          if (have.has(oid)) continue;
-          have.add(oid);
-          d.lfsLinks.push({ projectId, oid, size, createdAt });
-        }
-      }, ['lfsLinks']),
+      store.mutate(
+        (d) => {
+          const have = new Set(d.lfsLinks.filter((l) => l.projectId === projectId).map((l) => l.oid));
+          const createdAt = new Date().toISOString();
+          for (const { oid, size } of objects) {
+            if (have.has(oid)) continue;
+            have.add(oid);
+            d.lfsLinks.push({ projectId, oid, size, createdAt });
+          }
+        },
+        ['lfsLinks'],
+      ),
     forgetProject: (projectId) =>
-      store.mutate((d) => {
-        d.lfsLinks = d.lfsLinks.filter((l) => l.projectId !== projectId);
-        d.lfsLocks = d.lfsLocks.filter((l) => l.projectId !== projectId);
-      }, ['lfsLinks', 'lfsLocks']),
+      store.mutate(
+        (d) => {
+          d.lfsLinks = d.lfsLinks.filter((l) => l.projectId !== projectId);
+          d.lfsLocks = d.lfsLocks.filter((l) => l.projectId !== projectId);
+        },
+        ['lfsLinks', 'lfsLocks'],
+      ),
     locksOf: (projectId) => store.data.lfsLocks.filter((l) => l.projectId === projectId),
     insertLock: (lock) =>
-      store.mutate((d) => {
-        // Checked again inside the mutation: two creates of one path cannot both win.
-        const taken = d.lfsLocks.find((l) => l.projectId === lock.projectId && l.path === lock.path);
-        if (taken) return { lock: taken, created: false };
-        const record: LfsLockRecord = { ...lock, id: nextId(d, 'lfsLocks') };
-        d.lfsLocks.push(record);
-        return { lock: record, created: true };
-      }, ['lfsLocks', 'sequences']),
+      store.mutate(
+        (d) => {
+          // Checked again inside the mutation: two creates of one path cannot both win.
+          const taken = d.lfsLocks.find((l) => l.projectId === lock.projectId && l.path === lock.path);
+          if (taken) return { lock: taken, created: false };
+          const record: LfsLockRecord = { ...lock, id: nextId(d, 'lfsLocks') };
+          d.lfsLocks.push(record);
+          return { lock: record, created: true };
+        },
+        ['lfsLocks', 'sequences'],
+      ),
     removeLock: (projectId, lockId) =>
-      store.mutate((d) => {
-        d.lfsLocks = d.lfsLocks.filter((l) => !(l.projectId === projectId && l.id === lockId));
-      }, ['lfsLocks']),
+      store.mutate(
+        (d) => {
+          d.lfsLocks = d.lfsLocks.filter((l) => !(l.projectId === projectId && l.id === lockId));
+        },
+        ['lfsLocks'],
+      ),
   };
 }

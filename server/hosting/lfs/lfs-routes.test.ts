@@ -24,18 +24,36 @@ const lfsHeaders = (token: string | null) => ({
 interface BatchAnswer {
   transfer: string;
   hash_algo: string;
-  objects: { oid: string; size: number; actions?: Record<string, { href: string; header: Record<string, string> }>; error?: { code: number; message: string } }[];
+  objects: {
+    oid: string;
+    size: number;
+    actions?: Record<string, { href: string; header: Record<string, string> }>;
+    error?: { code: number; message: string };
+  }[];
 }
 
-function batch(project: Project, token: string | null, operation: 'upload' | 'download', objects: readonly { oid: string; size: number }[]): Promise<Response> {
-  return app.fetch(`/${project.path_with_namespace}.git/info/lfs/objects/batch`, { method: 'POST', headers: lfsHeaders(token), body: JSON.stringify({ operation, transfers: ['basic'], objects }) });
+function batch(
+  project: Project,
+  token: string | null,
+  operation: 'upload' | 'download',
+  objects: readonly { oid: string; size: number }[],
+): Promise<Response> {
+  return app.fetch(`/${project.path_with_namespace}.git/info/lfs/objects/batch`, {
+    method: 'POST',
+    headers: lfsHeaders(token),
+    body: JSON.stringify({ operation, transfers: ['basic'], objects }),
+  });
 }
 
 /** Upload through the batch API as git-lfs does: batch, PUT with the action's header, verify. */
 async function upload(project: Project, token: string, bytes: Buffer, oid = sha256(bytes)): Promise<Response> {
   const answer = await readJson<BatchAnswer>(batch(project, token, 'upload', [{ oid, size: bytes.length }]));
   const put = answer.objects[0]!.actions!.upload!;
-  return fetch(put.href, { method: 'PUT', headers: { ...put.header, 'Content-Type': 'application/octet-stream' }, body: new Uint8Array(bytes) });
+  return fetch(put.href, {
+    method: 'PUT',
+    headers: { ...put.header, 'Content-Type': 'application/octet-stream' },
+    body: new Uint8Array(bytes),
+  });
 }
 
 async function download(project: Project, token: string | null, oid: string, size: number): Promise<Buffer> {
@@ -51,8 +69,12 @@ beforeAll(async () => {
   for (const name of ['maker', 'stranger']) tokens[name] = (await app.addUser(name)).token;
   const maker = app.identity.getUser('maker');
   tokens.readOnly = (await app.identity.createToken(maker.id, { name: 'ro', scopes: ['read_repository'] })).token;
-  owner = await readJson<Project>(callHosting(app, tokens.maker!, '/projects', { method: 'POST', body: { name: 'Stems', visibility: 'private' } }));
-  other = await readJson<Project>(callHosting(app, tokens.stranger!, '/projects', { method: 'POST', body: { name: 'Elsewhere', visibility: 'private' } }));
+  owner = await readJson<Project>(
+    callHosting(app, tokens.maker!, '/projects', { method: 'POST', body: { name: 'Stems', visibility: 'private' } }),
+  );
+  other = await readJson<Project>(
+    callHosting(app, tokens.stranger!, '/projects', { method: 'POST', body: { name: 'Elsewhere', visibility: 'private' } }),
+  );
 }, 30_000);
 
 afterAll(() => app.close());
@@ -70,7 +92,11 @@ describe('Git LFS batch API and basic transfer', () => {
     expect(actions.upload!.href).toBe(`${app.url}/${owner.path_with_namespace}.git/info/lfs/objects/${oid}`);
     const put = await fetch(actions.upload!.href, { method: 'PUT', headers: actions.upload!.header, body: new Uint8Array(bytes) });
     expect(put.status).toBe(200);
-    const verify = await fetch(actions.verify!.href, { method: 'POST', headers: { ...actions.verify!.header, 'Content-Type': 'application/vnd.git-lfs+json' }, body: JSON.stringify({ oid, size: bytes.length }) });
+    const verify = await fetch(actions.verify!.href, {
+      method: 'POST',
+      headers: { ...actions.verify!.header, 'Content-Type': 'application/vnd.git-lfs+json' },
+      body: JSON.stringify({ oid, size: bytes.length }),
+    });
     expect(verify.status).toBe(200);
     expect(existsSync(path.join(app.dataDir, 'lfs', 'objects', oid.slice(0, 2), oid.slice(2, 4), oid))).toBe(true);
 
@@ -78,12 +104,16 @@ describe('Git LFS batch API and basic transfer', () => {
     // Already there: an upload batch asks for nothing.
     const again = await readJson<BatchAnswer>(batch(owner, tokens.maker!, 'upload', [{ oid, size: bytes.length }]));
     expect(again.objects[0]).toEqual({ oid, size: bytes.length });
-    const stats = await readJson<Project & { statistics: { lfs_objects_size: number } }>(callHosting(app, tokens.maker!, `/projects/${owner.id}?statistics=true`));
+    const stats = await readJson<Project & { statistics: { lfs_objects_size: number } }>(
+      callHosting(app, tokens.maker!, `/projects/${owner.id}?statistics=true`),
+    );
     expect(stats.statistics.lfs_objects_size).toBe(bytes.length);
   });
 
   it('downloads with the Basic token too, and answers the spec media type', async () => {
-    const res = await app.fetch(`/${owner.path_with_namespace}.git/info/lfs/objects/${oid}`, { headers: { Authorization: basic(tokens.maker!) } });
+    const res = await app.fetch(`/${owner.path_with_namespace}.git/info/lfs/objects/${oid}`, {
+      headers: { Authorization: basic(tokens.maker!) },
+    });
     expect(res.status).toBe(200);
     expect(sha256(Buffer.from(await res.arrayBuffer()))).toBe(oid);
     const b = await batch(owner, tokens.maker!, 'download', [{ oid, size: bytes.length }]);
@@ -111,35 +141,59 @@ describe('Git LFS batch API and basic transfer', () => {
 
   it('refuses objects over the configured limit: per object in the batch (422), 413 for a direct upload', async () => {
     const big = sha256(Buffer.from('big'));
-    const answer = await readJson<BatchAnswer>(batch(owner, tokens.maker!, 'upload', [{ oid: big, size: 1_000_001 }, { oid: sha256(Buffer.from('small')), size: 5 }]));
+    const answer = await readJson<BatchAnswer>(
+      batch(owner, tokens.maker!, 'upload', [
+        { oid: big, size: 1_000_001 },
+        { oid: sha256(Buffer.from('small')), size: 5 },
+      ]),
+    );
     expect(answer.objects[0]!.error).toMatchObject({ code: 422 });
     expect(answer.objects[0]!.actions).toBeUndefined();
     expect(answer.objects[1]!.actions!.upload).toBeDefined();
-    const direct = await app.fetch(`/${owner.path_with_namespace}.git/info/lfs/objects/${big}`, { method: 'PUT', headers: { Authorization: basic(tokens.maker!) }, body: new Uint8Array(1_000_001) });
+    const direct = await app.fetch(`/${owner.path_with_namespace}.git/info/lfs/objects/${big}`, {
+      method: 'PUT',
+      headers: { Authorization: basic(tokens.maker!) },
+      body: new Uint8Array(1_000_001),
+    });
     expect(direct.status).toBe(413);
   });
 
   it('answers invalid objects per object with 422, unknown downloads with 404', async () => {
-    const answer = await readJson<BatchAnswer>(batch(owner, tokens.maker!, 'download', [{ oid: 'nothex', size: 3 }, { oid: sha256(Buffer.from('never uploaded')), size: 14 }]));
+    const answer = await readJson<BatchAnswer>(
+      batch(owner, tokens.maker!, 'download', [
+        { oid: 'nothex', size: 3 },
+        { oid: sha256(Buffer.from('never uploaded')), size: 14 },
+      ]),
+    );
     expect(answer.objects.map((o) => o.error?.code)).toEqual([422, 404]);
   });
 
   it('a hash known from elsewhere reveals nothing: another project cannot download it, and must upload the bytes', async () => {
     const foreign = await readJson<BatchAnswer>(batch(other, tokens.stranger!, 'download', [{ oid, size: bytes.length }]));
     expect(foreign.objects[0]!.error!.code).toBe(404);
-    const byPath = await app.fetch(`/${other.path_with_namespace}.git/info/lfs/objects/${oid}`, { headers: { Authorization: basic(tokens.stranger!) } });
+    const byPath = await app.fetch(`/${other.path_with_namespace}.git/info/lfs/objects/${oid}`, {
+      headers: { Authorization: basic(tokens.stranger!) },
+    });
     expect(byPath.status).toBe(404);
     const up = await readJson<BatchAnswer>(batch(other, tokens.stranger!, 'upload', [{ oid, size: bytes.length }]));
     expect(up.objects[0]!.actions!.upload).toBeDefined();
     // A transfer token of one project does not open another, even one of the same user.
     const mine = await readJson<BatchAnswer>(batch(owner, tokens.maker!, 'download', [{ oid, size: bytes.length }]));
     const second = await readJson<Project>(callHosting(app, tokens.maker!, '/projects', { method: 'POST', body: { name: 'Second' } }));
-    const res = await app.fetch(`/${second.path_with_namespace}.git/info/lfs/objects/${oid}`, { headers: mine.objects[0]!.actions!.download!.header });
+    const res = await app.fetch(`/${second.path_with_namespace}.git/info/lfs/objects/${oid}`, {
+      headers: mine.objects[0]!.actions!.download!.header,
+    });
     expect(res.status).toBe(401);
     // Nor another object, nor another operation.
-    const wrongOid = await app.fetch(`/${owner.path_with_namespace}.git/info/lfs/objects/${sha256(Buffer.from('x'))}`, { headers: mine.objects[0]!.actions!.download!.header });
+    const wrongOid = await app.fetch(`/${owner.path_with_namespace}.git/info/lfs/objects/${sha256(Buffer.from('x'))}`, {
+      headers: mine.objects[0]!.actions!.download!.header,
+    });
     expect(wrongOid.status).toBe(401);
-    const asUpload = await app.fetch(`/${owner.path_with_namespace}.git/info/lfs/objects/${oid}`, { method: 'PUT', headers: mine.objects[0]!.actions!.download!.header, body: new Uint8Array(bytes) });
+    const asUpload = await app.fetch(`/${owner.path_with_namespace}.git/info/lfs/objects/${oid}`, {
+      method: 'PUT',
+      headers: mine.objects[0]!.actions!.download!.header,
+      body: new Uint8Array(bytes),
+    });
     expect(asUpload.status).toBe(401);
   });
 
@@ -157,16 +211,22 @@ describe('Git LFS batch API and basic transfer', () => {
   });
 
   it('honours lfs_enabled: off answers 404', async () => {
-    const project = await readJson<Project>(callHosting(app, tokens.maker!, '/projects', { method: 'POST', body: { name: 'No LFS', lfs_enabled: false } }));
+    const project = await readJson<Project>(
+      callHosting(app, tokens.maker!, '/projects', { method: 'POST', body: { name: 'No LFS', lfs_enabled: false } }),
+    );
     expect(project.lfs_enabled).toBe(false);
     expect((await batch(project, tokens.maker!, 'upload', [{ oid, size: 1 }])).status).toBe(404);
   });
 
   it('forks link the parent objects; housekeeping removes only objects no project links', async () => {
-    const res = await callHosting(app, tokens.maker!, `/projects/${owner.id}/fork`, { method: 'POST', body: { path: 'stems-fork', name: 'Stems fork' } });
+    const res = await callHosting(app, tokens.maker!, `/projects/${owner.id}/fork`, {
+      method: 'POST',
+      body: { path: 'stems-fork', name: 'Stems fork' },
+    });
     expect(res.status).toBe(201);
     const fork = (await res.json()) as Project;
-    for (let i = 0; i < 100 && app.projects.policy.find(String(fork.id))?.importStatus !== 'finished'; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && app.projects.policy.find(String(fork.id))?.importStatus !== 'finished'; i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect(sha256(await download(fork, tokens.maker!, oid, bytes.length))).toBe(oid);
 
     const lonely = randomBytes(2000);
@@ -183,7 +243,10 @@ describe('Git LFS batch API and basic transfer', () => {
 
 describe('Git LFS objects in project export and import', () => {
   /** POST /projects/import (multipart), then wait for the job; the new project and its import status. */
-  async function importArchive(archive: Buffer, name: string): Promise<{ project: Project; status: { import_status: string; import_error: string | null } }> {
+  async function importArchive(
+    archive: Buffer,
+    name: string,
+  ): Promise<{ project: Project; status: { import_status: string; import_error: string | null } }> {
     const form = new FormData();
     form.append('path', name);
     form.append('file', new Blob([new Uint8Array(archive)]), 'file.tar.gz');
@@ -191,7 +254,9 @@ describe('Git LFS objects in project export and import', () => {
     expect(res.status).toBe(201);
     const { id } = (await res.json()) as { id: number };
     await app.jobs.onIdle();
-    const status = await readJson<{ import_status: string; import_error: string | null }>(callHosting(app, tokens.maker!, `/projects/${id}/import`));
+    const status = await readJson<{ import_status: string; import_error: string | null }>(
+      callHosting(app, tokens.maker!, `/projects/${id}/import`),
+    );
     return { project: await readJson<Project>(callHosting(app, tokens.maker!, `/projects/${id}`)), status };
   }
 
@@ -226,10 +291,13 @@ describe('Git LFS objects in project export and import', () => {
 describe('Git LFS locking API', () => {
   let project: Project;
   const locksUrl = () => `/${project.path_with_namespace}.git/info/lfs/locks`;
-  const post = (url: string, token: string, body: unknown) => app.fetch(url, { method: 'POST', headers: lfsHeaders(token), body: JSON.stringify(body) });
+  const post = (url: string, token: string, body: unknown) =>
+    app.fetch(url, { method: 'POST', headers: lfsHeaders(token), body: JSON.stringify(body) });
 
   beforeAll(async () => {
-    project = await readJson<Project>(callHosting(app, tokens.maker!, '/projects', { method: 'POST', body: { name: 'Locked', visibility: 'public' } }));
+    project = await readJson<Project>(
+      callHosting(app, tokens.maker!, '/projects', { method: 'POST', body: { name: 'Locked', visibility: 'public' } }),
+    );
   });
 
   it('creates, refuses a second lock with 409 and the lock, lists, verifies and unlocks', async () => {
@@ -244,14 +312,22 @@ describe('Git LFS locking API', () => {
     expect(await twice.json()).toMatchObject({ lock: { id: lock.id, path: 'stems/kick.wav' }, message: expect.any(String) });
 
     await post(locksUrl(), adminToken, { path: 'stems/snare.wav' });
-    const listed = await readJson<{ locks: { path: string }[] }>(app.fetch(`${locksUrl()}?path=stems%2Fkick.wav`, { headers: lfsHeaders(tokens.stranger!) }));
+    const listed = await readJson<{ locks: { path: string }[] }>(
+      app.fetch(`${locksUrl()}?path=stems%2Fkick.wav`, { headers: lfsHeaders(tokens.stranger!) }),
+    );
     expect(listed.locks.map((l) => l.path)).toEqual(['stems/kick.wav']);
-    const paged = await readJson<{ locks: { path: string }[]; next_cursor?: string }>(app.fetch(`${locksUrl()}?limit=1`, { headers: lfsHeaders(tokens.maker!) }));
+    const paged = await readJson<{ locks: { path: string }[]; next_cursor?: string }>(
+      app.fetch(`${locksUrl()}?limit=1`, { headers: lfsHeaders(tokens.maker!) }),
+    );
     expect(paged.locks.map((l) => l.path)).toEqual(['stems/kick.wav']);
-    const rest = await readJson<{ locks: { path: string }[] }>(app.fetch(`${locksUrl()}?limit=1&cursor=${paged.next_cursor}`, { headers: lfsHeaders(tokens.maker!) }));
+    const rest = await readJson<{ locks: { path: string }[] }>(
+      app.fetch(`${locksUrl()}?limit=1&cursor=${paged.next_cursor}`, { headers: lfsHeaders(tokens.maker!) }),
+    );
     expect(rest.locks.map((l) => l.path)).toEqual(['stems/snare.wav']);
 
-    const verified = await readJson<{ ours: { path: string }[]; theirs: { path: string }[] }>(post(`${locksUrl()}/verify`, tokens.maker!, { ref: { name: 'refs/heads/main' } }));
+    const verified = await readJson<{ ours: { path: string }[]; theirs: { path: string }[] }>(
+      post(`${locksUrl()}/verify`, tokens.maker!, { ref: { name: 'refs/heads/main' } }),
+    );
     expect(verified.ours.map((l) => l.path)).toEqual(['stems/kick.wav']);
     expect(verified.theirs.map((l) => l.path)).toEqual(['stems/snare.wav']);
 

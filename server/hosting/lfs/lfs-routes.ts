@@ -64,7 +64,9 @@ export function createLfsRouter(deps: LfsRouteDeps): Router {
       case 'download': {
         const { project } = await callerOf(req, target, 'read', 'download');
         const { size, stream } = await lfs.download(project, target.oid!);
-        res.status(200).set({ 'Content-Type': 'application/octet-stream', 'Content-Length': String(size), 'Cache-Control': 'private, no-store' });
+        res
+          .status(200)
+          .set({ 'Content-Type': 'application/octet-stream', 'Content-Length': String(size), 'Cache-Control': 'private, no-store' });
         await pipeline(stream, res).catch(() => res.destroy()); // a client that left
         return;
       }
@@ -77,7 +79,13 @@ export function createLfsRouter(deps: LfsRouteDeps): Router {
       }
       case 'verify': {
         const body = await readJson(req, res);
-        const { project } = await callerOf(req, target, 'write', 'upload', typeof (body as { oid?: unknown } | null)?.oid === 'string' ? String((body as { oid: string }).oid) : '');
+        const { project } = await callerOf(
+          req,
+          target,
+          'write',
+          'upload',
+          typeof (body as { oid?: unknown } | null)?.oid === 'string' ? String((body as { oid: string }).oid) : '',
+        );
         await lfs.verify(project, body);
         return send(res, 200, {});
       }
@@ -127,7 +135,8 @@ export function createLfsRouter(deps: LfsRouteDeps): Router {
       user = (await deps.auth.authenticate(req, tokenSources, need === 'write' ? 'git-write' : 'git-read'))?.user ?? null;
     }
     const { project, viewer } = lfs.resolve(target.fullPath, user, need);
-    if (projectId !== undefined && project.id !== projectId) throw new AppError('unauthorized', 'The LFS transfer token is for another project');
+    if (projectId !== undefined && project.id !== projectId)
+      throw new AppError('unauthorized', 'The LFS transfer token is for another project');
     return { project, viewer, user, grantedSize };
   }
 
@@ -137,14 +146,17 @@ export function createLfsRouter(deps: LfsRouteDeps): Router {
 /** A JSON body (the spec's media type or plain JSON), at most 4 MB. */
 async function readJson(req: Request, res: Response): Promise<unknown> {
   await new Promise<void>((resolve, reject) => {
-    parseJson(req, res, (error?: unknown) => (error ? reject(toAppError(error) ?? new AppError('invalid', 'Request body is not valid JSON')) : resolve()));
+    parseJson(req, res, (error?: unknown) =>
+      error ? reject(toAppError(error) ?? new AppError('invalid', 'Request body is not valid JSON')) : resolve(),
+    );
   });
   return req.body as unknown;
 }
 
 function contentLengthOf(req: IncomingMessage): number {
   const length = req.headers['content-length'];
-  if (!length || !/^\d+$/.test(length)) throw new AppError('invalid', 'An upload without a transfer token needs a Content-Length', { code: 'length_required' });
+  if (!length || !/^\d+$/.test(length))
+    throw new AppError('invalid', 'An upload without a transfer token needs a Content-Length', { code: 'length_required' });
   return Number(length);
 }
 
@@ -163,7 +175,10 @@ function answerLfsError(res: Response, error: unknown, log: Logger): void {
   const status = statusForKind[known.kind];
   if (status === 401) res.set({ 'LFS-Authenticate': 'Basic realm="Cratehouse"', 'WWW-Authenticate': 'Basic realm="Cratehouse"' });
   if (known.options.retryAfter !== undefined) res.set('Retry-After', String(known.options.retryAfter));
-  const needs = known.options.code === 'insufficient_scope' && known.options.scopes ? ` The token needs one of these scopes: ${known.options.scopes.join(', ')}.` : '';
+  const needs =
+    known.options.code === 'insufficient_scope' && known.options.scopes
+      ? ` The token needs one of these scopes: ${known.options.scopes.join(', ')}.`
+      : '';
   // A body still on its way is drained, and the connection not reused, so the client reads the answer.
   if (!res.req.complete) {
     res.set('Connection', 'close');

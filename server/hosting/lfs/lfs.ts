@@ -22,7 +22,9 @@ export interface LfsBatchObject {
   readonly oid: string;
   readonly size: number;
   readonly authenticated?: boolean;
-  readonly actions?: Readonly<Record<string, { readonly href: string; readonly header: Readonly<Record<string, string>>; readonly expires_in: number }>>;
+  readonly actions?: Readonly<
+    Record<string, { readonly href: string; readonly header: Readonly<Record<string, string>>; readonly expires_in: number }>
+  >;
   readonly error?: { readonly code: number; readonly message: string };
 }
 
@@ -81,13 +83,16 @@ export class LfsService {
     return this.identity.findUserById(id);
   }
 
-
   /**
    * The project at `fullPath` if `user` may use its LFS for `need`, as GitLab decides: anonymous
    * callers who could not do it are asked for credentials (401); unknown, unreadable and
    * LFS-disabled projects are 404; readers who may not write get 403.
    */
-  resolve(fullPath: string, user: Readonly<UserRecord> | null, need: 'read' | 'write'): { readonly project: Readonly<ProjectRecord>; readonly viewer: Viewer } {
+  resolve(
+    fullPath: string,
+    user: Readonly<UserRecord> | null,
+    need: 'read' | 'write',
+  ): { readonly project: Readonly<ProjectRecord>; readonly viewer: Viewer } {
     const policy = this.projects.policy;
     const project = policy.find(fullPath);
     const viewer = policy.viewer(user);
@@ -99,27 +104,58 @@ export class LfsService {
   }
 
   /** The batch API: per object, where to send or fetch it, or why not (spec: docs/api/batch.md). */
-  async batch(project: Readonly<ProjectRecord>, user: Readonly<UserRecord> | null, body: unknown, repoUrl: string): Promise<LfsBatchResponse> {
+  async batch(
+    project: Readonly<ProjectRecord>,
+    user: Readonly<UserRecord> | null,
+    body: unknown,
+    repoUrl: string,
+  ): Promise<LfsBatchResponse> {
     const request = parseBatch(body, this.options.maxBatchObjects ?? 10_000);
     const objects: LfsBatchObject[] = [];
     for (const { oid, size } of request.objects) {
       if (!oidPattern.test(oid) || !Number.isSafeInteger(size) || size < 0) {
-        objects.push({ oid, size, error: { code: 422, message: 'Invalid object: the oid must be 64 lowercase hex digits (sha256) and the size a whole number of bytes' } });
+        objects.push({
+          oid,
+          size,
+          error: {
+            code: 422,
+            message: 'Invalid object: the oid must be 64 lowercase hex digits (sha256) and the size a whole number of bytes',
+          },
+        });
         continue;
       }
       const link = this.repo.findLink(project.id, oid);
       const stored = link ? await this.objects.findSize(oid) : undefined;
       const href = `${repoUrl}/info/lfs/objects/${oid}`;
-      const action = (operation: LfsOperation) => ({ href, header: { Authorization: `${transferScheme} ${this.sign({ projectId: project.id, operation, oid, size, userId: user?.id ?? 0 })}` }, expires_in: this.ttl });
+      const action = (operation: LfsOperation) => ({
+        href,
+        header: { Authorization: `${transferScheme} ${this.sign({ projectId: project.id, operation, oid, size, userId: user?.id ?? 0 })}` },
+        expires_in: this.ttl,
+      });
       if (request.operation === 'download') {
-        if (link && stored === link.size) objects.push({ oid, size: link.size, authenticated: true, actions: { download: action('download') } });
-        else objects.push({ oid, size, error: { code: 404, message: 'Object does not exist on the server or you don\'t have permissions to access it' } });
+        if (link && stored === link.size)
+          objects.push({ oid, size: link.size, authenticated: true, actions: { download: action('download') } });
+        else
+          objects.push({
+            oid,
+            size,
+            error: { code: 404, message: "Object does not exist on the server or you don't have permissions to access it" },
+          });
       } else if (link && stored === link.size) {
         objects.push({ oid, size: link.size }); // already here: nothing to send
       } else if (size > this.options.maxObjectBytes) {
-        objects.push({ oid, size, error: { code: 422, message: `Object is larger than the server's limit of ${this.options.maxObjectBytes} bytes` } });
+        objects.push({
+          oid,
+          size,
+          error: { code: 422, message: `Object is larger than the server's limit of ${this.options.maxObjectBytes} bytes` },
+        });
       } else {
-        objects.push({ oid, size, authenticated: true, actions: { upload: action('upload'), verify: { ...action('upload'), href: `${repoUrl}/info/lfs/objects/verify` } } });
+        objects.push({
+          oid,
+          size,
+          authenticated: true,
+          actions: { upload: action('upload'), verify: { ...action('upload'), href: `${repoUrl}/info/lfs/objects/verify` } },
+        });
       }
     }
     return { transfer: 'basic', objects, hash_algo: 'sha256' };
@@ -131,17 +167,26 @@ export class LfsService {
     const payload = dot > 0 ? token.slice(0, dot) : '';
     const given = Buffer.from(dot > 0 ? token.slice(dot + 1) : '', 'base64url');
     const expected = this.mac(payload);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new AppError('unauthorized', 'Invalid LFS transfer token');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      throw new AppError('unauthorized', 'Invalid LFS transfer token');
     const [projectId, operation, tokenOid, size, userId, expires] = Buffer.from(payload, 'base64url').toString('utf8').split(':');
-    if (Number(expires) < Date.now() / 1000) throw new AppError('unauthorized', 'The LFS transfer token has expired; ask the batch API again');
+    if (Number(expires) < Date.now() / 1000)
+      throw new AppError('unauthorized', 'The LFS transfer token has expired; ask the batch API again');
     if (oid !== null && tokenOid !== oid) throw new AppError('unauthorized', 'The LFS transfer token is for another object');
-    return { projectId: Number(projectId), operation: operation === 'upload' ? 'upload' : 'download', oid: String(tokenOid), size: Number(size), userId: Number(userId) };
+    return {
+      projectId: Number(projectId),
+      operation: operation === 'upload' ? 'upload' : 'download',
+      oid: String(tokenOid),
+      size: Number(size),
+      userId: Number(userId),
+    };
   }
 
   /** Store an upload for a project and link it; `unprocessable` when the bytes are not `oid` of `size`. */
   async upload(project: Readonly<ProjectRecord>, oid: string, size: number, body: Readable): Promise<void> {
     if (!oidPattern.test(oid)) throw new AppError('unprocessable', 'Invalid oid');
-    if (size > this.options.maxObjectBytes) throw new AppError('too-large', `Object is larger than the server's limit of ${this.options.maxObjectBytes} bytes`);
+    if (size > this.options.maxObjectBytes)
+      throw new AppError('too-large', `Object is larger than the server's limit of ${this.options.maxObjectBytes} bytes`);
     try {
       await this.objects.write(oid, size, body);
       await this.repo.link(project.id, [{ oid, size }]);
@@ -160,7 +205,8 @@ export class LfsService {
   /** The object files a project links that are on disk (for exports). */
   async filesOf(projectId: number): Promise<readonly { readonly oid: string; readonly file: string }[]> {
     const out: { oid: string; file: string }[] = [];
-    for (const l of this.repo.linksOf(projectId)) if ((await this.objects.findSize(l.oid)) === l.size) out.push({ oid: l.oid, file: this.objects.pathOf(l.oid) });
+    for (const l of this.repo.linksOf(projectId))
+      if ((await this.objects.findSize(l.oid)) === l.size) out.push({ oid: l.oid, file: this.objects.pathOf(l.oid) });
     return out;
   }
 
@@ -202,7 +248,9 @@ export class LfsService {
 
   private sign(grant: LfsTransferGrant): string {
     const expires = Math.floor(Date.now() / 1000) + this.ttl;
-    const payload = Buffer.from([grant.projectId, grant.operation, grant.oid, grant.size, grant.userId, expires].join(':')).toString('base64url');
+    const payload = Buffer.from([grant.projectId, grant.operation, grant.oid, grant.size, grant.userId, expires].join(':')).toString(
+      'base64url',
+    );
     return `${payload}.${this.mac(payload).toString('base64url')}`;
   }
 
@@ -212,13 +260,19 @@ export class LfsService {
 }
 
 /** A batch request checked for shape (objects are checked one by one: the spec answers those per object). */
-function parseBatch(body: unknown, maxObjects: number): { readonly operation: LfsOperation; readonly objects: readonly { oid: string; size: number }[] } {
+function parseBatch(
+  body: unknown,
+  maxObjects: number,
+): { readonly operation: LfsOperation; readonly objects: readonly { oid: string; size: number }[] } {
   const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  if (b.operation !== 'download' && b.operation !== 'upload') throw new AppError('unprocessable', 'operation must be "download" or "upload"');
+  if (b.operation !== 'download' && b.operation !== 'upload')
+    throw new AppError('unprocessable', 'operation must be "download" or "upload"');
   if (!Array.isArray(b.objects)) throw new AppError('unprocessable', 'objects must be a list');
   if (b.objects.length > maxObjects) throw new AppError('unprocessable', `At most ${maxObjects} objects per batch request`);
-  if (Array.isArray(b.transfers) && b.transfers.length > 0 && !b.transfers.includes('basic')) throw new AppError('unprocessable', 'Only the basic transfer adapter is served');
-  if (b.hash_algo !== undefined && b.hash_algo !== 'sha256') throw new AppError('conflict', 'Only the sha256 hash algorithm is served', { code: 'hash_algo' });
+  if (Array.isArray(b.transfers) && b.transfers.length > 0 && !b.transfers.includes('basic'))
+    throw new AppError('unprocessable', 'Only the basic transfer adapter is served');
+  if (b.hash_algo !== undefined && b.hash_algo !== 'sha256')
+    throw new AppError('conflict', 'Only the sha256 hash algorithm is served', { code: 'hash_algo' });
   const objects = (b.objects as unknown[]).map((o) => {
     const x = (typeof o === 'object' && o !== null ? o : {}) as Record<string, unknown>;
     return { oid: typeof x.oid === 'string' ? x.oid : '', size: typeof x.size === 'number' ? x.size : -1 };

@@ -1,7 +1,14 @@
 import type { Request, Router } from 'express';
 import type { IdentityService } from '../../auth/identity.js';
 import type { UserRecord } from '../../store/schema.js';
-import { notificationEvents, presentGlobalNotificationSetting, presentNotificationSetting, type NotificationSettingsService, type NotificationSource, type NotificationUpdate } from './notification-settings.js';
+import {
+  notificationEvents,
+  presentGlobalNotificationSetting,
+  presentNotificationSetting,
+  type NotificationSettingsService,
+  type NotificationSource,
+  type NotificationUpdate,
+} from './notification-settings.js';
 import type { ProjectService } from '../projects/projects.js';
 import { paramsOf, requireUser } from '../request.js';
 
@@ -48,8 +55,14 @@ export function mountNotificationRoutes(router: Router, deps: NotificationRouteD
 
   /** The group or project of the path, if the caller can read it (else 404 Group/Project Not Found). */
   const sources = {
-    groups: (user: Readonly<UserRecord>, id: string): NotificationSource => ({ source: 'group', sourceId: identity.readableGroup(user, id).id }),
-    projects: (user: Readonly<UserRecord>, id: string): NotificationSource => ({ source: 'project', sourceId: projects.policy.readable(projects.policy.viewer(user), id).id }),
+    groups: (user: Readonly<UserRecord>, id: string): NotificationSource => ({
+      source: 'group',
+      sourceId: identity.readableGroup(user, id).id,
+    }),
+    projects: (user: Readonly<UserRecord>, id: string): NotificationSource => ({
+      source: 'project',
+      sourceId: projects.policy.readable(projects.policy.viewer(user), id).id,
+    }),
   };
   for (const [kind, sourceOf] of Object.entries(sources)) {
     router.get(`/${kind}/:id/notification_settings`, (req, res) => {

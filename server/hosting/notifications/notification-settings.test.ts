@@ -16,23 +16,35 @@ const expectReply = async (res: Response, status: number, body: unknown) => {
   expect({ status: res.status, body: await res.json() }).toEqual({ status, body });
 };
 /** All 13 events off, except failed_pipeline (GitLab reads it as on until set), then `on`. */
-const events = (on: Record<string, boolean> = {}) => ({ ...Object.fromEntries(notificationEvents.map((e) => [e, e === 'failed_pipeline'])), ...on });
+const events = (on: Record<string, boolean> = {}) => ({
+  ...Object.fromEntries(notificationEvents.map((e) => [e, e === 'failed_pipeline'])),
+  ...on,
+});
 
 beforeAll(async () => {
   app = await startTestApp();
   await addUsers(app, ['alice', 'bob', 'carol'], tokens, ids);
   const group = await api('alice', '/groups', { method: 'POST', body: { name: 'Band', path: 'band', visibility: 'private' } });
   ids.band = ((await group.json()) as { id: number }).id;
-  const project = await api('alice', '/projects', { method: 'POST', body: { name: 'Album', namespace_id: ids.band, visibility: 'private' } });
+  const project = await api('alice', '/projects', {
+    method: 'POST',
+    body: { name: 'Album', namespace_id: ids.band, visibility: 'private' },
+  });
   ids.album = ((await project.json()) as Project).id;
-  expect((await api('alice', `/groups/${ids.band}/members`, { method: 'POST', body: { user_id: ids.bob, access_level: 30 } })).status).toBe(201);
+  expect((await api('alice', `/groups/${ids.band}/members`, { method: 'POST', body: { user_id: ids.bob, access_level: 30 } })).status).toBe(
+    201,
+  );
 }, 30_000);
 
 afterAll(() => app.close());
 
 describe('every notification settings route needs a caller', () => {
   it('answers 401 to anonymous callers', async () => {
-    for (const route of ['/notification_settings', `/groups/${ids.band}/notification_settings`, `/projects/${ids.album}/notification_settings`]) {
+    for (const route of [
+      '/notification_settings',
+      `/groups/${ids.band}/notification_settings`,
+      `/projects/${ids.album}/notification_settings`,
+    ]) {
       await expectReply(await api('anonymous', route), 401, { message: '401 Unauthorized' });
       await expectReply(await put('anonymous', `${route}?level=watch`), 401, { message: '401 Unauthorized' });
     }
@@ -41,19 +53,30 @@ describe('every notification settings route needs a caller', () => {
 
 describe('global notification settings', () => {
   it('default to participating, mail to the primary email', async () => {
-    await expectReply(await api('alice', '/notification_settings'), 200, { level: 'participating', notification_email: 'alice@example.com' });
+    await expectReply(await api('alice', '/notification_settings'), 200, {
+      level: 'participating',
+      notification_email: 'alice@example.com',
+    });
   });
 
   it('change level and email from the query string (the published examples) or the body', async () => {
-    await expectReply(await put('alice', '/notification_settings?level=watch&notification_email=ALICE@example.com'), 200, { level: 'watch', notification_email: 'alice@example.com' });
-    await expectReply(await put('alice', '/notification_settings', { level: 'mention', new_note: true }), 200, { level: 'mention', notification_email: 'alice@example.com' });
+    await expectReply(await put('alice', '/notification_settings?level=watch&notification_email=ALICE@example.com'), 200, {
+      level: 'watch',
+      notification_email: 'alice@example.com',
+    });
+    await expectReply(await put('alice', '/notification_settings', { level: 'mention', new_note: true }), 200, {
+      level: 'mention',
+      notification_email: 'alice@example.com',
+    });
     await expectReply(await api('alice', '/notification_settings'), 200, { level: 'mention', notification_email: 'alice@example.com' });
     // Each user has their own.
     await expectReply(await api('bob', '/notification_settings'), 200, { level: 'participating', notification_email: 'bob@example.com' });
   });
 
   it('refuses an email the user has not verified, an unknown level, a non-boolean event; nothing is changed', async () => {
-    await expectReply(await put('alice', '/notification_settings?notification_email=someone@example.com&level=watch'), 400, { message: { notification_email: ['must be an email you have verified'] } });
+    await expectReply(await put('alice', '/notification_settings?notification_email=someone@example.com&level=watch'), 400, {
+      message: { notification_email: ['must be an email you have verified'] },
+    });
     await expectReply(await put('alice', '/notification_settings?level=xyz'), 400, { message: "'xyz' is not a valid level" });
     await expectReply(await put('alice', '/notification_settings', { level: 'Watch' }), 400, { message: "'Watch' is not a valid level" });
     await expectReply(await put('alice', '/notification_settings?new_note=maybe'), 400, { error: 'new_note is invalid' });
@@ -73,11 +96,20 @@ describe('group and project notification settings', () => {
 
   it('show all 13 events only while the level is custom; events sent under another level are kept for later', async () => {
     for (const route of Object.values(routes())) {
-      await expectReply(await put('alice', `${route}?level=custom&new_note=true&success_pipeline=1`), 200, { level: 'custom', events: events({ new_note: true, success_pipeline: true }) });
+      await expectReply(await put('alice', `${route}?level=custom&new_note=true&success_pipeline=1`), 200, {
+        level: 'custom',
+        events: events({ new_note: true, success_pipeline: true }),
+      });
       await expectReply(await put('alice', route, { level: 'watch', new_issue: true, failed_pipeline: false }), 200, { level: 'watch' });
       await expectReply(await api('alice', route), 200, { level: 'watch' });
-      await expectReply(await put('alice', `${route}?level=custom`), 200, { level: 'custom', events: events({ new_note: true, success_pipeline: true, new_issue: true, failed_pipeline: false }) });
-      await expectReply(await api('alice', route), 200, { level: 'custom', events: events({ new_note: true, success_pipeline: true, new_issue: true, failed_pipeline: false }) });
+      await expectReply(await put('alice', `${route}?level=custom`), 200, {
+        level: 'custom',
+        events: events({ new_note: true, success_pipeline: true, new_issue: true, failed_pipeline: false }),
+      });
+      await expectReply(await api('alice', route), 200, {
+        level: 'custom',
+        events: events({ new_note: true, success_pipeline: true, new_issue: true, failed_pipeline: false }),
+      });
       // Bob's settings for the same group and project are his own.
       await expectReply(await api('bob', route), 200, { level: 'global' });
     }
@@ -97,7 +129,9 @@ describe('group and project notification settings', () => {
     await expectReply(await api('carol', `/groups/${ids.band}/notification_settings`), 404, { message: '404 Group Not Found' });
     await expectReply(await put('carol', `/groups/${ids.band}/notification_settings?level=watch`), 404, { message: '404 Group Not Found' });
     await expectReply(await api('carol', `/projects/${ids.album}/notification_settings`), 404, { message: '404 Project Not Found' });
-    await expectReply(await put('carol', `/projects/${ids.album}/notification_settings?level=watch`), 404, { message: '404 Project Not Found' });
+    await expectReply(await put('carol', `/projects/${ids.album}/notification_settings?level=watch`), 404, {
+      message: '404 Project Not Found',
+    });
     await expectReply(await api('alice', '/projects/999999/notification_settings'), 404, { message: '404 Project Not Found' });
   });
 

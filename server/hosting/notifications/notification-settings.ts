@@ -6,7 +6,14 @@ import type { NotificationSource, NotificationsRepo } from './notifications-repo
 export type { NotificationSource } from './notifications-repo.js';
 
 /** The levels and the numbers GitLab stores them as (the `notification_level` of project permissions). */
-export const notificationLevels: Readonly<Record<NotificationLevel, number>> = { disabled: 0, participating: 1, watch: 2, global: 3, mention: 4, custom: 5 };
+export const notificationLevels: Readonly<Record<NotificationLevel, number>> = {
+  disabled: 0,
+  participating: 1,
+  watch: 2,
+  global: 3,
+  mention: 4,
+  custom: 5,
+};
 
 /** The 13 notification e-mail events of the spec, in its order. */
 export const notificationEvents = [
@@ -58,7 +65,10 @@ export function presentNotificationSetting(s: Readonly<NotificationSettingRecord
 }
 
 /** GitLab's GlobalNotificationSetting: the level and where the mail goes (the primary email by default). */
-export function presentGlobalNotificationSetting(s: Readonly<NotificationSettingRecord>, user: Readonly<UserRecord>): GlobalNotificationSetting {
+export function presentGlobalNotificationSetting(
+  s: Readonly<NotificationSettingRecord>,
+  user: Readonly<UserRecord>,
+): GlobalNotificationSetting {
   return { level: s.level, notification_email: s.notificationEmail ?? user.email };
 }
 
@@ -68,7 +78,10 @@ export class NotificationSettingsService {
 
   /** The caller's numeric levels for a project and for its namespace's group (project permissions show them). */
   levelsFor(userId: number, project: Pick<ProjectRecord, 'id' | 'namespaceId'>): { readonly project: number; readonly group: number } {
-    return { project: notificationLevelOf(this.repo, userId, project), group: groupNotificationLevelOf(this.repo, userId, project.namespaceId) };
+    return {
+      project: notificationLevelOf(this.repo, userId, project),
+      group: groupNotificationLevelOf(this.repo, userId, project.namespaceId),
+    };
   }
 
   /** The stored setting, or the default one a user has until they change it. */
@@ -90,9 +103,14 @@ export class NotificationSettingsService {
    * `{"message": "'x' is not a valid level"}`, and a notification email other than the user's own
    * is their model's validation error.
    */
-  async update(user: Readonly<UserRecord>, target: NotificationSource, change: NotificationUpdate): Promise<Readonly<NotificationSettingRecord>> {
+  async update(
+    user: Readonly<UserRecord>,
+    target: NotificationSource,
+    change: NotificationUpdate,
+  ): Promise<Readonly<NotificationSettingRecord>> {
     const current = this.settingOf(user, target);
-    if (change.level !== undefined && !isLevel(change.level)) throw new AppError('invalid', `'${change.level}' is not a valid level`, { code: 'render_api_error' });
+    if (change.level !== undefined && !isLevel(change.level))
+      throw new AppError('invalid', `'${change.level}' is not a valid level`, { code: 'render_api_error' });
     let notificationEmail = current.notificationEmail;
     if (target.source === 'global' && change.notificationEmail !== undefined) {
       const email = change.notificationEmail.trim();

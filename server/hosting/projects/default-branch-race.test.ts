@@ -26,7 +26,13 @@ it('an edit of default_branch during a first push is applied after the push chos
   // The first push: branches alpha and zeta, none named main (the project's default so far). It
   // goes straight to the bare repository so that the push's bookkeeping below is the one racing.
   const work = await mkdtemp(path.join(tmpdir(), 'cratehouse-race-'));
-  const env = { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.com' };
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: 'T',
+    GIT_AUTHOR_EMAIL: 't@example.com',
+    GIT_COMMITTER_NAME: 'T',
+    GIT_COMMITTER_EMAIL: 't@example.com',
+  };
   await git('git', ['init', '-q', '-b', 'alpha', work], { env });
   await writeFile(path.join(work, 'a.txt'), 'a\n');
   await git('git', ['add', 'a.txt'], { cwd: work, env });

@@ -14,15 +14,22 @@ beforeAll(async () => {
   owner = (await app.addUser('label')).token;
   stranger = (await app.addUser('outsider')).token;
   const band = await readJson<Group>(api(owner, '/groups', { method: 'POST', body: { name: 'Band', path: 'band', visibility: 'public' } }));
-  const live = await readJson<Group>(api(owner, '/groups', { method: 'POST', body: { name: 'Live', path: 'live', visibility: 'public', parent_id: band.id } }));
-  const secret = await readJson<Group>(api(owner, '/groups', { method: 'POST', body: { name: 'Secret', path: 'secret', visibility: 'private' } }));
-  const make = (name: string, namespace_id: number | undefined, visibility: string) => readJson<Project>(api(owner, '/projects', { method: 'POST', body: { name, visibility, ...(namespace_id ? { namespace_id } : {}) } }));
+  const live = await readJson<Group>(
+    api(owner, '/groups', { method: 'POST', body: { name: 'Live', path: 'live', visibility: 'public', parent_id: band.id } }),
+  );
+  const secret = await readJson<Group>(
+    api(owner, '/groups', { method: 'POST', body: { name: 'Secret', path: 'secret', visibility: 'private' } }),
+  );
+  const make = (name: string, namespace_id: number | undefined, visibility: string) =>
+    readJson<Project>(api(owner, '/projects', { method: 'POST', body: { name, visibility, ...(namespace_id ? { namespace_id } : {}) } }));
   await make('Album Demo', band.id, 'public');
   await make('Album Vault', band.id, 'private');
   await make('Tour Set', live.id, 'public');
   await make('Hidden', secret.id, 'private');
   const solo = await make('Solo Album', undefined, 'public');
-  expect((await api(owner, `/projects/${solo.id}/share`, { method: 'POST', body: { group_id: band.id, group_access: 30 } })).status).toBe(201);
+  expect((await api(owner, `/projects/${solo.id}/share`, { method: 'POST', body: { group_id: band.id, group_access: 30 } })).status).toBe(
+    201,
+  );
 }, 30_000);
 
 afterAll(() => app.close());
@@ -31,12 +38,16 @@ describe('GET /groups/:id/projects', () => {
   it("lists the group's projects the caller may read, with subgroups and shared projects as GitLab's flags say", async () => {
     expect(await names(owner, '/groups/band/projects')).toEqual(['Album Demo', 'Album Vault', 'Solo Album']);
     expect(await names(owner, '/groups/band/projects?with_shared=false')).toEqual(['Album Demo', 'Album Vault']);
-    expect(await names(owner, '/groups/band/projects?include_subgroups=true&with_shared=false')).toEqual(['Album Demo', 'Album Vault', 'Tour Set']);
+    expect(await names(owner, '/groups/band/projects?include_subgroups=true&with_shared=false')).toEqual([
+      'Album Demo',
+      'Album Vault',
+      'Tour Set',
+    ]);
     expect(await names(stranger, '/groups/band/projects?include_subgroups=true')).toEqual(['Album Demo', 'Solo Album', 'Tour Set']);
     expect(await names(null, '/groups/band%2Flive/projects')).toEqual(['Tour Set']);
     expect(await names(owner, '/groups/band/projects?search=vault')).toEqual(['Album Vault']);
     const page = await api(owner, '/groups/band/projects?per_page=1');
-    expect([page.headers.get('x-total'), (await page.json() as Project[]).length]).toEqual(['3', 1]);
+    expect([page.headers.get('x-total'), ((await page.json()) as Project[]).length]).toEqual(['3', 1]);
   });
 
   it('a group the caller cannot read is a 404', async () => {

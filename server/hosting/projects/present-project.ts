@@ -6,7 +6,14 @@ import { presentUserBasic } from '../present.js';
 /** Everything a project's JSON needs besides the record, looked up by the caller. */
 export interface ProjectContext {
   readonly base: string;
-  readonly namespace: { readonly id: number; readonly name: string; readonly path: string; readonly kind: 'user' | 'group'; readonly fullPath: string; readonly parentId: number | null };
+  readonly namespace: {
+    readonly id: number;
+    readonly name: string;
+    readonly path: string;
+    readonly kind: 'user' | 'group';
+    readonly fullPath: string;
+    readonly parentId: number | null;
+  };
   /** Display name of the namespace chain (`Group / Sub`), or the owner's name for a personal project. */
   readonly namespaceName: string;
   readonly owner: Readonly<UserRecord> | null;
@@ -45,7 +52,9 @@ export function presentProjectSimple(p: Readonly<ProjectRecord>, ctx: ProjectCon
     http_url_to_repo: `${ctx.base}/${full}.git`,
     web_url: `${ctx.base}/${full}`,
     // GitLab: <web_url>/-/blob/<default branch>/<readme path>, when the default branch has a README.
-    readme_url: p.readmePath ? `${ctx.base}/${full}/-/blob/${[p.defaultBranch, p.readmePath].join('/').split('/').map(encodeURIComponent).join('/')}` : null,
+    readme_url: p.readmePath
+      ? `${ctx.base}/${full}/-/blob/${[p.defaultBranch, p.readmePath].join('/').split('/').map(encodeURIComponent).join('/')}`
+      : null,
     avatar_url: null,
     forks_count: ctx.forksCount,
     star_count: ctx.starCount,
@@ -123,8 +132,14 @@ export function presentProject(p: Readonly<ProjectRecord>, ctx: ProjectContext):
     ...(ctx.access !== undefined
       ? {
           permissions: {
-            project_access: ctx.access && ctx.access.project > 0 ? { access_level: ctx.access.project, notification_level: ctx.notificationLevels?.project ?? notificationLevelGlobal } : null,
-            group_access: ctx.access && ctx.access.group > 0 ? { access_level: ctx.access.group, notification_level: ctx.notificationLevels?.group ?? notificationLevelGlobal } : null,
+            project_access:
+              ctx.access && ctx.access.project > 0
+                ? { access_level: ctx.access.project, notification_level: ctx.notificationLevels?.project ?? notificationLevelGlobal }
+                : null,
+            group_access:
+              ctx.access && ctx.access.group > 0
+                ? { access_level: ctx.access.group, notification_level: ctx.notificationLevels?.group ?? notificationLevelGlobal }
+                : null,
           },
         }
       : {}),
@@ -135,7 +150,13 @@ export function presentProject(p: Readonly<ProjectRecord>, ctx: ProjectContext):
 
 /** GitLab's ProjectGroupLink (answer of POST /projects/:id/share). */
 export function presentShare(share: Readonly<ProjectShareRecord>): Record<string, unknown> {
-  return { id: share.id, project_id: share.projectId, group_id: share.groupId, group_access: share.groupAccess, expires_at: share.expiresAt };
+  return {
+    id: share.id,
+    project_id: share.projectId,
+    group_id: share.groupId,
+    group_access: share.groupAccess,
+    expires_at: share.expiresAt,
+  };
 }
 
 /** A project user (GET /projects/:id/users). */
@@ -149,7 +170,13 @@ export function presentUpload(u: Readonly<UploadRecord>, projectFullPath: string
   const url = `/uploads/${u.secret}/${encodeURIComponent(u.filename)}`;
   const image = /\.(png|jpe?g|gif|webp|svg|bmp|ico|mp4|webm|mov|ogg)$/i.test(u.filename);
   const alt = (image ? u.filename.replace(/\.[^.]+$/, '') : u.filename).replace(/]/g, '\\]');
-  return { id: u.id, alt, url, full_path: `/${projectFullPath}/uploads/${u.secret}/${encodeURIComponent(u.filename)}`, markdown: image ? `![${alt}](${url})` : `[${alt}](${url})` };
+  return {
+    id: u.id,
+    alt,
+    url,
+    full_path: `/${projectFullPath}/uploads/${u.secret}/${encodeURIComponent(u.filename)}`,
+    markdown: image ? `![${alt}](${url})` : `[${alt}](${url})`,
+  };
 }
 
 function sshUrl(base: string, full: string): string {

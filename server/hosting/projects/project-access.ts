@@ -104,7 +104,8 @@ export class Viewer {
     const user = this.user;
     const levels = new Map<number, number>([[user.namespaceId, accessLevels.owner]]);
     const children = new Map<number, number[]>();
-    for (const g of this.identity.allGroups()) if (g.parentId !== null) children.set(g.parentId, [...(children.get(g.parentId) ?? []), g.id]);
+    for (const g of this.identity.allGroups())
+      if (g.parentId !== null) children.set(g.parentId, [...(children.get(g.parentId) ?? []), g.id]);
     for (const m of this.identity.allMemberships()) {
       if (m.userId !== user.id || (m.expiresAt && m.expiresAt < this.today)) continue;
       // A membership reaches the group and every group below it.

@@ -11,7 +11,13 @@ import type { ProjectsRepo } from './projects-repo.js';
 import { projectJobTypes, type ProjectPaths, type ProjectService, type ProjectStores, type RepositoryOps } from './projects.js';
 
 /** Group access levels a share may grant. */
-const shareLevels = new Set([accessLevels.guest, accessLevels.reporter, accessLevels.developer, accessLevels.maintainer, accessLevels.owner]);
+const shareLevels = new Set([
+  accessLevels.guest,
+  accessLevels.reporter,
+  accessLevels.developer,
+  accessLevels.maintainer,
+  accessLevels.owner,
+]);
 
 /** What a fork request names. */
 export interface ForkInput {
@@ -69,12 +75,22 @@ export class ProjectActions {
   }
 
   /** Share with a group (maintainers): GitLab's validation order and conflicts. */
-  async share(viewer: Viewer, project: Readonly<ProjectRecord>, groupId: number, groupAccess: number, expiresAt: string | null): Promise<Readonly<ProjectShareRecord>> {
+  async share(
+    viewer: Viewer,
+    project: Readonly<ProjectRecord>,
+    groupId: number,
+    groupAccess: number,
+    expiresAt: string | null,
+  ): Promise<Readonly<ProjectShareRecord>> {
     if (!shareLevels.has(groupAccess as 10)) {
-      throw new AppError('invalid', 'group_access does not have a valid value', { issues: [{ loc: ['group_access'], msg: 'does not have a valid value', type: 'value', input: groupAccess }] });
+      throw new AppError('invalid', 'group_access does not have a valid value', {
+        issues: [{ loc: ['group_access'], msg: 'does not have a valid value', type: 'value', input: groupAccess }],
+      });
     }
     if (expiresAt !== null && (!/^\d{4}-\d{2}-\d{2}$/.test(expiresAt) || Number.isNaN(Date.parse(expiresAt)))) {
-      throw new AppError('invalid', 'expires_at is invalid', { issues: [{ loc: ['expires_at'], msg: 'is invalid', type: 'invalid', input: expiresAt }] });
+      throw new AppError('invalid', 'expires_at is invalid', {
+        issues: [{ loc: ['expires_at'], msg: 'is invalid', type: 'invalid', input: expiresAt }],
+      });
     }
     if (!viewer.canAdmin(project)) throw new AppError('forbidden', 'Forbidden');
     const group = this.identity.findGroup(groupId);
@@ -83,7 +99,8 @@ export class ProjectActions {
     if (ns.kind === 'group' && isSelfOrAncestor(this.identity, groupId, ns.id)) {
       throw new AppError('conflict', 'Project cannot be shared with the group it is in or one of its ancestors.');
     }
-    if (this.repo.sharesOf(project.id).some((s) => s.groupId === groupId)) throw new AppError('conflict', 'Project already shared with this group');
+    if (this.repo.sharesOf(project.id).some((s) => s.groupId === groupId))
+      throw new AppError('conflict', 'Project already shared with this group');
     return this.repo.insertShare({ projectId: project.id, groupId, groupAccess, expiresAt, createdAt: this.now().toISOString() });
   }
 
@@ -102,7 +119,8 @@ export class ProjectActions {
     const identity = this.identity;
     let ns: Readonly<NamespaceRecord> | undefined;
     if (input.namespace === undefined) ns = identity.findNamespace(user.namespaceId);
-    else ns = /^\d+$/.test(input.namespace) ? identity.findNamespace(Number(input.namespace)) : identity.findNamespaceByPath(input.namespace);
+    else
+      ns = /^\d+$/.test(input.namespace) ? identity.findNamespace(Number(input.namespace)) : identity.findNamespaceByPath(input.namespace);
     if (!ns) throw notFound('Namespace');
     const allowed = user.admin || (ns.kind === 'user' ? ns.ownerId === user.id : viewer.namespaceLevel(ns.id) >= accessLevels.developer);
     if (!allowed) throw notFound('Target Namespace');
@@ -185,14 +203,27 @@ export class ProjectActions {
   }
 
   /** Keep an uploaded file under uploads/<project_id>/<secret>/<name> (any member who can read may upload). */
-  async saveUpload(viewer: Viewer, project: Readonly<ProjectRecord>, tempFile: string, filename: string, size: number): Promise<Readonly<UploadRecord>> {
+  async saveUpload(
+    viewer: Viewer,
+    project: Readonly<ProjectRecord>,
+    tempFile: string,
+    filename: string,
+    size: number,
+  ): Promise<Readonly<UploadRecord>> {
     const user = requireUser(viewer);
     const secret = randomBytes(16).toString('hex');
     const name = safeFileName(filename);
     const dir = path.join(this.paths.uploads(project.id), secret);
     await mkdir(dir, { recursive: true });
     await rename(tempFile, path.join(dir, name));
-    return this.repo.insertUpload({ projectId: project.id, secret, filename: name, size, uploaderId: user.id, createdAt: this.now().toISOString() });
+    return this.repo.insertUpload({
+      projectId: project.id,
+      secret,
+      filename: name,
+      size,
+      uploaderId: user.id,
+      createdAt: this.now().toISOString(),
+    });
   }
 }
 
@@ -203,7 +234,10 @@ function requireUser(viewer: Viewer): Readonly<UserRecord> {
 
 /** GitLab's file name sanitising: keep letters, digits, `.`, `_`, `-`; everything else becomes `_`. */
 export function safeFileName(name: string): string {
-  const base = path.basename(name.replace(/\\/g, '/')).replace(/[^\w.-]/g, '_').replace(/^\.+/, '_');
+  const base = path
+    .basename(name.replace(/\\/g, '/'))
+    .replace(/[^\w.-]/g, '_')
+    .replace(/^\.+/, '_');
   return base.slice(0, 200) || 'file';
 }
 

@@ -35,7 +35,9 @@ describe('projects over real git repositories', () => {
   let log: string;
 
   it('push commits and a tag over HTTP with a token, clone them back', async () => {
-    project = (await (await api(ownerToken, '/projects', { method: 'POST', body: { name: 'Beat Tape', visibility: 'private' } })).json()) as Project;
+    project = (await (
+      await api(ownerToken, '/projects', { method: 'POST', body: { name: 'Beat Tape', visibility: 'private' } })
+    ).json()) as Project;
     const src = path.join(work, 'src');
     await ok(['init', '-q', src]);
     for (let i = 1; i <= 3; i++) {
@@ -83,7 +85,10 @@ describe('projects over real git repositories', () => {
 
   it('archived projects refuse pushes', async () => {
     await api(ownerToken, `/projects/${project.id}/archive`, { method: 'POST' });
-    const push = await git(['push', '-q', withToken(project.http_url_to_repo, ownerToken), 'HEAD:refs/heads/late'], path.join(work, 'anon'));
+    const push = await git(
+      ['push', '-q', withToken(project.http_url_to_repo, ownerToken), 'HEAD:refs/heads/late'],
+      path.join(work, 'anon'),
+    );
     expect(push.status).not.toBe(0);
     expect(push.stderr).toContain('archived');
     await api(ownerToken, `/projects/${project.id}/unarchive`, { method: 'POST' });
@@ -134,7 +139,9 @@ describe('projects over real git repositories', () => {
     await ok(['clone', '-q', withToken(done.http_url_to_repo, ownerToken), clone]);
     expect(await ok(['log', '--format=%H %s', 'main'], clone)).toBe(log);
 
-    const broken = (await (await api(ownerToken, '/projects', { method: 'POST', body: { name: 'Broken', import_url: `${app.url}/nobody/nothing.git` } })).json()) as Project;
+    const broken = (await (
+      await api(ownerToken, '/projects', { method: 'POST', body: { name: 'Broken', import_url: `${app.url}/nobody/nothing.git` } })
+    ).json()) as Project;
     await app.jobs.onIdle();
     const failed = (await (await api(ownerToken, `/projects/${broken.id}`)).json()) as Project;
     expect(failed.import_status).toBe('failed');

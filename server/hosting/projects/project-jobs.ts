@@ -13,7 +13,8 @@ export interface ProjectJobParams {
  * A failed import still leaves an empty repository, so the project stays usable.
  */
 export function createProjectJobHandlers(stores: ProjectStores): ReadonlyMap<string, JobHandler> {
-  const run = (copy: (stores: ProjectStores, ctx: JobContext, target: string, projectId: number) => Promise<void>): JobHandler =>
+  const run =
+    (copy: (stores: ProjectStores, ctx: JobContext, target: string, projectId: number) => Promise<void>): JobHandler =>
     async (ctx) => {
       const { projectId } = ctx.params as ProjectJobParams;
       const project = stores.repo.byId(projectId);
@@ -36,7 +37,13 @@ export function createProjectJobHandlers(stores: ProjectStores): ReadonlyMap<str
       }
       const stats = await stores.git.stats(target, project.defaultBranch);
       const readmePath = await stores.git.readme(target, stats.defaultBranch ?? project.defaultBranch);
-      const updated = await stores.repo.update(projectId, { importStatus: 'finished', importError: null, emptyRepo: stats.empty, readmePath, ...(stats.defaultBranch ? { defaultBranch: stats.defaultBranch } : {}) });
+      const updated = await stores.repo.update(projectId, {
+        importStatus: 'finished',
+        importError: null,
+        emptyRepo: stats.empty,
+        readmePath,
+        ...(stats.defaultBranch ? { defaultBranch: stats.defaultBranch } : {}),
+      });
       return { result: { project_id: updated.id, import_status: updated.importStatus } };
     };
 

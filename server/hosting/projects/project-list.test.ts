@@ -17,8 +17,10 @@ import { ProjectListIndex } from './project-list.js';
 import { createProjectsRepo, type ProjectsRepo } from './projects-repo.js';
 
 describe('ProjectListIndex', () => {
-  const record = (id: number, name: string, path: string, description: string | null) => ({ id, name, path, description }) as Readonly<ProjectRecord>;
-  const fakeRepo = (projects: Readonly<ProjectRecord>[]) => ({ projects, recordsRevision: 0 }) as { projects: Readonly<ProjectRecord>[]; recordsRevision: number };
+  const record = (id: number, name: string, path: string, description: string | null) =>
+    ({ id, name, path, description }) as Readonly<ProjectRecord>;
+  const fakeRepo = (projects: Readonly<ProjectRecord>[]) =>
+    ({ projects, recordsRevision: 0 }) as { projects: Readonly<ProjectRecord>[]; recordsRevision: number };
   const brute = (projects: readonly Readonly<ProjectRecord>[], term: string) =>
     projects.flatMap((p, k) => (`${p.name}\u0000${p.path}\u0000${p.description ?? ''}`.toLowerCase().includes(term) ? [k] : []));
 
@@ -33,7 +35,22 @@ describe('ProjectListIndex', () => {
     ];
     const repo = fakeRepo(projects);
     const index = new ProjectListIndex(repo as unknown as ProjectsRepo);
-    const terms = ['synthwave', 'synth', 'wave', 'e', 'tape', 'synth\nwave', 'synth\n', '\nwave', 'h\u0000w', 'nights\u0000synthwave', 'ends in synth\nsynthwave', 'äöü', 'zzz', 'echo\u0000echo\u0000'];
+    const terms = [
+      'synthwave',
+      'synth',
+      'wave',
+      'e',
+      'tape',
+      'synth\nwave',
+      'synth\n',
+      '\nwave',
+      'h\u0000w',
+      'nights\u0000synthwave',
+      'ends in synth\nsynthwave',
+      'äöü',
+      'zzz',
+      'echo\u0000echo\u0000',
+    ];
     for (const term of terms) expect(index.matching(term), JSON.stringify(term)).toEqual(brute(projects, term));
   });
 
@@ -83,7 +100,10 @@ describe('ProjectsRepo.revision', () => {
   it('ignores export status, hook and badge writes; moves with notification settings and a finished import', async () => {
     const store = await openStore(new MemoryAdapter<DbSchema>());
     const repo = createProjectsRepo(store);
-    const project = await repo.insert({ name: 'Tape', path: 'tape', namespaceId: 1, importStatus: 'scheduled' } as Omit<ProjectRecord, 'id'>);
+    const project = await repo.insert({ name: 'Tape', path: 'tape', namespaceId: 1, importStatus: 'scheduled' } as Omit<
+      ProjectRecord,
+      'id'
+    >);
     const exportsRepo = createExportsRepo(store);
     const hooks = createHooksRepo(store);
     const badges = createBadgesRepo(store);
@@ -92,14 +112,39 @@ describe('ProjectsRepo.revision', () => {
 
     // Export status changes at every step of an export job; edits and removals take no new ids either.
     const r0 = repo.revision;
-    await exportsRepo.put({ projectId: project.id, status: 'started', file: null, fileName: null, upload: null, description: null, error: null, requestedBy: 1, startedAt: 'then', finishedAt: null });
+    await exportsRepo.put({
+      projectId: project.id,
+      status: 'started',
+      file: null,
+      fileName: null,
+      upload: null,
+      description: null,
+      error: null,
+      requestedBy: 1,
+      startedAt: 'then',
+      finishedAt: null,
+    });
     await exportsRepo.update(project.id, { status: 'finished', finishedAt: 'now' });
     expect(exportsRepo.byProject(project.id)?.status).toBe('finished');
     expect(repo.revision).toBe(r0);
     expect(store.revisionOf(['projects'])).toBe(records0);
     // Inserts take ids (the sequences table, which project JSON counts in) but leave the records alone.
-    const hook = await hooks.insert({ projectId: project.id, url: 'http://receiver.test/', token: null, events: { ...defaultHookEvents }, pushEventsBranchFilter: null, enableSslVerification: true, createdAt: 'now' });
-    const badge = await badges.insert({ groupId: 1, name: null, linkUrl: 'http://example.test/', imageUrl: 'http://example.test/b.svg', createdAt: 'now' });
+    const hook = await hooks.insert({
+      projectId: project.id,
+      url: 'http://receiver.test/',
+      token: null,
+      events: { ...defaultHookEvents },
+      pushEventsBranchFilter: null,
+      enableSslVerification: true,
+      createdAt: 'now',
+    });
+    const badge = await badges.insert({
+      groupId: 1,
+      name: null,
+      linkUrl: 'http://example.test/',
+      imageUrl: 'http://example.test/b.svg',
+      createdAt: 'now',
+    });
     const r1 = repo.revision;
     await hooks.update(hook.id, { url: 'http://receiver.test/other' });
     await badges.update(badge.id, { name: 'b' });
@@ -111,7 +156,14 @@ describe('ProjectsRepo.revision', () => {
     expect(repo.recordsRevision).toBe(records0);
 
     // Notification levels show in project JSON: they move its revision, not the records'.
-    await createNotificationsRepo(store).save({ userId: 1, source: 'project', sourceId: project.id, level: 'watch', notificationEmail: null, events: {} });
+    await createNotificationsRepo(store).save({
+      userId: 1,
+      source: 'project',
+      sourceId: project.id,
+      level: 'watch',
+      notificationEmail: null,
+      events: {},
+    });
     expect(repo.revision).toBeGreaterThan(r1);
     expect(repo.recordsRevision).toBe(records0);
 
@@ -119,7 +171,16 @@ describe('ProjectsRepo.revision', () => {
     const r2 = repo.revision;
     const landed = await exportsRepo.finishImport(project.id, {
       project: { importStatus: 'finished' },
-      hooks: [{ url: 'http://receiver.test/', token: null, events: { ...defaultHookEvents }, pushEventsBranchFilter: null, enableSslVerification: true, createdAt: 'now' }],
+      hooks: [
+        {
+          url: 'http://receiver.test/',
+          token: null,
+          events: { ...defaultHookEvents },
+          pushEventsBranchFilter: null,
+          enableSslVerification: true,
+          createdAt: 'now',
+        },
+      ],
       uploads: [{ secret: '0'.repeat(32), filename: 'a.wav', size: 1, uploaderId: 1, createdAt: 'now' }],
     });
     expect(landed).toBe(true);
@@ -173,7 +234,8 @@ describe('GET /projects against single reads, before and after changes', () => {
   const all: number[] = [];
   type Who = 'anonymous' | 'admin' | 'alice' | 'bob' | 'carol';
   const callers: readonly Who[] = ['anonymous', 'alice', 'bob', 'carol', 'admin'];
-  const api = (who: Who, route: string, init: CallInit = {}) => callHosting(app, who === 'anonymous' ? null : who === 'admin' ? adminToken : tokens[who]!, route, init);
+  const api = (who: Who, route: string, init: CallInit = {}) =>
+    callHosting(app, who === 'anonymous' ? null : who === 'admin' ? adminToken : tokens[who]!, route, init);
   const ok = async (who: Who, route: string, init: CallInit, status = 200) => {
     const res = await api(who, route, init);
     expect(res.status, `${init.method ?? 'GET'} ${route}`).toBe(status);
@@ -188,8 +250,11 @@ describe('GET /projects against single reads, before and after changes', () => {
   beforeAll(async () => {
     app = await startTestApp();
     await addUsers(app, ['alice', 'bob', 'carol'], tokens, ids);
-    ids.label = (await readJson(ok('alice', '/groups', { method: 'POST', body: { name: 'Label', path: 'label', visibility: 'internal' } }, 201))).id as number;
-    ids.crew = (await readJson(ok('carol', '/groups', { method: 'POST', body: { name: 'Crew', path: 'crew', visibility: 'public' } }, 201))).id as number;
+    ids.label = (
+      await readJson(ok('alice', '/groups', { method: 'POST', body: { name: 'Label', path: 'label', visibility: 'internal' } }, 201))
+    ).id as number;
+    ids.crew = (await readJson(ok('carol', '/groups', { method: 'POST', body: { name: 'Crew', path: 'crew', visibility: 'public' } }, 201)))
+      .id as number;
     await ok('alice', `/groups/${ids.label}/members`, { method: 'POST', body: { user_id: ids.bob, access_level: 30 } }, 201);
     ids.secret = await create('alice', { name: 'Secret Synthwave', visibility: 'private' });
     ids.open = await create('alice', { name: 'Open Loops', visibility: 'public', description: 'synthwave loops' });
@@ -199,16 +264,44 @@ describe('GET /projects against single reads, before and after changes', () => {
     ids.stems = await create('bob', { name: 'Stems', visibility: 'private' });
     ids.drums = await create('bob', { name: 'Drums', visibility: 'public' });
     ids.kit = await create('carol', { name: 'Kit', namespace_id: ids.crew, visibility: 'public' });
-    ids.sub = (await readJson(ok('alice', '/groups', { method: 'POST', body: { name: 'B-Sides', path: 'b-sides', parent_id: ids.label, visibility: 'internal' } }, 201))).id as number;
+    ids.sub = (
+      await readJson(
+        ok(
+          'alice',
+          '/groups',
+          { method: 'POST', body: { name: 'B-Sides', path: 'b-sides', parent_id: ids.label, visibility: 'internal' } },
+          201,
+        ),
+      )
+    ).id as number;
     ids.deep = await create('alice', { name: 'Deep Cut', namespace_id: ids.sub, visibility: 'internal' });
   }, 60_000);
 
   afterAll(() => app.close());
 
-  const queries = ['', '?per_page=3', '?per_page=3&page=2', '?sort=asc&per_page=4&page=2', '?visibility=public', '?visibility=private', '?visibility=internal', '?search=SYNTHWAVE', '?search=loops', '?search=e&per_page=2&page=2', '?order_by=name&sort=asc', '?membership=true', '?archived=true', '?custom_attributes[mood]=dark&per_page=3'];
+  const queries = [
+    '',
+    '?per_page=3',
+    '?per_page=3&page=2',
+    '?sort=asc&per_page=4&page=2',
+    '?visibility=public',
+    '?visibility=private',
+    '?visibility=internal',
+    '?search=SYNTHWAVE',
+    '?search=loops',
+    '?search=e&per_page=2&page=2',
+    '?order_by=name&sort=asc',
+    '?membership=true',
+    '?archived=true',
+    '?custom_attributes[mood]=dark&per_page=3',
+  ];
 
   /** The page a query should give, from each project's single read as this caller. */
-  const expected = (readable: readonly { readonly text: string; readonly p: Project; readonly facts: Project }[], query: string, who: Who) => {
+  const expected = (
+    readable: readonly { readonly text: string; readonly p: Project; readonly facts: Project }[],
+    query: string,
+    who: Who,
+  ) => {
     const q = new URLSearchParams(query);
     const search = q.get('search')?.toLowerCase();
     let found = readable.filter(({ p, facts }) => {
@@ -254,9 +347,19 @@ describe('GET /projects against single reads, before and after changes', () => {
           expect(await res.text(), `${who} ${query}`).toBe(`[${want.items.map((r) => r.text).join(',')}]`);
         }
         // The simple shape is cached apart from the full one.
-        const simple = await readJson<{ id: number; name: string; forks_count: number; star_count: number }[]>(api(who, '/projects?simple=true&per_page=100'));
-        const full = expected(readable, '?per_page=100', who).items.map(({ p }) => ({ id: p.id, name: p.name, forks_count: p.forks_count, star_count: p.star_count }));
-        expect(simple.map((s) => ({ id: s.id, name: s.name, forks_count: s.forks_count, star_count: s.star_count })), who).toEqual(full);
+        const simple = await readJson<{ id: number; name: string; forks_count: number; star_count: number }[]>(
+          api(who, '/projects?simple=true&per_page=100'),
+        );
+        const full = expected(readable, '?per_page=100', who).items.map(({ p }) => ({
+          id: p.id,
+          name: p.name,
+          forks_count: p.forks_count,
+          star_count: p.star_count,
+        }));
+        expect(
+          simple.map((s) => ({ id: s.id, name: s.name, forks_count: s.forks_count, star_count: s.star_count })),
+          who,
+        ).toEqual(full);
       }
     }
   };
@@ -265,7 +368,11 @@ describe('GET /projects against single reads, before and after changes', () => {
 
   it('names a subgroup project after its whole chain of groups', async () => {
     const [deep] = await readJson<Project[]>(api('bob', '/projects?search=deep%20cut'));
-    expect(deep).toMatchObject({ name_with_namespace: 'Label / B-Sides / Deep Cut', path_with_namespace: 'label/b-sides/deep-cut', namespace: { name: 'B-Sides', full_path: 'label/b-sides', parent_id: ids.label } });
+    expect(deep).toMatchObject({
+      name_with_namespace: 'Label / B-Sides / Deep Cut',
+      path_with_namespace: 'label/b-sides/deep-cut',
+      namespace: { name: 'B-Sides', full_path: 'label/b-sides', parent_id: ids.label },
+    });
   });
 
   it('follows an edit, a rename into a search and a visibility change', async () => {
@@ -293,7 +400,9 @@ describe('GET /projects against single reads, before and after changes', () => {
   }, 120_000);
 
   it('counts what minimal access does not open and a share does', async () => {
-    const vault = (await readJson(ok('alice', '/groups', { method: 'POST', body: { name: 'Vault', path: 'vault', visibility: 'private' } }, 201))).id as number;
+    const vault = (
+      await readJson(ok('alice', '/groups', { method: 'POST', body: { name: 'Vault', path: 'vault', visibility: 'private' } }, 201))
+    ).id as number;
     const locked = await create('alice', { name: 'Locked', namespace_id: vault, visibility: 'private' });
     await create('alice', { name: 'Locked Too', namespace_id: vault, visibility: 'private' });
     // Minimal access (5) is below guest: carol reads nothing in the vault…

@@ -62,7 +62,10 @@ export class ProjectListIndex {
   private revision = -1;
   private records: readonly Readonly<ProjectRecord>[] | null = null;
   private search: SearchText | null = null;
-  private counts: { readonly visibility: Readonly<Record<Visibility, number>>; readonly privateByNamespace: ReadonlyMap<number, number> } | null = null;
+  private counts: {
+    readonly visibility: Readonly<Record<Visibility, number>>;
+    readonly privateByNamespace: ReadonlyMap<number, number>;
+  } | null = null;
 
   constructor(
     private readonly repo: ProjectsRepo,
@@ -280,7 +283,12 @@ function minAccessLevelOf(f: ProjectFilters): number {
 const everything = (): boolean => true;
 
 /** One predicate for the filters and the caller's read access; `everything` when nothing restricts. */
-function matcher(repo: ProjectsRepo, viewer: Viewer, f: ProjectFilters, namespaceFullPath: (namespaceId: number) => string): (p: Readonly<ProjectRecord>) => boolean {
+function matcher(
+  repo: ProjectsRepo,
+  viewer: Viewer,
+  f: ProjectFilters,
+  namespaceFullPath: (namespaceId: number) => string,
+): (p: Readonly<ProjectRecord>) => boolean {
   if (viewer.admin && f.visibility === undefined && !narrowedBeyondVisibility(f, viewer)) return everything;
   const search = f.search?.toLowerCase();
   const starredIds = f.starred && viewer.user ? new Set(repo.allStarsOf(viewer.user.id)) : null;
@@ -307,7 +315,9 @@ function matcher(repo: ProjectsRepo, viewer: Viewer, f: ProjectFilters, namespac
     if (starredIds && !starredIds.has(p.id)) return false;
     if (customAttributes.length > 0 && customAttributes.some(([k, v]) => p.customAttributes[k] !== v)) return false;
     if (search) {
-      const hit = lowerText(p).includes(search) || (f.searchNamespaces === true && `${nsPath(p.namespaceId)}/${p.path.toLowerCase()}`.includes(search));
+      const hit =
+        lowerText(p).includes(search) ||
+        (f.searchNamespaces === true && `${nsPath(p.namespaceId)}/${p.path.toLowerCase()}`.includes(search));
       if (!hit) return false;
     }
     if (!viewer.admin && !viewer.canRead(p)) return false;
@@ -317,7 +327,12 @@ function matcher(repo: ProjectsRepo, viewer: Viewer, f: ProjectFilters, namespac
   };
 }
 
-function sortProjects(items: Readonly<ProjectRecord>[], orderBy: Exclude<NonNullable<ProjectFilters['orderBy']>, 'id' | 'created_at'>, sort: 'asc' | 'desc', repo: ProjectsRepo): Readonly<ProjectRecord>[] {
+function sortProjects(
+  items: Readonly<ProjectRecord>[],
+  orderBy: Exclude<NonNullable<ProjectFilters['orderBy']>, 'id' | 'created_at'>,
+  sort: 'asc' | 'desc',
+  repo: ProjectsRepo,
+): Readonly<ProjectRecord>[] {
   const stars = orderBy === 'star_count' ? repo.starCounts() : null;
   const key = (p: Readonly<ProjectRecord>): string | number => {
     switch (orderBy) {

@@ -60,17 +60,30 @@ export class ProjectPresenter {
       if (!ns) throw new Error(`namespace ${namespaceId} missing`);
       if (ns.kind === 'user') {
         const owner = identity.findUserById(ns.ownerId) ?? null;
-        c = { namespace: { id: ns.id, name: owner?.name ?? ns.name, path: ns.path, kind: 'user', fullPath: ns.path, parentId: null }, namespaceName: owner?.name ?? ns.name, owner };
+        c = {
+          namespace: { id: ns.id, name: owner?.name ?? ns.name, path: ns.path, kind: 'user', fullPath: ns.path, parentId: null },
+          namespaceName: owner?.name ?? ns.name,
+          owner,
+        };
       } else {
         const group = identity.findGroup(ns.id);
         const fullPath = group ? identity.fullPath(group) : ns.path;
-        c = { namespace: { id: ns.id, name: group?.name ?? ns.name, path: ns.path, kind: 'group', fullPath, parentId: group?.parentId ?? null }, namespaceName: group ? identity.fullName(group) : '', owner: null };
+        c = {
+          namespace: { id: ns.id, name: group?.name ?? ns.name, path: ns.path, kind: 'group', fullPath, parentId: group?.parentId ?? null },
+          namespaceName: group ? identity.fullName(group) : '',
+          owner: null,
+        };
       }
       namespaces.set(namespaceId, c);
       return c;
     };
     const parentOf = (p: Readonly<ProjectRecord>) => (p.forkedFromId === null ? undefined : repo.byId(p.forkedFromId));
-    const context = (p: Readonly<ProjectRecord>, withAccess: boolean, statistics?: ProjectStatistics | null, customAttributes?: boolean): ProjectContext => {
+    const context = (
+      p: Readonly<ProjectRecord>,
+      withAccess: boolean,
+      statistics?: ProjectStatistics | null,
+      customAttributes?: boolean,
+    ): ProjectContext => {
       // Counted once per request, for the projects being presented only.
       counted ??= new Set(p.forkedFromId === null ? [p.id] : [p.id, p.forkedFromId]);
       stars ??= repo.starCounts(counted);
@@ -86,7 +99,9 @@ export class ProjectPresenter {
           return { share, groupName: group?.name ?? '', groupFullPath: group ? identity.fullPath(group) : '' };
         }),
         forkedFrom: parent && viewer.canRead(parent) ? presentProjectBasic(parent, context(parent, false)) : null,
-        ...(withAccess && viewer.user ? { access: viewer.access(p), notificationLevels: this.notificationLevels?.(viewer.user.id, p) } : {}),
+        ...(withAccess && viewer.user
+          ? { access: viewer.access(p), notificationLevels: this.notificationLevels?.(viewer.user.id, p) }
+          : {}),
         statistics,
         customAttributes: customAttributes && viewer.admin,
         canAdmin: viewer.canAdmin(p),

@@ -50,7 +50,7 @@ export class ProjectQueries {
     const namespaceIds = new Set([groupId]);
     if (includeSubgroups) {
       const groups = this.identity.allGroups();
-      for (let grew = true; grew; ) {
+      for (let grew = true; grew;) {
         grew = false;
         for (const g of groups) {
           if (g.parentId !== null && namespaceIds.has(g.parentId) && !namespaceIds.has(g.id)) {

@@ -31,10 +31,32 @@ export interface ProjectRouteDeps {
 
 const mergeMethods = ['merge', 'rebase_merge', 'ff'] as const;
 /** GitLab's global search scopes; only `projects` is served here. */
-const searchScopes = ['projects', 'issues', 'merge_requests', 'milestones', 'snippet_titles', 'users', 'wiki_blobs', 'commits', 'blobs', 'notes'] as const;
+const searchScopes = [
+  'projects',
+  'issues',
+  'merge_requests',
+  'milestones',
+  'snippet_titles',
+  'users',
+  'wiki_blobs',
+  'commits',
+  'blobs',
+  'notes',
+] as const;
 const orderings = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'star_count'] as const;
 /** Attributes PUT /projects/:id understands (one of them must be sent). */
-const editableKeys = ['name', 'path', 'description', 'default_branch', 'visibility', 'merge_method', 'tag_list', 'topics', 'ci_config_path', ...settingKeys];
+const editableKeys = [
+  'name',
+  'path',
+  'description',
+  'default_branch',
+  'visibility',
+  'merge_method',
+  'tag_list',
+  'topics',
+  'ci_config_path',
+  ...settingKeys,
+];
 
 /** Mount /projects, /users/:id/projects and the project actions on the hosting router. */
 export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void {
@@ -48,7 +70,10 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
   };
 
   /** Parse the `F` filters (and GitLab's extras) of a list request. */
-  const filtersOf = (p: Params, req: Request): { filters: ProjectFilters; simple: boolean; statistics: boolean; customAttributes: boolean } => {
+  const filtersOf = (
+    p: Params,
+    req: Request,
+  ): { filters: ProjectFilters; simple: boolean; statistics: boolean; customAttributes: boolean } => {
     const raw = req.query.custom_attributes;
     const filters: ProjectFilters = {
       archived: p.bool('archived'),
@@ -67,9 +92,17 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
       idBefore: p.int('id_before'),
       lastActivityAfter: p.string('last_activity_after'),
       lastActivityBefore: p.string('last_activity_before'),
-      customAttributes: raw && typeof raw === 'object' && !Array.isArray(raw) ? Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, String(v)])) : undefined,
+      customAttributes:
+        raw && typeof raw === 'object' && !Array.isArray(raw)
+          ? Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, String(v)]))
+          : undefined,
     };
-    return { filters, simple: p.bool('simple') ?? false, statistics: p.bool('statistics') ?? false, customAttributes: p.bool('with_custom_attributes') ?? false };
+    return {
+      filters,
+      simple: p.bool('simple') ?? false,
+      statistics: p.bool('statistics') ?? false,
+      customAttributes: p.bool('with_custom_attributes') ?? false,
+    };
   };
 
   /** Filter and count, then present only the page (statistics need git: only for the page). */
@@ -84,9 +117,17 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     const present = presenter(req, res);
     present.prepare(found.items);
     const headers = pageHeaders(url, page, perPage, found.total);
-    if (!statistics && !customAttributes) return sendJsonBody(res.set(headers), joinJsonArray(found.items.map((project) => present.itemJson(project, simple))));
+    if (!statistics && !customAttributes)
+      return sendJsonBody(res.set(headers), joinJsonArray(found.items.map((project) => present.itemJson(project, simple))));
     const items = await Promise.all(
-      found.items.map(async (project) => present.item(project, simple, statistics && mayReadStatistics(viewer, project) ? await deps.queries.statistics(project) : null, customAttributes)),
+      found.items.map(async (project) =>
+        present.item(
+          project,
+          simple,
+          statistics && mayReadStatistics(viewer, project) ? await deps.queries.statistics(project) : null,
+          customAttributes,
+        ),
+      ),
     );
     res.set(headers).json(items);
   };
@@ -131,7 +172,11 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     p.require('name');
     const input = inputOf(p);
     p.check();
-    const project = await projects.create(viewerOf(projects, res), { ...input, namespaceId: input.namespaceId ?? owner.namespaceId }, owner);
+    const project = await projects.create(
+      viewerOf(projects, res),
+      { ...input, namespaceId: input.namespaceId ?? owner.namespaceId },
+      owner,
+    );
     res.status(201).json(presenter(req, res).full(project));
   });
 
@@ -212,7 +257,10 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     res.set(page.headers).json(page.items);
   });
 
-  for (const [action, starred] of [['star', true], ['unstar', false]] as const) {
+  for (const [action, starred] of [
+    ['star', true],
+    ['unstar', false],
+  ] as const) {
     router.post(`/projects/:id/${action}`, async (req, res) => {
       requireUser(res);
       const project = readableProjectOf(projects, req, res);
@@ -221,7 +269,10 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     });
   }
 
-  for (const [action, archived] of [['archive', true], ['unarchive', false]] as const) {
+  for (const [action, archived] of [
+    ['archive', true],
+    ['unarchive', false],
+  ] as const) {
     router.post(`/projects/:id/${action}`, async (req, res) => {
       requireUser(res);
       const project = readableProjectOf(projects, req, res);
@@ -256,7 +307,13 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     const source = readableProjectOf(projects, req, res);
     const p = paramsOf(req);
     const namespace = p.string('namespace_id') ?? p.string('namespace_path') ?? p.string('namespace');
-    const input = { namespace, name: p.string('name'), path: p.string('path'), description: p.string('description'), visibility: p.oneOf<Visibility>('visibility', visibilities) };
+    const input = {
+      namespace,
+      name: p.string('name'),
+      path: p.string('path'),
+      description: p.string('description'),
+      visibility: p.oneOf<Visibility>('visibility', visibilities),
+    };
     p.check();
     const fork = await actions.fork(viewerOf(projects, res), source, input);
     res.status(201).json(presenter(req, res).full(fork));
@@ -299,7 +356,12 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
     // No wiki repositories exist here: a wiki snapshot is always "not found", as for a project without one.
     if (wiki) throw notFound('Wiki');
     const tar = await deps.queries.snapshot(project);
-    res.set({ 'Content-Type': 'application/x-tar', 'Content-Disposition': 'attachment; filename="snapshot.tar"', 'Content-Transfer-Encoding': 'binary', 'Cache-Control': 'private' });
+    res.set({
+      'Content-Type': 'application/x-tar',
+      'Content-Disposition': 'attachment; filename="snapshot.tar"',
+      'Content-Transfer-Encoding': 'binary',
+      'Cache-Control': 'private',
+    });
     tar.on('error', () => res.destroy());
     tar.pipe(res);
   });
@@ -307,7 +369,12 @@ export function mountProjectRoutes(router: Router, deps: ProjectRouteDeps): void
   router.post('/projects/:id/uploads', async (req, res) => {
     requireUser(res);
     const project = readableProjectOf(projects, req, res);
-    const upload = await receiveUpload(req, { tmpDir: deps.uploads.tmpDir, maxBytes: deps.uploads.maxBytes, field: 'file', missingIssue: { loc: ['file'], msg: 'is missing', type: 'missing' } });
+    const upload = await receiveUpload(req, {
+      tmpDir: deps.uploads.tmpDir,
+      maxBytes: deps.uploads.maxBytes,
+      field: 'file',
+      missingIssue: { loc: ['file'], msg: 'is missing', type: 'missing' },
+    });
     try {
       const record = await actions.saveUpload(viewerOf(projects, res), project, upload.path, upload.filename, upload.bytes);
       res.status(201).json(presentUpload(record, projects.fullPath(project)));

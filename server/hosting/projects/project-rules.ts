@@ -2,14 +2,39 @@ import type { ProjectSettings, Visibility } from '../../store/schema.js';
 
 /** GitLab's project name rule and its message. */
 const namePattern = /^[\p{L}\p{N}_\p{Extended_Pictographic}][\p{L}\p{N}\p{Extended_Pictographic}_.+\- ]*$/u;
-export const nameMessage = "can contain only letters, digits, emoji, '_', '.', '+', dashes, or spaces. It must start with a letter, digit, emoji, or '_'.";
+export const nameMessage =
+  "can contain only letters, digits, emoji, '_', '.', '+', dashes, or spaces. It must start with a letter, digit, emoji, or '_'.";
 
 /** GitLab's (OCI-compatible) project path rule and its message. */
 const pathPattern = /^[a-zA-Z0-9]+([._-][a-zA-Z0-9]+)*$/;
-export const pathMessage = "can only include non-accented letters, digits, '_', '-' and '.'. It must not start with '-', '_', or '.', nor end with '-', '_', '.', '.git', or '.atom'.";
+export const pathMessage =
+  "can only include non-accented letters, digits, '_', '-' and '.'. It must not start with '-', '_', or '.', nor end with '-', '_', '.', '.git', or '.atom'.";
 
 /** Paths GitLab reserves below a namespace (they are routes of the project pages). */
-const reservedPaths = new Set(['-', 'badges', 'blame', 'blob', 'builds', 'commits', 'create', 'create_dir', 'edit', 'files', 'find_file', 'new', 'preview', 'raw', 'refs', 'tree', 'update', 'wikis', 'uploads', 'info', 'git-upload-pack', 'git-receive-pack']);
+const reservedPaths = new Set([
+  '-',
+  'badges',
+  'blame',
+  'blob',
+  'builds',
+  'commits',
+  'create',
+  'create_dir',
+  'edit',
+  'files',
+  'find_file',
+  'new',
+  'preview',
+  'raw',
+  'refs',
+  'tree',
+  'update',
+  'wikis',
+  'uploads',
+  'info',
+  'git-upload-pack',
+  'git-receive-pack',
+]);
 
 /** The levels of `visibility`, least open first. */
 export const visibilityOrder: readonly Visibility[] = ['private', 'internal', 'public'];

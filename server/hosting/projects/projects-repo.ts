@@ -3,7 +3,17 @@ import { nextId, type ProjectRecord, type ProjectShareRecord, type StarRecord, t
 import type { Store, TableName } from '../../store/store.js';
 
 /** What a project's JSON and the project lists are derived from (the caller's memberships and notification levels included, to be safe). */
-const projectTables: readonly TableName[] = ['projects', 'users', 'namespaces', 'groups', 'groupMembers', 'stars', 'projectShares', 'notificationSettings', 'sequences'];
+const projectTables: readonly TableName[] = [
+  'projects',
+  'users',
+  'namespaces',
+  'groups',
+  'groupMembers',
+  'stars',
+  'projectShares',
+  'notificationSettings',
+  'sequences',
+];
 
 /** Store access for projects and what hangs off them (stars, shares, uploads). */
 export interface ProjectsRepo {
@@ -117,7 +127,10 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
 
     starsOf: (projectId) => db().stars.filter((s) => s.projectId === projectId),
     starCounts: (onlyIds) => countBy(db().stars, (s) => s.projectId, onlyIds),
-    allStarsOf: (userId) => db().stars.filter((s) => s.userId === userId).map((s) => s.projectId),
+    allStarsOf: (userId) =>
+      db()
+        .stars.filter((s) => s.userId === userId)
+        .map((s) => s.projectId),
     isStarred: (projectId, userId) => db().stars.some((s) => s.projectId === projectId && s.userId === userId),
     // Stars, shares and uploads name their tables: the records' own caches (search text, counts, fork counts) outlive them.
     setStar: (projectId, userId, starred) =>
@@ -169,7 +182,8 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
         },
         ['uploads', 'sequences'],
       ),
-    upload: (projectId, secret, filename) => db().uploads.find((u) => u.projectId === projectId && u.secret === secret && u.filename === filename),
+    upload: (projectId, secret, filename) =>
+      db().uploads.find((u) => u.projectId === projectId && u.secret === secret && u.filename === filename),
     uploadsOf: (projectId) => db().uploads.filter((u) => u.projectId === projectId),
   };
 }

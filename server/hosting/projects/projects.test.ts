@@ -10,8 +10,10 @@ const tokens: Record<'alice' | 'bob' | 'carol' | 'dave', string> = { alice: '', 
 const ids: Record<string, number> = {};
 
 type Who = keyof typeof tokens | 'admin' | 'anonymous';
-const headers = (who: Who): Record<string, string> => (who === 'anonymous' ? {} : { 'PRIVATE-TOKEN': who === 'admin' ? adminToken : tokens[who] });
-const api = (who: Who, route: string, init: CallInit = {}) => callHosting(app, who === 'anonymous' ? null : who === 'admin' ? adminToken : tokens[who], route, init);
+const headers = (who: Who): Record<string, string> =>
+  who === 'anonymous' ? {} : { 'PRIVATE-TOKEN': who === 'admin' ? adminToken : tokens[who] };
+const api = (who: Who, route: string, init: CallInit = {}) =>
+  callHosting(app, who === 'anonymous' ? null : who === 'admin' ? adminToken : tokens[who], route, init);
 const json = readJson;
 const create = async (who: Who, body: Record<string, unknown>) => {
   const res = await api(who, '/projects', { method: 'POST', body });
@@ -29,8 +31,12 @@ beforeAll(async () => {
   // band: alice owns, bob develops; friends: carol reports.
   const band = await json(await api('alice', '/groups', { method: 'POST', body: { name: 'Band', path: 'band', visibility: 'private' } }));
   ids.band = band.id as number;
-  expect((await api('alice', `/groups/${ids.band}/members`, { method: 'POST', body: { user_id: ids.bob, access_level: 30 } })).status).toBe(201);
-  const friends = await json(await api('carol', '/groups', { method: 'POST', body: { name: 'Friends', path: 'friends', visibility: 'internal' } }));
+  expect((await api('alice', `/groups/${ids.band}/members`, { method: 'POST', body: { user_id: ids.bob, access_level: 30 } })).status).toBe(
+    201,
+  );
+  const friends = await json(
+    await api('carol', '/groups', { method: 'POST', body: { name: 'Friends', path: 'friends', visibility: 'internal' } }),
+  );
   ids.friends = friends.id as number;
 
   ids.secret = (await create('alice', { name: 'Secret Beats' })).id;
@@ -73,7 +79,9 @@ describe('POST /projects', () => {
     expect(await create('dave', { path: 'only-path' })).toMatchObject({ name: 'only-path', path: 'only-path' });
     expect(await create('dave', { name: 'MyProj' })).toMatchObject({ name: 'MyProj', path: 'MyProj' });
     expect(await create('dave', { name: 'Déjà Vu  Mix' })).toMatchObject({ name: 'Déjà Vu  Mix', path: 'deja-vu-mix' });
-    expect(await json(await api('dave', '/projects', { method: 'POST', body: { name: 'Hits!' } }))).toEqual({ message: { name: [expect.stringContaining("can contain only letters, digits, emoji, '_', '.', '+', dashes, or spaces")] } });
+    expect(await json(await api('dave', '/projects', { method: 'POST', body: { name: 'Hits!' } }))).toEqual({
+      message: { name: [expect.stringContaining("can contain only letters, digits, emoji, '_', '.', '+', dashes, or spaces")] },
+    });
   });
 
   it('answers GitLab errors: missing, invalid values, taken, namespace, visibility in a group, anonymous', async () => {
@@ -82,12 +90,22 @@ describe('POST /projects', () => {
       ['dave', { name: 'x', visibility: 'secret' }, 400, { error: 'visibility does not have a valid value' }],
       ['dave', { name: 'x', merge_method: 'squash' }, 400, { error: 'merge_method does not have a valid value' }],
       ['dave', { name: 'x', issues_enabled: 'maybe' }, 400, { error: 'issues_enabled is invalid' }],
-      ['dave', { name: 'bad', path: '-bad-' }, 400, { message: { path: [expect.stringContaining("can only include non-accented letters")] } }],
+      [
+        'dave',
+        { name: 'bad', path: '-bad-' },
+        400,
+        { message: { path: [expect.stringContaining('can only include non-accented letters')] } },
+      ],
       ['dave', { name: 'tree', path: 'tree' }, 400, { message: { path: ['tree is a reserved name'] } }],
       ['alice', { name: 'Secret Beats' }, 400, { message: { name: ['has already been taken'], path: ['has already been taken'] } }],
       ['alice', { name: 'Other', path: 'SECRET-BEATS' }, 400, { message: { path: ['has already been taken'] } }],
       ['carol', { name: 'intruder', namespace_id: ids.band }, 400, { message: { namespace: ['is not valid'] } }],
-      ['alice', { name: 'loud', namespace_id: ids.band, visibility: 'public' }, 400, { message: { visibility_level: ['public is not allowed in a private group.'] } }],
+      [
+        'alice',
+        { name: 'loud', namespace_id: ids.band, visibility: 'public' },
+        400,
+        { message: { visibility_level: ['public is not allowed in a private group.'] } },
+      ],
       ['anonymous', { name: 'anon' }, 401, { message: '401 Unauthorized' }],
     ];
     for (const [who, body, status, expected] of cases) {
@@ -123,15 +141,25 @@ describe('GET /projects/:id: visibility and roles', () => {
       expect(res.status, who).toBe(404);
       expect(await res.json()).toEqual({ message: '404 Project Not Found' });
     }
-    expect(await json(await get('bob', ids.album))).toMatchObject({ permissions: { project_access: null, group_access: { access_level: 30, notification_level: 3 } } });
-    expect(await json(await get('alice', ids.album))).toMatchObject({ permissions: { project_access: null, group_access: { access_level: 50 } } });
-    expect(await json(await get('alice', ids.secret))).toMatchObject({ permissions: { project_access: { access_level: 50 }, group_access: null } });
+    expect(await json(await get('bob', ids.album))).toMatchObject({
+      permissions: { project_access: null, group_access: { access_level: 30, notification_level: 3 } },
+    });
+    expect(await json(await get('alice', ids.album))).toMatchObject({
+      permissions: { project_access: null, group_access: { access_level: 50 } },
+    });
+    expect(await json(await get('alice', ids.secret))).toMatchObject({
+      permissions: { project_access: { access_level: 50 }, group_access: null },
+    });
     const admin = await json(await get('admin', ids.album));
-    expect(admin).toMatchObject({ id: ids.album, permissions: { project_access: null, group_access: null }, runners_token: expect.any(String) });
+    expect(admin).toMatchObject({
+      id: ids.album,
+      permissions: { project_access: null, group_access: null },
+      runners_token: expect.any(String),
+    });
     expect(admin.owner).toBeUndefined();
   });
 
-  it('permissions carry the caller\'s notification levels for the project and its group', async () => {
+  it("permissions carry the caller's notification levels for the project and its group", async () => {
     expect((await api('alice', `/projects/${ids.secret}/notification_settings?level=watch`, { method: 'PUT' })).status).toBe(200);
     expect((await api('bob', `/groups/${ids.band}/notification_settings?level=disabled`, { method: 'PUT' })).status).toBe(200);
     expect((await json<Project>(await get('alice', ids.secret))).permissions?.project_access?.notification_level).toBe(2);
@@ -176,7 +204,9 @@ describe('GET /projects: lists, filters, pagination', () => {
     expect(carol).toContain('carol/Gift');
     expect(carol).not.toContain('alice/secret-beats');
     expect(carol).not.toContain('band/Album');
-    expect(pathsOf((await list('admin', '?per_page=100')).items)).toEqual(expect.arrayContaining(['alice/secret-beats', 'band/Album', 'bob/stems']));
+    expect(pathsOf((await list('admin', '?per_page=100')).items)).toEqual(
+      expect.arrayContaining(['alice/secret-beats', 'band/Album', 'bob/stems']),
+    );
   });
 
   it('defaults to created_at desc, with permissions on authenticated items and none on anonymous ones', async () => {
@@ -203,7 +233,8 @@ describe('GET /projects: lists, filters, pagination', () => {
     expect(link).toContain(`page=${Math.ceil(total / 2)}&per_page=2&sort=asc>; rel="last"`);
     // Walking the pages gives every project once.
     const seen: number[] = [];
-    for (let page = 1; page <= Math.ceil(total / 2); page++) seen.push(...(await list('admin', `?per_page=2&order_by=id&sort=asc&page=${page}`)).items.map((p) => p.id));
+    for (let page = 1; page <= Math.ceil(total / 2); page++)
+      seen.push(...(await list('admin', `?per_page=2&order_by=id&sort=asc&page=${page}`)).items.map((p) => p.id));
     expect(seen).toEqual([...new Set(seen)].sort((a, b) => a - b));
     expect(seen).toHaveLength(total);
   });
@@ -216,7 +247,27 @@ describe('GET /projects: lists, filters, pagination', () => {
     expect(pathsOf((await list('bob', '?membership=true&order_by=name&sort=asc')).items)).toEqual(['band/Album', 'bob/stems']);
     const simple = (await list('carol', '?simple=true&search=loops')).items[0]!;
     expect(Object.keys(simple).sort()).toEqual(
-      ['id', 'description', 'name', 'name_with_namespace', 'path', 'path_with_namespace', 'created_at', 'default_branch', 'tag_list', 'topics', 'ssh_url_to_repo', 'http_url_to_repo', 'web_url', 'readme_url', 'avatar_url', 'forks_count', 'star_count', 'last_activity_at', 'namespace'].sort(),
+      [
+        'id',
+        'description',
+        'name',
+        'name_with_namespace',
+        'path',
+        'path_with_namespace',
+        'created_at',
+        'default_branch',
+        'tag_list',
+        'topics',
+        'ssh_url_to_repo',
+        'http_url_to_repo',
+        'web_url',
+        'readme_url',
+        'avatar_url',
+        'forks_count',
+        'star_count',
+        'last_activity_at',
+        'namespace',
+      ].sort(),
     );
     expect((await api('alice', '/projects?order_by=size')).status).toBe(400);
     expect((await api('alice', '/projects?archived=perhaps')).status).toBe(400);
@@ -224,13 +275,20 @@ describe('GET /projects: lists, filters, pagination', () => {
 
   it('GET /users/:user_id/projects by id or username, with the same visibility rules', async () => {
     expect(pathsOf(await json<Project[]>(await api('anonymous', '/users/alice/projects')))).toEqual(['alice/open-loops']);
-    expect(pathsOf(await json<Project[]>(await api('alice', `/users/${ids.alice}/projects?order_by=name&sort=asc`)))).toEqual(['alice/open-loops', 'alice/secret-beats']);
+    expect(pathsOf(await json<Project[]>(await api('alice', `/users/${ids.alice}/projects?order_by=name&sort=asc`)))).toEqual([
+      'alice/open-loops',
+      'alice/secret-beats',
+    ]);
     expect((await api('alice', '/users/nobody/projects')).status).toBe(404);
   });
 
   it('custom attributes: admins set them and filter by them; others are ignored', async () => {
-    expect((await api('admin', `/projects/${ids.internal}/custom_attributes/genre`, { method: 'PUT', body: { value: 'house' } })).status).toBe(200);
-    expect((await api('alice', `/projects/${ids.internal}/custom_attributes/genre`, { method: 'PUT', body: { value: 'techno' } })).status).toBe(403);
+    expect(
+      (await api('admin', `/projects/${ids.internal}/custom_attributes/genre`, { method: 'PUT', body: { value: 'house' } })).status,
+    ).toBe(200);
+    expect(
+      (await api('alice', `/projects/${ids.internal}/custom_attributes/genre`, { method: 'PUT', body: { value: 'techno' } })).status,
+    ).toBe(403);
     const filtered = await json<Project[]>(await api('admin', '/projects?custom_attributes[genre]=house&with_custom_attributes=true'));
     expect(filtered.map((p) => p.id)).toEqual([ids.internal]);
     expect(filtered[0]!.custom_attributes).toEqual([{ key: 'genre', value: 'house' }]);
@@ -241,9 +299,18 @@ describe('GET /projects: lists, filters, pagination', () => {
 
 describe('PUT /projects/:id', () => {
   it('maintainers edit; developers get 403; strangers 404; nothing sent is a 400', async () => {
-    const res = await api('alice', `/projects/${ids.album}`, { method: 'PUT', body: { description: 'LP one', wiki_enabled: false, tag_list: ['lp', 'house'], merge_method: 'ff' } });
+    const res = await api('alice', `/projects/${ids.album}`, {
+      method: 'PUT',
+      body: { description: 'LP one', wiki_enabled: false, tag_list: ['lp', 'house'], merge_method: 'ff' },
+    });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ description: 'LP one', wiki_enabled: false, tag_list: ['lp', 'house'], merge_method: 'ff', name: 'Album' });
+    expect(await res.json()).toMatchObject({
+      description: 'LP one',
+      wiki_enabled: false,
+      tag_list: ['lp', 'house'],
+      merge_method: 'ff',
+      name: 'Album',
+    });
     expect((await api('bob', `/projects/${ids.album}`, { method: 'PUT', body: { description: 'mine' } })).status).toBe(403);
     expect((await api('carol', `/projects/${ids.album}`, { method: 'PUT', body: { description: 'mine' } })).status).toBe(404);
     const empty = await api('alice', `/projects/${ids.album}`, { method: 'PUT', body: {} });
@@ -255,7 +322,11 @@ describe('PUT /projects/:id', () => {
     const p = await create('dave', { name: 'Rename Me' });
     const res = await api('dave', `/projects/${p.id}`, { method: 'PUT', body: { path: 'renamed' } });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ path: 'renamed', path_with_namespace: 'dave/renamed', http_url_to_repo: `${app.url}/dave/renamed.git` });
+    expect(await res.json()).toMatchObject({
+      path: 'renamed',
+      path_with_namespace: 'dave/renamed',
+      http_url_to_repo: `${app.url}/dave/renamed.git`,
+    });
     expect(existsSync(path.join(app.dataDir, 'repositories', 'dave', 'renamed.git', 'HEAD'))).toBe(true);
     expect(existsSync(path.join(app.dataDir, 'repositories', 'dave', 'rename-me.git'))).toBe(false);
   });
@@ -293,20 +364,33 @@ describe('star, archive, share', () => {
 
   it('share with a group grants its members the lower of the two levels; unshare takes it back', async () => {
     expect((await api('carol', `/projects/${ids.secret}`)).status).toBe(404);
-    const res = await api('alice', `/projects/${ids.secret}/share`, { method: 'POST', body: { group_id: ids.friends, group_access: 20, expires_at: null } });
+    const res = await api('alice', `/projects/${ids.secret}/share`, {
+      method: 'POST',
+      body: { group_id: ids.friends, group_access: 20, expires_at: null },
+    });
     expect(res.status).toBe(201);
     expect(await res.json()).toMatchObject({ project_id: ids.secret, group_id: ids.friends, group_access: 20, expires_at: null });
     const seen = await json<Project>(await api('carol', `/projects/${ids.secret}`));
     expect(seen.permissions).toEqual({ project_access: null, group_access: { access_level: 20, notification_level: 3 } });
-    expect((await json<Project>(await api('alice', `/projects/${ids.secret}`))).shared_with_groups).toEqual([{ group_id: ids.friends, group_name: 'Friends', group_full_path: 'friends', group_access_level: 20, expires_at: null }]);
+    expect((await json<Project>(await api('alice', `/projects/${ids.secret}`))).shared_with_groups).toEqual([
+      { group_id: ids.friends, group_name: 'Friends', group_full_path: 'friends', group_access_level: 20, expires_at: null },
+    ]);
     expect((await api('carol', `/projects/${ids.secret}/archive`, { method: 'POST' })).status).toBe(403);
 
     const dup = await api('alice', `/projects/${ids.secret}/share`, { method: 'POST', body: { group_id: ids.friends, group_access: 30 } });
     expect(dup.status).toBe(409);
     expect(await dup.json()).toEqual({ message: 'Project already shared with this group' });
-    expect(await json(await api('alice', `/projects/${ids.secret}/share`, { method: 'POST', body: { group_id: ids.friends, group_access: 35 } }))).toEqual({ error: 'group_access does not have a valid value' });
-    expect(await json(await api('alice', `/projects/${ids.secret}/share`, { method: 'POST', body: { group_access: 30 } }))).toEqual({ error: 'group_id is missing' });
-    expect((await api('alice', `/projects/${ids.secret}/share`, { method: 'POST', body: { group_id: 9999, group_access: 30 } })).status).toBe(404);
+    expect(
+      await json(
+        await api('alice', `/projects/${ids.secret}/share`, { method: 'POST', body: { group_id: ids.friends, group_access: 35 } }),
+      ),
+    ).toEqual({ error: 'group_access does not have a valid value' });
+    expect(await json(await api('alice', `/projects/${ids.secret}/share`, { method: 'POST', body: { group_access: 30 } }))).toEqual({
+      error: 'group_id is missing',
+    });
+    expect(
+      (await api('alice', `/projects/${ids.secret}/share`, { method: 'POST', body: { group_id: 9999, group_access: 30 } })).status,
+    ).toBe(404);
     const own = await api('alice', `/projects/${ids.album}/share`, { method: 'POST', body: { group_id: ids.band, group_access: 30 } });
     expect(own.status).toBe(409);
 
@@ -320,7 +404,9 @@ describe('star, archive, share', () => {
   it('GET /projects/:id/users lists members, with search', async () => {
     const users = await json<{ username: string }[]>(await api('alice', `/projects/${ids.album}/users`));
     expect(users.map((u) => u.username)).toEqual(['alice', 'bob']);
-    expect((await json<{ username: string }[]>(await api('alice', `/projects/${ids.album}/users?search=BO`))).map((u) => u.username)).toEqual(['bob']);
+    expect(
+      (await json<{ username: string }[]>(await api('alice', `/projects/${ids.album}/users?search=BO`))).map((u) => u.username),
+    ).toEqual(['bob']);
     expect((await api('carol', `/projects/${ids.album}/users`)).status).toBe(404);
   });
 });
@@ -330,7 +416,11 @@ describe('forks', () => {
     const res = await api('carol', `/projects/${ids.open}/fork`, { method: 'POST', body: { namespace: 'carol' } });
     expect(res.status).toBe(201);
     const fork = await json<Project>(res);
-    expect(fork).toMatchObject({ path_with_namespace: 'carol/open-loops', visibility: 'public', forked_from_project: { id: ids.open, path_with_namespace: 'alice/open-loops' } });
+    expect(fork).toMatchObject({
+      path_with_namespace: 'carol/open-loops',
+      visibility: 'public',
+      forked_from_project: { id: ids.open, path_with_namespace: 'alice/open-loops' },
+    });
     expect(['scheduled', 'started', 'finished']).toContain(fork.import_status);
     await app.jobs.onIdle();
     expect(await json(await api('carol', `/projects/${fork.id}`))).toMatchObject({ import_status: 'finished' });
@@ -347,7 +437,9 @@ describe('forks', () => {
     const linked = await api('admin', `/projects/${ids.internal}/fork/${ids.open}`, { method: 'POST' });
     expect(linked.status).toBe(201);
     expect(await linked.json()).toMatchObject({ forked_from_project: { id: ids.open } });
-    expect(await json(await api('admin', `/projects/${ids.internal}/fork/${ids.open}`, { method: 'POST' }))).toEqual({ message: 'Project already forked' });
+    expect(await json(await api('admin', `/projects/${ids.internal}/fork/${ids.open}`, { method: 'POST' }))).toEqual({
+      message: 'Project already forked',
+    });
     expect((await api('admin', `/projects/${ids.internal}/fork`, { method: 'DELETE' })).status).toBe(204);
     expect((await api('admin', `/projects/${ids.internal}/fork`, { method: 'DELETE' })).status).toBe(304);
   });
@@ -372,9 +464,15 @@ describe('uploads', () => {
 
     const image = new FormData();
     image.append('file', new Blob([new Uint8Array([0x89, 0x50])]), 'cover.png');
-    const img = await json<{ alt: string; markdown: string; url: string }>(await app.fetch(`/api/v4/projects/${ids.secret}/uploads`, { method: 'POST', headers: headers('alice'), body: image }));
+    const img = await json<{ alt: string; markdown: string; url: string }>(
+      await app.fetch(`/api/v4/projects/${ids.secret}/uploads`, { method: 'POST', headers: headers('alice'), body: image }),
+    );
     expect(img.markdown).toBe(`![cover](${img.url})`);
-    const missing = await app.fetch(`/api/v4/projects/${ids.secret}/uploads`, { method: 'POST', headers: headers('alice'), body: new FormData() });
+    const missing = await app.fetch(`/api/v4/projects/${ids.secret}/uploads`, {
+      method: 'POST',
+      headers: headers('alice'),
+      body: new FormData(),
+    });
     expect(missing.status).toBe(400);
   });
 });

@@ -6,7 +6,15 @@ import { accessLevels, type IdentityService } from '../../auth/identity.js';
 import { AppError } from '../../http/errors.js';
 import { createLogger, type Logger } from '../../http/logger.js';
 import type { JobRunner } from '../../queue/job-runner.js';
-import type { MergeMethod, NamespaceRecord, ProjectRecord, ProjectSettings, UploadRecord, UserRecord, Visibility } from '../../store/schema.js';
+import type {
+  MergeMethod,
+  NamespaceRecord,
+  ProjectRecord,
+  ProjectSettings,
+  UploadRecord,
+  UserRecord,
+  Visibility,
+} from '../../store/schema.js';
 import { ProjectPolicy, type Viewer } from './project-access.js';
 import { isValidBranchName } from '../git/git-names.js';
 import type { RepositoryStats } from '../git/repositories.js';
@@ -21,7 +29,13 @@ export interface RepositoryOps {
   stats(dir: string, defaultBranch: string): Promise<RepositoryStats>;
   setHead(dir: string, branch: string): Promise<void>;
   /** Write the first commit of `branch`: one file at the top of the tree (GitLab's `initialize_with_readme`). */
-  commitInitialFile(dir: string, branch: string, file: { readonly path: string; readonly content: string }, message: string, by: { readonly name: string; readonly email: string }): Promise<string>;
+  commitInitialFile(
+    dir: string,
+    branch: string,
+    file: { readonly path: string; readonly content: string },
+    message: string,
+    by: { readonly name: string; readonly email: string },
+  ): Promise<string>;
   /** The path of `branch`'s README as GitLab picks it (readme_url), or null. */
   readme(dir: string, branch: string): Promise<string | null>;
   /** The last commit of `branch`, or null when it has none (badges' `%{commit_sha}`). */
@@ -147,7 +161,12 @@ export class ProjectService {
     const fields = checkNameAndPath(name, projectPath);
     const namespaceId = input.namespaceId ?? owner.namespaceId;
     const ns = this.identity.findNamespace(namespaceId);
-    const mayCreate = ns && (caller.admin || (ns.kind === 'user' ? ns.ownerId === owner.id && (owner.id === caller.id || caller.admin) : viewer.namespaceLevel(ns.id) >= accessLevels.developer));
+    const mayCreate =
+      ns &&
+      (caller.admin ||
+        (ns.kind === 'user'
+          ? ns.ownerId === owner.id && (owner.id === caller.id || caller.admin)
+          : viewer.namespaceLevel(ns.id) >= accessLevels.developer));
     if (!ns || !mayCreate) throw new AppError('invalid', 'namespace is not valid', { fields: { namespace: ['is not valid'] } });
     const visibility = input.visibility ?? 'private';
     this.checkVisibilityInGroup(ns, visibility, fields);
@@ -197,7 +216,14 @@ export class ProjectService {
       const staged = input.importUrl ? null : this.paths.staging();
       if (staged) await this.git.init(staged, defaultBranch);
       try {
-        if (staged && withReadme) await this.git.commitInitialFile(staged, defaultBranch, { path: 'README.md', content: readmeContent(name, record.description) }, 'Initial commit', owner);
+        if (staged && withReadme)
+          await this.git.commitInitialFile(
+            staged,
+            defaultBranch,
+            { path: 'README.md', content: readmeContent(name, record.description) },
+            'Initial commit',
+            owner,
+          );
       } catch (error) {
         if (staged) await this.git.remove(staged);
         throw error;
@@ -286,8 +312,10 @@ export class ProjectService {
     if (input.visibility !== undefined) this.checkVisibilityInGroup(ns, visibility, fields);
     if (input.description && input.description.length > 2000) fields.description = ['is too long (maximum is 2000 characters)'];
     if (input.defaultBranch !== undefined && !isValidBranchName(input.defaultBranch)) fields.default_branch = ['is invalid'];
-    if (!fields.name && name.toLowerCase() !== project.name.toLowerCase() && this.repo.byName(ns.id, name)) fields.name = ['has already been taken'];
-    if (!fields.path && projectPath.toLowerCase() !== project.path.toLowerCase() && this.repo.byPath(ns.id, projectPath)) fields.path = ['has already been taken'];
+    if (!fields.name && name.toLowerCase() !== project.name.toLowerCase() && this.repo.byName(ns.id, name))
+      fields.name = ['has already been taken'];
+    if (!fields.path && projectPath.toLowerCase() !== project.path.toLowerCase() && this.repo.byPath(ns.id, projectPath))
+      fields.path = ['has already been taken'];
     if (Object.keys(fields).length > 0) throw new AppError('invalid', 'project is invalid', { fields });
 
     if (projectPath.toLowerCase() !== project.path.toLowerCase()) {
@@ -300,17 +328,35 @@ export class ProjectService {
     return this.applyUpdate(project, ns, name, projectPath, visibility, input);
   }
 
-  private async applyUpdate(project: Readonly<ProjectRecord>, ns: Readonly<NamespaceRecord>, name: string, projectPath: string, visibility: Visibility, input: ProjectInput): Promise<Readonly<ProjectRecord>> {
+  private async applyUpdate(
+    project: Readonly<ProjectRecord>,
+    ns: Readonly<NamespaceRecord>,
+    name: string,
+    projectPath: string,
+    visibility: Visibility,
+    input: ProjectInput,
+  ): Promise<Readonly<ProjectRecord>> {
     if (input.defaultBranch === undefined) return this.writeUpdate(project, ns, name, projectPath, visibility, input);
     // In turn with a push's default-branch choice, reading the record as it is once our turn comes.
-    return this.changingHead(project.id, () => this.writeUpdate(this.repo.byId(project.id) ?? project, ns, name, projectPath, visibility, input));
+    return this.changingHead(project.id, () =>
+      this.writeUpdate(this.repo.byId(project.id) ?? project, ns, name, projectPath, visibility, input),
+    );
   }
 
-  private async writeUpdate(project: Readonly<ProjectRecord>, ns: Readonly<NamespaceRecord>, name: string, projectPath: string, visibility: Visibility, input: ProjectInput): Promise<Readonly<ProjectRecord>> {
+  private async writeUpdate(
+    project: Readonly<ProjectRecord>,
+    ns: Readonly<NamespaceRecord>,
+    name: string,
+    projectPath: string,
+    visibility: Visibility,
+    input: ProjectInput,
+  ): Promise<Readonly<ProjectRecord>> {
     const newHead = input.defaultBranch !== undefined && input.defaultBranch !== project.defaultBranch ? input.defaultBranch : undefined;
     // GitLab's Project#change_head: HEAD only ever names a branch that exists.
     if (newHead !== undefined && (await this.git.headCommit(this.repositoryDir(ns, project.path), newHead)) === null) {
-      throw new AppError('invalid', `Could not change HEAD: branch '${newHead}' does not exist`, { fields: { base: [`Could not change HEAD: branch '${newHead}' does not exist`] } });
+      throw new AppError('invalid', `Could not change HEAD: branch '${newHead}' does not exist`, {
+        fields: { base: [`Could not change HEAD: branch '${newHead}' does not exist`] },
+      });
     }
     if (projectPath !== project.path) await this.git.move(this.repositoryDir(ns, project.path), this.repositoryDir(ns, projectPath));
     const at = this.now().toISOString();
@@ -321,7 +367,12 @@ export class ProjectService {
         path: projectPath,
         visibility,
         ...(input.description !== undefined ? { description: input.description } : {}),
-        ...(input.defaultBranch !== undefined ? { defaultBranch: input.defaultBranch, readmePath: await this.git.readme(this.repositoryDir(ns, projectPath), input.defaultBranch) } : {}),
+        ...(input.defaultBranch !== undefined
+          ? {
+              defaultBranch: input.defaultBranch,
+              readmePath: await this.git.readme(this.repositoryDir(ns, projectPath), input.defaultBranch),
+            }
+          : {}),
         ...(input.settings ? { settings: { ...project.settings, ...input.settings } } : {}),
         ...(input.mergeMethod !== undefined ? { mergeMethod: input.mergeMethod } : {}),
         ...(input.tagList !== undefined ? { tagList: [...input.tagList] } : {}),
@@ -336,7 +387,11 @@ export class ProjectService {
   }
 
   /** Delete a project with its repository, uploads, stars, shares and fork links (owners and admins). */
-  async remove(viewer: Viewer, project: Readonly<ProjectRecord>, extraCleanup: (projectId: number) => Promise<void> = async () => undefined): Promise<void> {
+  async remove(
+    viewer: Viewer,
+    project: Readonly<ProjectRecord>,
+    extraCleanup: (projectId: number) => Promise<void> = async () => undefined,
+  ): Promise<void> {
     if (!viewer.isOwner(project)) throw new AppError('forbidden', 'Forbidden');
     const dir = this.paths.repository(project);
     await this.repo.remove(project.id);
@@ -365,7 +420,11 @@ export class ProjectService {
   }
 
   /** An upload of the project and its file, or undefined when the secret and name match none. */
-  findUpload(project: Readonly<ProjectRecord>, secret: string, filename: string): { readonly upload: Readonly<UploadRecord>; readonly file: string } | undefined {
+  findUpload(
+    project: Readonly<ProjectRecord>,
+    secret: string,
+    filename: string,
+  ): { readonly upload: Readonly<UploadRecord>; readonly file: string } | undefined {
     const upload = this.repo.upload(project.id, secret, filename);
     return upload && { upload, file: path.join(this.paths.uploads(project.id), upload.secret, upload.filename) };
   }
@@ -430,7 +489,8 @@ export function projectPaths(dataDir: string, identity: IdentityService): Projec
     lostAndFound: path.join(dataDir, 'lost+found', 'repositories'),
     staging: () => path.join(dataDir, 'tmp', `repository-${randomUUID()}.git`),
     // Lower-cased: paths are unique per namespace ignoring case, and so are the folders.
-    repository: (project) => path.join(dataDir, 'repositories', ...nsPath(project.namespaceId).toLowerCase().split('/'), `${project.path.toLowerCase()}.git`),
+    repository: (project) =>
+      path.join(dataDir, 'repositories', ...nsPath(project.namespaceId).toLowerCase().split('/'), `${project.path.toLowerCase()}.git`),
     uploads: (projectId) => path.join(dataDir, 'uploads', String(projectId)),
   };
 }

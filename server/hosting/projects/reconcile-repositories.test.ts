@@ -22,7 +22,9 @@ async function leaveOrphan(dir: string): Promise<void> {
 function lostAndFound(dataDir: string): string[] {
   const base = path.join(dataDir, 'lost+found', 'repositories');
   if (!existsSync(base)) return [];
-  return readdirSync(base).flatMap((stamp) => readdirSync(path.join(base, stamp)).flatMap((ns) => readdirSync(path.join(base, stamp, ns)).map((repo) => `${ns}/${repo}`)));
+  return readdirSync(base).flatMap((stamp) =>
+    readdirSync(path.join(base, stamp)).flatMap((ns) => readdirSync(path.join(base, stamp, ns)).map((repo) => `${ns}/${repo}`)),
+  );
 }
 
 describe('repositories without projects (a create killed part-way)', () => {
@@ -31,8 +33,15 @@ describe('repositories without projects (a create killed part-way)', () => {
   const log = memoryLogger();
   const repos = () => path.join(dataDir, 'repositories', 'root');
   const create = (name: string) =>
-    fetch(`${server.url}/api/v4/projects`, { method: 'POST', headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' }, body: JSON.stringify({ name }) });
-  const refs = (name: string) => fetch(`${server.url}/root/${name}.git/info/refs?service=git-upload-pack`, { headers: { Authorization: `Basic ${Buffer.from(`oauth2:${token}`).toString('base64')}` } });
+    fetch(`${server.url}/api/v4/projects`, {
+      method: 'POST',
+      headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
+  const refs = (name: string) =>
+    fetch(`${server.url}/root/${name}.git/info/refs?service=git-upload-pack`, {
+      headers: { Authorization: `Basic ${Buffer.from(`oauth2:${token}`).toString('base64')}` },
+    });
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'cratehouse-reconcile-'));

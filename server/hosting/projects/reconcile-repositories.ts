@@ -18,7 +18,12 @@ export interface ReconcileReport {
  * deleted: the data may matter) and logged; a project whose repository is missing gets an empty
  * one, unless a fork or import job that will fill it is still to run.
  */
-export async function reconcileRepositories(projects: ProjectService, stores: ProjectStores, log: Logger, now: Date = new Date()): Promise<ReconcileReport> {
+export async function reconcileRepositories(
+  projects: ProjectService,
+  stores: ProjectStores,
+  log: Logger,
+  now: Date = new Date(),
+): Promise<ReconcileReport> {
   const root = stores.paths.repositoryRoot;
   const owned = new Map<string, number>();
   const dirOf = new Map<number, string>();
@@ -37,7 +42,9 @@ export async function reconcileRepositories(projects: ProjectService, stores: Pr
     if (owned.has(path.resolve(dir)) || projects.isClaimed(dir)) continue;
     const to = await stores.git.moveAside(dir, root, stores.paths.lostAndFound, stamp);
     movedAside.push({ from: dir, to });
-    log.info(`repositories: ${path.relative(root, dir)} belonged to no project (a create, rename or delete was interrupted); moved to ${to}`);
+    log.info(
+      `repositories: ${path.relative(root, dir)} belonged to no project (a create, rename or delete was interrupted); moved to ${to}`,
+    );
   }
   const recreated: number[] = [];
   for (const p of stores.repo.projects) {

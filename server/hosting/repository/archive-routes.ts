@@ -28,7 +28,10 @@ export function mountArchiveRoutes(router: Router, deps: ArchiveRouteDeps): void
     params.check();
     // An allow-list: only these formats (and their aliases) ever reach git.
     const format = Object.hasOwn(archiveFormats, formatName.toLowerCase()) ? archiveFormats[formatName.toLowerCase()] : undefined;
-    if (!format) throw new AppError('invalid', 'format does not have a valid value', { issues: [{ loc: ['format'], msg: 'does not have a valid value', type: 'value', input: formatName }] });
+    if (!format)
+      throw new AppError('invalid', 'format does not have a valid value', {
+        issues: [{ loc: ['format'], msg: 'does not have a valid value', type: 'value', input: formatName }],
+      });
     const archive = await reader.archive(project, { sha, format, path });
     res.status(200).set({
       'Content-Type': format === 'zip' ? 'application/zip' : 'application/octet-stream',

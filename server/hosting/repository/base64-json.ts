@@ -33,7 +33,11 @@ export function streamBase64Json(head: string, content: Readable, tail: string):
  * `JSON.stringify(fields)` without its closing brace, followed by `,"<key>":"`: the head of a
  * document whose last key is streamed. `after` is what follows the string (`"}` or more keys).
  */
-export function jsonAround(fields: Readonly<Record<string, unknown>>, key: string, after: Readonly<Record<string, unknown>> = {}): { readonly head: string; readonly tail: string } {
+export function jsonAround(
+  fields: Readonly<Record<string, unknown>>,
+  key: string,
+  after: Readonly<Record<string, unknown>> = {},
+): { readonly head: string; readonly tail: string } {
   const open = JSON.stringify(fields).slice(0, -1);
   const rest = JSON.stringify(after).slice(1);
   return { head: `${open}${open === '{' ? '' : ','}${JSON.stringify(key)}:"`, tail: rest === '}' ? '"}' : `",${rest}` };

@@ -13,7 +13,11 @@ export function mountBranchRoutes(router: Router, deps: HistoryRouteDeps): void 
     const search = p.string('search');
     p.check();
     const branches = await history.listBranches(viewerOf(deps.projects, res), project, search);
-    deps.links.sendPage(req, res, branches.map((b) => presentBranch(b, links)));
+    deps.links.sendPage(
+      req,
+      res,
+      branches.map((b) => presentBranch(b, links)),
+    );
   });
 
   router.get('/projects/:id/repository/branches/:branch', async (req, res) => {

@@ -93,14 +93,16 @@ function actionsOf(body: Record<string, unknown> | undefined): ActionInput[] {
       return;
     }
     const a = item as Record<string, unknown>;
-    const text = (k: string) => (typeof a[k] === 'string' ? (a[k] as string) : a[k] === undefined || a[k] === null ? undefined : String(a[k]));
+    const text = (k: string) =>
+      typeof a[k] === 'string' ? (a[k] as string) : a[k] === undefined || a[k] === null ? undefined : String(a[k]);
     const action = text('action');
     const filePath = text('file_path');
     if (action === undefined || action === '') problems.push({ loc: at('action'), msg: 'is missing' });
     else if (!(actionNames as readonly string[]).includes(action)) problems.push({ loc: at('action'), msg: 'does not have a valid value' });
     if (filePath === undefined || filePath === '') problems.push({ loc: at('file_path'), msg: 'is missing' });
     const encoding = text('encoding');
-    if (encoding !== undefined && encoding !== 'text' && encoding !== 'base64') problems.push({ loc: at('encoding'), msg: 'does not have a valid value' });
+    if (encoding !== undefined && encoding !== 'text' && encoding !== 'base64')
+      problems.push({ loc: at('encoding'), msg: 'does not have a valid value' });
     const mode = a.execute_filemode;
     const executable = mode === undefined || mode === null ? undefined : mode === true || mode === 'true' || mode === 1 || mode === '1';
     const content = text('content');
@@ -119,7 +121,14 @@ function actionsOf(body: Record<string, unknown> | undefined): ActionInput[] {
       case 'move': {
         const previousPath = text('previous_path');
         if (!previousPath) problems.push({ loc: at('previous_path'), msg: 'is missing' });
-        else actions.push({ action, filePath, previousPath, content: content === undefined ? undefined : contentOf(content, encoding), lastCommitId });
+        else
+          actions.push({
+            action,
+            filePath,
+            previousPath,
+            content: content === undefined ? undefined : contentOf(content, encoding),
+            lastCommitId,
+          });
         break;
       }
       case 'chmod':
@@ -129,7 +138,9 @@ function actionsOf(body: Record<string, unknown> | undefined): ActionInput[] {
     }
   });
   if (problems.length > 0) {
-    throw new AppError('invalid', problems.map((x) => `${x.loc} ${x.msg}`).join(', '), { issues: problems.map((x) => ({ loc: [x.loc], msg: x.msg, type: 'invalid' })) });
+    throw new AppError('invalid', problems.map((x) => `${x.loc} ${x.msg}`).join(', '), {
+      issues: problems.map((x) => ({ loc: [x.loc], msg: x.msg, type: 'invalid' })),
+    });
   }
   return actions;
 }

@@ -20,10 +20,18 @@ export function mountCompareRoutes(router: Router, deps: HistoryRouteDeps): void
   router.get('/projects/:id/repository/contributors', async (req, res) => {
     const { project } = projectContext(deps, req, res);
     const p = paramsOf(req);
-    const options = { ref: p.string('ref') || undefined, orderBy: p.oneOf('order_by', ['name', 'email', 'commits'] as const), sort: p.oneOf('sort', ['asc', 'desc'] as const) };
+    const options = {
+      ref: p.string('ref') || undefined,
+      orderBy: p.oneOf('order_by', ['name', 'email', 'commits'] as const),
+      sort: p.oneOf('sort', ['asc', 'desc'] as const),
+    };
     p.check();
     const found = await history.contributors(project, options);
     // GitLab no longer counts lines per contributor: additions and deletions are always 0.
-    deps.links.sendPage(req, res, found.map((c): Contributor => ({ name: c.name, email: c.email, commits: c.commits, additions: 0, deletions: 0 })));
+    deps.links.sendPage(
+      req,
+      res,
+      found.map((c): Contributor => ({ name: c.name, email: c.email, commits: c.commits, additions: 0, deletions: 0 })),
+    );
   });
 }

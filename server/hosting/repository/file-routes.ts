@@ -55,7 +55,10 @@ export function mountFileRoutes(router: Router, deps: FileRouteDeps): void {
 /** GitLab's set_http_headers: every metadata field as `X-Gitlab-File-Name` and so on. */
 function setFileHeaders(res: Response, metadata: FileMetadata): void {
   for (const [key, value] of Object.entries(metadata)) {
-    const name = `X-Gitlab-${key.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('-')}`;
+    const name = `X-Gitlab-${key
+      .split('_')
+      .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+      .join('-')}`;
     res.setHeader(name, headerValue(String(value)));
   }
 }

@@ -30,7 +30,12 @@ export function mountFileWriteRoutes(router: Router, deps: HistoryRouteDeps): vo
     const { project } = projectContext(deps, req, res);
     const p = paramsOf(req).require('branch', 'commit_message', 'content');
     const filePath = filePathOf(req);
-    const action: ActionInput = { action: 'create', filePath, content: contentOf(p.string('content'), encodingOf(p)), executable: executableOf(p) };
+    const action: ActionInput = {
+      action: 'create',
+      filePath,
+      content: contentOf(p.string('content'), encodingOf(p)),
+      executable: executableOf(p),
+    };
     const input = commitOf(p, action, '');
     await writer.commit(viewerOf(deps.projects, res), project, input);
     res.status(201).json({ file_path: filePath, branch: input.branch });
@@ -40,7 +45,13 @@ export function mountFileWriteRoutes(router: Router, deps: HistoryRouteDeps): vo
     const { project } = projectContext(deps, req, res);
     const p = paramsOf(req).require('branch', 'commit_message', 'content');
     const filePath = filePathOf(req);
-    const action: ActionInput = { action: 'update', filePath, content: contentOf(p.string('content'), encodingOf(p)), executable: executableOf(p), lastCommitId: p.string('last_commit_id') || undefined };
+    const action: ActionInput = {
+      action: 'update',
+      filePath,
+      content: contentOf(p.string('content'), encodingOf(p)),
+      executable: executableOf(p),
+      lastCommitId: p.string('last_commit_id') || undefined,
+    };
     const input = commitOf(p, action, 'You are attempting to update a file that has changed since you started editing it.');
     await writer.commit(viewerOf(deps.projects, res), project, input);
     res.json({ file_path: filePath, branch: input.branch });
@@ -50,7 +61,11 @@ export function mountFileWriteRoutes(router: Router, deps: HistoryRouteDeps): vo
     const { project } = projectContext(deps, req, res);
     const p = paramsOf(req).require('branch', 'commit_message');
     const action: ActionInput = { action: 'delete', filePath: filePathOf(req), lastCommitId: p.string('last_commit_id') || undefined };
-    await writer.commit(viewerOf(deps.projects, res), project, commitOf(p, action, 'You are attempting to delete a file that has been previously updated.'));
+    await writer.commit(
+      viewerOf(deps.projects, res),
+      project,
+      commitOf(p, action, 'You are attempting to delete a file that has been previously updated.'),
+    );
     res.status(204).end();
   });
 }

@@ -44,7 +44,11 @@ export function presentCommit(c: CommitInfo, links: ProjectLinks, withTrailers =
 }
 
 /** GitLab's CommitDetail (`stats` left out when the caller passed `stats=false`). */
-export function presentCommitDetail(c: CommitInfo, links: ProjectLinks, stats: { readonly additions: number; readonly deletions: number } | null): CommitDetail {
+export function presentCommitDetail(
+  c: CommitInfo,
+  links: ProjectLinks,
+  stats: { readonly additions: number; readonly deletions: number } | null,
+): CommitDetail {
   return {
     ...presentCommit(c, links),
     ...(stats ? { stats: { additions: stats.additions, deletions: stats.deletions, total: stats.additions + stats.deletions } } : {}),
@@ -97,11 +101,28 @@ export function presentBranch(b: BranchFacts, links: ProjectLinks): Branch {
 
 /** GitLab's Tag. */
 export function presentTag(t: TagRef, commit: CommitInfo, links: ProjectLinks): Tag {
-  return { name: t.name, message: t.message, target: t.target, commit: presentCommit(commit, links), release: null, protected: false, created_at: t.createdAt && withMillis(t.createdAt) };
+  return {
+    name: t.name,
+    message: t.message,
+    target: t.target,
+    commit: presentCommit(commit, links),
+    release: null,
+    protected: false,
+    created_at: t.createdAt && withMillis(t.createdAt),
+  };
 }
 
 /** GitLab's Compare. */
-export function presentCompare(compare: { readonly commits: readonly CommitInfo[]; readonly diffs: readonly FileDiff[]; readonly same: boolean; readonly from: string; readonly to: string }, links: ProjectLinks): Compare {
+export function presentCompare(
+  compare: {
+    readonly commits: readonly CommitInfo[];
+    readonly diffs: readonly FileDiff[];
+    readonly same: boolean;
+    readonly from: string;
+    readonly to: string;
+  },
+  links: ProjectLinks,
+): Compare {
   const commits = compare.commits.map((c) => presentCommit(c, links));
   return {
     commit: commits[commits.length - 1] ?? null,

@@ -16,7 +16,8 @@ const work = mkdtempSync(path.join(tmpdir(), 'cratehouse-commits-'));
 const git = gitClient(work);
 const api = (token: string | null, route: string, init: CallInit = {}) => callHosting(app, token, route, init);
 /** Read the bare repository with the git CLI: what the API says must be what git sees. */
-const bare = (project: Project, args: readonly string[]) => git.ok([`--git-dir=${app.projects.repositoryOf(app.projects.policy.find(String(project.id))!)}`, ...args]);
+const bare = (project: Project, args: readonly string[]) =>
+  git.ok([`--git-dir=${app.projects.repositoryOf(app.projects.policy.find(String(project.id))!)}`, ...args]);
 
 let receiver: http.Server;
 const hookBodies: { event: string; body: Record<string, unknown> }[] = [];
@@ -43,7 +44,8 @@ afterAll(async () => {
   await new Promise((r) => receiver.close(r));
 });
 
-const newProject = async (name: string, visibility = 'private'): Promise<Project> => readJson<Project>(api(owner, '/projects', { method: 'POST', body: { name, visibility } }));
+const newProject = async (name: string, visibility = 'private'): Promise<Project> =>
+  readJson<Project>(api(owner, '/projects', { method: 'POST', body: { name, visibility } }));
 
 describe('POST /projects/:id/repository/commits', () => {
   let project: Project;
@@ -52,7 +54,14 @@ describe('POST /projects/:id/repository/commits', () => {
   it('makes the first commit of an empty repository: one commit with every action, the branch, and the push effects', async () => {
     project = await newProject('Stems');
     const port = (receiver.address() as AddressInfo).port;
-    expect((await api(owner, `/projects/${project.id}/hooks`, { method: 'POST', body: { url: `http://127.0.0.1:${port}/hook`, push_events: true } })).status).toBe(201);
+    expect(
+      (
+        await api(owner, `/projects/${project.id}/hooks`, {
+          method: 'POST',
+          body: { url: `http://127.0.0.1:${port}/hook`, push_events: true },
+        })
+      ).status,
+    ).toBe(201);
     const wav = Buffer.from([0x52, 0x49, 0x46, 0x46, 0x00, 0xff, 0x10, 0x80]);
     const res = await api(owner, `/projects/${project.id}/repository/commits`, {
       method: 'POST',
@@ -72,14 +81,27 @@ describe('POST /projects/:id/repository/commits', () => {
     first = await readJson<CommitDetail>(res);
     const head = (await bare(project, ['rev-parse', 'refs/heads/main'])).trim();
     expect(first.id).toBe(head);
-    expect(first).toMatchObject({ short_id: head.slice(0, 8), title: 'Add stems', parent_ids: [], author_name: 'Ada Producer', author_email: 'ada@example.com', committer_name: 'composer', project_id: project.id, stats: { additions: 2, deletions: 0, total: 2 } });
+    expect(first).toMatchObject({
+      short_id: head.slice(0, 8),
+      title: 'Add stems',
+      parent_ids: [],
+      author_name: 'Ada Producer',
+      author_email: 'ada@example.com',
+      committer_name: 'composer',
+      project_id: project.id,
+      stats: { additions: 2, deletions: 0, total: 2 },
+    });
     // (The WAV holds a NUL: git counts it as binary, no lines, as GitLab's stats do.)
     expect(first.trailers).toEqual({ 'Signed-off-by': 'Composer <c@example.com>' });
     expect(first.web_url).toBe(`${app.url}/${project.path_with_namespace}/-/commit/${head}`);
     // One commit, the three files with their modes and exact bytes.
     expect((await bare(project, ['rev-list', '--count', 'main'])).trim()).toBe('1');
-    expect(await bare(project, ['ls-tree', '-r', '--format=%(objectmode) %(path)', 'main'])).toBe('100644 README.md\n100644 stems/kick.wav\n100755 tools/render.sh\n');
-    expect(await bare(project, ['log', '-1', '--format=%an <%ae>|%cn|%s', 'main'])).toBe('Ada Producer <ada@example.com>|composer|Add stems\n');
+    expect(await bare(project, ['ls-tree', '-r', '--format=%(objectmode) %(path)', 'main'])).toBe(
+      '100644 README.md\n100644 stems/kick.wav\n100755 tools/render.sh\n',
+    );
+    expect(await bare(project, ['log', '-1', '--format=%an <%ae>|%cn|%s', 'main'])).toBe(
+      'Ada Producer <ada@example.com>|composer|Add stems\n',
+    );
     // The push effects: no longer empty, default branch main, push hook with the new head.
     const after = await readJson<Project>(api(owner, `/projects/${project.id}`));
     expect(after).toMatchObject({ empty_repo: false, default_branch: 'main' });
@@ -90,7 +112,13 @@ describe('POST /projects/:id/repository/commits', () => {
   it('the bytes of a base64 file are exactly those sent', async () => {
     const dir = app.projects.repositoryOf(app.projects.policy.find(String(project.id))!);
     const out = await new Promise<Buffer>((resolve, reject) => {
-      import('node:child_process').then(({ execFile }) => execFile('git', [`--git-dir=${dir}`, 'cat-file', 'blob', 'main:stems/kick.wav'], { encoding: 'buffer' }, (e, stdout) => (e ? reject(e) : resolve(stdout))), reject);
+      import('node:child_process').then(
+        ({ execFile }) =>
+          execFile('git', [`--git-dir=${dir}`, 'cat-file', 'blob', 'main:stems/kick.wav'], { encoding: 'buffer' }, (e, stdout) =>
+            e ? reject(e) : resolve(stdout),
+          ),
+        reject,
+      );
     });
     expect([...out]).toEqual([0x52, 0x49, 0x46, 0x46, 0x00, 0xff, 0x10, 0x80]);
   }, 120_000);
@@ -113,14 +141,19 @@ describe('POST /projects/:id/repository/commits', () => {
     expect(res.status, await res.clone().text()).toBe(201);
     const commit = await readJson<CommitDetail>(res);
     expect(commit.parent_ids).toEqual([first.id]);
-    expect(await bare(project, ['ls-tree', '-r', '--format=%(objectmode) %(path)', 'main'])).toBe('100644 README.md\n100644 drums/kick.wav\n100644 tools\n');
+    expect(await bare(project, ['ls-tree', '-r', '--format=%(objectmode) %(path)', 'main'])).toBe(
+      '100644 README.md\n100644 drums/kick.wav\n100644 tools\n',
+    );
     expect(await bare(project, ['show', 'main:README.md'])).toBe('# Stems v2\n');
-    expect((await bare(project, ['rev-parse', 'main:drums/kick.wav'])).trim()).toBe((await bare(project, [`rev-parse`, `${first.id}:stems/kick.wav`])).trim());
+    expect((await bare(project, ['rev-parse', 'main:drums/kick.wav'])).trim()).toBe(
+      (await bare(project, [`rev-parse`, `${first.id}:stems/kick.wav`])).trim(),
+    );
   }, 120_000);
 
-  it("refuses like GitLab: existing and missing files, an unknown start branch, bad actions; nothing is committed", async () => {
+  it('refuses like GitLab: existing and missing files, an unknown start branch, bad actions; nothing is committed', async () => {
     const before = (await bare(project, ['rev-parse', 'main'])).trim();
-    const post = (body: Record<string, unknown>) => api(owner, `/projects/${project.id}/repository/commits`, { method: 'POST', body: { branch: 'main', commit_message: 'x', ...body } });
+    const post = (body: Record<string, unknown>) =>
+      api(owner, `/projects/${project.id}/repository/commits`, { method: 'POST', body: { branch: 'main', commit_message: 'x', ...body } });
     const exists = await post({ actions: [{ action: 'create', file_path: 'README.md', content: 'again' }] });
     expect([exists.status, await exists.json()]).toEqual([400, { message: 'A file with this name already exists' }]);
     const missing = await post({ actions: [{ action: 'update', file_path: 'nope.txt', content: 'x' }] });
@@ -130,13 +163,19 @@ describe('POST /projects/:id/repository/commits', () => {
     const dirClash = await post({ actions: [{ action: 'create', file_path: 'drums', content: 'x' }] });
     expect([dirClash.status, await dirClash.json()]).toEqual([400, { message: 'A directory with this name already exists' }]);
     const noStart = await post({ branch: 'feature', actions: [{ action: 'create', file_path: 'a.txt', content: 'x' }] });
-    expect([noStart.status, await noStart.json()]).toEqual([400, { message: 'You can only create or edit files when you are on a branch' }]);
+    expect([noStart.status, await noStart.json()]).toEqual([
+      400,
+      { message: 'You can only create or edit files when you are on a branch' },
+    ]);
     const badAction = await post({ actions: [{ action: 'rename', file_path: 'a' }] });
     expect([badAction.status, await badAction.json()]).toEqual([400, { error: 'actions[0][action] does not have a valid value' }]);
     const traversal = await post({ actions: [{ action: 'create', file_path: '../escape.txt', content: 'x' }] });
     expect([traversal.status, await traversal.json()]).toEqual([400, { error: 'file_path should be a valid file path' }]);
     const missingParams = await api(owner, `/projects/${project.id}/repository/commits`, { method: 'POST', body: {} });
-    expect([missingParams.status, await missingParams.json()]).toEqual([400, { error: 'branch is missing, commit_message is missing, actions is missing' }]);
+    expect([missingParams.status, await missingParams.json()]).toEqual([
+      400,
+      { error: 'branch is missing, commit_message is missing, actions is missing' },
+    ]);
     const stale = await post({ actions: [{ action: 'update', file_path: 'README.md', content: 'x', last_commit_id: first.id }] });
     expect([stale.status, await stale.json()]).toEqual([400, { message: 'The file has changed since you started editing it: README.md' }]);
     expect((await bare(project, ['rev-parse', 'main'])).trim()).toBe(before);
@@ -144,19 +183,47 @@ describe('POST /projects/:id/repository/commits', () => {
   }, 120_000);
 
   it('start_branch makes a new branch from another; an existing target branch is refused', async () => {
-    const res = await api(owner, `/projects/${project.id}/repository/commits`, { method: 'POST', body: { branch: 'mix', start_branch: 'main', commit_message: 'Mix', actions: [{ action: 'create', file_path: 'mix.txt', content: 'mix\n' }] } });
+    const res = await api(owner, `/projects/${project.id}/repository/commits`, {
+      method: 'POST',
+      body: {
+        branch: 'mix',
+        start_branch: 'main',
+        commit_message: 'Mix',
+        actions: [{ action: 'create', file_path: 'mix.txt', content: 'mix\n' }],
+      },
+    });
     expect(res.status).toBe(201);
     const commit = await readJson<CommitDetail>(res);
     expect(commit.parent_ids).toEqual([(await bare(project, ['rev-parse', 'main'])).trim()]);
     expect((await bare(project, ['rev-parse', 'mix'])).trim()).toBe(commit.id);
-    const again = await api(owner, `/projects/${project.id}/repository/commits`, { method: 'POST', body: { branch: 'mix', start_branch: 'main', commit_message: 'Mix', actions: [{ action: 'create', file_path: 'b.txt', content: 'b' }] } });
-    expect([again.status, await again.json()]).toEqual([400, { message: "A branch called 'mix' already exists. Switch to that branch in order to make changes" }]);
+    const again = await api(owner, `/projects/${project.id}/repository/commits`, {
+      method: 'POST',
+      body: {
+        branch: 'mix',
+        start_branch: 'main',
+        commit_message: 'Mix',
+        actions: [{ action: 'create', file_path: 'b.txt', content: 'b' }],
+      },
+    });
+    expect([again.status, await again.json()]).toEqual([
+      400,
+      { message: "A branch called 'mix' already exists. Switch to that branch in order to make changes" },
+    ]);
   }, 120_000);
 
   it('two commits racing on one branch: each lands or is refused with 400, never lost', async () => {
     const base = (await bare(project, ['rev-parse', 'main'])).trim();
     const results = await Promise.all(
-      Array.from({ length: 4 }, (_, i) => api(owner, `/projects/${project.id}/repository/commits`, { method: 'POST', body: { branch: 'main', commit_message: `race ${i}`, actions: [{ action: 'create', file_path: `race/${i}.txt`, content: `${i}\n` }] } })),
+      Array.from({ length: 4 }, (_, i) =>
+        api(owner, `/projects/${project.id}/repository/commits`, {
+          method: 'POST',
+          body: {
+            branch: 'main',
+            commit_message: `race ${i}`,
+            actions: [{ action: 'create', file_path: `race/${i}.txt`, content: `${i}\n` }],
+          },
+        }),
+      ),
     );
     const landed: string[] = [];
     for (const r of results) {
@@ -197,17 +264,38 @@ describe('/projects/:id/repository/files writes', () => {
 
   it('create, update with last_commit_id, delete: each one commit on the branch', async () => {
     project = await newProject('Lyrics');
-    const created = await api(owner, file('songs/verse one.txt'), { method: 'POST', body: { branch: 'main', commit_message: 'Verse', content: 'la la\n' } });
+    const created = await api(owner, file('songs/verse one.txt'), {
+      method: 'POST',
+      body: { branch: 'main', commit_message: 'Verse', content: 'la la\n' },
+    });
     expect([created.status, await created.json()]).toEqual([201, { file_path: 'songs/verse one.txt', branch: 'main' }]);
     expect(await bare(project, ['show', 'main:songs/verse one.txt'])).toBe('la la\n');
     const last = (await bare(project, ['rev-parse', 'main'])).trim();
-    const again = await api(owner, file('songs/verse one.txt'), { method: 'POST', body: { branch: 'main', commit_message: 'Verse', content: 'x' } });
+    const again = await api(owner, file('songs/verse one.txt'), {
+      method: 'POST',
+      body: { branch: 'main', commit_message: 'Verse', content: 'x' },
+    });
     expect([again.status, await again.json()]).toEqual([400, { message: 'A file with this name already exists' }]);
-    const updated = await api(owner, file('songs/verse one.txt'), { method: 'PUT', body: { branch: 'main', commit_message: 'Edit', content: Buffer.from('na na\n').toString('base64'), encoding: 'base64', last_commit_id: last } });
+    const updated = await api(owner, file('songs/verse one.txt'), {
+      method: 'PUT',
+      body: {
+        branch: 'main',
+        commit_message: 'Edit',
+        content: Buffer.from('na na\n').toString('base64'),
+        encoding: 'base64',
+        last_commit_id: last,
+      },
+    });
     expect([updated.status, await updated.json()]).toEqual([200, { file_path: 'songs/verse one.txt', branch: 'main' }]);
     expect(await bare(project, ['show', 'main:songs/verse one.txt'])).toBe('na na\n');
-    const stale = await api(owner, file('songs/verse one.txt'), { method: 'PUT', body: { branch: 'main', commit_message: 'Edit', content: 'zz', last_commit_id: last } });
-    expect([stale.status, await stale.json()]).toEqual([400, { message: 'You are attempting to update a file that has changed since you started editing it.' }]);
+    const stale = await api(owner, file('songs/verse one.txt'), {
+      method: 'PUT',
+      body: { branch: 'main', commit_message: 'Edit', content: 'zz', last_commit_id: last },
+    });
+    expect([stale.status, await stale.json()]).toEqual([
+      400,
+      { message: 'You are attempting to update a file that has changed since you started editing it.' },
+    ]);
     const missing = await api(owner, file('nope.txt'), { method: 'PUT', body: { branch: 'main', commit_message: 'Edit', content: 'x' } });
     expect([missing.status, await missing.json()]).toEqual([400, { message: "A file with this name doesn't exist" }]);
     const noContent = await api(owner, file('b.txt'), { method: 'POST', body: { branch: 'main', commit_message: 'x' } });

@@ -18,13 +18,38 @@ const api = (token: string | null, route: string, init: CallInit = {}) => callHo
 const repo = (route: string) => `/projects/${project.id}/repository${route}`;
 
 /** The git CLI with a fixed author, committer and date: the commits the API must then describe. */
-function git(args: readonly string[], who: { name: string; email: string; date: string } = { name: 'Ada Producer', email: 'ada@example.com', date: '2020-01-01T10:00:00+02:00' }, cwd = src): Promise<string> {
-  const env = { ...process.env, HOME: work, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: who.name, GIT_AUTHOR_EMAIL: who.email, GIT_AUTHOR_DATE: who.date, GIT_COMMITTER_NAME: who.name, GIT_COMMITTER_EMAIL: who.email, GIT_COMMITTER_DATE: who.date };
+function git(
+  args: readonly string[],
+  who: { name: string; email: string; date: string } = {
+    name: 'Ada Producer',
+    email: 'ada@example.com',
+    date: '2020-01-01T10:00:00+02:00',
+  },
+  cwd = src,
+): Promise<string> {
+  const env = {
+    ...process.env,
+    HOME: work,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_AUTHOR_NAME: who.name,
+    GIT_AUTHOR_EMAIL: who.email,
+    GIT_AUTHOR_DATE: who.date,
+    GIT_COMMITTER_NAME: who.name,
+    GIT_COMMITTER_EMAIL: who.email,
+    GIT_COMMITTER_DATE: who.date,
+  };
   return new Promise((resolve, reject) => {
-    execFile('git', ['-c', 'init.defaultBranch=main', '-c', 'credential.helper=', ...args], { cwd, env, encoding: 'utf8' }, (e, out, err) => (e ? reject(new Error(`git ${args.join(' ')}: ${err}`)) : resolve(out)));
+    execFile(
+      'git',
+      ['-c', 'init.defaultBranch=main', '-c', 'credential.helper=', ...args],
+      { cwd, env, encoding: 'utf8' },
+      (e, out, err) => (e ? reject(new Error(`git ${args.join(' ')}: ${err}`)) : resolve(out)),
+    );
   });
 }
-const bare = (args: readonly string[]) => git([`--git-dir=${app.projects.repositoryOf(app.projects.policy.find(String(project.id))!)}`, ...args], undefined, work);
+const bare = (args: readonly string[]) =>
+  git([`--git-dir=${app.projects.repositoryOf(app.projects.policy.find(String(project.id))!)}`, ...args], undefined, work);
 
 const ada = (date: string) => ({ name: 'Ada Producer', email: 'ada@example.com', date });
 const sha: Record<string, string> = {};
@@ -51,7 +76,13 @@ beforeAll(async () => {
   await git(['add', '.'], { name: 'Bob', email: 'bob@example.com', date: '2022-01-01T00:00:00Z' });
   await git(['commit', '-q', '-m', 'Feature'], { name: 'Bob', email: 'bob@example.com', date: '2022-01-01T00:00:00Z' });
   await git(['push', '-q', withToken(project.http_url_to_repo, owner), 'main', 'feature', 'v1', 'v2']);
-  for (const [name, rev] of [['c1', 'main~1'], ['c2', 'main'], ['c3', 'feature'], ['v2', 'v2']]) sha[name!] = (await git(['rev-parse', rev!])).trim();
+  for (const [name, rev] of [
+    ['c1', 'main~1'],
+    ['c2', 'main'],
+    ['c3', 'feature'],
+    ['v2', 'v2'],
+  ])
+    sha[name!] = (await git(['rev-parse', rev!])).trim();
 }, 60_000);
 
 afterAll(() => app.close());
@@ -63,7 +94,18 @@ describe('commits', () => {
     expect(res.headers.get('x-total')).toBe('2');
     const list = (await res.json()) as Commit[];
     expect(list.map((c) => c.id)).toEqual([sha.c2, sha.c1]);
-    expect(list[1]).toMatchObject({ title: 'First take', message: 'First take\n', parent_ids: [], author_name: 'Ada Producer', author_email: 'ada@example.com', authored_date: '2020-01-01T10:00:00.000+02:00', committed_date: '2020-01-01T10:00:00.000+02:00', created_at: '2020-01-01T10:00:00.000+02:00', short_id: sha.c1!.slice(0, 8), trailers: {} });
+    expect(list[1]).toMatchObject({
+      title: 'First take',
+      message: 'First take\n',
+      parent_ids: [],
+      author_name: 'Ada Producer',
+      author_email: 'ada@example.com',
+      authored_date: '2020-01-01T10:00:00.000+02:00',
+      committed_date: '2020-01-01T10:00:00.000+02:00',
+      created_at: '2020-01-01T10:00:00.000+02:00',
+      short_id: sha.c1!.slice(0, 8),
+      trailers: {},
+    });
     const ids = async (query: string) => ((await readJson<Commit[]>(api(owner, repo(`/commits?${query}`)))) as Commit[]).map((c) => c.id);
     expect(await ids('ref_name=feature')).toEqual([sha.c3, sha.c2, sha.c1]);
     expect(await ids('since=2021-01-01T00:00:00Z')).toEqual([sha.c2]);
@@ -73,7 +115,9 @@ describe('commits', () => {
     expect(await ids('ref_name=main..feature')).toEqual([sha.c3]);
     expect(await ids('ref_name=no-such-branch')).toEqual([]);
     const page2 = await api(owner, repo('/commits?per_page=1&page=2'));
-    expect([page2.headers.get('x-total'), page2.headers.get('x-total-pages'), ((await page2.json()) as Commit[]).map((c) => c.id)]).toEqual(['2', '2', [sha.c1]]);
+    expect([page2.headers.get('x-total'), page2.headers.get('x-total-pages'), ((await page2.json()) as Commit[]).map((c) => c.id)]).toEqual(
+      ['2', '2', [sha.c1]],
+    );
     const withTrailers = await readJson<Commit[]>(api(owner, repo('/commits?trailers=true&per_page=1')));
     expect(withTrailers[0]!.trailers).toEqual({ 'Reviewed-by': 'Bob <bob@example.com>' });
     expect((await api(owner, repo('/commits?since=yesterday-ish'))).status).toBe(400);
@@ -81,7 +125,15 @@ describe('commits', () => {
 
   it('gets one commit by SHA, short SHA or branch, with stats; 404 for none', async () => {
     const byBranch = await readJson<CommitDetail>(api(owner, repo('/commits/main')));
-    expect(byBranch).toMatchObject({ id: sha.c2, parent_ids: [sha.c1], stats: { additions: 2, deletions: 0, total: 2 }, project_id: project.id, status: null, last_pipeline: null, trailers: { 'Reviewed-by': 'Bob <bob@example.com>' } });
+    expect(byBranch).toMatchObject({
+      id: sha.c2,
+      parent_ids: [sha.c1],
+      stats: { additions: 2, deletions: 0, total: 2 },
+      project_id: project.id,
+      status: null,
+      last_pipeline: null,
+      trailers: { 'Reviewed-by': 'Bob <bob@example.com>' },
+    });
     expect((await readJson<CommitDetail>(api(owner, repo(`/commits/${sha.c1!.slice(0, 10)}`)))).id).toBe(sha.c1);
     expect('stats' in (await readJson<CommitDetail>(api(owner, repo('/commits/main?stats=false'))))).toBe(false);
     const none = await api(owner, repo('/commits/0123456789abcdef'));
@@ -92,8 +144,32 @@ describe('commits', () => {
   it("a commit's diff: one entry per file, hunks as git prints them", async () => {
     const diffs = await readJson<Diff[]>(api(owner, repo(`/commits/${sha.c2}/diff`)));
     expect(diffs).toEqual([
-      { diff: '@@ -1 +1,2 @@\n one\n+two\n', collapsed: false, too_large: false, new_path: 'a.txt', old_path: 'a.txt', a_mode: '100644', b_mode: '100644', new_file: false, renamed_file: false, deleted_file: false, generated_file: false },
-      { diff: '@@ -0,0 +1 @@\n+bee\n', collapsed: false, too_large: false, new_path: 'b.txt', old_path: 'b.txt', a_mode: '0', b_mode: '100644', new_file: true, renamed_file: false, deleted_file: false, generated_file: false },
+      {
+        diff: '@@ -1 +1,2 @@\n one\n+two\n',
+        collapsed: false,
+        too_large: false,
+        new_path: 'a.txt',
+        old_path: 'a.txt',
+        a_mode: '100644',
+        b_mode: '100644',
+        new_file: false,
+        renamed_file: false,
+        deleted_file: false,
+        generated_file: false,
+      },
+      {
+        diff: '@@ -0,0 +1 @@\n+bee\n',
+        collapsed: false,
+        too_large: false,
+        new_path: 'b.txt',
+        old_path: 'b.txt',
+        a_mode: '0',
+        b_mode: '100644',
+        new_file: true,
+        renamed_file: false,
+        deleted_file: false,
+        generated_file: false,
+      },
     ]);
     const root = await readJson<Diff[]>(api(owner, repo(`/commits/${sha.c1}/diff`)));
     expect(root.map((d) => [d.new_path, d.new_file, d.diff])).toEqual([['a.txt', true, '@@ -0,0 +1 @@\n+one\n']]);
@@ -162,7 +238,9 @@ describe('tags', () => {
     const tag = (await annotated.json()) as Tag;
     expect([tag.name, tag.message, tag.commit.id]).toEqual(['v3', 'Three', sha.c3]);
     expect((await bare(['cat-file', '-t', 'v3'])).trim()).toBe('tag');
-    expect(await bare(['for-each-ref', '--format=%(contents:subject)|%(taggername)|%(*objectname)', 'refs/tags/v3'])).toBe(`Three|producer|${sha.c3}\n`);
+    expect(await bare(['for-each-ref', '--format=%(contents:subject)|%(taggername)|%(*objectname)', 'refs/tags/v3'])).toBe(
+      `Three|producer|${sha.c3}\n`,
+    );
     expect(tag.target).toBe((await bare(['rev-parse', 'v3'])).trim());
     const light = await readJson<Tag>(api(owner, repo('/tags'), { method: 'POST', body: { tag_name: 'v4', ref: sha.c1 } }));
     expect([light.target, light.message]).toEqual([sha.c1, '']);
@@ -180,7 +258,11 @@ describe('compare and contributors', () => {
     expect(ahead.commits.map((c) => c.id)).toEqual([sha.c3]);
     expect(ahead.commit?.id).toBe(sha.c3);
     expect(ahead.diffs.map((d) => [d.new_path, d.new_file])).toEqual([['c.txt', true]]);
-    expect([ahead.compare_same_ref, ahead.compare_timeout, ahead.web_url]).toEqual([false, false, `${app.url}/${project.path_with_namespace}/-/compare/main...feature`]);
+    expect([ahead.compare_same_ref, ahead.compare_timeout, ahead.web_url]).toEqual([
+      false,
+      false,
+      `${app.url}/${project.path_with_namespace}/-/compare/main...feature`,
+    ]);
     const behind = await readJson<Compare>(api(owner, repo('/compare?from=feature&to=main')));
     expect([behind.commits, behind.diffs, behind.commit]).toEqual([[], [], null]);
     const straight = await readJson<Compare>(api(owner, repo('/compare?from=feature&to=main&straight=true')));
@@ -193,9 +275,14 @@ describe('compare and contributors', () => {
   }, 120_000);
 
   it('contributors of the default branch or a ref, ordered', async () => {
-    expect(await readJson<Contributor[]>(api(owner, repo('/contributors')))).toEqual([{ name: 'Ada Producer', email: 'ada@example.com', commits: 2, additions: 0, deletions: 0 }]);
+    expect(await readJson<Contributor[]>(api(owner, repo('/contributors')))).toEqual([
+      { name: 'Ada Producer', email: 'ada@example.com', commits: 2, additions: 0, deletions: 0 },
+    ]);
     const feature = await readJson<Contributor[]>(api(owner, repo('/contributors?ref=feature&order_by=commits&sort=desc')));
-    expect(feature.map((c) => [c.name, c.commits])).toEqual([['Ada Producer', 2], ['Bob', 1]]);
+    expect(feature.map((c) => [c.name, c.commits])).toEqual([
+      ['Ada Producer', 2],
+      ['Bob', 1],
+    ]);
     const byName = await readJson<Contributor[]>(api(owner, repo('/contributors?ref=feature&order_by=name&sort=desc')));
     expect(byName.map((c) => c.name)).toEqual(['Bob', 'Ada Producer']);
   }, 120_000);

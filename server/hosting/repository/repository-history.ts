@@ -44,10 +44,17 @@ export class RepositoryHistory {
   }
 
   /** One page of commits and how many the listing holds in all. */
-  async listCommits(project: Readonly<ProjectRecord>, listing: CommitListing, window: { readonly offset: number; readonly limit: number }): Promise<{ readonly items: readonly CommitInfo[]; readonly total: number }> {
+  async listCommits(
+    project: Readonly<ProjectRecord>,
+    listing: CommitListing,
+    window: { readonly offset: number; readonly limit: number },
+  ): Promise<{ readonly items: readonly CommitInfo[]; readonly total: number }> {
     const query = this.queryOf(project, listing);
     const dir = this.dir(project);
-    const [items, total] = await Promise.all([commits.listCommits(dir, query, window, this.run), commits.countCommits(dir, query, this.run)]);
+    const [items, total] = await Promise.all([
+      commits.listCommits(dir, query, window, this.run),
+      commits.countCommits(dir, query, this.run),
+    ]);
     return { items, total };
   }
 
@@ -59,7 +66,10 @@ export class RepositoryHistory {
   }
 
   /** Lines added and removed by a commit against its first parent. */
-  async commitStats(project: Readonly<ProjectRecord>, commit: CommitInfo): Promise<{ readonly additions: number; readonly deletions: number }> {
+  async commitStats(
+    project: Readonly<ProjectRecord>,
+    commit: CommitInfo,
+  ): Promise<{ readonly additions: number; readonly deletions: number }> {
     return commits.diffStats(this.dir(project), commit.parentIds[0] ?? null, commit.id, this.run);
   }
 
@@ -84,17 +94,28 @@ export class RepositoryHistory {
   }
 
   /** Tags with their commits, ordered as GitLab's `order_by` (`updated`: the commit's date, `name`, `version`) and `sort`. */
-  async listTags(project: Readonly<ProjectRecord>, options: { readonly search?: string; readonly orderBy?: 'name' | 'updated' | 'version'; readonly sort?: 'asc' | 'desc' }): Promise<{ tag: TagRef; commit: CommitInfo }[]> {
+  async listTags(
+    project: Readonly<ProjectRecord>,
+    options: { readonly search?: string; readonly orderBy?: 'name' | 'updated' | 'version'; readonly sort?: 'asc' | 'desc' },
+  ): Promise<{ tag: TagRef; commit: CommitInfo }[]> {
     const dir = this.dir(project);
     const tags = (await refs.listTags(dir, this.run)).filter((t) => matchesSearch(t.name, options.search));
-    const byId = await commits.commitsById(dir, tags.map((t) => t.commitId), this.run);
+    const byId = await commits.commitsById(
+      dir,
+      tags.map((t) => t.commitId),
+      this.run,
+    );
     const items = tags.flatMap((tag) => {
       const commit = byId.get(tag.commitId);
       return commit ? [{ tag, commit }] : [];
     });
     const orderBy = options.orderBy ?? 'updated';
     const collator = new Intl.Collator('en', { numeric: orderBy === 'version' });
-    items.sort((a, b) => (orderBy === 'updated' ? Date.parse(a.commit.committedDate) - Date.parse(b.commit.committedDate) || a.tag.name.localeCompare(b.tag.name) : collator.compare(a.tag.name, b.tag.name)));
+    items.sort((a, b) =>
+      orderBy === 'updated'
+        ? Date.parse(a.commit.committedDate) - Date.parse(b.commit.committedDate) || a.tag.name.localeCompare(b.tag.name)
+        : collator.compare(a.tag.name, b.tag.name),
+    );
     if ((options.sort ?? 'desc') === 'desc') items.reverse();
     return items;
   }
@@ -109,7 +130,10 @@ export class RepositoryHistory {
   /** `from` against `to`: commits in `from..to` (oldest first) and the diff from their merge base (or from `from` itself when `straight`). */
   async compare(project: Readonly<ProjectRecord>, from: string, to: string, straight: boolean): Promise<Comparison> {
     const dir = this.dir(project);
-    const [base, head] = await Promise.all([validRevision(from) ? commits.resolveCommit(dir, from, this.run) : null, validRevision(to) ? commits.resolveCommit(dir, to, this.run) : null]);
+    const [base, head] = await Promise.all([
+      validRevision(from) ? commits.resolveCommit(dir, from, this.run) : null,
+      validRevision(to) ? commits.resolveCommit(dir, to, this.run) : null,
+    ]);
     if (!base || !head) throw notFound('Ref');
     const diffFrom = straight ? base : ((await commits.mergeBase(dir, base, head, this.run)) ?? null);
     const [list, diffs] = await Promise.all([
@@ -120,7 +144,10 @@ export class RepositoryHistory {
   }
 
   /** Authors of `ref` (the default branch when absent), ordered as GitLab's `order_by` and `sort` (default: commits, ascending). */
-  async contributors(project: Readonly<ProjectRecord>, options: { readonly ref?: string; readonly orderBy?: 'name' | 'email' | 'commits'; readonly sort?: 'asc' | 'desc' }): Promise<Contributor[]> {
+  async contributors(
+    project: Readonly<ProjectRecord>,
+    options: { readonly ref?: string; readonly orderBy?: 'name' | 'email' | 'commits'; readonly sort?: 'asc' | 'desc' },
+  ): Promise<Contributor[]> {
     const ref = options.ref ?? `refs/heads/${project.defaultBranch}`;
     if (!validRevision(ref) && !ref.startsWith('refs/heads/')) throw notFound('Ref');
     const found = await commits.contributors(this.dir(project), ref, this.run);
@@ -134,14 +161,28 @@ export class RepositoryHistory {
     const dir = this.dir(project);
     const defaultBranch = (await refs.listBranches(dir, this.run)).find((b) => b.name === project.defaultBranch);
     const [byId, merged] = await Promise.all([
-      commits.commitsById(dir, branches.map((b) => b.commitId), this.run),
+      commits.commitsById(
+        dir,
+        branches.map((b) => b.commitId),
+        this.run,
+      ),
       defaultBranch ? refs.branchesMergedInto(dir, defaultBranch.commitId, this.run) : Promise.resolve(new Set<string>()),
     ]);
     const canPush = viewer.canPush(project);
     return branches.flatMap((b) => {
       const commit = byId.get(b.commitId);
       // GitLab's merged_to_root_ref?: reachable from the default branch's head, and not that head itself.
-      return commit ? [{ name: b.name, commit, merged: merged.has(b.name) && b.commitId !== defaultBranch?.commitId, isDefault: b.name === project.defaultBranch, canPush }] : [];
+      return commit
+        ? [
+            {
+              name: b.name,
+              commit,
+              merged: merged.has(b.name) && b.commitId !== defaultBranch?.commitId,
+              isDefault: b.name === project.defaultBranch,
+              canPush,
+            },
+          ]
+        : [];
     });
   }
 
@@ -162,7 +203,14 @@ export class RepositoryHistory {
     }
     const file = listing.path?.replace(/\/+$/, '');
     if (file) assertPath(file);
-    return { revs, path: file || undefined, since: listing.since, until: listing.until, firstParent: listing.firstParent, order: listing.order };
+    return {
+      revs,
+      path: file || undefined,
+      since: listing.since,
+      until: listing.until,
+      firstParent: listing.firstParent,
+      order: listing.order,
+    };
   }
 
   private dir(project: Readonly<ProjectRecord>): string {
@@ -194,7 +242,9 @@ function validRevision(rev: string): boolean {
 }
 
 function invalidRef(ref: string): AppError {
-  return new AppError('invalid', `ref_name is invalid`, { issues: [{ loc: ['ref_name'], msg: 'is invalid', type: 'invalid', input: ref }] });
+  return new AppError('invalid', `ref_name is invalid`, {
+    issues: [{ loc: ['ref_name'], msg: 'is invalid', type: 'invalid', input: ref }],
+  });
 }
 
 /**
@@ -203,6 +253,14 @@ function invalidRef(ref: string): AppError {
  */
 export function assertPath(file: string, param = 'path'): void {
   const segments = file.split('/');
-  const bad = file === '' || file.includes('\0') || file.startsWith('/') || segments.some((s) => s === '' || s === '.' || s === '..') || segments.some((s) => s.toLowerCase() === '.git');
-  if (bad) throw new AppError('invalid', `${param} should be a valid file path`, { issues: [{ loc: [param], msg: 'should be a valid file path', type: 'invalid', input: file }] });
+  const bad =
+    file === '' ||
+    file.includes('\0') ||
+    file.startsWith('/') ||
+    segments.some((s) => s === '' || s === '.' || s === '..') ||
+    segments.some((s) => s.toLowerCase() === '.git');
+  if (bad)
+    throw new AppError('invalid', `${param} should be a valid file path`, {
+      issues: [{ loc: [param], msg: 'should be a valid file path', type: 'invalid', input: file }],
+    });
 }

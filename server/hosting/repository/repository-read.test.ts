@@ -16,7 +16,10 @@ const client = gitClient(work);
 /** git in the source clone; its output is what the API is compared against. */
 const git = (args: readonly string[], cwd = src) => client.ok(args, cwd);
 const api = (who: string | null, route: string, init: { method?: string; headers?: Record<string, string> } = {}) =>
-  app.fetch(`/api/v4${route}`, { method: init.method ?? 'GET', headers: { ...(who ? { 'PRIVATE-TOKEN': tokens[who]! } : {}), ...init.headers } });
+  app.fetch(`/api/v4${route}`, {
+    method: init.method ?? 'GET',
+    headers: { ...(who ? { 'PRIVATE-TOKEN': tokens[who]! } : {}), ...init.headers },
+  });
 
 /** The bytes written into the repository, by path, as the test wrote them. */
 const written: Record<string, Buffer> = {};
@@ -32,7 +35,10 @@ let project: Project;
 let big: Buffer;
 
 /** `git ls-tree` in the clone, as GitLab's TreeObjects, trees first. */
-async function lsTree(args: readonly string[], prefix = ''): Promise<{ id: string; name: string; type: string; path: string; mode: string }[]> {
+async function lsTree(
+  args: readonly string[],
+  prefix = '',
+): Promise<{ id: string; name: string; type: string; path: string; mode: string }[]> {
   const out = await git(['ls-tree', '-z', ...args]);
   const entries = out
     .split('\0')
@@ -53,7 +59,9 @@ beforeAll(async () => {
   tokens.stranger = (await app.addUser('outsider')).token;
   tokens.reader = (await app.identity.createToken(owner.id, { name: 'repo', scopes: ['read_repository'] })).token;
   tokens.readApi = (await app.identity.createToken(owner.id, { name: 'ro', scopes: ['read_api'] })).token;
-  project = (await (await callHosting(app, tokens.owner!, '/projects', { method: 'POST', body: { name: 'Stems', visibility: 'private' } })).json()) as Project;
+  project = (await (
+    await callHosting(app, tokens.owner!, '/projects', { method: 'POST', body: { name: 'Stems', visibility: 'private' } })
+  ).json()) as Project;
   expect(project.readme_url).toBeNull();
 
   await client.ok(['init', '-q', src]);
@@ -156,16 +164,35 @@ describe('GET and HEAD /projects/:id/repository/files/:file_path', () => {
       execute_filemode: false,
       content: Buffer.from('first take\n').toString('base64'),
     });
-    expect(Object.keys(body)).toEqual(['file_name', 'file_path', 'size', 'encoding', 'content_sha256', 'ref', 'blob_id', 'commit_id', 'last_commit_id', 'execute_filemode', 'content']);
+    expect(Object.keys(body)).toEqual([
+      'file_name',
+      'file_path',
+      'size',
+      'encoding',
+      'content_sha256',
+      'ref',
+      'blob_id',
+      'commit_id',
+      'last_commit_id',
+      'execute_filemode',
+      'content',
+    ]);
     expect(res.headers.get('x-gitlab-blob-id')).toBe(body.blob_id);
 
-    const script = (await (await api('owner', `/projects/${project.id}/repository/files/render.sh?ref=main`)).json()) as Record<string, unknown>;
+    const script = (await (await api('owner', `/projects/${project.id}/repository/files/render.sh?ref=main`)).json()) as Record<
+      string,
+      unknown
+    >;
     expect(script.execute_filemode).toBe(true);
     // Changed in the second commit only: last_commit_id is main's parent's child, not v1.
-    const notes = (await (await api('owner', `/projects/${project.id}/repository/files/docs%2Fnotes.txt?ref=feature/mix`)).json()) as Record<string, unknown>;
+    const notes = (await (
+      await api('owner', `/projects/${project.id}/repository/files/docs%2Fnotes.txt?ref=feature/mix`)
+    ).json()) as Record<string, unknown>;
     expect(notes.last_commit_id).toBe((await git(['log', '-1', '--format=%H', 'feature/mix', '--', 'docs/notes.txt'])).trim());
     expect(notes.commit_id).toBe((await git(['rev-parse', 'feature/mix'])).trim());
-    const unicode = (await (await api('owner', `/projects/${project.id}/repository/files/${encodeURIComponent('sub dir/ü file.txt')}?ref=main`)).json()) as Record<string, unknown>;
+    const unicode = (await (
+      await api('owner', `/projects/${project.id}/repository/files/${encodeURIComponent('sub dir/ü file.txt')}?ref=main`)
+    ).json()) as Record<string, unknown>;
     expect(Buffer.from(String(unicode.content), 'base64')).toEqual(written['sub dir/ü file.txt']);
   }, 90_000);
 
@@ -181,7 +208,9 @@ describe('GET and HEAD /projects/:id/repository/files/:file_path', () => {
   }, 90_000);
 
   it('HEAD answers the metadata in X-Gitlab-* headers and no body', async () => {
-    const res = await api('owner', `/projects/${project.id}/repository/files/${encodeURIComponent('sub dir/ü file.txt')}?ref=main`, { method: 'HEAD' });
+    const res = await api('owner', `/projects/${project.id}/repository/files/${encodeURIComponent('sub dir/ü file.txt')}?ref=main`, {
+      method: 'HEAD',
+    });
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('');
     expect(res.headers.get('x-gitlab-blob-id')).toBe((await git(['rev-parse', 'main:sub dir/ü file.txt'])).trim());
@@ -252,11 +281,18 @@ describe('raw files and blobs', () => {
 
   it('GET blobs/:sha and blobs/:sha/raw by full and short id; 404 Blob Not Found otherwise', async () => {
     const id = (await git(['rev-parse', 'main:README.md'])).trim();
-    expect(await (await api('owner', `/projects/${project.id}/repository/blobs/${id}`)).json()).toEqual({ size: 8, encoding: 'base64', content: Buffer.from('# Stems\n').toString('base64'), sha: id });
+    expect(await (await api('owner', `/projects/${project.id}/repository/blobs/${id}`)).json()).toEqual({
+      size: 8,
+      encoding: 'base64',
+      content: Buffer.from('# Stems\n').toString('base64'),
+      sha: id,
+    });
     const raw = await api('owner', `/projects/${project.id}/repository/blobs/${id.slice(0, 8)}/raw`);
     expect(await raw.text()).toBe('# Stems\n');
     const bigId = (await git(['rev-parse', 'main:stems/bass.raw'])).trim();
-    expect(Buffer.from(await (await api('owner', `/projects/${project.id}/repository/blobs/${bigId}/raw`)).arrayBuffer()).equals(big)).toBe(true);
+    expect(Buffer.from(await (await api('owner', `/projects/${project.id}/repository/blobs/${bigId}/raw`)).arrayBuffer()).equals(big)).toBe(
+      true,
+    );
     const tree = (await git(['rev-parse', 'main:docs'])).trim();
     for (const sha of [tree, '0'.repeat(40), 'main', 'zz']) {
       const res = await api('owner', `/projects/${project.id}/repository/blobs/${sha}`);
@@ -275,14 +311,27 @@ describe('GET /projects/:id/repository/archive', () => {
     const file = path.join(work, `archive-${randomBytes(4).toString('hex')}`);
     writeFileSync(file, bytes);
     return new Promise<string[]>((resolve, reject) =>
-      execFile(args[0]!, [...args.slice(1), file], { maxBuffer: 1 << 26 }, (e, out) => (e ? reject(e) : resolve(out.split('\n').filter((l) => l !== '' && !l.endsWith('/')).sort()))),
+      execFile(args[0]!, [...args.slice(1), file], { maxBuffer: 1 << 26 }, (e, out) =>
+        e
+          ? reject(e)
+          : resolve(
+              out
+                .split('\n')
+                .filter((l) => l !== '' && !l.endsWith('/'))
+                .sort(),
+            ),
+      ),
     );
   };
 
   it('tar.gz, tar, tar.bz2 and zip hold every file of the ref under GitLab’s prefix', async () => {
     const head = (await git(['rev-parse', 'main'])).trim();
     const prefix = `${project.path}-main-${head}`;
-    const files = (await git(['ls-tree', '-r', '-z', '--name-only', 'main'])).split('\0').filter(Boolean).map((f) => `${prefix}/${f}`).sort();
+    const files = (await git(['ls-tree', '-r', '-z', '--name-only', 'main']))
+      .split('\0')
+      .filter(Boolean)
+      .map((f) => `${prefix}/${f}`)
+      .sort();
     for (const [route, lister, ext] of [
       ['archive', ['tar', '-tzf'], 'tar.gz'],
       ['archive.tar', ['tar', '-tf'], 'tar'],
@@ -292,7 +341,9 @@ describe('GET /projects/:id/repository/archive', () => {
     ] as const) {
       const { res, bytes } = await fetchArchive(route);
       expect(res.status, route).toBe(200);
-      expect(res.headers.get('content-disposition'), route).toBe(`attachment; filename="${prefix}.${ext}"; filename*=UTF-8''${prefix}.${ext}`);
+      expect(res.headers.get('content-disposition'), route).toBe(
+        `attachment; filename="${prefix}.${ext}"; filename*=UTF-8''${prefix}.${ext}`,
+      );
       expect(await list(bytes, lister), route).toEqual(files);
     }
     const { bytes } = await fetchArchive('archive.tar');
@@ -309,14 +360,18 @@ describe('GET /projects/:id/repository/archive', () => {
     expect(res.headers.get('content-disposition')).toContain(`filename="${project.path}-v1-${v1}-docs.tar"`);
     expect(await list(bytes, ['tar', '-tf'])).toEqual([`${project.path}-v1-${v1}-docs/docs/notes.txt`]);
     const slash = await fetchArchive(`archive.zip?sha=${encodeURIComponent('feature/mix')}`);
-    expect(slash.res.headers.get('content-disposition')).toContain(`filename="${project.path}-feature-mix-${(await git(['rev-parse', 'feature/mix'])).trim()}.zip"`);
+    expect(slash.res.headers.get('content-disposition')).toContain(
+      `filename="${project.path}-feature-mix-${(await git(['rev-parse', 'feature/mix'])).trim()}.zip"`,
+    );
     for (const q of ['archive?sha=nope', 'archive.zip?path=nope', 'archive?path=../x']) {
       const r = await api('owner', `/projects/${project.id}/repository/${q}`);
       expect(r.status, q).toBe(404);
       expect(await r.json()).toEqual({ message: '404 File Not Found' });
     }
     expect((await api('owner', `/projects/${project.id}/repository/archive.rar`)).status).toBe(404);
-    expect(await (await api('owner', `/projects/${project.id}/repository/archive?format=rar`)).json()).toEqual({ error: 'format does not have a valid value' });
+    expect(await (await api('owner', `/projects/${project.id}/repository/archive?format=rar`)).json()).toEqual({
+      error: 'format does not have a valid value',
+    });
   }, 90_000);
 });
 
@@ -364,7 +419,10 @@ describe('access, scopes and readme_url', () => {
     // The server records a push just after answering it; wait for that before editing the project.
     for (let i = 0; i < 200 && (await activity()) === before; i++) await new Promise((r) => setTimeout(r, 25));
     expect(await read()).toBe(`${app.url}/producer/${project.path}/-/blob/main/README.md`);
-    const edit = await callHosting(app, tokens.owner!, `/projects/${project.id}`, { method: 'PUT', body: { default_branch: 'feature/mix' } });
+    const edit = await callHosting(app, tokens.owner!, `/projects/${project.id}`, {
+      method: 'PUT',
+      body: { default_branch: 'feature/mix' },
+    });
     expect(edit.status).toBe(200);
     expect(await read()).toBe(`${app.url}/producer/${project.path}/-/blob/feature/mix/readme.txt`);
   });

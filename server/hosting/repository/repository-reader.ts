@@ -62,7 +62,9 @@ export const archiveFormats: Readonly<Record<string, ArchiveFormat>> = {
 
 /** A path parameter that is not a plain relative path: Grape's FilePath validator's answer. */
 function invalidFilePath(name: string): AppError {
-  return new AppError('invalid', `${name} should be a valid file path`, { issues: [{ loc: [name], msg: 'should be a valid file path', type: 'invalid' }] });
+  return new AppError('invalid', `${name} should be a valid file path`, {
+    issues: [{ loc: [name], msg: 'should be a valid file path', type: 'invalid' }],
+  });
 }
 
 /** Reads project repositories for the repository routes. */
@@ -80,7 +82,10 @@ export class RepositoryReader {
    * Entries of the tree at `path` of `ref` (the default branch when absent), trees first as GitLab
    * (Gitaly's TREES_FIRST) lists them; 404 Tree Not Found for an unknown ref or a path that is not a tree.
    */
-  async tree(project: Readonly<ProjectRecord>, options: { readonly ref?: string; readonly path?: string; readonly recursive: boolean }): Promise<TreeEntry[]> {
+  async tree(
+    project: Readonly<ProjectRecord>,
+    options: { readonly ref?: string; readonly path?: string; readonly recursive: boolean },
+  ): Promise<TreeEntry[]> {
     const parts = read.splitRepositoryPath(options.path ?? '');
     if (!parts) throw notFound('Tree');
     const dir = this.paths.repository(project);
@@ -91,7 +96,12 @@ export class RepositoryReader {
   }
 
   /** A file at `ref` with GitLab's metadata: 404 Commit Not Found for an unknown ref, 404 File Not Found for no file. */
-  async file(project: Readonly<ProjectRecord>, filePath: string, ref: string, options: { readonly allowLeadingSlash?: boolean } = {}): Promise<FileHandle> {
+  async file(
+    project: Readonly<ProjectRecord>,
+    filePath: string,
+    ref: string,
+    options: { readonly allowLeadingSlash?: boolean } = {},
+  ): Promise<FileHandle> {
     const parts = read.splitRepositoryPath(filePath, options);
     if (!parts || parts.length === 0 || filePath.endsWith('/')) throw invalidFilePath('file_path');
     const dir = this.paths.repository(project);
@@ -140,7 +150,10 @@ export class RepositoryReader {
    * when given, named and prefixed as GitLab does (append_sha: true). 404 File Not Found when the
    * ref or the path does not exist (GitLab rescues every failure to that).
    */
-  async archive(project: Readonly<ProjectRecord>, options: { readonly sha?: string; readonly format: ArchiveFormat; readonly path?: string }): Promise<ArchiveHandle> {
+  async archive(
+    project: Readonly<ProjectRecord>,
+    options: { readonly sha?: string; readonly format: ArchiveFormat; readonly path?: string },
+  ): Promise<ArchiveHandle> {
     const parts = read.splitRepositoryPath(options.path ?? '', { allowLeadingSlash: true });
     if (!parts) throw notFound('File');
     const dir = this.paths.repository(project);
@@ -149,7 +162,12 @@ export class RepositoryReader {
     if (parts.length > 0 && !(await this.git(read.findPathType(dir, commit, parts, this.run), 'File'))) throw notFound('File');
     const segments = [project.path, ref.replace(/\//g, '-'), commit, ...(parts.length > 0 ? [parts.join('-')] : [])];
     const prefix = segments.join('-');
-    return { filename: `${prefix}.${options.format}`, format: options.format, commitId: commit, open: () => read.streamArchive(dir, commit, options.format, prefix, parts, this.run) };
+    return {
+      filename: `${prefix}.${options.format}`,
+      format: options.format,
+      commitId: commit,
+      open: () => read.streamArchive(dir, commit, options.format, prefix, parts, this.run),
+    };
   }
 
   private get run() {

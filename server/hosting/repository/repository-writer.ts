@@ -75,17 +75,37 @@ export class RepositoryWriter {
       parent = start?.commitId ?? null;
     }
     const newBranch = input.startSha !== undefined || (input.startBranch !== undefined && input.startBranch !== input.branch);
-    if (newBranch && current && !empty) throw commitRefusal(`A branch called '${input.branch}' already exists. Switch to that branch in order to make changes`);
+    if (newBranch && current && !empty)
+      throw commitRefusal(`A branch called '${input.branch}' already exists. Switch to that branch in order to make changes`);
     if (parent) {
       for (const action of input.actions) {
         if (!('lastCommitId' in action) || !action.lastCommitId) continue;
-        const last = await commits.lastCommitForPath(dir, parent, action.action === 'move' ? action.previousPath : action.filePath, this.run);
-        if (last !== action.lastCommitId) throw commitRefusal(input.changedMessage?.(action) ?? `The file has changed since you started editing it: ${action.filePath}`);
+        const last = await commits.lastCommitForPath(
+          dir,
+          parent,
+          action.action === 'move' ? action.previousPath : action.filePath,
+          this.run,
+        );
+        if (last !== action.lastCommitId)
+          throw commitRefusal(input.changedMessage?.(action) ?? `The file has changed since you started editing it: ${action.filePath}`);
       }
     }
     const author = { name: input.authorName ?? user.name, email: input.authorEmail ?? user.email };
     const expected = current?.commitId ?? ZERO_SHA;
-    const sha = await writeCommit(dir, { parent, actions: input.actions, message: input.message, author, committer: { name: user.name, email: user.email }, when: new Date(), ref: `refs/heads/${input.branch}`, expected }, this.run);
+    const sha = await writeCommit(
+      dir,
+      {
+        parent,
+        actions: input.actions,
+        message: input.message,
+        author,
+        committer: { name: user.name, email: user.email },
+        when: new Date(),
+        ref: `refs/heads/${input.branch}`,
+        expected,
+      },
+      this.run,
+    );
     await this.afterPush(project, user, [{ ref: `refs/heads/${input.branch}`, before: expected, after: sha }]);
     return (await commits.findCommit(dir, sha, this.run))!;
   }
@@ -113,7 +133,8 @@ export class RepositoryWriter {
     const dir = this.dir(project);
     const found = isValidBranchName(name) ? (await refs.listBranches(dir, this.run)).find((b) => b.name === name) : undefined;
     if (!found) throw notFound('Branch');
-    if (name === project.defaultBranch) throw new AppError('forbidden', 'The default branch of a project cannot be deleted.', { code: 'method_not_allowed' });
+    if (name === project.defaultBranch)
+      throw new AppError('forbidden', 'The default branch of a project cannot be deleted.', { code: 'method_not_allowed' });
     await refs.deleteBranch(dir, name, found.commitId, this.run);
     await this.afterPush(project, user, [{ ref: `refs/heads/${name}`, before: found.commitId, after: ZERO_SHA }]);
   }
@@ -128,7 +149,13 @@ export class RepositoryWriter {
     if (!commit) throw commitRefusal(`Target ${ref} is invalid`);
     const text = message?.trim();
     try {
-      await refs.createTag(dir, name, commit, text ? { message: text, tagger: { name: user.name, email: user.email, when: new Date() } } : null, this.run);
+      await refs.createTag(
+        dir,
+        name,
+        commit,
+        text ? { message: text, tagger: { name: user.name, email: user.email, when: new Date() } } : null,
+        this.run,
+      );
     } catch (e) {
       if (e instanceof AppError && e.kind === 'conflict') throw commitRefusal(`Tag ${name} already exists`);
       throw e;
@@ -142,7 +169,8 @@ export class RepositoryWriter {
     const user = viewer.user;
     if (!user) throw new AppError('unauthorized', 'Unauthorized');
     if (!viewer.canPush(project)) throw new AppError('forbidden', 'Forbidden');
-    if (project.importStatus === 'scheduled' || project.importStatus === 'started') throw new AppError('unavailable', 'The repository is being imported; try again shortly.', { retryAfter: 5 });
+    if (project.importStatus === 'scheduled' || project.importStatus === 'started')
+      throw new AppError('unavailable', 'The repository is being imported; try again shortly.', { retryAfter: 5 });
     return user;
   }
 

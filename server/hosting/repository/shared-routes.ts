@@ -33,7 +33,8 @@ export function dateParam(p: Params, name: string): string | undefined {
   const raw = p.string(name);
   if (raw === undefined || raw === '') return undefined;
   const time = Date.parse(raw);
-  if (Number.isNaN(time)) throw new AppError('invalid', `${name} is invalid`, { issues: [{ loc: [name], msg: 'is invalid', type: 'invalid', input: raw }] });
+  if (Number.isNaN(time))
+    throw new AppError('invalid', `${name} is invalid`, { issues: [{ loc: [name], msg: 'is invalid', type: 'invalid', input: raw }] });
   return new Date(time).toISOString();
 }
 

@@ -10,10 +10,18 @@ export function mountTagRoutes(router: Router, deps: HistoryRouteDeps): void {
   router.get('/projects/:id/repository/tags', async (req, res) => {
     const { project, links } = projectContext(deps, req, res);
     const p = paramsOf(req);
-    const options = { search: p.string('search'), orderBy: p.oneOf('order_by', ['name', 'updated', 'version'] as const), sort: p.oneOf('sort', ['asc', 'desc'] as const) };
+    const options = {
+      search: p.string('search'),
+      orderBy: p.oneOf('order_by', ['name', 'updated', 'version'] as const),
+      sort: p.oneOf('sort', ['asc', 'desc'] as const),
+    };
     p.check();
     const tags = await history.listTags(project, options);
-    deps.links.sendPage(req, res, tags.map((t) => presentTag(t.tag, t.commit, links)));
+    deps.links.sendPage(
+      req,
+      res,
+      tags.map((t) => presentTag(t.tag, t.commit, links)),
+    );
   });
 
   router.get('/projects/:id/repository/tags/:tag_name', async (req, res) => {

@@ -46,7 +46,13 @@ function presentTreeObject(e: TreeEntry): TreeEntry {
  * One keyset page: the entries after the first one whose id is `pageToken` (Gitaly's cursor is an
  * entry's object id), and a Link to the next page while entries remain.
  */
-function sendKeysetPage(req: Request, res: Response, links: RequestLinks, entries: readonly TreeEntry[], pageToken: string | undefined): void {
+function sendKeysetPage(
+  req: Request,
+  res: Response,
+  links: RequestLinks,
+  entries: readonly TreeEntry[],
+  pageToken: string | undefined,
+): void {
   const url = links.requestUrl(req);
   const { perPage } = pageParams(url);
   let start = 0;

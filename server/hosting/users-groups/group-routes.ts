@@ -13,7 +13,8 @@ export interface GroupRouteDeps {
 /** Mount /groups (list, create, get) and /groups/:id/members (list, add). */
 export function mountGroupRoutes(router: Router, deps: GroupRouteDeps): void {
   const { identity, links } = deps;
-  const groupJson = (req: Request, group: Readonly<GroupRecord>) => presentGroup(group, identity.fullPath(group), identity.fullName(group), links.baseUrl(req));
+  const groupJson = (req: Request, group: Readonly<GroupRecord>) =>
+    presentGroup(group, identity.fullPath(group), identity.fullName(group), links.baseUrl(req));
 
   router.get('/groups', (req, res) => {
     const viewer = userOf(res);
@@ -26,7 +27,11 @@ export function mountGroupRoutes(router: Router, deps: GroupRouteDeps): void {
     const allAvailable = p.bool('all_available');
     p.check();
     const groups = identity.listGroups(viewer, { search, owned, minAccessLevel: minAccess, allAvailable, orderBy, sort });
-    links.sendPage(req, res, groups.map((g) => groupJson(req, g)));
+    links.sendPage(
+      req,
+      res,
+      groups.map((g) => groupJson(req, g)),
+    );
   });
 
   router.post('/groups', async (req, res) => {
@@ -34,7 +39,11 @@ export function mountGroupRoutes(router: Router, deps: GroupRouteDeps): void {
     const p = paramsOf(req);
     p.require('name', 'path');
     const required = [p.string('name'), p.string('path')] as const;
-    const rest = { description: p.string('description'), visibility: p.oneOf('visibility', visibilities), parentId: p.int('parent_id') ?? null };
+    const rest = {
+      description: p.string('description'),
+      visibility: p.oneOf('visibility', visibilities),
+      parentId: p.int('parent_id') ?? null,
+    };
     const [name, path] = p.checked(...required);
     const group = await identity.createGroup({ name, path, ...rest }, user);
     res.status(201).json(groupJson(req, group));

@@ -37,6 +37,10 @@ export function mountNamespaceRoutes(router: Router, deps: NamespaceRouteDeps): 
     // Storage is told to whom it is counted against (the user, for their own namespace) and to admins.
     if (!user.admin && !(ns.kind === 'user' && ns.id === user.namespaceId)) return void res.json(presentNamespace(ns, links.baseUrl(req)));
     const storage = await deps.queries.namespaceStorage(ns.id);
-    res.json({ ...presentNamespace(ns, links.baseUrl(req)), root_repository_size: storage.repository_size, root_storage_statistics: storage });
+    res.json({
+      ...presentNamespace(ns, links.baseUrl(req)),
+      root_repository_size: storage.repository_size,
+      root_storage_statistics: storage,
+    });
   });
 }

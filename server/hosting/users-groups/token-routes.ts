@@ -31,7 +31,11 @@ export function mountTokenRoutes(router: Router, deps: TokenRouteDeps): void {
     const p = paramsOf(req);
     const userId = p.int('user_id');
     p.check();
-    links.sendPage(req, res, identity.listTokens(user, userId).map((t) => presentToken(t, today())));
+    links.sendPage(
+      req,
+      res,
+      identity.listTokens(user, userId).map((t) => presentToken(t, today())),
+    );
   });
 
   router.delete('/personal_access_tokens/:id', async (req, res) => {

@@ -31,7 +31,11 @@ export function mountUserRoutes(router: Router, deps: UserRouteDeps): void {
     // Anonymous callers may look a user up by username only, as on GitLab instances with public profiles.
     if (!viewer && username === undefined) throw new AppError('forbidden', 'Not authorized to access /api/v4/users');
     const users = identity.listUsers(viewer, { username, search, active, blocked });
-    links.sendPage(req, res, users.map((u) => (viewer?.admin ? presentUser(u, links.baseUrl(req), viewer) : presentUserBasic(u, links.baseUrl(req)))));
+    links.sendPage(
+      req,
+      res,
+      users.map((u) => (viewer?.admin ? presentUser(u, links.baseUrl(req), viewer) : presentUserBasic(u, links.baseUrl(req)))),
+    );
   });
 
   router.get('/users/:id', (req, res) => {
@@ -52,7 +56,8 @@ export function mountUserRoutes(router: Router, deps: UserRouteDeps): void {
     const rest = { admin: p.bool('admin'), tenant: p.string('tenant'), password: p.string('password') ?? null };
     const [email, name, username] = p.checked(...required);
     const input = { email, name, username, ...rest };
-    if (input.password !== null && input.password.length < 8) throw new AppError('invalid', 'user is invalid', { fields: { password: ['is too short (minimum is 8 characters)'] } });
+    if (input.password !== null && input.password.length < 8)
+      throw new AppError('invalid', 'user is invalid', { fields: { password: ['is too short (minimum is 8 characters)'] } });
     const user = await identity.createUser(input);
     res.status(201).json(presentUser(user, links.baseUrl(req), userOf(res)));
   });

@@ -81,7 +81,11 @@ export function EmotionPanel({ emotion }: { readonly emotion: Emotion }) {
             </li>
           ))}
         </ol>
-        <p className="help">{emotion.model.trained ? `Model ${emotion.model.id} ${emotion.model.version}.` : 'A documented mapping from tempo, loudness, mode and brightness, not a trained model.'}</p>
+        <p className="help">
+          {emotion.model.trained
+            ? `Model ${emotion.model.id} ${emotion.model.version}.`
+            : 'A documented mapping from tempo, loudness, mode and brightness, not a trained model.'}
+        </p>
       </div>
     </div>
   );

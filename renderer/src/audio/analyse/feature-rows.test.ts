@@ -65,7 +65,17 @@ describe('featureGroups', () => {
   });
 
   it('writes why a key is withheld in words, without the list of reasons as its unit', () => {
-    const withheld = { ...features, chroma: { ...(features.chroma as object), key: null, mode: null, key_reason: 'no_pitched_content', best_guess: { key: 'E', mode: 'minor', correlation: 0.41 } }, units: { ...(features.units as object), chroma: { key_reason: 'no_pitched_content | low_confidence' } } } as unknown as AnalyzeResponse['features'];
+    const withheld = {
+      ...features,
+      chroma: {
+        ...(features.chroma as object),
+        key: null,
+        mode: null,
+        key_reason: 'no_pitched_content',
+        best_guess: { key: 'E', mode: 'minor', correlation: 0.41 },
+      },
+      units: { ...(features.units as object), chroma: { key_reason: 'no_pitched_content | low_confidence' } },
+    } as unknown as AnalyzeResponse['features'];
     const rows = featureGroups(withheld).flatMap((g) => g.rows);
     expect(rows.find((r) => r.key === 'chroma.key_reason')).toMatchObject({ label: 'Why no key', value: 'no pitched content', unit: null });
     expect(rows.find((r) => r.key === 'chroma.best_guess')).toMatchObject({ label: 'Nearest key', value: 'E minor (r 0.410)' });

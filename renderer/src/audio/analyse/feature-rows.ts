@@ -65,7 +65,13 @@ const entryLabels: Readonly<Record<string, (index: number) => string>> = {
   std: (i) => `c${i}`,
 };
 
-const titles: Readonly<Record<string, string>> = { spectral: 'Spectral', mfcc: 'MFCC (c0–c12)', chroma: 'Chroma and key', envelope: 'Envelope', rhythm: 'Rhythm' };
+const titles: Readonly<Record<string, string>> = {
+  spectral: 'Spectral',
+  mfcc: 'MFCC (c0–c12)',
+  chroma: 'Chroma and key',
+  envelope: 'Envelope',
+  rhythm: 'Rhythm',
+};
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -102,7 +108,13 @@ export function featureGroups(features: Features): FeatureGroup[] {
       const unit = unitOf(features.units, group, field);
       if (group === 'chroma' && field === 'mean' && isRecord(value)) {
         const chroma = Object.entries(value).map(([pitchClass, v]) => ({ pitchClass, value: typeof v === 'number' ? v : 0 }));
-        rows.push({ key: `${group}.${field}`, label: 'Pitch classes', value: chroma.map((c) => `${c.pitchClass} ${formatMeasure(c.value)}`).join(', '), unit, chroma });
+        rows.push({
+          key: `${group}.${field}`,
+          label: 'Pitch classes',
+          value: chroma.map((c) => `${c.pitchClass} ${formatMeasure(c.value)}`).join(', '),
+          unit,
+          chroma,
+        });
         continue;
       }
       const values = Array.isArray(value)
@@ -110,10 +122,21 @@ export function featureGroups(features: Features): FeatureGroup[] {
         : undefined;
       // key_reason's "unit" lists its values: show the one given, in words, and no unit.
       if (field === 'key_reason') {
-        rows.push({ key: `${group}.${field}`, label: labels[field]!, value: typeof value === 'string' ? value.replaceAll('_', ' ') : '—', unit: null });
+        rows.push({
+          key: `${group}.${field}`,
+          label: labels[field]!,
+          value: typeof value === 'string' ? value.replaceAll('_', ' ') : '—',
+          unit: null,
+        });
         continue;
       }
-      rows.push({ key: `${group}.${field}`, label: labels[field] ?? humanize(field), value: valueText(value), unit, ...(values ? { values } : {}) });
+      rows.push({
+        key: `${group}.${field}`,
+        label: labels[field] ?? humanize(field),
+        value: valueText(value),
+        unit,
+        ...(values ? { values } : {}),
+      });
     }
     groups.push({ key: group, title: titles[group] ?? humanize(group), rows });
   }

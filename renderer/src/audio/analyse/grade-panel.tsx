@@ -16,14 +16,17 @@ const subScoreLabels: Readonly<Record<keyof SubScores, string>> = {
 
 /** The measurement behind each sub-score, in words a producer reads. */
 function measurement(key: keyof SubScores, s: SubScores): string {
-  if ((key === 'seam_click' || key === 'bar_consistency') && !s[key].applicable) return `not applicable: ${s[key].reason ?? 'not the whole file'}`;
+  if ((key === 'seam_click' || key === 'bar_consistency') && !s[key].applicable)
+    return `not applicable: ${s[key].reason ?? 'not the whole file'}`;
   switch (key) {
     case 'seam_click':
       return s.seam_click.jump_dbfs === null ? 'no jump at the wrap' : `jump of ${formatFixed(s.seam_click.jump_dbfs, 1)} dBFS at the wrap`;
     case 'zero_crossing': {
       const start = `start ${formatPercent(s.zero_crossing.start.relative_level)}`;
       const end = s.zero_crossing.end.applicable ? `end ${formatPercent(s.zero_crossing.end.relative_level)}` : null;
-      return end ? `${start}, ${end} of the local peak` : `${start} of the local peak; end not judged: ${s.zero_crossing.end.reason ?? 'not the whole file'}`;
+      return end
+        ? `${start}, ${end} of the local peak`
+        : `${start} of the local peak; end not judged: ${s.zero_crossing.end.reason ?? 'not the whole file'}`;
     }
     case 'dc_offset':
       return s.dc_offset.max_abs_dbfs === null ? 'none' : `${formatFixed(s.dc_offset.max_abs_dbfs, 1)} dBFS`;
@@ -73,7 +76,10 @@ export function GradePanel({ grade }: { readonly grade: GradeResponse }) {
             <li key={key} className="an-score">
               <span className="an-score-label">{subScoreLabels[key]}</span>
               <span className="an-bar" aria-hidden="true">
-                <span className={`an-bar-fill${score !== null && score < 0.5 ? ' an-bar-fill-bad' : score !== null && score < 0.8 ? ' an-bar-fill-warn' : ''}`} style={{ width: `${(score ?? 0) * 100}%` }} />
+                <span
+                  className={`an-bar-fill${score !== null && score < 0.5 ? ' an-bar-fill-bad' : score !== null && score < 0.8 ? ' an-bar-fill-warn' : ''}`}
+                  style={{ width: `${(score ?? 0) * 100}%` }}
+                />
               </span>
               <span className="an-score-value mono">{score === null ? 'n/a' : formatFixed(score, 2)}</span>
               <span className="an-score-detail muted small">

@@ -8,9 +8,22 @@ const LUFS_MAX = 0;
 const PEAK_MIN = -24;
 const PEAK_MAX = 3;
 
-function Marker({ at, label, tone, below = false }: { readonly at: number; readonly label: string; readonly tone?: 'warn'; readonly below?: boolean }) {
+function Marker({
+  at,
+  label,
+  tone,
+  below = false,
+}: {
+  readonly at: number;
+  readonly label: string;
+  readonly tone?: 'warn';
+  readonly below?: boolean;
+}) {
   return (
-    <span className={`an-meter-marker${tone ? ` an-meter-marker-${tone}` : ''}${below ? ' an-meter-marker-below' : ''}`} style={{ left: `${at * 100}%` }}>
+    <span
+      className={`an-meter-marker${tone ? ` an-meter-marker-${tone}` : ''}${below ? ' an-meter-marker-below' : ''}`}
+      style={{ left: `${at * 100}%` }}
+    >
       <span className="an-meter-marker-label">{label}</span>
     </span>
   );
@@ -41,7 +54,10 @@ function Meter(props: {
         aria-valuenow={value ?? min}
         aria-valuetext={value === null ? 'silent' : `${formatFixed(value, 1)} ${unit}`}
       >
-        <span className={`an-meter-fill${props.warn ? ' an-meter-fill-warn' : ''}`} style={{ width: `${meterFraction(value, min, max) * 100}%` }} />
+        <span
+          className={`an-meter-fill${props.warn ? ' an-meter-fill-warn' : ''}`}
+          style={{ width: `${meterFraction(value, min, max) * 100}%` }}
+        />
         {props.children}
       </div>
       <div className="an-meter-scale mono" aria-hidden="true">
@@ -54,7 +70,17 @@ function Meter(props: {
 }
 
 /** One headline loudness figure in LUFS ("—" when there is none). */
-function LufsReadout({ label, title, value, testId }: { readonly label: string; readonly title?: string; readonly value: number | null; readonly testId: string }) {
+function LufsReadout({
+  label,
+  title,
+  value,
+  testId,
+}: {
+  readonly label: string;
+  readonly title?: string;
+  readonly value: number | null;
+  readonly testId: string;
+}) {
   return (
     <div>
       <dt title={title}>{label}</dt>
@@ -78,7 +104,12 @@ export function LoudnessPanel({ loudness }: { readonly loudness: LoudnessRespons
     <div className="an-loudness">
       <dl className="an-headline">
         <LufsReadout label="Integrated" value={lufs} testId="integrated-lufs" />
-        <LufsReadout label="Clip loudness (ungated)" title="BS.1770 K-weighting and channel weights, ungated, mean square over the whole clip: not integrated loudness" value={clip} testId="clip-lufs" />
+        <LufsReadout
+          label="Clip loudness (ungated)"
+          title="BS.1770 K-weighting and channel weights, ungated, mean square over the whole clip: not integrated loudness"
+          value={clip}
+          testId="clip-lufs"
+        />
         <div>
           <dt>True peak</dt>
           <dd>
@@ -88,8 +119,15 @@ export function LoudnessPanel({ loudness }: { readonly loudness: LoudnessRespons
       </dl>
 
       <Meter label="Integrated loudness" unit="LUFS" value={lufs} min={LUFS_MIN} max={LUFS_MAX} scaleTop="0" labelled>
-        <Marker at={meterFraction(loudness.targets.streaming, LUFS_MIN, LUFS_MAX)} label={`${formatFixed(loudness.targets.streaming, 0)} streaming`} />
-        <Marker at={meterFraction(loudness.targets.club, LUFS_MIN, LUFS_MAX)} label={`${formatFixed(loudness.targets.club, 0)} club`} below />
+        <Marker
+          at={meterFraction(loudness.targets.streaming, LUFS_MIN, LUFS_MAX)}
+          label={`${formatFixed(loudness.targets.streaming, 0)} streaming`}
+        />
+        <Marker
+          at={meterFraction(loudness.targets.club, LUFS_MIN, LUFS_MAX)}
+          label={`${formatFixed(loudness.targets.club, 0)} club`}
+          below
+        />
       </Meter>
       <Meter label="True peak" unit="dBTP" value={peak} min={PEAK_MIN} max={PEAK_MAX} scaleTop={`+${PEAK_MAX}`} thin warn={over}>
         <Marker at={meterFraction(-1, PEAK_MIN, PEAK_MAX)} label="−1 dBTP" tone="warn" />
@@ -123,10 +161,13 @@ export function LoudnessPanel({ loudness }: { readonly loudness: LoudnessRespons
       </dl>
       {lufs === null && clip !== null && loudness.source.duration_s < 0.4 ? (
         <p className="an-note">
-          Shorter than one 400 ms gating block, so there is no integrated loudness. The clip loudness is K-weighted like it, but ungated and averaged over the whole clip: use it to compare one-shots.
+          Shorter than one 400 ms gating block, so there is no integrated loudness. The clip loudness is K-weighted like it, but ungated and
+          averaged over the whole clip: use it to compare one-shots.
         </p>
       ) : null}
-      {over ? <p className="an-note">The true peak is above −1 dBTP: lossy encoding may clip it. Lower the level or use a true-peak limiter.</p> : null}
+      {over ? (
+        <p className="an-note">The true peak is above −1 dBTP: lossy encoding may clip it. Lower the level or use a true-peak limiter.</p>
+      ) : null}
     </div>
   );
 }

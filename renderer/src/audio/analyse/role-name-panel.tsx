@@ -63,7 +63,8 @@ export function RolePanel({ sample }: { readonly sample: Sample }) {
       </dl>
       {shares ? (
         <p className="an-mix-note" data-testid="role-mixture">
-          <strong>Full mix.</strong> No single role fits a whole track, so the confidence stays low (at most 40 %); the bars show the estimated share of each role in the mix.
+          <strong>Full mix.</strong> No single role fits a whole track, so the confidence stays low (at most 40 %); the bars show the
+          estimated share of each role in the mix.
         </p>
       ) : null}
       {sample.reasons.length > 0 ? (
@@ -87,7 +88,15 @@ export function RolePanel({ sample }: { readonly sample: Sample }) {
  * The suggested name with a copy button and its index (the NN prefix). The index is sent a moment
  * after typing stops, and each change asks /naming again (the server answers repeats from its cache).
  */
-export function NamePanel({ naming, index, onIndex }: { readonly naming: RequestState<NamingResponse>; readonly index: number; readonly onIndex: (index: number) => void }) {
+export function NamePanel({
+  naming,
+  index,
+  onIndex,
+}: {
+  readonly naming: RequestState<NamingResponse>;
+  readonly index: number;
+  readonly onIndex: (index: number) => void;
+}) {
   const [draft, setDraft] = useState(String(index));
   const inputId = useId();
   const helpId = useId();

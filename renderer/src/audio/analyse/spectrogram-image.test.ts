@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { buildLut, magmaLut } from './colour-map';
-import { displayRangeFlat, flattenFrames, formatHz, frequencyTicks, packLut, spectrogramImage, spectrogramPixelsFlat, valueToDb } from './spectrogram-image';
+import {
+  displayRangeFlat,
+  flattenFrames,
+  formatHz,
+  frequencyTicks,
+  packLut,
+  spectrogramImage,
+  spectrogramPixelsFlat,
+  valueToDb,
+} from './spectrogram-image';
 
 const grey = buildLut(
   [
@@ -97,7 +106,7 @@ describe('flattened frames (the worker path)', () => {
     expect(Array.from(spectrogramPixelsFlat(flat, 2, 3, packedGrey, { low: 0.1, high: 0.9 }))).toEqual(expected);
   });
 
-  it('spectrogramImage (the worker\'s job and the page\'s without one) maps over displayRangeFlat through magma', () => {
+  it("spectrogramImage (the worker's job and the page's without one) maps over displayRangeFlat through magma", () => {
     const flat = flattenFrames(
       [
         [0.1, 0.5, 0.9],

@@ -77,7 +77,11 @@ export function spectrogramPixelsFlat(
 const packedMagma = packLut(magmaLut);
 
 /** A spectrum's magma-coloured pixels and the value range the colours span (the worker's job, or the page's without one). */
-export function spectrogramImage(values: Float32Array, frames: number, bands: number): { readonly pixels: Uint8ClampedArray<ArrayBuffer>; readonly range: ValueRange } {
+export function spectrogramImage(
+  values: Float32Array,
+  frames: number,
+  bands: number,
+): { readonly pixels: Uint8ClampedArray<ArrayBuffer>; readonly range: ValueRange } {
   const range = displayRangeFlat(values);
   return { pixels: spectrogramPixelsFlat(values, frames, bands, packedMagma, range), range };
 }

@@ -65,7 +65,15 @@ function renderImage(spectrum: SpectrumResponse): Promise<SpectrogramImage> {
  * The /spectrum answer as a heatmap: frames × bands mapped through the magma LUT (in a worker) into
  * an ImageData at the data's own size, then scaled onto the visible canvas in one drawImage.
  */
-export function SpectrogramView({ spectrum, duration, playhead }: { readonly spectrum: SpectrumResponse; readonly duration: number; readonly playhead: Playhead }) {
+export function SpectrogramView({
+  spectrum,
+  duration,
+  playhead,
+}: {
+  readonly spectrum: SpectrumResponse;
+  readonly duration: number;
+  readonly playhead: Playhead;
+}) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const image = useRef<HTMLCanvasElement | null>(null);
   const [drawn, setDrawn] = useState<{ readonly spectrum: SpectrumResponse; readonly range: ValueRange } | null>(null);

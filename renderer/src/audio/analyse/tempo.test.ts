@@ -5,7 +5,11 @@ import type { RequestStates } from './use-analysis';
 
 type Requests = Pick<RequestStates, 'onsets' | 'analyze'>;
 
-const onsetsDone = (tempo: number | null): Requests['onsets'] => ({ status: 'done', result: { tempo_bpm: tempo } as OnsetsResponse, cache: 'miss' });
+const onsetsDone = (tempo: number | null): Requests['onsets'] => ({
+  status: 'done',
+  result: { tempo_bpm: tempo } as OnsetsResponse,
+  cache: 'miss',
+});
 const analyzeDone = (tempo: number | null): Requests['analyze'] => ({
   status: 'done',
   result: { features: { rhythm: tempo === null ? undefined : { tempo_bpm: tempo } } } as unknown as AnalyzeResponse,

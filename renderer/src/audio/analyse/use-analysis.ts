@@ -81,8 +81,10 @@ type Call<K extends RequestKey> = (file: File, options: AnalyseOptions, namingIn
 const calls: { readonly [K in RequestKey]: Call<K> } = {
   waveform: (file, options) => analyse('waveform', file, file.name, { bins: WAVEFORM_BINS }, options),
   onsets: (file, options) => analyse('onsets', file, file.name, {}, options),
-  spectrumMel: (file, options) => analyse('spectrum', file, file.name, { bands: SPECTRUM_BANDS, frames: SPECTRUM_FRAMES, mel: true }, options),
-  spectrumLog: (file, options) => analyse('spectrum', file, file.name, { bands: SPECTRUM_BANDS, frames: SPECTRUM_FRAMES, mel: false }, options),
+  spectrumMel: (file, options) =>
+    analyse('spectrum', file, file.name, { bands: SPECTRUM_BANDS, frames: SPECTRUM_FRAMES, mel: true }, options),
+  spectrumLog: (file, options) =>
+    analyse('spectrum', file, file.name, { bands: SPECTRUM_BANDS, frames: SPECTRUM_FRAMES, mel: false }, options),
   loudness: (file, options) => analyse('loudness', file, file.name, {}, options),
   analyze: (file, options) => analyse('analyze', file, file.name, {}, options),
   grade: (file, options) => requestGrade(file, options),
@@ -134,7 +136,9 @@ export function useAnalysis(token: string) {
       if (!current) return;
       const { file, id } = current;
       const update = (next: (previous: RequestState<never>) => RequestState<unknown>) =>
-        setState((s) => (run.current?.id !== id ? s : { ...s, requests: { ...s.requests, [key]: next(s.requests[key] as RequestState<never>) } }));
+        setState((s) =>
+          run.current?.id !== id ? s : { ...s, requests: { ...s.requests, [key]: next(s.requests[key] as RequestState<never>) } },
+        );
 
       // A new request for the same key (another naming index) replaces the one in flight.
       perRequest.current.get(key)?.abort(new DOMException('Replaced by a newer request.', 'AbortError'));
@@ -148,15 +152,23 @@ export function useAnalysis(token: string) {
       limiter.current
         .run(() => {
           update((s) => ({ status: 'uploading', fraction: 0, previous: previousOf(s) }));
-          return call(file, {
-            token,
-            signal: controller.signal,
-            onProgress: ({ loaded, total }) => {
-              const fraction = total > 0 ? loaded / total : 0;
-              // The server analyses while the upload arrives; once it is all sent, what remains is analysis.
-              update((s) => (fraction >= 1 ? { status: 'analysing', previous: previousOf(s) } : { status: 'uploading', fraction, previous: previousOf(s) }));
+          return call(
+            file,
+            {
+              token,
+              signal: controller.signal,
+              onProgress: ({ loaded, total }) => {
+                const fraction = total > 0 ? loaded / total : 0;
+                // The server analyses while the upload arrives; once it is all sent, what remains is analysis.
+                update((s) =>
+                  fraction >= 1
+                    ? { status: 'analysing', previous: previousOf(s) }
+                    : { status: 'uploading', fraction, previous: previousOf(s) },
+                );
+              },
             },
-          }, namingIndex.current);
+            namingIndex.current,
+          );
         }, controller.signal)
         .then(
           (answer) => update(() => ({ status: 'done', result: answer.result, cache: answer.cache })),
@@ -169,7 +181,14 @@ export function useAnalysis(token: string) {
               current.controller.abort(new DOMException('The file was refused.', 'AbortError'));
               setState((s) => {
                 const requests = Object.fromEntries(
-                  Object.entries(s.requests).map(([k, r]) => [k, k === key ? { status: 'failed', message, httpStatus } : r.status === 'done' || r.status === 'idle' ? r : { status: 'skipped' }]),
+                  Object.entries(s.requests).map(([k, r]) => [
+                    k,
+                    k === key
+                      ? { status: 'failed', message, httpStatus }
+                      : r.status === 'done' || r.status === 'idle'
+                        ? r
+                        : { status: 'skipped' },
+                  ]),
                 ) as unknown as RequestStates;
                 return { ...s, requests, fileProblem: message };
               });

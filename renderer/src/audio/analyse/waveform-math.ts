@@ -5,7 +5,12 @@
  * [firstBin, lastBin) (fractional at a scrolled edge) span the columns. A column always gets at
  * least one bin, so a waveform zoomed past one bin per pixel is drawn in blocks, never with gaps.
  */
-export function columnBins(firstBin: number, lastBin: number, columns: number, bins: number): { readonly start: Int32Array; readonly end: Int32Array } {
+export function columnBins(
+  firstBin: number,
+  lastBin: number,
+  columns: number,
+  bins: number,
+): { readonly start: Int32Array; readonly end: Int32Array } {
   const start = new Int32Array(columns);
   const end = new Int32Array(columns);
   const per = columns > 0 ? (lastBin - firstBin) / columns : 0;

@@ -51,7 +51,15 @@ function drawBand(channels: Array<Float32Array | number[]>, ctx: CanvasRendering
  * The RMS envelope and the onset ticks, on a canvas laid over the visible part of wavesurfer's
  * scrolling wrapper: only the viewport is drawn, so zooming in costs no larger canvases.
  */
-function drawOverlay(ws: WaveSurfer, canvas: HTMLCanvasElement, ctx: CanvasRenderingContext2D, rms: Float32Array, onsets: readonly number[], duration: number, colours: Colours): void {
+function drawOverlay(
+  ws: WaveSurfer,
+  canvas: HTMLCanvasElement,
+  ctx: CanvasRenderingContext2D,
+  rms: Float32Array,
+  onsets: readonly number[],
+  duration: number,
+  colours: Colours,
+): void {
   const total = ws.getWrapper().clientWidth;
   const view = ws.getWidth();
   const scroll = ws.getScroll();
@@ -216,7 +224,8 @@ export function WaveformView({
     const draw = () => {
       cancelAnimationFrame(frame);
       frame = 0;
-      if (canvas.isConnected && overlayContext) drawOverlay(ws, canvas, overlayContext, envelope, onsetTimes.current, duration, colours.current ?? theme);
+      if (canvas.isConnected && overlayContext)
+        drawOverlay(ws, canvas, overlayContext, envelope, onsetTimes.current, duration, colours.current ?? theme);
     };
     // Scrolling, zooming and resizing can fire several events per frame: draw once, before the paint.
     const schedule = () => {
@@ -298,7 +307,9 @@ export function WaveformView({
   const togglePlay = () => {
     const ws = player.current;
     if (!ws) return;
-    ws.playPause().catch((error: unknown) => setPlayError(`Playback did not start: ${error instanceof Error ? error.message : String(error)}`));
+    ws.playPause().catch((error: unknown) =>
+      setPlayError(`Playback did not start: ${error instanceof Error ? error.message : String(error)}`),
+    );
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
@@ -330,7 +341,12 @@ export function WaveformView({
         </button>
         <Clock playhead={playhead} duration={duration} />
         <div className="an-zoom" role="group" aria-label="Zoom">
-          <button type="button" className="button button-secondary an-small-button" onClick={() => canZoomOut && applyZoom(factors[zoomIndex - 1] ?? 1)} aria-disabled={!canZoomOut}>
+          <button
+            type="button"
+            className="button button-secondary an-small-button"
+            onClick={() => canZoomOut && applyZoom(factors[zoomIndex - 1] ?? 1)}
+            aria-disabled={!canZoomOut}
+          >
             Zoom out
           </button>
           <span className="an-zoom-level mono" aria-live="polite">
@@ -344,7 +360,12 @@ export function WaveformView({
           >
             Zoom in
           </button>
-          <button type="button" className="button button-ghost an-small-button" onClick={() => ready && zoom !== 1 && applyZoom(1)} aria-disabled={!ready || zoom === 1}>
+          <button
+            type="button"
+            className="button button-ghost an-small-button"
+            onClick={() => ready && zoom !== 1 && applyZoom(1)}
+            aria-disabled={!ready || zoom === 1}
+          >
             Fit
           </button>
         </div>

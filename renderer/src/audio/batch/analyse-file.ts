@@ -8,7 +8,11 @@ import type { BatchResult, Stage } from './batch-model';
 export type FileProgress = (stage: Stage, fraction: number) => void;
 
 /** Analyse one file; rejects with the server's sentence (ApiError) or an AbortError when cancelled. */
-export type AnalyseFile = (file: File, index: number, options: { readonly token: string; readonly signal: AbortSignal; readonly onProgress: FileProgress }) => Promise<BatchResult>;
+export type AnalyseFile = (
+  file: File,
+  index: number,
+  options: { readonly token: string; readonly signal: AbortSignal; readonly onProgress: FileProgress },
+) => Promise<BatchResult>;
 
 const stages: readonly Stage[] = ['loudness', 'analyze', 'grade', 'naming'];
 
@@ -21,7 +25,8 @@ export const analyseFile: AnalyseFile = async (file, index, { token, signal, onP
     return {
       token,
       signal,
-      onProgress: ({ loaded, total }: { loaded: number; total: number }) => onProgress(stage, start + (total > 0 ? loaded / total : 0) / (2 * stages.length)),
+      onProgress: ({ loaded, total }: { loaded: number; total: number }) =>
+        onProgress(stage, start + (total > 0 ? loaded / total : 0) / (2 * stages.length)),
     };
   };
 

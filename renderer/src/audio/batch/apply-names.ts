@@ -15,7 +15,9 @@ export function plannedNames(items: readonly BatchItem[]): { readonly item: Anal
 /** A zip of renamed copies of the analysed files. */
 export async function renamedZip(items: readonly BatchItem[]): Promise<{ readonly blob: Blob; readonly count: number }> {
   const planned = plannedNames(items);
-  const entries = await Promise.all(planned.map(async ({ item, newName }) => ({ name: newName, data: new Uint8Array(await item.file.arrayBuffer()) })));
+  const entries = await Promise.all(
+    planned.map(async ({ item, newName }) => ({ name: newName, data: new Uint8Array(await item.file.arrayBuffer()) })),
+  );
   const zip = buildZip(entries);
   // A Blob takes an ArrayBuffer-backed view; fflate's output is one.
   return { blob: new Blob([zip as Uint8Array<ArrayBuffer>], { type: 'application/zip' }), count: entries.length };
@@ -38,7 +40,11 @@ export function desktopRenamer(bridge: DesktopBridge | null): DesktopRenamer | n
 }
 
 /** Ask for a folder and copy or move the analysed files there under their new names; null when the person cancelled. */
-export async function applyNamesOnDesktop(renamer: DesktopRenamer, items: readonly BatchItem[], mode: 'copy' | 'move'): Promise<DesktopApplyResult | null> {
+export async function applyNamesOnDesktop(
+  renamer: DesktopRenamer,
+  items: readonly BatchItem[],
+  mode: 'copy' | 'move',
+): Promise<DesktopApplyResult | null> {
   const folder = await renamer.pickFolder();
   if (folder === null) return null;
   const planned = plannedNames(items);

@@ -27,7 +27,10 @@ export function BatchActions({ items }: { readonly items: readonly BatchItem[] }
 
   const exportAs = (kind: 'csv' | 'json') => {
     if (nothing) return;
-    const blob = kind === 'csv' ? new Blob([batchCsv(items)], { type: 'text/csv;charset=utf-8' }) : new Blob([batchJson(items)], { type: 'application/json' });
+    const blob =
+      kind === 'csv'
+        ? new Blob([batchCsv(items)], { type: 'text/csv;charset=utf-8' })
+        : new Blob([batchJson(items)], { type: 'application/json' });
     const name = `cratehouse-batch.${kind}`;
     saveBlob(blob, name);
     setOutcome({ kind: 'saved', message: `Saved ${name} with ${plural(analysed, 'file', 'files')}.` });
@@ -70,7 +73,12 @@ export function BatchActions({ items }: { readonly items: readonly BatchItem[] }
         {renamer ? (
           <label className="batch-mode" htmlFor={modeId}>
             <span>Apply names by</span>
-            <select id={modeId} className="batch-select" value={mode} onChange={(event) => setMode(event.target.value === 'move' ? 'move' : 'copy')}>
+            <select
+              id={modeId}
+              className="batch-select"
+              value={mode}
+              onChange={(event) => setMode(event.target.value === 'move' ? 'move' : 'copy')}
+            >
               <option value="copy">copying the files</option>
               <option value="move">moving the files</option>
             </select>
@@ -82,15 +90,26 @@ export function BatchActions({ items }: { readonly items: readonly BatchItem[] }
       </div>
       <div className="batch-outcome">
         {outcome.kind === 'busy' ? <Busy>{outcome.what}</Busy> : null}
-        {outcome.kind === 'saved' ? <p className="batch-saved" role="status">{outcome.message}</p> : null}
+        {outcome.kind === 'saved' ? (
+          <p className="batch-saved" role="status">
+            {outcome.message}
+          </p>
+        ) : null}
         {outcome.kind === 'written' ? (
           <div className="batch-saved" role="status">
             <p>
-              {outcome.mode === 'move' ? 'Moved' : 'Copied'} {plural(outcome.result.written.length, 'file', 'files')} to <span className="mono">{outcome.result.folder}</span>.
-              {outcome.result.skipped.length > 0 ? ` ${plural(outcome.result.skipped.length, 'file was', 'files were')} left out because the app does not know where ${outcome.result.skipped.length === 1 ? 'it is' : 'they are'} on disk: ${outcome.result.skipped.join(', ')}.` : ''}
+              {outcome.mode === 'move' ? 'Moved' : 'Copied'} {plural(outcome.result.written.length, 'file', 'files')} to{' '}
+              <span className="mono">{outcome.result.folder}</span>.
+              {outcome.result.skipped.length > 0
+                ? ` ${plural(outcome.result.skipped.length, 'file was', 'files were')} left out because the app does not know where ${outcome.result.skipped.length === 1 ? 'it is' : 'they are'} on disk: ${outcome.result.skipped.join(', ')}.`
+                : ''}
             </p>
             {bridge?.reveal ? (
-              <button type="button" className="button button-ghost batch-small-button" onClick={() => void bridge.reveal?.(outcome.result.folder)}>
+              <button
+                type="button"
+                className="button button-ghost batch-small-button"
+                onClick={() => void bridge.reveal?.(outcome.result.folder)}
+              >
                 Show the folder
               </button>
             ) : null}

@@ -50,22 +50,56 @@ describe('sortItems', () => {
   ];
 
   it('sorts names naturally (2 before 10)', () => {
-    expect(names(sortItems(items, { key: 'name', direction: 'ascending' }))).toEqual(['kick 2.wav', 'kick 10.wav', 'pad.wav', 'queued.wav']);
-    expect(names(sortItems(items, { key: 'name', direction: 'descending' }))).toEqual(['queued.wav', 'pad.wav', 'kick 10.wav', 'kick 2.wav']);
+    expect(names(sortItems(items, { key: 'name', direction: 'ascending' }))).toEqual([
+      'kick 2.wav',
+      'kick 10.wav',
+      'pad.wav',
+      'queued.wav',
+    ]);
+    expect(names(sortItems(items, { key: 'name', direction: 'descending' }))).toEqual([
+      'queued.wav',
+      'pad.wav',
+      'kick 10.wav',
+      'kick 2.wav',
+    ]);
   });
 
   it('sorts numbers by value and puts missing values last in both directions', () => {
-    expect(names(sortItems(items, { key: 'tempo', direction: 'ascending' }))).toEqual(['kick 2.wav', 'kick 10.wav', 'queued.wav', 'pad.wav']);
-    expect(names(sortItems(items, { key: 'tempo', direction: 'descending' }))).toEqual(['kick 10.wav', 'kick 2.wav', 'queued.wav', 'pad.wav']);
-    expect(names(sortItems(items, { key: 'lufs', direction: 'descending' }))).toEqual(['kick 10.wav', 'pad.wav', 'kick 2.wav', 'queued.wav']);
+    expect(names(sortItems(items, { key: 'tempo', direction: 'ascending' }))).toEqual([
+      'kick 2.wav',
+      'kick 10.wav',
+      'queued.wav',
+      'pad.wav',
+    ]);
+    expect(names(sortItems(items, { key: 'tempo', direction: 'descending' }))).toEqual([
+      'kick 10.wav',
+      'kick 2.wav',
+      'queued.wav',
+      'pad.wav',
+    ]);
+    expect(names(sortItems(items, { key: 'lufs', direction: 'descending' }))).toEqual([
+      'kick 10.wav',
+      'pad.wav',
+      'kick 2.wav',
+      'queued.wav',
+    ]);
     // A one-shot under 0.4 s has no integrated loudness but does have a clip loudness, so it sorts among the rest.
-    const clip = [item('short kick.wav', { integratedLufs: null, clipLufs: -8 }), item('long pad.wav', { clipLufs: -25 }), item('older.wav', { clipLufs: undefined })];
+    const clip = [
+      item('short kick.wav', { integratedLufs: null, clipLufs: -8 }),
+      item('long pad.wav', { clipLufs: -25 }),
+      item('older.wav', { clipLufs: undefined }),
+    ];
     expect(names(sortItems(clip, { key: 'clipLufs', direction: 'descending' }))).toEqual(['short kick.wav', 'long pad.wav', 'older.wav']);
     expect(names(sortItems(clip, { key: 'clipLufs', direction: 'ascending' }))).toEqual(['long pad.wav', 'short kick.wav', 'older.wav']);
   });
 
   it('sorts tiers by score and keys by pitch class, major before minor', () => {
-    expect(names(sortItems(items, { key: 'tier', direction: 'descending' }))).toEqual(['kick 2.wav', 'kick 10.wav', 'pad.wav', 'queued.wav']);
+    expect(names(sortItems(items, { key: 'tier', direction: 'descending' }))).toEqual([
+      'kick 2.wav',
+      'kick 10.wav',
+      'pad.wav',
+      'queued.wav',
+    ]);
     expect(names(sortItems(items, { key: 'key', direction: 'ascending' }))).toEqual(['kick 2.wav', 'pad.wav', 'kick 10.wav', 'queued.wav']);
   });
 
@@ -116,7 +150,9 @@ describe('exports', () => {
   it('writes a CSV row per analysed file, in order, with empty fields for missing values', () => {
     const lines = batchCsv(items).split('\r\n');
     expect(lines[0]).toBe(csvHeader.join(','));
-    expect(lines[0]).toBe('file,role,role_confidence,tier,score,integrated_lufs,clip_lufs,true_peak_dbtp,tempo_bpm,key,mode,key_confidence,duration_s,graded_s,suggested_name,flags');
+    expect(lines[0]).toBe(
+      'file,role,role_confidence,tier,score,integrated_lufs,clip_lufs,true_peak_dbtp,tempo_bpm,key,mode,key_confidence,duration_s,graded_s,suggested_name,flags',
+    );
     expect(lines).toHaveLength(6); // header, four rows, and the empty string after the last CRLF
     expect(lines[1]).toBe('"a, ""quoted"".wav",percs,0.8,A,0.85,-12,-10.5,-1,120,C,major,0.5,4,4,01_percs_punchy,seam_click');
     expect(lines[2]).toBe('b.wav,percs,0.8,A,0.85,-12,-10.5,-1,,,,0.5,4,4,02_bass_dark,');
@@ -128,7 +164,11 @@ describe('exports', () => {
     const parsed = JSON.parse(batchJson(items)) as { files: Record<string, unknown>[] };
     expect(parsed.files).toHaveLength(4);
     expect(Object.keys(parsed.files[0] ?? {})).toEqual([...csvHeader]);
-    expect(parsed.files[0]).toMatchObject({ file: 'a, "quoted".wav', suggested_name: '01_percs_punchy', flags: [{ code: 'seam_click', message: 'A click.' }] });
+    expect(parsed.files[0]).toMatchObject({
+      file: 'a, "quoted".wav',
+      suggested_name: '01_percs_punchy',
+      flags: [{ code: 'seam_click', message: 'A click.' }],
+    });
     expect(parsed.files[1]).toMatchObject({ file: 'b.wav', key: null, tempo_bpm: null });
     expect(parsed.files[2]).toMatchObject({ file: 'c.wav', integrated_lufs: null, clip_lufs: -7.25, duration_s: 180, graded_s: 30 });
     expect(parsed.files[3]).toMatchObject({ file: 'd.wav', clip_lufs: null, graded_s: null });

@@ -150,7 +150,13 @@ export function filterItems(items: readonly BatchItem[], filter: BatchFilter): B
     if (filter.role !== 'all' && result?.role !== filter.role) return false;
     if (filter.tier !== 'all' && result?.tier !== filter.tier) return false;
     if (words.length === 0) return true;
-    const haystack = [item.name, result?.suggestedName, result?.role, result ? keyLabel(result) : null, result ? `tier ${result.tier}` : null]
+    const haystack = [
+      item.name,
+      result?.suggestedName,
+      result?.role,
+      result ? keyLabel(result) : null,
+      result ? `tier ${result.tier}` : null,
+    ]
       .filter(Boolean)
       .join(' ')
       .toLowerCase();

@@ -70,7 +70,10 @@ describe('createBatchStore', () => {
     store.add('t', files('bad.wav'));
     calls[0]?.reject(new ApiError(415, 'The file could not be decoded as audio (no audio stream).'));
     await settle();
-    expect(store.getSnapshot().items[0]).toMatchObject({ status: 'failed', error: 'The file could not be decoded as audio (no audio stream).' });
+    expect(store.getSnapshot().items[0]).toMatchObject({
+      status: 'failed',
+      error: 'The file could not be decoded as audio (no audio stream).',
+    });
 
     store.retry(store.getSnapshot().items[0]?.id ?? '');
     expect(store.getSnapshot().items[0]).toMatchObject({ status: 'running', error: null });

@@ -65,20 +65,22 @@ export function createBatchStore(analyseFile: AnalyseFile, concurrency = 2): Bat
       onProgress: (stage, fraction) => {
         if (!controller.signal.aborted) update(item.id, { stage, progress: fraction });
       },
-    }).then(
-      (result) => {
-        if (controller.signal.aborted) return;
-        update(item.id, { status: 'done', stage: null, progress: 1, result });
-      },
-      (error: unknown) => {
-        // A cancelled file was already marked by cancel() or removed by remove()/clear().
-        if (controller.signal.aborted || isAbort(error)) return;
-        update(item.id, { status: 'failed', stage: null, error: messageOf(error, 'The analysis failed unexpectedly.') });
-      },
-    ).finally(() => {
-      if (running.get(item.id) === controller) running.delete(item.id);
-      pump();
-    });
+    })
+      .then(
+        (result) => {
+          if (controller.signal.aborted) return;
+          update(item.id, { status: 'done', stage: null, progress: 1, result });
+        },
+        (error: unknown) => {
+          // A cancelled file was already marked by cancel() or removed by remove()/clear().
+          if (controller.signal.aborted || isAbort(error)) return;
+          update(item.id, { status: 'failed', stage: null, error: messageOf(error, 'The analysis failed unexpectedly.') });
+        },
+      )
+      .finally(() => {
+        if (running.get(item.id) === controller) running.delete(item.id);
+        pump();
+      });
   };
 
   // Start queued files, in list order, while fewer than `concurrency` run.
@@ -103,20 +105,18 @@ export function createBatchStore(analyseFile: AnalyseFile, concurrency = 2): Bat
         nextIndex = 1;
         publish([], token);
       }
-      const added = files.map(
-        ({ file, name, path }): BatchItem => ({
-          id: `f${nextId++}`,
-          file,
-          name: name ?? file.name,
-          path: path ?? null,
-          index: nextIndex++,
-          status: 'queued',
-          stage: null,
-          progress: 0,
-          error: null,
-          result: null,
-        }),
-      );
+      const added = files.map(({ file, name, path }): BatchItem => ({
+        id: `f${nextId++}`,
+        file,
+        name: name ?? file.name,
+        path: path ?? null,
+        index: nextIndex++,
+        status: 'queued',
+        stage: null,
+        progress: 0,
+        error: null,
+        result: null,
+      }));
       publish([...snapshot.items, ...added]);
       pump();
     },

@@ -28,7 +28,15 @@ const columns: readonly Column[] = [
 /** The cells between Status and the actions: the figures, or one cell saying why there are none. */
 const valueColumns = columns.length - 2;
 
-function SortHeader({ column, order, onSort }: { readonly column: Column; readonly order: SortOrder | null; readonly onSort: (key: SortKey) => void }) {
+function SortHeader({
+  column,
+  order,
+  onSort,
+}: {
+  readonly column: Column;
+  readonly order: SortOrder | null;
+  readonly onSort: (key: SortKey) => void;
+}) {
   const active = order?.key === column.key;
   return (
     <th scope="col" className={column.numeric ? 'num' : undefined} aria-sort={active ? order.direction : undefined}>
@@ -74,7 +82,14 @@ function RowProgress({ item }: { readonly item: BatchItem }) {
       <span className="batch-row-stage">
         {stage}… <span className="mono muted">{percent} %</span>
       </span>
-      <div className="progress-track" role="progressbar" aria-label={`${item.name}: ${stage}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent}>
+      <div
+        className="progress-track"
+        role="progressbar"
+        aria-label={`${item.name}: ${stage}`}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={percent}
+      >
         <div className="progress-fill" style={{ width: `${percent}%` }} />
       </div>
     </div>
@@ -129,20 +144,45 @@ function PendingCell({ item }: { readonly item: BatchItem }): ReactNode {
   }
 }
 
-function RowActions({ item, onCancel, onRemove, onRetry }: { readonly item: BatchItem; readonly onCancel: (id: string) => void; readonly onRemove: (id: string) => void; readonly onRetry: (id: string) => void }) {
+function RowActions({
+  item,
+  onCancel,
+  onRemove,
+  onRetry,
+}: {
+  readonly item: BatchItem;
+  readonly onCancel: (id: string) => void;
+  readonly onRemove: (id: string) => void;
+  readonly onRetry: (id: string) => void;
+}) {
   return (
     <div className="batch-row-actions">
       {item.status === 'failed' || item.status === 'cancelled' ? (
-        <button type="button" className="button button-secondary batch-small-button" onClick={() => onRetry(item.id)} aria-label={`Retry ${item.name}`}>
+        <button
+          type="button"
+          className="button button-secondary batch-small-button"
+          onClick={() => onRetry(item.id)}
+          aria-label={`Retry ${item.name}`}
+        >
           Retry
         </button>
       ) : null}
       {item.status === 'running' ? (
-        <button type="button" className="button button-ghost batch-small-button" onClick={() => onCancel(item.id)} aria-label={`Cancel ${item.name}`}>
+        <button
+          type="button"
+          className="button button-ghost batch-small-button"
+          onClick={() => onCancel(item.id)}
+          aria-label={`Cancel ${item.name}`}
+        >
           Cancel
         </button>
       ) : (
-        <button type="button" className="button button-ghost batch-small-button" onClick={() => onRemove(item.id)} aria-label={`Remove ${item.name}`}>
+        <button
+          type="button"
+          className="button button-ghost batch-small-button"
+          onClick={() => onRemove(item.id)}
+          aria-label={`Remove ${item.name}`}
+        >
           Remove
         </button>
       )}

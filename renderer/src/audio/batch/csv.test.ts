@@ -30,7 +30,15 @@ describe('csvField', () => {
 
 describe('toCsv', () => {
   it('ends every line, the last included, with CRLF', () => {
-    expect(toCsv(['file', 'lufs'], [['a.wav', -9], ['b, "c".wav', null]])).toBe('file,lufs\r\na.wav,-9\r\n"b, ""c"".wav",\r\n');
+    expect(
+      toCsv(
+        ['file', 'lufs'],
+        [
+          ['a.wav', -9],
+          ['b, "c".wav', null],
+        ],
+      ),
+    ).toBe('file,lufs\r\na.wav,-9\r\n"b, ""c"".wav",\r\n');
   });
 
   it('writes only the header for no rows', () => {

@@ -25,7 +25,12 @@ describe('buildZip', () => {
 
   it('refuses two entries with the same name', () => {
     const data = new Uint8Array(1);
-    expect(() => buildZip([{ name: 'x.wav', data }, { name: 'x.wav', data }])).toThrow(/x\.wav/);
+    expect(() =>
+      buildZip([
+        { name: 'x.wav', data },
+        { name: 'x.wav', data },
+      ]),
+    ).toThrow(/x\.wav/);
   });
 
   it('builds an empty archive', () => {

@@ -40,7 +40,9 @@ describe('job list', () => {
     expect(parseJobList(null)).toEqual([]);
     expect(parseJobList('not json')).toEqual([]);
     expect(parseJobList('{"id":"a"}')).toEqual([]);
-    expect(parseJobList(JSON.stringify([job('a'), { id: 3 }, { id: '', url: 'x', added: 1 }, job('a', 5), job('b')])).map((j) => j.id)).toEqual(['a', 'b']);
+    expect(
+      parseJobList(JSON.stringify([job('a'), { id: 3 }, { id: '', url: 'x', added: 1 }, job('a', 5), job('b')])).map((j) => j.id),
+    ).toEqual(['a', 'b']);
   });
 
   it('keeps each tenant in its own key and removes the key for an empty list', () => {

@@ -3,7 +3,14 @@ import type { JobStatus } from '../../api/audio';
 import { ApiError } from '../../api/http';
 import { descriptorOf, formatDuration, jobErrorSentence, submitProblem } from './source-format';
 
-const job = (overrides: Partial<JobStatus>): JobStatus => ({ job_id: 'j', type: 'source', status: 'pending', progress: 0, created: 1, ...overrides });
+const job = (overrides: Partial<JobStatus>): JobStatus => ({
+  job_id: 'j',
+  type: 'source',
+  status: 'pending',
+  progress: 0,
+  created: 1,
+  ...overrides,
+});
 
 describe('source formatting', () => {
   it('writes durations', () => {
@@ -25,15 +32,23 @@ describe('job outcomes', () => {
 
   it('says cancelled for a cancelled job and ends the server sentence with a full stop', () => {
     expect(jobErrorSentence(job({ status: 'error', error: 'cancelled' }))).toBe('Cancelled.');
-    expect(jobErrorSentence(job({ status: 'error', error: 'http://x/ answered HTTP 404 Not Found' }))).toBe('http://x/ answered HTTP 404 Not Found.');
+    expect(jobErrorSentence(job({ status: 'error', error: 'http://x/ answered HTTP 404 Not Found' }))).toBe(
+      'http://x/ answered HTTP 404 Not Found.',
+    );
     expect(jobErrorSentence(job({ status: 'error', error: 'Gave up.' }))).toBe('Gave up.');
     expect(jobErrorSentence(job({ status: 'error', error: null }))).toBe('The job failed without saying why.');
   });
 
   it('words a refused URL without the field path', () => {
     const body = { detail: [{ loc: ['body', 'url'], msg: 'URL should be an absolute http or https URL', type: 'custom' }] };
-    expect(submitProblem(new ApiError(422, 'Url: URL should be an absolute http or https URL.', body))).toBe('URL should be an absolute http or https URL.');
-    expect(submitProblem(new ApiError(503, 'ffmpeg is not available.', { detail: 'ffmpeg is not available' }))).toBe('ffmpeg is not available.');
-    expect(submitProblem(new ApiError(422, 'Priority: too big.', { detail: [{ loc: ['body', 'priority'], msg: 'too big' }] }))).toBe('Priority: too big.');
+    expect(submitProblem(new ApiError(422, 'Url: URL should be an absolute http or https URL.', body))).toBe(
+      'URL should be an absolute http or https URL.',
+    );
+    expect(submitProblem(new ApiError(503, 'ffmpeg is not available.', { detail: 'ffmpeg is not available' }))).toBe(
+      'ffmpeg is not available.',
+    );
+    expect(submitProblem(new ApiError(422, 'Priority: too big.', { detail: [{ loc: ['body', 'priority'], msg: 'too big' }] }))).toBe(
+      'Priority: too big.',
+    );
   });
 });

@@ -34,7 +34,8 @@ export function descriptorOf(job: JobStatus): SourceDescriptor | null {
   const result = job.result;
   if (job.status !== 'done' || !result) return null;
   const { content_id, name, duration_s, channels } = result as Partial<Record<keyof SourceDescriptor, unknown>>;
-  if (typeof content_id !== 'string' || typeof name !== 'string' || typeof duration_s !== 'number' || typeof channels !== 'number') return null;
+  if (typeof content_id !== 'string' || typeof name !== 'string' || typeof duration_s !== 'number' || typeof channels !== 'number')
+    return null;
   return result as unknown as SourceDescriptor;
 }
 
@@ -56,7 +57,11 @@ export function submitProblem(error: unknown): string {
     if (error.status === 422 && Array.isArray(detail)) {
       const urlIssue = detail.find(
         (item): item is { loc: unknown[]; msg: string } =>
-          typeof item === 'object' && item !== null && Array.isArray((item as { loc?: unknown }).loc) && (item as { loc: unknown[] }).loc.includes('url') && typeof (item as { msg?: unknown }).msg === 'string',
+          typeof item === 'object' &&
+          item !== null &&
+          Array.isArray((item as { loc?: unknown }).loc) &&
+          (item as { loc: unknown[] }).loc.includes('url') &&
+          typeof (item as { msg?: unknown }).msg === 'string',
       );
       if (urlIssue) return /[.!?]$/.test(urlIssue.msg) ? urlIssue.msg : `${urlIssue.msg}.`;
     }

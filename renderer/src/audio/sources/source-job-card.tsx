@@ -101,10 +101,22 @@ function FinishedActions({ token, source }: { readonly token: string; readonly s
   return (
     <div className="sources-finished">
       <div className="row">
-        <button type="button" className="button button-primary" onClick={() => void fetchWav('download')} aria-disabled={busy !== null} aria-describedby={problem ? problemId : undefined}>
+        <button
+          type="button"
+          className="button button-primary"
+          onClick={() => void fetchWav('download')}
+          aria-disabled={busy !== null}
+          aria-describedby={problem ? problemId : undefined}
+        >
           {busy === 'download' ? 'Downloading…' : 'Download WAV'}
         </button>
-        <button type="button" className="button button-secondary" onClick={() => void fetchWav('analyse')} aria-disabled={busy !== null} aria-describedby={problem ? problemId : undefined}>
+        <button
+          type="button"
+          className="button button-secondary"
+          onClick={() => void fetchWav('analyse')}
+          aria-disabled={busy !== null}
+          aria-describedby={problem ? problemId : undefined}
+        >
           {busy === 'analyse' ? 'Opening…' : 'Analyse'}
         </button>
       </div>
@@ -118,7 +130,15 @@ function FinishedActions({ token, source }: { readonly token: string; readonly s
 }
 
 /** One source job: its progress while it runs, what it fetched when done, or why it failed. */
-export function SourceJobCard({ token, job: remembered, onForget }: { readonly token: string; readonly job: RememberedJob; readonly onForget: (id: string) => void }) {
+export function SourceJobCard({
+  token,
+  job: remembered,
+  onForget,
+}: {
+  readonly token: string;
+  readonly job: RememberedJob;
+  readonly onForget: (id: string) => void;
+}) {
   const queryClient = useQueryClient();
   const headingId = useId();
   const query = useQuery({
@@ -151,7 +171,12 @@ export function SourceJobCard({ token, job: remembered, onForget }: { readonly t
   };
 
   return (
-    <article className="sources-job" aria-labelledby={headingId} data-status={job ? (job.error === 'cancelled' ? 'cancelled' : job.status) : 'unknown'} aria-busy={active(job) || undefined}>
+    <article
+      className="sources-job"
+      aria-labelledby={headingId}
+      data-status={job ? (job.error === 'cancelled' ? 'cancelled' : job.status) : 'unknown'}
+      aria-busy={active(job) || undefined}
+    >
       <header className="sources-job-header">
         <div className="sources-job-title">
           <h3 id={headingId} className="sources-job-url mono" title={remembered.url}>
@@ -201,7 +226,12 @@ export function SourceJobCard({ token, job: remembered, onForget }: { readonly t
               {cancelling ? 'Cancelling…' : 'Cancel'}
             </button>
           ) : (
-            <button type="button" className="button button-ghost" onClick={() => onForget(remembered.id)} aria-label={`Remove ${remembered.url} from the list`}>
+            <button
+              type="button"
+              className="button button-ghost"
+              onClick={() => onForget(remembered.id)}
+              aria-label={`Remove ${remembered.url} from the list`}
+            >
               Remove from list
             </button>
           )}

@@ -104,7 +104,14 @@ export function normalisedFlux(mag: Float64Array, sum: number, prev: Float64Arra
  * scanned upwards, so the largest values are collected scanning upwards and the smallest scanning
  * downwards: on the usual falling spectra both scans then mostly compare and move on.
  */
-export function contrastPeakValley(mag: Float64Array, cb: ContrastBands, peak: Float64Array, valley: Float64Array, at: number, scratch: Float64Array): void {
+export function contrastPeakValley(
+  mag: Float64Array,
+  cb: ContrastBands,
+  peak: Float64Array,
+  valley: Float64Array,
+  at: number,
+  scratch: Float64Array,
+): void {
   for (let b = 0; b < cb.bands; b++) {
     const k0 = cb.start[b]!;
     const k1 = cb.end[b]!;
@@ -170,7 +177,14 @@ export function contrastPeakValley(mag: Float64Array, cb: ContrastBands, peak: F
  * per 32 bins, of a product of 16 values: between 1e-160 and about 1e128), so the additions and
  * multiplications do not wait on one another.
  */
-export function spectrumPass(re: Float64Array, im: Float64Array, freqs: Float64Array, power: Float64Array, mag: Float64Array, out: Float64Array): void {
+export function spectrumPass(
+  re: Float64Array,
+  im: Float64Array,
+  freqs: Float64Array,
+  power: Float64Array,
+  mag: Float64Array,
+  out: Float64Array,
+): void {
   const n = power.length;
   let sum = 0;
   let m1 = 0;
@@ -241,7 +255,15 @@ export function spectrumPass(re: Float64Array, im: Float64Array, freqs: Float64A
 }
 
 /** Roll-off (Hz) into out[0] and flux (0..1) into out[1]; `sum` = Σ mag, `prev`/`prevSum` the previous frame. */
-export function rolloffFluxPass(mag: Float64Array, freqs: Float64Array, sum: number, prev: Float64Array, prevSum: number, out: Float64Array, rollPercent = ROLL_PERCENT): void {
+export function rolloffFluxPass(
+  mag: Float64Array,
+  freqs: Float64Array,
+  sum: number,
+  prev: Float64Array,
+  prevSum: number,
+  out: Float64Array,
+  rollPercent = ROLL_PERCENT,
+): void {
   const n = mag.length;
   if (!(sum > 0)) {
     out[0] = 0;

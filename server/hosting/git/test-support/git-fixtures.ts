@@ -106,7 +106,11 @@ export async function startGitServer(root: string): Promise<GitTestServer> {
       res.writeHead(404).end('not a git URL');
       return;
     }
-    const served = serveGitHttp(req, res, { repoDir: path.join(root, `${target.fullPath}.git`), service: target.service, remoteUser: 'ada' }).then(
+    const served = serveGitHttp(req, res, {
+      repoDir: path.join(root, `${target.fullPath}.git`),
+      service: target.service,
+      remoteUser: 'ada',
+    }).then(
       (result) => {
         results.push({ service: target.service, result });
       },
