@@ -3,8 +3,9 @@
  * range's file diffs and line stats, merge bases and contributors. Every revision reaches git after
  * `--end-of-options`, every path after `--`; callers validate names with git-names.ts first.
  */
+import path from 'node:path';
 import { AppError } from '../../http/errors.js';
-import { gitFailure, gitIn } from './repository-call.js';
+import { failure, gitIn } from './repository-command.js';
 import { GitCommandError, type GitRunOptions } from './run-git.js';
 
 /** One commit as the commits API shows it. */
@@ -238,7 +239,7 @@ async function readOrMissing(dir: string, args: readonly string[], run: GitRunOp
       /unknown revision|bad revision|bad object|ambiguous argument|does not have any commits/.test(e.stderr)
     )
       return null;
-    throw gitFailure(e, sentence, dir);
+    throw failure(e, sentence, [path.resolve(dir)]);
   }
 }
 

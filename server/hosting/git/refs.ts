@@ -3,9 +3,10 @@
  * `update-ref` given the value it must have before (zero: must not exist), so a concurrent push is
  * never overwritten. Names are checked with git-names.ts before they reach git.
  */
+import path from 'node:path';
 import { AppError } from '../../http/errors.js';
 import { assertBranchName, isValidBranchName, ZERO_SHA } from './git-names.js';
-import { gitFailure, gitIn } from './repository-call.js';
+import { failure, gitIn } from './repository-command.js';
 import { GitCommandError, type GitRunOptions } from './run-git.js';
 
 /** A branch: its name and the commit it points at. */
@@ -100,7 +101,7 @@ export async function deleteBranch(dir: string, name: string, expected: string, 
   } catch (e) {
     if (e instanceof GitCommandError)
       throw new AppError('conflict', `Could not update refs/heads/${name}. Please refresh and try again.`, { cause: e });
-    throw gitFailure(e, 'The branch could not be deleted', dir);
+    throw failure(e, 'The branch could not be deleted', [path.resolve(dir)]);
   }
 }
 
@@ -152,7 +153,7 @@ export async function updateRef(
       /cannot lock ref|reference already exists|is at .* but expected|unable to resolve reference/.test(e.stderr)
     )
       throw new AppError('conflict', raced, { cause: e });
-    throw gitFailure(e, 'The ref could not be updated', dir);
+    throw failure(e, 'The ref could not be updated', [path.resolve(dir)]);
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { PassThrough, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { AppError, notFound } from '../../http/errors.js';
 import { resolvePublicAddress, type OutboundPolicy } from '../../http/outbound.js';
 import { pinnedCloneArgs, pinnedCloneEnv, scrubSecrets, splitCredentials } from './remote-url.js';
@@ -19,9 +19,10 @@ import {
   QUICK_MS,
   scrubPaths,
   setHeadRef,
+  streamOutput,
   symbolicHead,
 } from './repository-command.js';
-import { childEnvironment, GitCommandError, lastLine, runGit, startTracked, type GitRunOptions } from './run-git.js';
+import { GitCommandError, lastLine, runGit, type GitRunOptions } from './run-git.js';
 
 /**
  * Copy every ref of `sourceDir` into a new, independent bare repository at `targetDir` with the
@@ -88,27 +89,14 @@ export async function snapshotTar(
   if (!(await exists(path.join(target, 'HEAD')))) throw notFound('Repository');
   const entries: string[] = [];
   for (const name of ['HEAD', 'packed-refs', 'refs', 'objects', 'shallow']) if (await exists(path.join(target, name))) entries.push(name);
-  const tracked = startTracked(run.tarPath ?? 'tar', ['-cf', '-', '-C', target, '--', ...entries], run, childEnvironment(), null);
-  const { child } = tracked;
-  child.stdin.end();
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    if (stderr.length < 16_000) stderr += chunk.toString('utf8');
-  });
-  const out = new PassThrough();
-  child.stdout.pipe(out, { end: false });
-  out.on('close', () => tracked.kill());
-  tracked.exited.then(
-    (code) => {
-      if (code === 0) out.end();
-      else
-        out.destroy(
-          new AppError('unavailable', `The repository snapshot could not be written (tar: ${scrubPaths(lastLine(stderr), [target])})`),
-        );
-    },
-    (e: unknown) => out.destroy(e instanceof Error ? e : new Error(String(e))),
+  return streamOutput(
+    run.tarPath ?? 'tar',
+    ['-cf', '-', '-C', target, '--', ...entries],
+    run,
+    null,
+    (_code, stderr) =>
+      new AppError('unavailable', `The repository snapshot could not be written (tar: ${scrubPaths(lastLine(stderr), [target])})`),
   );
-  return out;
 }
 
 /**

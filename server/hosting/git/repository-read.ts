@@ -6,12 +6,11 @@
  * pathspecs after `--`, and failures become AppErrors that name no server paths.
  */
 import path from 'node:path';
-import { PassThrough, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { AppError } from '../../http/errors.js';
 import { isObjectId, isValidBranchName } from './git-names.js';
-import { childEnvironment, GitCommandError, lastLine, runGit, startTracked, type GitRunOptions } from './run-git.js';
-
-const QUICK_MS = 30_000;
+import { failure, git, QUICK_MS, streamOutput } from './repository-command.js';
+import { GitCommandError, runGit, type GitRunOptions } from './run-git.js';
 
 /** One entry of a tree, as `git ls-tree` names it. */
 export interface TreeEntry {
@@ -95,7 +94,7 @@ export async function listTree(
   const prefix = treePath.join('/');
   const tree = prefix === '' ? await verify(target, `${commit}^{tree}`, run) : await objectAt(target, commit, prefix, 'tree', run);
   if (!tree) return undefined;
-  const out = await git(target, ['ls-tree', '-z', ...(recursive ? ['-r', '-t'] : []), tree], run, 'The tree could not be read', {
+  const out = await git(target, ['ls-tree', '-z', ...(recursive ? ['-r', '-t'] : []), tree], run, 'The tree could not be read', [], {
     maxStdout: 256 * 1024 * 1024,
   });
   const entries: TreeEntry[] = [];
@@ -128,7 +127,7 @@ export async function findBlobAtPath(
   const tree =
     parent.length === 0 ? await verify(target, `${commit}^{tree}`, run) : await objectAt(target, commit, parent.join('/'), 'tree', run);
   if (!tree) return undefined;
-  const out = await git(target, ['ls-tree', '-z', '-l', tree], run, 'The file could not be read', { maxStdout: 64 * 1024 * 1024 });
+  const out = await git(target, ['ls-tree', '-z', '-l', tree], run, 'The file could not be read', [], { maxStdout: 64 * 1024 * 1024 });
   for (const record of out.stdout.toString('utf8').split('\0')) {
     const tab = record.indexOf('\t');
     if (tab < 0 || record.slice(tab + 1) !== name) continue;
@@ -259,44 +258,16 @@ async function objectAt(dir: string, commit: string, p: string, type: 'tree' | '
   return found === type ? id : undefined;
 }
 
-async function git(dir: string, args: readonly string[], run: GitRunOptions, sentence: string, spec: { readonly maxStdout?: number } = {}) {
-  try {
-    return await runGit(['--git-dir=' + dir, ...args], run, { timeoutMs: QUICK_MS, ...spec });
-  } catch (e) {
-    throw failure(e, sentence, [dir]);
-  }
-}
-
 function streamGit(dir: string, args: readonly string[], run: GitRunOptions, sentence: string): Readable {
-  const tracked = startTracked(run.gitPath ?? 'git', ['--git-dir=' + dir, ...args], run, childEnvironment(), run.timeoutMs ?? null);
-  const { child } = tracked;
-  child.stdin.end();
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    if (stderr.length < 16_000) stderr += chunk.toString('utf8');
-  });
-  const out = new PassThrough();
-  child.stdout.pipe(out, { end: false });
-  out.on('close', () => tracked.kill());
-  tracked.exited.then(
-    (code) => {
-      if (code === 0) out.end();
-      else out.destroy(failure(new GitCommandError('git', code, stderr), sentence, [dir]) as Error);
-    },
-    (e: unknown) => out.destroy(e instanceof Error ? e : new Error(String(e))),
+  return streamOutput(
+    run.gitPath ?? 'git',
+    ['--git-dir=' + dir, ...args],
+    run,
+    run.timeoutMs ?? null,
+    (code, stderr) => failure(new GitCommandError('git', code, stderr), sentence, [dir]) as Error,
   );
-  return out;
 }
 
 function assertId(id: string): void {
   if (!isObjectId(id)) throw new AppError('invalid', `"${id}" is not a full object name`, { code: 'invalid_revision' });
-}
-
-/** A git failure as an AppError saying `sentence` and git's reason, without server paths. */
-function failure(e: unknown, sentence: string, paths: readonly string[]): unknown {
-  if (!(e instanceof GitCommandError)) return e;
-  if (/not a git repository/i.test(e.stderr)) return new AppError('not-found', 'Repository Not Found', { cause: e });
-  let reason = lastLine(e.stderr).replace(/^(fatal|error): /, '');
-  for (const p of paths) reason = reason.split(p).join(path.basename(p));
-  return new AppError('unavailable', reason ? `${sentence}: ${reason}` : sentence, { cause: e });
 }

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../http/errors.js';
-import { gitIn } from './repository-call.js';
+import { gitIn } from './repository-command.js';
 import { ZERO_SHA } from './git-names.js';
 import { updateRef } from './refs.js';
 import type { GitRunOptions } from './run-git.js';
