@@ -1,3 +1,6 @@
+// Users, tokens, groups, members and namespaces: the identity service both APIs authenticate through.
+// Over 400 lines because the group-membership rules (access levels through the hierarchy) are read by
+// every other method here; the store access is in identity-repo.ts.
 import { AppError, notFound, type ValidationIssue } from '../http/errors.js';
 import type { GroupMemberRecord, GroupRecord, NamespaceRecord, TokenRecord, UserRecord, Visibility } from '../store/schema.js';
 import { groupFullName, groupFullPath, type IdentityRepo } from './identity-repo.js';

@@ -14,6 +14,9 @@
  * - bass: sub_bass, mid_bass;
  * - melodic: pluck, lead, chord;
  * - atmos: pad, drone, noise_sweep.
+ *
+ * One file (over 400 lines) on purpose: the 16 generators share the seeded helpers and the label
+ * table; it is test data, not product code.
  */
 import { drumLoop, type DrumPattern } from './drums.js';
 import { seededNoise } from './signals.js';

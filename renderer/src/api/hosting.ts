@@ -1,4 +1,5 @@
-// The hosting API (/api/v4, GitLab's shapes): every call the Projects screens make. The token goes
+// The hosting API (/api/v4, GitLab's shapes): every call the Projects screens make (over 400 lines:
+// one short function per endpoint, kept in one place so the screens share one client). The token goes
 // in GitLab's PRIVATE-TOKEN header; lists come with GitLab's pagination headers.
 import type {
   BadgeRender,

@@ -2,6 +2,8 @@
  * The grading policy of the `grade` engine (pure, no audio): the tiers and thresholds, the roles' weight
  * rows, the composite score, the flag codes, the result's shape and `scopeGrade` (a head cut from a longer
  * file). grade-checks.ts applies it to what the meter (grade.ts) measured.
+ *
+ * Just over 400 lines: the constants and their documentation are most of it.
  */
 import { ampToDb } from '../dsp/grade-math.js';
 import type { TempoSource } from '../dsp/loop-tempo.js';

@@ -1,3 +1,6 @@
+// Project webhooks: the hook records and their event switches, and the delivery of events (queue,
+// timeouts, retries with backoff, the delivery log). Just over 400 lines: the records and the delivery
+// are one service because a test delivery and a push share the queue; payloads are in hook-payloads.ts.
 import { randomUUID } from 'node:crypto';
 import PQueue from 'p-queue';
 import type { IdentityService } from '../../auth/identity.js';

@@ -1,3 +1,6 @@
+// The /projects routes (GitLab's lib/api/projects.rb): one handler per endpoint, each a few lines over
+// the project services. Over 400 lines because the family has that many endpoints; the presenter,
+// queries and actions they call live beside it.
 import type { Request, Response, Router } from 'express';
 import { accessLevels } from '../../auth/identity.js';
 import { AppError, notFound } from '../../http/errors.js';

@@ -1,3 +1,6 @@
+// The project service: create, edit, delete, pushes and the records' rules. Over 400 lines because
+// create/edit/remove share the claiming of repository folders and the per-project queue that orders
+// edits and pushes; the reads, actions, storage and jobs are in their own files beside it.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
