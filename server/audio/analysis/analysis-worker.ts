@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { AppError } from '../../http/errors.js';
 import { openPcmSource, type DecoderChoice, type PcmRanges, type PcmSource } from '../decode/pcm-source.js';
 import { headSeconds, type EngineSpec } from '../engines/engine.js';
+import { roundTo } from '../dsp/round.js';
 import { FeedReader, FeedStopped, FeedWriter } from '../decode/upload-feed.js';
 import { DeadlineClock, type AnalysisBudget } from './task-deadline.js';
 import { wavHeader } from '../decode/wav-reader.js';
@@ -170,7 +171,7 @@ async function runOn(source: PcmSource, task: AnalysisTask, pace: Pace): Promise
     return {
       result: requireFiniteResult(result),
       source: {
-        duration_s: Math.round(wholeSeconds * 1000) / 1000,
+        duration_s: roundTo(wholeSeconds, 3),
         sample_rate: format.sampleRate,
         channels: format.channels,
         format: source.container,
