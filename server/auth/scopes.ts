@@ -47,7 +47,8 @@ export const hostingScopeRules: readonly RouteScopeRule[] = [
   // API::Users (/user, /users, /users/:id, its tokens…) and API::Version allow read_user for reads.
   { path: /^\/(version|user|users)(\/.*)?$/i, family: 'users' },
   // API::Files (…/repository/files/:file_path[/raw|/blame]); trees, blobs and archives are API::Repositories: `api`.
-  { path: /^\/projects\/[^/]+\/repository\/files\/[^/]+(\/(raw|blame))?\/?$/i, family: 'repository-files' },
+  // …/analysis (a Cratehouse extension) reads the same file, so it takes the same scopes.
+  { path: /^\/projects\/[^/]+\/repository\/files\/[^/]+(\/(raw|blame|analysis))?\/?$/i, family: 'repository-files' },
   { path: /^/, family: 'api' },
 ];
 
