@@ -47,6 +47,8 @@ const MAX_REMEMBERED_REFUSALS = 1000;
 export class RepositoryFileAnalyses {
   private readonly running = new Map<string, Promise<void>>();
   private readonly refused = new Set<string>();
+  /** Pushes whose files are still being listed. */
+  private readonly queueing = new Set<Promise<void>>();
 
   constructor(
     private readonly reader: RepositoryReader,
@@ -73,12 +75,15 @@ export class RepositoryFileAnalyses {
 
   /** After a push or an API commit: queue the analysis of the audio files it added or changed, at background priority. */
   queueAfterPush(project: Readonly<ProjectRecord>, changes: readonly RefChange[]): void {
-    void this.queue(project, changes).catch((error: unknown) => this.log.error(`queueing the analysis of a push to ${project.id}`, error));
+    const queued = this.queue(project, changes)
+      .catch((error: unknown) => this.log.error(`queueing the analysis of a push to ${project.id}`, error))
+      .finally(() => this.queueing.delete(queued));
+    this.queueing.add(queued);
   }
 
   /** Resolves once no analysis this service started is running (tests, shutdown). */
   async idle(): Promise<void> {
-    while (this.running.size > 0) await Promise.allSettled([...this.running.values()]);
+    while (this.running.size > 0 || this.queueing.size > 0) await Promise.allSettled([...this.queueing, ...this.running.values()]);
   }
 
   private async queue(project: Readonly<ProjectRecord>, changes: readonly RefChange[]): Promise<void> {
