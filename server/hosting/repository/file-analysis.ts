@@ -95,10 +95,15 @@ export class RepositoryFileAnalyses {
         if (queued >= this.options.maxFilesPerPush) return;
         if (!isAudioPath(changed.path) || seen.has(changed.blobId)) continue;
         seen.add(changed.blobId);
-        const content = await this.contentOf(project, await this.reader.file(project, changed.path, change.after));
-        if (content.size > this.options.maxBytes) continue;
-        queued += 1;
-        await this.start(ownerOf(project), content, 'background');
+        try {
+          const content = await this.contentOf(project, await this.reader.file(project, changed.path, change.after));
+          if (content.size > this.options.maxBytes) continue;
+          queued += 1;
+          await this.start(ownerOf(project), content, 'background');
+        } catch (error) {
+          // One file that cannot be read (a branch moved on meanwhile) does not stop the others.
+          this.log.error(`queueing the analysis of ${changed.path} in project ${project.id}`, error);
+        }
       }
     }
   }
