@@ -46,9 +46,14 @@ export const hostingScopeRules: readonly RouteScopeRule[] = [
   { path: /^\/users\/[^/]+\/(projects|starred_projects|contributed_projects)\/?$/i, family: 'api' },
   // API::Users (/user, /users, /users/:id, its tokens…) and API::Version allow read_user for reads.
   { path: /^\/(version|user|users)(\/.*)?$/i, family: 'users' },
-  // API::Files (…/repository/files/:file_path[/raw|/blame]); trees, blobs and archives are API::Repositories: `api`.
+  // API::Files reads (GET/HEAD …/repository/files/:file_path[/raw|/blame]) also with read_repository (files.rb:
+  // allow_access_with_scope :read_repository if get? or head?); writes, trees, blobs and archives: `api`.
   // …/analysis (a Cratehouse extension) reads the same file, so it takes the same scopes.
-  { path: /^\/projects\/[^/]+\/repository\/files\/[^/]+(\/(raw|blame|analysis))?\/?$/i, family: 'repository-files' },
+  {
+    methods: ['GET', 'HEAD'],
+    path: /^\/projects\/[^/]+\/repository\/files\/[^/]+(\/(raw|blame|analysis))?\/?$/i,
+    family: 'repository-files',
+  },
   { path: /^/, family: 'api' },
 ];
 
