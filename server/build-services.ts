@@ -25,6 +25,7 @@ import { createProjectsRepo } from './hosting/projects/projects-repo.js';
 import { createLfsRepo } from './hosting/lfs/lfs-repo.js';
 import { setUpHosting, type HostingServices } from './hosting/set-up-hosting.js';
 import type { Logger } from './http/logger.js';
+import { createRepositoryAudio } from './project-audio.js';
 import type { OutboundPolicy } from './http/outbound.js';
 import { JobRunner, type JobHandler } from './queue/job-runner.js';
 import { createJobsRepo } from './queue/jobs-repo.js';
@@ -61,6 +62,8 @@ export interface ServiceOptions {
   readonly importLimits?: ArchiveLimits;
   /** The largest Git LFS object accepted (5 GiB when omitted). */
   readonly maxLfsObjectBytes?: number;
+  /** What a push queues for background analysis: files at most, bytes per file (50 and 1 GiB when omitted). */
+  readonly pushAnalysis?: { readonly maxFiles: number; readonly maxBytes: number };
   readonly hooks: Omit<HookServiceOptions, 'gitPath' | 'log'>;
   readonly analysisPool: { readonly threads?: number; readonly options: PoolOptions };
   readonly failedAuth: FailedAuthLimits;
@@ -107,6 +110,13 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     options.jobConcurrency,
   );
   const sources = sourcesSetup.connect(jobs);
+  const pool = createAnalysisPool(options.analysisPool.threads, options.analysisPool.options);
+  const analysis = new AnalysisService(
+    pool,
+    new ResultCache(path.join(dataDir, 'cache')),
+    options.ffmpegPath ? { kind: 'ffmpeg', path: options.ffmpegPath } : { kind: 'js' },
+    meter,
+  );
   const hosting = setUpHosting({
     repos: {
       projects: createProjectsRepo(store),
@@ -125,14 +135,14 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     maxLfsObjectBytes: options.maxLfsObjectBytes,
     hooks: options.hooks,
     log,
+    // Hosting's one way to the audio service: a capability, so neither imports the other.
+    audio: createRepositoryAudio(analysis),
+    audioAnalysis: {
+      maxFilesPerPush: options.pushAnalysis?.maxFiles ?? 50,
+      maxBytes: options.pushAnalysis?.maxBytes ?? 1024 ** 3,
+      tmpDir: options.uploads.tmpDir,
+    },
   });
-  const pool = createAnalysisPool(options.analysisPool.threads, options.analysisPool.options);
-  const analysis = new AnalysisService(
-    pool,
-    new ResultCache(path.join(dataDir, 'cache')),
-    options.ffmpegPath ? { kind: 'ffmpeg', path: options.ffmpegPath } : { kind: 'js' },
-    meter,
-  );
   const auth = createAuthGuard(identity, new FailedAuthLimiter(options.failedAuth));
   const { uploads } = options;
   const { projects, hooks } = hosting;
@@ -175,7 +185,10 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
         auth,
         gitPath: options.gitPath,
         log,
-        onPush: (push) => hooks.firePush(push.project, push.identity.user, push.refUpdates),
+        onPush: (push) => {
+          hooks.firePush(push.project, push.identity.user, push.refUpdates);
+          hosting.fileAnalyses.queueAfterPush(push.project, push.refUpdates);
+        },
         lfs: { lfs: hosting.lfs, locks: hosting.lfsLocks, publicUrl: options.http.publicUrl },
       },
     },

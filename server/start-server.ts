@@ -91,6 +91,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       // An import is capped as a whole: the archive and what it expands to (a 7 MB gzip can hold 1.5 GB).
       importLimits: { ...defaultArchiveLimits, maxBytes: config.maxImportMb * 1024 * 1024 },
       maxLfsObjectBytes: config.maxLfsObjectMb * 1024 * 1024,
+      pushAnalysis: { maxFiles: config.pushAnalysisMaxFiles, maxBytes: config.pushAnalysisMaxMb * 1024 * 1024 },
       hooks: { allowPrivate: hooksMayTargetPrivate(config), version, baseUrl: () => config.publicUrl ?? listeningUrl },
       // Warm the JIT before the first request: the analysis threads in the background (they write a
       // WAV to the upload dir), the upload path on this thread below (~0.2 s).

@@ -111,11 +111,12 @@ const hostingOtherRoutes = [
   'PUT /projects/:id/repository/files/:file_path',
   'DELETE /projects/:id/repository/files/:file_path',
 ];
-/** GitLab's API::Files: read_repository reads too (allow_access_with_scope, GET and HEAD). */
+/** GitLab's API::Files: read_repository reads too (allow_access_with_scope, GET and HEAD); so does the analysis of a file (a Cratehouse extension). */
 const hostingFileRoutes = [
   'HEAD /projects/:id/repository/files/:file_path',
   'GET /projects/:id/repository/files/:file_path',
   'GET /projects/:id/repository/files/:file_path/raw',
+  'GET /projects/:id/repository/files/:file_path/analysis',
 ];
 /** /audio/v1 without a token at all. */
 const audioPublicRoutes = ['GET /healthz', 'GET /openapi.json'];
@@ -341,6 +342,7 @@ describe('the Repository Files API', () => {
     const file = '/projects/7/repository/files/stems%2Fkick.wav';
     expect(allowingScopes(familyOf(hostingScopeRules, 'GET', file), 'GET')).toEqual(['read_repository', 'api', 'read_api']);
     expect(allowingScopes(familyOf(hostingScopeRules, 'HEAD', `${file}/raw`), 'HEAD')).toEqual(['read_repository', 'api', 'read_api']);
+    expect(allowingScopes(familyOf(hostingScopeRules, 'GET', `${file}/analysis`), 'GET')).toEqual(['read_repository', 'api', 'read_api']);
     expect(allowingScopes(familyOf(hostingScopeRules, 'PUT', file), 'PUT')).toEqual(['api']);
     expect(allowingScopes(familyOf(hostingScopeRules, 'GET', '/projects/7/repository/commits'), 'GET')).toEqual(['api', 'read_api']);
   });

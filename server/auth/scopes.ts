@@ -48,7 +48,12 @@ export const hostingScopeRules: readonly RouteScopeRule[] = [
   { path: /^\/(version|user|users)(\/.*)?$/i, family: 'users' },
   // API::Files reads (GET/HEAD …/repository/files/:file_path[/raw|/blame]) also with read_repository (files.rb:
   // allow_access_with_scope :read_repository if get? or head?); writes, trees, blobs and archives: `api`.
-  { methods: ['GET', 'HEAD'], path: /^\/projects\/[^/]+\/repository\/files\/[^/]+(\/(raw|blame))?\/?$/i, family: 'repository-files' },
+  // …/analysis (a Cratehouse extension) reads the same file, so it takes the same scopes.
+  {
+    methods: ['GET', 'HEAD'],
+    path: /^\/projects\/[^/]+\/repository\/files\/[^/]+(\/(raw|blame|analysis))?\/?$/i,
+    family: 'repository-files',
+  },
   { path: /^/, family: 'api' },
 ];
 

@@ -15,6 +15,10 @@ export interface Config {
   readonly maxImportMb: number;
   /** Largest Git LFS object a push may upload, in MiB. */
   readonly maxLfsObjectMb: number;
+  /** Audio files of at most this many MiB that a push adds are analysed in the background. */
+  readonly pushAnalysisMaxMb: number;
+  /** Audio files one push queues for background analysis at most. */
+  readonly pushAnalysisMaxFiles: number;
   /** Concurrent jobs in the p-queue runner. */
   readonly jobConcurrency: number;
   /** Explicit ffmpeg path; otherwise ffmpeg-static, then `ffmpeg` on PATH. */
@@ -71,6 +75,8 @@ export const defaultConfig: Config = {
   maxJsonKb: 1024,
   maxImportMb: 1024,
   maxLfsObjectMb: 5120,
+  pushAnalysisMaxMb: 1024,
+  pushAnalysisMaxFiles: 50,
   jobConcurrency: 2,
   ffmpegPath: null,
   gitPath: 'git',
@@ -106,6 +112,8 @@ const envKeys: Readonly<Record<keyof Config, string>> = {
   maxJsonKb: 'CRATEHOUSE_MAX_JSON_KB',
   maxImportMb: 'CRATEHOUSE_MAX_IMPORT_MB',
   maxLfsObjectMb: 'CRATEHOUSE_MAX_LFS_OBJECT_MB',
+  pushAnalysisMaxMb: 'CRATEHOUSE_PUSH_ANALYSIS_MAX_MB',
+  pushAnalysisMaxFiles: 'CRATEHOUSE_PUSH_ANALYSIS_MAX_FILES',
   jobConcurrency: 'CRATEHOUSE_JOB_CONCURRENCY',
   ffmpegPath: 'CRATEHOUSE_FFMPEG',
   gitPath: 'CRATEHOUSE_GIT',
@@ -171,6 +179,8 @@ const numberKeys = new Set<keyof Config>([
   'maxJsonKb',
   'maxImportMb',
   'maxLfsObjectMb',
+  'pushAnalysisMaxMb',
+  'pushAnalysisMaxFiles',
   'jobConcurrency',
   'maxSourceMb',
   'sourceTimeoutS',
@@ -227,6 +237,9 @@ function validate(c: Config): Config {
   if (!(c.maxJsonKb > 0)) throw new ConfigError(`max JSON body must be positive, got ${c.maxJsonKb}`);
   if (!(c.maxImportMb > 0)) throw new ConfigError(`max import size must be positive, got ${c.maxImportMb}`);
   if (!(c.maxLfsObjectMb > 0)) throw new ConfigError(`max LFS object size must be positive, got ${c.maxLfsObjectMb}`);
+  if (!(c.pushAnalysisMaxMb >= 0)) throw new ConfigError(`push analysis size limit must not be negative, got ${c.pushAnalysisMaxMb}`);
+  if (!Number.isInteger(c.pushAnalysisMaxFiles) || c.pushAnalysisMaxFiles < 0)
+    throw new ConfigError(`push analysis file count must be a whole number, got ${c.pushAnalysisMaxFiles}`);
   if (!Number.isInteger(c.jobConcurrency) || c.jobConcurrency < 1)
     throw new ConfigError(`job concurrency must be a positive integer, got ${c.jobConcurrency}`);
   if (!['silent', 'error', 'info', 'debug'].includes(c.logLevel))

@@ -334,3 +334,21 @@ export interface Contributor {
   readonly additions: number;
   readonly deletions: number;
 }
+
+/**
+ * GET /projects/:id/repository/files/:file_path/analysis (a Cratehouse extension): the audio
+ * analysis of a repository file (LFS content resolved), or that it is still running (202).
+ * `analysis` is exactly /audio/v1/analyze's body and `waveform` /audio/v1/waveform's (800 bins);
+ * their types are the audio API's (AnalyzeResult, Waveform in server/audio/api-types.ts).
+ */
+export type RepositoryFileAnalysis =
+  | {
+      readonly status: 'ready';
+      readonly file_path: string;
+      readonly blob_id: string;
+      readonly sha256: string;
+      readonly size: number;
+      readonly analysis: Readonly<Record<string, unknown>>;
+      readonly waveform: Readonly<Record<string, unknown>>;
+    }
+  | { readonly status: 'pending'; readonly file_path: string; readonly blob_id: string };

@@ -25,6 +25,8 @@ import type { RepositoryReader } from './repository/repository-reader.js';
 import { mountRepositoryHistoryRoutes } from './repository/history-routes.js';
 import type { RepositoryHistory } from './repository/repository-history.js';
 import type { RepositoryWriter } from './repository/repository-writer.js';
+import type { RepositoryFileAnalyses } from './repository/file-analysis.js';
+import type { LfsContent } from './repository/lfs-content.js';
 import { answerLikeGitLab, createRequestLinks, requireUser, resolveCaller } from './request.js';
 import { mountGroupRoutes } from './users-groups/group-routes.js';
 import { mountNamespaceRoutes } from './users-groups/namespace-routes.js';
@@ -51,6 +53,8 @@ export interface HostingDeps {
   readonly repositoryReader: RepositoryReader;
   readonly repositoryHistory: RepositoryHistory;
   readonly repositoryWriter: RepositoryWriter;
+  readonly lfsContent: LfsContent;
+  readonly fileAnalyses: RepositoryFileAnalyses;
   /** What else goes when a project is deleted; its export only when absent. */
   readonly onProjectRemoved?: (projectId: number) => Promise<void>;
   /** Where project uploads stream to while they arrive, and how large they may be. */
@@ -94,7 +98,13 @@ export function createHostingRouter(deps: HostingDeps): Router {
   mountBadgeRoutes(router, { projects: deps.projects, badges: deps.badges, links });
   mountNotificationRoutes(router, { identity, projects: deps.projects, notifications: deps.notifications });
   mountHookRoutes(router, { projects: deps.projects, hooks: deps.hooks, links });
-  mountRepositoryReadRoutes(router, { projects: deps.projects, reader: deps.repositoryReader, links });
+  mountRepositoryReadRoutes(router, {
+    projects: deps.projects,
+    reader: deps.repositoryReader,
+    links,
+    lfsContent: deps.lfsContent,
+    analyses: deps.fileAnalyses,
+  });
   mountRepositoryHistoryRoutes(router, { projects: deps.projects, history: deps.repositoryHistory, writer: deps.repositoryWriter, links });
 
   router.use((_req, res) => {

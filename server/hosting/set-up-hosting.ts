@@ -27,6 +27,11 @@ import type { ProjectsRepo } from './projects/projects-repo.js';
 import { RepositoryReader } from './repository/repository-reader.js';
 import { RepositoryHistory } from './repository/repository-history.js';
 import { RepositoryWriter } from './repository/repository-writer.js';
+import { findLfsTrackedPaths } from './git/attributes.js';
+import { listChangedFiles } from './git/changed-files.js';
+import { RepositoryFileAnalyses, type FileAnalysisOptions } from './repository/file-analysis.js';
+import { LfsContent } from './repository/lfs-content.js';
+import type { RepositoryAudio } from './repository/repository-audio.js';
 
 /** The stores the hosting services keep their records in (built by the composition root). */
 export interface HostingRepos {
@@ -58,6 +63,10 @@ export interface HostingServices {
   readonly reconcileRepositories: (log: Logger) => Promise<ReconcileReport>;
   readonly lfs: LfsService;
   readonly lfsLocks: LfsLockService;
+  /** LFS pointers resolved to the objects their project links. */
+  readonly lfsContent: LfsContent;
+  /** Audio analysis of repository files (the analysis route, and what pushes queue). */
+  readonly fileAnalyses: RepositoryFileAnalyses;
   /** What else goes when a project is deleted (its export, its LFS links and locks). */
   readonly onProjectRemoved: (projectId: number) => Promise<void>;
 }
@@ -79,6 +88,10 @@ export function setUpHosting(options: {
   readonly log: Logger;
   /** The largest Git LFS object accepted (default 5 GiB). */
   readonly maxLfsObjectBytes?: number;
+  /** Audio analysis, handed in by the composition root (hosting never imports the audio service). */
+  readonly audio: RepositoryAudio;
+  /** What a push queues for analysis, and where blobs are written while analysed. */
+  readonly audioAnalysis: FileAnalysisOptions;
 }): HostingServices {
   const { jobs, gitPath, repos } = options;
   const git = gitOps(gitPath, options.allowPrivate);
@@ -107,11 +120,31 @@ export function setUpHosting(options: {
     onProjectRemoved,
   });
   const hooks = new HookService(repos.hooks, projects, identity, { ...options.hooks, gitPath, log: options.log });
-  // An API write triggers what a git push does (repository-routes.ts afterPush): the push recorded, then the hooks.
-  const writer = new RepositoryWriter(projects, gitPath, async (project, user, changes) => {
-    const updated = await projects.recordPush(project);
-    hooks.firePush(updated, user, changes);
-  });
+  const reader = new RepositoryReader(stores.paths, gitPath);
+  const lfsContent = new LfsContent(lfs);
+  const fileAnalyses = new RepositoryFileAnalyses(
+    reader,
+    lfsContent,
+    options.audio,
+    (project, before, after) => listChangedFiles(projects.repositoryOf(project), before, after, { gitPath }),
+    options.audioAnalysis,
+    options.log,
+  );
+  // An API write triggers what a git push does (repository-routes.ts afterPush): the push recorded,
+  // the hooks, the analysis of its audio files.
+  const writer = new RepositoryWriter(
+    projects,
+    gitPath,
+    async (project, user, changes) => {
+      const updated = await projects.recordPush(project);
+      hooks.firePush(updated, user, changes);
+      fileAnalyses.queueAfterPush(updated, changes);
+    },
+    {
+      trackedPaths: (dir, commit, paths) => findLfsTrackedPaths(dir, commit, paths, { gitPath }),
+      store: (project, content) => lfs.storeContent(project, content),
+    },
+  );
   for (const [kind, handler] of createProjectJobHandlers(stores)) {
     // A fork references its parent's LFS objects (shared files, no copy) once its repository is there.
     if (kind !== projectJobTypes.fork) jobs.register(kind, handler);
@@ -134,12 +167,14 @@ export function setUpHosting(options: {
     hooks,
     badges: new BadgeService(projects, identity, repos.badges),
     notifications: new NotificationSettingsService(repos.notifications),
-    repositoryReader: new RepositoryReader(stores.paths, gitPath),
+    repositoryReader: reader,
     repositoryHistory: new RepositoryHistory(projects, gitPath),
     repositoryWriter: writer,
     reconcileRepositories: (log) => reconcileRepositories(projects, stores, log),
     lfs,
     lfsLocks: new LfsLockService(projects, identity, repos.lfs),
+    lfsContent,
+    fileAnalyses,
     onProjectRemoved,
   };
 }

@@ -98,6 +98,8 @@ export async function startTestApp(
     readonly failedAuth?: FailedAuthLimits;
     /** Express's `trust proxy`. */
     readonly trustProxy?: string;
+    /** What a push queues for background analysis (the server's defaults otherwise). */
+    readonly pushAnalysis?: { readonly maxFiles: number; readonly maxBytes: number };
     /** Time budget of analysis tasks (the server's default otherwise). */
     readonly analysisBudget?: AnalysisBudget;
   } = {},
@@ -131,6 +133,7 @@ export async function startTestApp(
     projectsAllowPrivate: options.sources?.allowPrivate ?? true,
     importLimits: options.importLimits,
     maxLfsObjectBytes: options.maxLfsObjectBytes,
+    pushAnalysis: options.pushAnalysis,
     hooks: {
       allowPrivate: options.hooks?.allowPrivate ?? options.sources?.allowPrivate ?? true,
       resolve: options.hooks?.resolve,

@@ -1,6 +1,6 @@
 import type { Meter } from '../../auth/metering.js';
 import type { ReceivedUpload } from '../../http/multipart.js';
-import type { AnalysisPool } from './worker-pool.js';
+import type { AnalysisPool, AnalysisPriority } from './worker-pool.js';
 import { cacheKey, type ResultCache } from './cache.js';
 import type { DecoderChoice } from '../decode/pcm-source.js';
 import { FeedWriter } from '../decode/upload-feed.js';
@@ -18,6 +18,14 @@ export interface AnalysisAnswer {
 export interface AnalysisOptions {
   readonly headSeconds?: number;
   readonly signal?: AbortSignal;
+  /** Interactive unless said (see worker-pool.ts AnalysisPriority). */
+  readonly priority?: AnalysisPriority;
+}
+
+/** A file the server already holds, with the sha256 of its bytes. */
+export interface HeldFile {
+  readonly path: string;
+  readonly sha256: string;
 }
 
 /**
@@ -127,9 +135,11 @@ export class AnalysisService {
       ...(options.headSeconds ? { headSeconds: options.headSeconds } : {}),
       ...(shared ? { control: shared, growing: control !== undefined } : {}),
     });
-    if (!engine.split) return this.pool.run(task(engineId, control), options.signal);
+    if (!engine.split) return this.pool.run(task(engineId, control), options.signal, options.priority);
     const feed = new FeedWriter(control);
-    const runs = engine.split.parts.map((id, part) => this.pool.run(task(getEngineId(id), feed.shared, part), options.signal));
+    const runs = engine.split.parts.map((id, part) =>
+      this.pool.run(task(getEngineId(id), feed.shared, part), options.signal, options.priority),
+    );
     let outs: AnalysisOutput[];
     try {
       outs = await Promise.all(runs);
@@ -166,32 +176,47 @@ export class AnalysisService {
     options: AnalysisOptions & { readonly early?: EarlyAnalysis } = {},
   ): Promise<AnalysisAnswer> {
     try {
-      const engine = engines[engineId];
-      const key = cacheKey({
-        sha256: upload.sha256,
-        route,
-        params: { ...params, head: options.headSeconds ?? null },
-        engineVersion: engine.version,
-      });
-      // The computation is shared across tenants, but a tenant's first answer is a `miss` whoever
-      // computed it: X-Cache must not tell them that someone else analysed this exact file.
-      const seenBefore = await this.cache.hasSeen(tenant, key);
-      const cached = (await this.cache.get(key)) as { source: SourceInfo; result: unknown } | undefined;
-      if (cached) {
-        options.early?.cancel();
-        if (!seenBefore) await this.cache.markSeen(tenant, key);
-        return { ...cached, cache: seenBefore ? 'hit' : 'miss' };
-      }
-      const running = options.early?.resultFor(upload.path) ?? null;
-      if (!running) options.early?.cancel();
-      const out = await (running ?? this.run(engineId, params, upload.path, options));
-      this.meter.analysed(tenant, out.analysedSeconds);
-      const entry = { source: out.source, result: out.result };
-      await this.cache.set(key, entry);
-      await this.cache.markSeen(tenant, key);
-      return { ...entry, cache: 'miss' };
+      return await this.analyseFile(tenant, upload, route, engineId, params, options);
     } finally {
       await upload.discard();
     }
+  }
+
+  /**
+   * Analyse a file the server already holds (nothing is uploaded, and the file is left in place),
+   * cached and marked seen for `tenant` exactly as an upload of the same bytes to `route` would be.
+   */
+  async analyseFile(
+    tenant: string,
+    file: HeldFile,
+    route: string,
+    engineId: EngineId,
+    params: Readonly<Record<string, unknown>>,
+    options: AnalysisOptions & { readonly early?: EarlyAnalysis } = {},
+  ): Promise<AnalysisAnswer> {
+    const engine = engines[engineId];
+    const key = cacheKey({
+      sha256: file.sha256,
+      route,
+      params: { ...params, head: options.headSeconds ?? null },
+      engineVersion: engine.version,
+    });
+    // The computation is shared across tenants, but a tenant's first answer is a `miss` whoever
+    // computed it: X-Cache must not tell them that someone else analysed this exact file.
+    const seenBefore = await this.cache.hasSeen(tenant, key);
+    const cached = (await this.cache.get(key)) as { source: SourceInfo; result: unknown } | undefined;
+    if (cached) {
+      options.early?.cancel();
+      if (!seenBefore) await this.cache.markSeen(tenant, key);
+      return { ...cached, cache: seenBefore ? 'hit' : 'miss' };
+    }
+    const running = options.early?.resultFor(file.path) ?? null;
+    if (!running) options.early?.cancel();
+    const out = await (running ?? this.run(engineId, params, file.path, options));
+    this.meter.analysed(tenant, out.analysedSeconds);
+    const entry = { source: out.source, result: out.result };
+    await this.cache.set(key, entry);
+    await this.cache.markSeen(tenant, key);
+    return { ...entry, cache: 'miss' };
   }
 }

@@ -20,13 +20,19 @@ export interface AnalysisPool {
    * Run one analysis. Cancellation is cooperative: the signal (or the task's own `control` feed) sets a
    * flag the worker checks between chunks, so threads are never terminated mid-task.
    */
-  run(task: AnalysisTask, signal?: AbortSignal): Promise<AnalysisOutput>;
+  run(task: AnalysisTask, signal?: AbortSignal, priority?: AnalysisPriority): Promise<AnalysisOutput>;
   /** A split engine's `combine` over its parts' results (see EngineSpec.split). */
   combine(engineId: EngineId, results: readonly unknown[], seconds: number): Promise<unknown>;
   /** True once every thread has finished its start-up warm-up (until then the first requests run slower code). */
   isWarm(): boolean;
   destroy(): Promise<void>;
 }
+
+/**
+ * `interactive`: someone is waiting for the answer (the default). `background`: work queued ahead of
+ * need (a push's audio files), which waits while any interactive task runs and runs one at a time.
+ */
+export type AnalysisPriority = 'interactive' | 'background';
 
 /**
  * Tasks one thread may hold at once. A task that waits for an upload still arriving (analysis started
@@ -70,40 +76,15 @@ export function createAnalysisPool(threads = availableParallelism(), options: Po
   void Promise.allSettled(warming).then(() => (warm = true));
   const budget = options.budget ?? defaultAnalysisBudget;
   const graceMs = options.overdueGraceMs ?? 10_000;
+  const gate = createPriorityGate();
   return {
-    async run(task, signal) {
-      let control = task.control;
-      if (signal) {
-        const writer = new FeedWriter(control);
-        control = writer.shared;
-        if (signal.aborted) writer.cancel();
-        else signal.addEventListener('abort', () => writer.cancel(), { once: true });
-      }
-      const deadline = new SharedArrayBuffer(DEADLINE_BYTES);
-      const overdue = new AbortController();
-      const watchdog = watchDeadline(deadline, task.growing && control ? new FeedReader(control) : null, budget, graceMs, overdue);
-      let out: AnalysisOutput | AnalysisFailure;
+    async run(task, signal, priority = 'interactive') {
+      const release = await gate.enter(priority);
       try {
-        out = (await pool.run(
-          { ...task, ...(control ? { control } : {}), deadline: { shared: deadline, budget } },
-          { name: 'analyse', signal: overdue.signal },
-        )) as AnalysisOutput | AnalysisFailure;
-      } catch (error) {
-        // Aborting a running piscina task terminates its thread (and piscina starts a new one).
-        if (overdue.signal.aborted) throw deadlineExceeded(budget);
-        // Another task on the same thread overran its deadline: this one was lost with the thread.
-        if (error instanceof Error && /Terminating worker thread|worker exited/i.test(error.message)) {
-          throw new AppError('unavailable', 'The analysis was interrupted when its worker thread was restarted; try again', {
-            code: 'worker_restarted',
-            retryAfter: 1,
-          });
-        }
-        throw error;
+        return await runNow(task, signal);
       } finally {
-        clearInterval(watchdog);
+        release();
       }
-      if (isFailure(out)) throw fromFailure(out);
-      return out;
     },
     async combine(engineId, results, seconds) {
       const out = (await pool.run({ engineId, results, seconds } satisfies CombineTask, { name: 'combineParts' })) as unknown;
@@ -112,6 +93,73 @@ export function createAnalysisPool(threads = availableParallelism(), options: Po
     },
     isWarm: () => warm,
     destroy: () => pool.destroy(),
+  };
+
+  async function runNow(task: AnalysisTask, signal: AbortSignal | undefined): Promise<AnalysisOutput> {
+    let control = task.control;
+    if (signal) {
+      const writer = new FeedWriter(control);
+      control = writer.shared;
+      if (signal.aborted) writer.cancel();
+      else signal.addEventListener('abort', () => writer.cancel(), { once: true });
+    }
+    const deadline = new SharedArrayBuffer(DEADLINE_BYTES);
+    const overdue = new AbortController();
+    const watchdog = watchDeadline(deadline, task.growing && control ? new FeedReader(control) : null, budget, graceMs, overdue);
+    let out: AnalysisOutput | AnalysisFailure;
+    try {
+      out = (await pool.run(
+        { ...task, ...(control ? { control } : {}), deadline: { shared: deadline, budget } },
+        { name: 'analyse', signal: overdue.signal },
+      )) as AnalysisOutput | AnalysisFailure;
+    } catch (error) {
+      // Aborting a running piscina task terminates its thread (and piscina starts a new one).
+      if (overdue.signal.aborted) throw deadlineExceeded(budget);
+      // Another task on the same thread overran its deadline: this one was lost with the thread.
+      if (error instanceof Error && /Terminating worker thread|worker exited/i.test(error.message)) {
+        throw new AppError('unavailable', 'The analysis was interrupted when its worker thread was restarted; try again', {
+          code: 'worker_restarted',
+          retryAfter: 1,
+        });
+      }
+      throw error;
+    } finally {
+      clearInterval(watchdog);
+    }
+    if (isFailure(out)) throw fromFailure(out);
+    return out;
+  }
+}
+
+/** Admits interactive tasks at once; background tasks one at a time, only while no interactive task runs. */
+export function createPriorityGate(): { enter(priority: AnalysisPriority): Promise<() => void> } {
+  let interactive = 0;
+  let background = 0;
+  const waiting: (() => void)[] = [];
+  const admit = () => {
+    while (waiting.length > 0 && interactive === 0 && background === 0) {
+      background += 1;
+      waiting.shift()!();
+    }
+  };
+  return {
+    async enter(priority) {
+      if (priority === 'interactive') {
+        interactive += 1;
+        return () => {
+          interactive -= 1;
+          admit();
+        };
+      }
+      await new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        admit();
+      });
+      return () => {
+        background -= 1;
+        admit();
+      };
+    },
   };
 }
 

@@ -4,9 +4,9 @@
  * to the shared object files, and housekeeping. The locking API lives in lfs-locks.ts.
  */
 import type { IdentityService } from '../../auth/identity.js';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, type ReadStream } from 'node:fs';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { AppError } from '../../http/errors.js';
 import type { ProjectRecord, UserRecord } from '../../store/schema.js';
 import type { Viewer } from '../projects/project-access.js';
@@ -215,6 +215,23 @@ export class LfsService {
     const link = oidPattern.test(oid) ? this.repo.findLink(project.id, oid) : undefined;
     if (!link || (await this.objects.findSize(oid)) !== link.size) throw new AppError('not-found', messages.notFound);
     return { size: link.size, stream: this.objects.open(oid) };
+  }
+
+  /** The file of an object the project links, with its size, or undefined when it has none (the server reads it in place). */
+  async findObjectFile(
+    project: Readonly<ProjectRecord>,
+    oid: string,
+  ): Promise<{ readonly path: string; readonly size: number } | undefined> {
+    const link = oidPattern.test(oid) ? this.repo.findLink(project.id, oid) : undefined;
+    if (!link || (await this.objects.findSize(oid)) !== link.size) return undefined;
+    return { path: this.objects.pathOf(oid), size: link.size };
+  }
+
+  /** Store bytes the server was handed (an API commit) as the project's object, as an upload would; returns its oid and size. */
+  async storeContent(project: Readonly<ProjectRecord>, content: Buffer): Promise<{ readonly oid: string; readonly size: number }> {
+    const oid = createHash('sha256').update(content).digest('hex');
+    await this.upload(project, oid, content.length, Readable.from([content]));
+    return { oid, size: content.length };
   }
 
   /** The verify action: the project links `oid` with this size and the file is there. */

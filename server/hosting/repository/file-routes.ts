@@ -1,15 +1,16 @@
 import type { Response, Router } from 'express';
-import { streamUserContent } from '../../http/serve-user-content.js';
 import { paramsOf, readableProjectOf } from '../request.js';
 import type { ProjectService } from '../projects/projects.js';
 import { jsonAround } from './base64-json.js';
-import { repositoryContentCacheControl, sendBase64Json } from './blob-routes.js';
+import { sendBase64Json, sendBlobOrLfsObject } from './blob-routes.js';
+import type { LfsContent } from './lfs-content.js';
 import type { FileMetadata, RepositoryReader } from './repository-reader.js';
 
 /** What the file routes need. */
 export interface FileRouteDeps {
   readonly projects: ProjectService;
   readonly reader: RepositoryReader;
+  readonly lfsContent: LfsContent;
 }
 
 /**
@@ -18,7 +19,7 @@ export interface FileRouteDeps {
  * (`lib%2Fclass.rb`), as in GitLab. The write side (POST, PUT, DELETE) lives elsewhere.
  */
 export function mountFileRoutes(router: Router, deps: FileRouteDeps): void {
-  const { projects, reader } = deps;
+  const { projects, reader, lfsContent } = deps;
 
   router.head('/projects/:id/repository/files/:file_path', async (req, res) => {
     const project = readableProjectOf(projects, req, res);
@@ -43,12 +44,12 @@ export function mountFileRoutes(router: Router, deps: FileRouteDeps): void {
     const project = readableProjectOf(projects, req, res);
     const params = paramsOf(req);
     const ref = params.string('ref');
-    // Accepted as GitLab does; LFS objects are not stored here yet, so a pointer is served as it is.
-    params.bool('lfs');
+    // lfs=true: a pointer to an object the project has is answered with the object (GitLab's send_lfs_object).
+    const lfs = params.bool('lfs') === true;
     params.check();
     const file = await reader.file(project, String(req.params.file_path), ref || project.defaultBranch, { allowLeadingSlash: true });
     setFileHeaders(res, file.metadata);
-    await streamUserContent(req, res, file, file.metadata.file_name, { cacheControl: repositoryContentCacheControl, etag: `"${file.id}"` });
+    await sendBlobOrLfsObject(req, res, file, file.metadata.file_name, lfs ? { project, lfsContent } : null);
   });
 }
 

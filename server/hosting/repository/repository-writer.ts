@@ -6,6 +6,7 @@ import { isValidBranchName, ZERO_SHA } from '../git/git-names.js';
 import * as refs from '../git/refs.js';
 import type { GitRunOptions } from '../git/run-git.js';
 import { commitRefusal, writeCommit, type FileAction } from '../git/write-commit.js';
+import { formatLfsPointer, parseLfsPointer } from '../lfs/lfs-pointer.js';
 import type { Viewer } from '../projects/project-access.js';
 import type { ProjectService } from '../projects/projects.js';
 import { assertPath } from './repository-history.js';
@@ -19,6 +20,15 @@ export interface RefChange {
 
 /** What a push triggers (activity, emptiness, default branch, hooks): the same for git pushes and API writes. */
 export type AfterPush = (project: Readonly<ProjectRecord>, user: Readonly<UserRecord>, changes: readonly RefChange[]) => Promise<void>;
+
+/**
+ * Git LFS for API commits: which paths a commit's `.gitattributes` track with `filter=lfs`, and the
+ * store that keeps their content as the project's objects (as git-lfs does on the client).
+ */
+export interface CommitLfs {
+  trackedPaths(dir: string, commit: string, paths: readonly string[]): Promise<ReadonlySet<string>>;
+  store(project: Readonly<ProjectRecord>, content: Buffer): Promise<{ readonly oid: string; readonly size: number }>;
+}
 
 /** An action as the API sent it, with a `last_commit_id` to check against the start branch. */
 export type ActionInput = FileAction & { readonly lastCommitId?: string };
@@ -48,6 +58,7 @@ export class RepositoryWriter {
     private readonly projects: ProjectService,
     gitPath: string,
     private readonly afterPush: AfterPush,
+    private readonly lfs: CommitLfs | null = null,
   ) {
     this.run = { gitPath };
   }
@@ -92,11 +103,12 @@ export class RepositoryWriter {
     }
     const author = { name: input.authorName ?? user.name, email: input.authorEmail ?? user.email };
     const expected = current?.commitId ?? ZERO_SHA;
+    const actions = parent ? await this.storeTrackedInLfs(project, dir, parent, input.actions) : input.actions;
     const sha = await writeCommit(
       dir,
       {
         parent,
-        actions: input.actions,
+        actions,
         message: input.message,
         author,
         committer: { name: user.name, email: user.email },
@@ -162,6 +174,32 @@ export class RepositoryWriter {
     }
     const created = (await refs.listTags(dir, this.run)).find((t) => t.name === name);
     await this.afterPush(project, user, [{ ref: `refs/tags/${name}`, before: ZERO_SHA, after: created?.target ?? commit }]);
+  }
+
+  /**
+   * Content for paths the start commit's `.gitattributes` track with `filter=lfs` goes to the
+   * project's LFS objects, and the commit holds pointer files, as a push from git-lfs would.
+   */
+  private async storeTrackedInLfs(
+    project: Readonly<ProjectRecord>,
+    dir: string,
+    parent: string,
+    actions: readonly ActionInput[],
+  ): Promise<readonly ActionInput[]> {
+    const lfs = this.lfs;
+    if (!lfs || !project.settings.lfs_enabled) return actions;
+    const withContent = actions.filter((a) => 'content' in a && a.content !== undefined && !parseLfsPointer(a.content));
+    if (withContent.length === 0) return actions;
+    const tracked = await lfs.trackedPaths(dir, parent, [...new Set(withContent.map((a) => a.filePath))]);
+    if (tracked.size === 0) return actions;
+    const out: ActionInput[] = [];
+    for (const action of actions) {
+      if (withContent.includes(action) && tracked.has(action.filePath) && 'content' in action && action.content) {
+        const object = await lfs.store(project, action.content);
+        out.push({ ...action, content: formatLfsPointer(object) });
+      } else out.push(action);
+    }
+    return out;
   }
 
   /** The caller must be able to push: a developer or more, and the project not archived (403 as GitLab). */
