@@ -334,3 +334,29 @@ export interface Contributor {
   readonly additions: number;
   readonly deletions: number;
 }
+
+/** One entry of GET /projects/:id/repository/tree (GitLab's TreeObject). */
+export interface RepositoryTreeEntry {
+  readonly id: string;
+  readonly name: string;
+  readonly type: 'tree' | 'blob' | 'commit';
+  readonly path: string;
+  readonly mode: string;
+}
+
+/**
+ * GET /projects/:id/repository/files/:file_path/analysis: 200 ready with the audio API's /analyze and
+ * /waveform bodies, 202 pending while the analysis runs. The audio bodies are type parameters because
+ * hosting does not import audio's types; clients instantiate them with those.
+ */
+export type RepositoryFileAnalysis<Analysis = unknown, Waveform = unknown> =
+  | {
+      readonly status: 'ready';
+      readonly file_path: string;
+      readonly blob_id: string;
+      readonly sha256: string;
+      readonly size: number;
+      readonly analysis: Analysis;
+      readonly waveform: Waveform;
+    }
+  | { readonly status: 'pending'; readonly file_path: string; readonly blob_id: string };
