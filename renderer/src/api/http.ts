@@ -32,7 +32,7 @@ export type TokenStyle = 'bearer' | 'private-token';
 export type Query = Readonly<Record<string, string | number | boolean | undefined | null>>;
 
 export interface RequestOptions {
-  readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  readonly method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly token?: string | null;
   readonly tokenStyle?: TokenStyle;
   readonly query?: Query;
@@ -154,7 +154,11 @@ export function uploadFile<T>(path: string, file: Blob, fileName: string, option
 }
 
 /** A JSON body sent with upload progress (a commit carrying base64 files), answered like requestJson. */
-export function postJsonWithProgress<T>(path: string, json: unknown, options: Omit<UploadOptions, 'field' | 'fields'> = {}): Promise<JsonResponse<T>> {
+export function postJsonWithProgress<T>(
+  path: string,
+  json: unknown,
+  options: Omit<UploadOptions, 'field' | 'fields'> = {},
+): Promise<JsonResponse<T>> {
   const body = new Blob([JSON.stringify(json)], { type: 'application/json' });
   return sendWithProgress<T>(path, body, body.size, { ...options, headers: { 'Content-Type': 'application/json', ...options.headers } });
 }

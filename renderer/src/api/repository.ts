@@ -1,14 +1,7 @@
 // The repository part of the hosting API (/api/v4/projects/:id/repository/…): what the Files tab
 // reads (tree, refs, files, history, analysis) and the one write it makes (a commit of file actions).
 import type { AnalyzeResponse, WaveformResponse } from '../../../server/audio/api-types.js';
-import type {
-  Branch,
-  Commit,
-  CommitDetail,
-  RepositoryFileAnalysis,
-  RepositoryTreeEntry,
-  Tag,
-} from '../../../server/hosting/api-types.js';
+import type { Branch, Commit, CommitDetail, RepositoryFileAnalysis, RepositoryTreeEntry, Tag } from '../../../server/hosting/api-types.js';
 import { failureOf, getJson, postJsonWithProgress, requestJson, send, type UploadProgress } from './http';
 
 export type { UploadProgress };

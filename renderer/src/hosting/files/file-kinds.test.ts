@@ -29,17 +29,17 @@ describe('planFiles and defaultCommitMessage', () => {
   it('creates new files and updates existing ones, in the folder dropped on', () => {
     const planned = planFiles(['kick.wav', 'bass.wav'], 'stems', new Set(['stems/bass.wav']));
     expect(planned).toEqual([
-      { path: 'stems/kick.wav', action: 'create' },
-      { path: 'stems/bass.wav', action: 'update' },
+      { source: 0, path: 'stems/kick.wav', action: 'create' },
+      { source: 1, path: 'stems/bass.wav', action: 'update' },
     ]);
     expect(defaultCommitMessage(planned)).toBe('Add 1 stem, update 1');
   });
 
   it('keeps a name inside the folder and drops duplicates and empty names', () => {
     expect(planFiles(['../../etc/passwd', 'a\\b.wav', '..', 'x.wav', 'x.wav'], '', new Set())).toEqual([
-      { path: 'passwd', action: 'create' },
-      { path: 'b.wav', action: 'create' },
-      { path: 'x.wav', action: 'create' },
+      { source: 0, path: 'passwd', action: 'create' },
+      { source: 1, path: 'b.wav', action: 'create' },
+      { source: 3, path: 'x.wav', action: 'create' },
     ]);
   });
 

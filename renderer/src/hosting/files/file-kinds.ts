@@ -43,6 +43,8 @@ export function findReadme(entries: readonly RepositoryTreeEntry[]): RepositoryT
 
 /** One file of a drop as it goes into the commit. */
 export interface PlannedFile {
+  /** The index of the dropped file this is. */
+  readonly source: number;
   readonly path: string;
   readonly action: 'create' | 'update';
 }
@@ -55,14 +57,14 @@ export interface PlannedFile {
 export function planFiles(names: readonly string[], folder: string, existing: ReadonlySet<string>): PlannedFile[] {
   const seen = new Set<string>();
   const planned: PlannedFile[] = [];
-  for (const raw of names) {
+  for (const [source, raw] of names.entries()) {
     // eslint-disable-next-line no-control-regex -- control characters are what a file name must not carry
     const name = (raw.split(/[\\/]/).pop() ?? '').replace(/[\x00-\x1f\x7f]/g, '').trim();
     if (name === '' || name === '.' || name === '..') continue;
     const path = folder ? `${folder}/${name}` : name;
     if (seen.has(path)) continue;
     seen.add(path);
-    planned.push({ path, action: existing.has(path) ? 'update' : 'create' });
+    planned.push({ source, path, action: existing.has(path) ? 'update' : 'create' });
   }
   return planned;
 }

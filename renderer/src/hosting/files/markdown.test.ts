@@ -3,7 +3,9 @@ import { parseInline, parseMarkdown, safeHref } from './markdown';
 
 describe('markdown', () => {
   it('reads headings, paragraphs, lists, code and rules', () => {
-    const blocks = parseMarkdown('# Beat Tape\n\nStems for the *second* track.\nSee below.\n\n- kick\n- bass\n\n1. mix\n2. master\n\n```\nffmpeg -i a.wav\n```\n\n---\n');
+    const blocks = parseMarkdown(
+      '# Beat Tape\n\nStems for the *second* track.\nSee below.\n\n- kick\n- bass\n\n1. mix\n2. master\n\n```\nffmpeg -i a.wav\n```\n\n---\n',
+    );
     expect(blocks).toEqual([
       { kind: 'heading', level: 1, children: [{ kind: 'text', text: 'Beat Tape' }] },
       {
@@ -24,7 +26,18 @@ describe('markdown', () => {
   it('reads setext headings and block quotes', () => {
     expect(parseMarkdown('Title\n=====\n\n> quoted **bold**')).toEqual([
       { kind: 'heading', level: 1, children: [{ kind: 'text', text: 'Title' }] },
-      { kind: 'quote', children: [{ kind: 'paragraph', children: [{ kind: 'text', text: 'quoted ' }, { kind: 'strong', children: [{ kind: 'text', text: 'bold' }] }] }] },
+      {
+        kind: 'quote',
+        children: [
+          {
+            kind: 'paragraph',
+            children: [
+              { kind: 'text', text: 'quoted ' },
+              { kind: 'strong', children: [{ kind: 'text', text: 'bold' }] },
+            ],
+          },
+        ],
+      },
     ]);
   });
 

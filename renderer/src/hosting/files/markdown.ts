@@ -31,7 +31,8 @@ export function safeHref(url: string): string | null {
   }
 }
 
-const inlinePattern = /(`+)([\s\S]*?)\1|\*\*([\s\S]+?)\*\*|__([\s\S]+?)__|\*([^*\s][^*]*?)\*|\b_([^_\s][^_]*?)_\b|\[([^\]]*)\]\(([^)\s]*)(?:\s+"[^"]*")?\)|<(https?:\/\/[^>\s]+)>|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/;
+const inlinePattern =
+  /(`+)([\s\S]*?)\1|\*\*([\s\S]+?)\*\*|__([\s\S]+?)__|\*([^*\s][^*]*?)\*|\b_([^_\s][^_]*?)_\b|\[([^\]]*)\]\(([^)\s]*)(?:\s+"[^"]*")?\)|<(https?:\/\/[^>\s]+)>|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/;
 
 /** Inline Markdown to a list of inline nodes. */
 export function parseInline(text: string): Inline[] {
@@ -58,7 +59,11 @@ export function parseInline(text: string): Inline[] {
       const href = safeHref(linkUrl ?? '');
       const children = parseInline(linkText);
       if (href) out.push({ kind: 'link', href, children });
-      else for (const child of children) child.kind === 'text' ? pushText(child.text) : out.push(child);
+      else
+        for (const child of children) {
+          if (child.kind === 'text') pushText(child.text);
+          else out.push(child);
+        }
     } else {
       const url = angle ?? bare ?? '';
       const href = safeHref(url);
