@@ -49,7 +49,7 @@ function Readouts({ analysis }: { readonly analysis: Extract<FileAnalysis, { sta
   return (
     <dl className="fl-facts">
       <Fact label="Duration" testId="file-duration">
-        <span className="mono">{formatClock(r.durationS)}</span>
+        <span className="fl-big mono">{formatClock(r.durationS)}</span>
       </Fact>
       <Fact label="Loudness" testId="file-loudness">
         {r.loudnessLufs === null ? (
