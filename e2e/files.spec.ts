@@ -50,14 +50,10 @@ async function api<T>(baseURL: string, token: string, method: string, route: str
 /** Drop files on the Files tab's drop zone, as a drag from the desktop would (a DataTransfer with Files). */
 async function dropFiles(page: Page, files: readonly { name: string; bytes: Buffer }[]): Promise<void> {
   const list = files.map((f) => ({ name: f.name, b64: f.bytes.toString('base64') }));
-  const dataTransfer = await page.evaluateHandle((items) => {
-    const dt = new DataTransfer();
-    for (const item of items) {
-      const bytes = Uint8Array.from(atob(item.b64), (c) => c.charCodeAt(0));
-      dt.items.add(new File([bytes], item.name, { type: 'audio/wav' }));
-    }
-    return dt;
-  }, list);
+  // A string, run in the page: e2e/ is type-checked without the DOM's DataTransfer and File.
+  const dataTransfer = await page.evaluateHandle(
+    `(() => { const dt = new DataTransfer(); for (const item of ${JSON.stringify(list)}) dt.items.add(new File([Uint8Array.from(atob(item.b64), (c) => c.charCodeAt(0))], item.name, { type: 'audio/wav' })); return dt; })()`,
+  );
   const zone = page.locator('.fl-add .file-drop');
   await zone.dispatchEvent('dragover', { dataTransfer });
   await zone.dispatchEvent('drop', { dataTransfer });
