@@ -132,6 +132,42 @@ test('drop two stems onto a project, see the commit, open one and play it', asyn
     await screenshotsAt(page, 'listing');
   });
 
+  await test.step('a refusal shows the server’s sentence, and a retry against the refreshed folder works', async () => {
+    // Someone else adds hat.wav after this page listed the folder: the GUI still plans a create.
+    const other = await api(server.url, producer.token, 'POST', `/projects/${projectId}/repository/commits`, {
+      branch: 'main',
+      commit_message: 'Add a hat from elsewhere',
+      actions: [{ action: 'create', file_path: 'hat.wav', encoding: 'base64', content: pad.toString('base64') }],
+    });
+    expect(other.status).toBe(201);
+    await dropFiles(page, [{ name: 'hat.wav', bytes: loop }]);
+    await expect(page.getByLabel('Commit message')).toHaveValue('Add hat.wav');
+    await page.getByRole('button', { name: 'Commit 1 file to main' }).click();
+    await expect(page.getByRole('alert')).toHaveText('The commit was not made: A file with this name already exists.');
+    // The folder was listed again: the same file is now an update, and the suggestion follows.
+    await expect(page.getByRole('list', { name: 'Files to commit' }).getByRole('listitem')).toHaveText(['updatehat.wav']);
+    await expect(page.getByLabel('Commit message')).toHaveValue('Update hat.wav');
+    await page.getByRole('button', { name: 'Commit 1 file to main' }).click();
+    await expect(page.getByTestId('latest-commit')).toContainText('Update hat.wav');
+    const hat = await fetch(`${server.url}/api/v4/projects/${projectId}/repository/files/hat.wav/raw?ref=main`, {
+      headers: { 'PRIVATE-TOKEN': producer.token },
+    });
+    expect(Buffer.from(await hat.arrayBuffer()).equals(loop)).toBe(true);
+  });
+
+  await test.step('a tag is browsed, not written to', async () => {
+    expect(
+      (await api(server.url, producer.token, 'POST', `/projects/${projectId}/repository/tags`, { tag_name: 'v1', ref: 'main' })).status,
+    ).toBe(201);
+    await page.reload();
+    await page.getByLabel('Branch or tag').selectOption('v1');
+    await expect(page).toHaveURL(/ref=v1/);
+    await expect(page.getByRole('list', { name: 'Files' }).getByRole('link', { name: 'hat.wav' })).toBeVisible();
+    await expect(page.getByText('v1 is not a branch: switch to a branch to add files.')).toBeVisible();
+    await page.getByLabel('Branch or tag').selectOption('main');
+    await expect(page.getByRole('button', { name: 'Choose files…' })).toBeVisible();
+  });
+
   await test.step('a stem opens with its history and plays', async () => {
     await page.getByRole('link', { name: 'kick-loop.wav' }).click();
     await expect(page.getByRole('heading', { name: 'kick-loop.wav' })).toBeVisible();

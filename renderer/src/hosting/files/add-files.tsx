@@ -14,6 +14,16 @@ interface Staged {
   readonly planned: readonly PlannedFile[];
 }
 
+/** The files' plan against the folder as listed now (a refreshed listing turns a create into an update). */
+function planOf(files: readonly File[], folder: string, entries: readonly RepositoryTreeEntry[]): PlannedFile[] {
+  const existing = new Set(entries.filter((e) => e.type === 'blob').map((e) => e.path));
+  return planFiles(
+    files.map((f) => f.name),
+    folder,
+    existing,
+  );
+}
+
 /**
  * Drop files (or pick them) onto a folder: they become one commit on the current branch through the
  * commits API, created or updated by whether the folder has them, with a message to edit.
@@ -31,21 +41,18 @@ export function AddFiles({
 }) {
   const { token } = useSignedIn();
   const queryClient = useQueryClient();
-  const [staged, setStaged] = useState<Staged | null>(null);
-  const [message, setMessage] = useState('');
+  const [files, setFiles] = useState<readonly File[] | null>(null);
+  // The person's own message; until they type one, the suggestion follows the plan.
+  const [typed, setTyped] = useState<string | null>(null);
   const [progress, setProgress] = useState<UploadProgress | null>(null);
   const [done, setDone] = useState<CommitDetail | null>(null);
   const messageId = useId();
 
-  const stage = (files: File[]) => {
-    const existing = new Set(entries.filter((e) => e.type === 'blob').map((e) => e.path));
-    const planned = planFiles(
-      files.map((f) => f.name),
-      folder,
-      existing,
-    );
-    setStaged({ files, planned });
-    setMessage(defaultCommitMessage(planned));
+  const staged: Staged | null = files ? { files, planned: planOf(files, folder, entries) } : null;
+
+  const stage = (dropped: File[]) => {
+    setFiles(dropped);
+    setTyped(null);
     setDone(null);
     commit.reset();
   };
@@ -63,15 +70,18 @@ export function AddFiles({
     },
     onSuccess: async (result) => {
       setDone(result);
-      setStaged(null);
-      setMessage('');
+      setFiles(null);
+      setTyped(null);
       await queryClient.invalidateQueries({ queryKey: repositoryKeys.repository(project.id) });
       await queryClient.invalidateQueries({ queryKey: ['hosting', 'project', project.id] });
     },
+    // A refusal may come from a listing that was out of date (someone added the file meanwhile): refresh it.
+    onError: () => queryClient.invalidateQueries({ queryKey: repositoryKeys.repository(project.id) }),
     onSettled: () => setProgress(null),
   });
 
   const totalSize = staged?.files.reduce((n, f) => n + f.size, 0) ?? 0;
+  const message = typed ?? (staged ? defaultCommitMessage(staged.planned) : '');
   const canCommit = staged !== null && staged.planned.length > 0 && message.trim() !== '' && !commit.isPending;
 
   return (
@@ -103,13 +113,13 @@ export function AddFiles({
             <label className="label" htmlFor={messageId}>
               Commit message
             </label>
-            <input id={messageId} className="input" value={message} onChange={(event) => setMessage(event.currentTarget.value)} required />
+            <input id={messageId} className="input" value={message} onChange={(event) => setTyped(event.currentTarget.value)} required />
           </div>
           <div className="actions">
             <button type="submit" className="button button-primary" aria-disabled={!canCommit}>
               Commit {staged.planned.length} file{staged.planned.length === 1 ? '' : 's'} to {branch}
             </button>
-            <button type="button" className="button button-ghost" onClick={() => setStaged(null)} disabled={commit.isPending}>
+            <button type="button" className="button button-ghost" onClick={() => setFiles(null)} disabled={commit.isPending}>
               Cancel
             </button>
             <span className="muted small">{formatBytes(totalSize)}</span>

@@ -23,6 +23,17 @@ export function filesLink(projectId: number, ref: string, target: { readonly pat
 }
 
 /** Branch and tag picker; changing it keeps the folder when the other ref has it (the listing says when not). */
+function useRefs(projectId: number) {
+  const { token } = useSignedIn();
+  return useQuery({
+    queryKey: repositoryKeys.refs(projectId),
+    queryFn: async ({ signal }) => {
+      const [branches, tags] = await Promise.all([listBranches(token, projectId, signal), listTags(token, projectId, signal)]);
+      return { branches, tags };
+    },
+  });
+}
+
 function RefPicker({
   project,
   current,
@@ -32,14 +43,7 @@ function RefPicker({
   readonly current: string;
   readonly onChange: (ref: string) => void;
 }) {
-  const { token } = useSignedIn();
-  const refs = useQuery({
-    queryKey: repositoryKeys.refs(project.id),
-    queryFn: async ({ signal }) => {
-      const [branches, tags] = await Promise.all([listBranches(token, project.id, signal), listTags(token, project.id, signal)]);
-      return { branches, tags };
-    },
-  });
+  const refs = useRefs(project.id);
   const branches = refs.data?.branches.map((b) => b.name) ?? [];
   const tags = refs.data?.tags.map((t) => t.name) ?? [];
   const known = branches.includes(current) || tags.includes(current);
@@ -190,6 +194,9 @@ export function FilesTab({ project }: { readonly project: Project }) {
     queryFn: ({ signal }) => listTree(token, project.id, refName, path, signal),
     enabled: file === null,
   });
+  const refs = useRefs(project.id);
+  // Commits go to branches only; an empty repository has none yet, and its first commit makes one.
+  const onBranch = refs.data ? refs.data.branches.some((b) => b.name === refName) || refs.data.branches.length === 0 : false;
   const changeRef = (ref: string) => {
     const next = new URLSearchParams(search);
     next.set('ref', ref);
@@ -225,8 +232,12 @@ export function FilesTab({ project }: { readonly project: Project }) {
               <p className="fl-empty muted">This folder is empty.</p>
             )
           ) : null}
-          {!project.archived && (tree.data || empty) ? (
-            <AddFiles project={project} branch={refName} folder={path} entries={entries} />
+          {project.archived ? null : onBranch ? (
+            tree.data || empty ? (
+              <AddFiles project={project} branch={refName} folder={path} entries={entries} />
+            ) : null
+          ) : refs.data ? (
+            <p className="fl-empty muted">{refName} is not a branch: switch to a branch to add files.</p>
           ) : null}
           {readme ? <Readme project={project} refName={refName} entry={readme} /> : null}
         </>
