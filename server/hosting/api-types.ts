@@ -335,20 +335,30 @@ export interface Contributor {
   readonly deletions: number;
 }
 
+/** One entry of GET /projects/:id/repository/tree (GitLab's TreeObject). */
+export interface RepositoryTreeEntry {
+  readonly id: string;
+  readonly name: string;
+  readonly type: 'tree' | 'blob' | 'commit';
+  readonly path: string;
+  readonly mode: string;
+}
+
 /**
  * GET /projects/:id/repository/files/:file_path/analysis (a Cratehouse extension): the audio
  * analysis of a repository file (LFS content resolved), or that it is still running (202).
  * `analysis` is exactly /audio/v1/analyze's body and `waveform` /audio/v1/waveform's (800 bins);
- * their types are the audio API's (AnalyzeResult, Waveform in server/audio/api-types.ts).
+ * they are type parameters because hosting does not import audio's types (the renderer instantiates
+ * them with AnalyzeResponse and WaveformResponse).
  */
-export type RepositoryFileAnalysis =
+export type RepositoryFileAnalysis<Analysis = Readonly<Record<string, unknown>>, Waveform = Readonly<Record<string, unknown>>> =
   | {
       readonly status: 'ready';
       readonly file_path: string;
       readonly blob_id: string;
       readonly sha256: string;
       readonly size: number;
-      readonly analysis: Readonly<Record<string, unknown>>;
-      readonly waveform: Readonly<Record<string, unknown>>;
+      readonly analysis: Analysis;
+      readonly waveform: Waveform;
     }
   | { readonly status: 'pending'; readonly file_path: string; readonly blob_id: string };

@@ -32,7 +32,7 @@ export type TokenStyle = 'bearer' | 'private-token';
 export type Query = Readonly<Record<string, string | number | boolean | undefined | null>>;
 
 export interface RequestOptions {
-  readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  readonly method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly token?: string | null;
   readonly tokenStyle?: TokenStyle;
   readonly query?: Query;
@@ -147,11 +147,24 @@ export interface UploadOptions extends Omit<RequestOptions, 'json' | 'body' | 'm
  * progress, so this one request uses XMLHttpRequest) and answers JSON like requestJson.
  */
 export function uploadFile<T>(path: string, file: Blob, fileName: string, options: UploadOptions = {}): Promise<JsonResponse<T>> {
-  return new Promise((resolve, reject) => {
-    const form = new FormData();
-    for (const [name, value] of Object.entries(options.fields ?? {})) form.append(name, value);
-    form.append(options.field ?? 'file', file, fileName);
+  const form = new FormData();
+  for (const [name, value] of Object.entries(options.fields ?? {})) form.append(name, value);
+  form.append(options.field ?? 'file', file, fileName);
+  return sendWithProgress<T>(path, form, file.size, options);
+}
 
+/** A JSON body sent with upload progress (a commit carrying base64 files), answered like requestJson. */
+export function postJsonWithProgress<T>(
+  path: string,
+  json: unknown,
+  options: Omit<UploadOptions, 'field' | 'fields'> = {},
+): Promise<JsonResponse<T>> {
+  const body = new Blob([JSON.stringify(json)], { type: 'application/json' });
+  return sendWithProgress<T>(path, body, body.size, { ...options, headers: { 'Content-Type': 'application/json', ...options.headers } });
+}
+
+function sendWithProgress<T>(path: string, body: FormData | Blob, size: number, options: UploadOptions): Promise<JsonResponse<T>> {
+  return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open(options.method ?? 'POST', withQuery(path, options.query));
     xhr.setRequestHeader('Accept', 'application/json');
@@ -159,7 +172,7 @@ export function uploadFile<T>(path: string, file: Blob, fileName: string, option
       xhr.setRequestHeader(name, value);
     const onProgress = options.onProgress;
     if (onProgress)
-      xhr.upload.onprogress = (event) => onProgress({ loaded: event.loaded, total: event.lengthComputable ? event.total : file.size });
+      xhr.upload.onprogress = (event) => onProgress({ loaded: event.loaded, total: event.lengthComputable ? event.total : size });
 
     const abort = () => xhr.abort();
     options.signal?.addEventListener('abort', abort, { once: true });
@@ -197,7 +210,7 @@ export function uploadFile<T>(path: string, file: Blob, fileName: string, option
       reject(options.signal.reason ?? new DOMException('The upload was cancelled.', 'AbortError'));
       return;
     }
-    xhr.send(form);
+    xhr.send(body);
   });
 }
 

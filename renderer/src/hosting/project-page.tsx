@@ -5,6 +5,7 @@ import { useSignedIn } from '../lib/session-context';
 import { Busy, Pill, Problem } from '../ui/status';
 import { ExportTab } from './export-tab';
 import { importRunning, pollDelay } from './import-status';
+import { FilesTab } from './files/files-tab';
 import { ForkTab } from './fork-tab';
 import { HooksTab } from './hooks-tab';
 import { ProjectOverview } from './project-overview';
@@ -15,6 +16,7 @@ import { hostingKeys, InlineProblem } from './widgets';
 
 const tabs = [
   { to: '', label: 'Overview' },
+  { to: 'files', label: 'Files' },
   { to: 'edit', label: 'Settings' },
   { to: 'share', label: 'Sharing' },
   { to: 'hooks', label: 'Hooks' },
@@ -55,7 +57,7 @@ function StarButton({ project }: { readonly project: Project }) {
   );
 }
 
-/** One project: its header, star, tabs (overview, settings, sharing, hooks, export, fork). */
+/** One project: its header, star, tabs (overview, files, settings, sharing, hooks, export, fork). */
 export function ProjectPage() {
   const { token } = useSignedIn();
   const id = Number(useParams().id);
@@ -110,6 +112,7 @@ export function ProjectPage() {
       </nav>
       <Routes>
         <Route index element={<ProjectOverview project={p} />} />
+        <Route path="files" element={<FilesTab key={p.id} project={p} />} />
         <Route path="edit" element={<ProjectSettingsTab key={p.id} project={p} />} />
         <Route path="share" element={<ShareTab project={p} />} />
         <Route path="hooks" element={<HooksTab project={p} />} />

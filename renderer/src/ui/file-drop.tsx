@@ -50,6 +50,7 @@ export function FileDrop({
   hint,
   onFiles,
   compact = false,
+  accept = audioAccept,
   children,
 }: {
   readonly multiple?: boolean;
@@ -58,6 +59,8 @@ export function FileDrop({
   readonly hint?: ReactNode;
   readonly onFiles: (files: File[]) => void;
   readonly compact?: boolean;
+  /** The file picker's filter; "" offers every file. */
+  readonly accept?: string;
   readonly children?: ReactNode;
 }) {
   const fileInput = useRef<HTMLInputElement>(null);
@@ -114,7 +117,7 @@ export function FileDrop({
         ref={fileInput}
         type="file"
         hidden
-        accept={audioAccept}
+        accept={accept || undefined}
         multiple={multiple}
         data-testid="file-input"
         onChange={(event) => {
