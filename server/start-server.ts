@@ -10,6 +10,7 @@ import { buildServices } from './build-services.js';
 import { hooksMayTargetPrivate, type Config } from './config/load-config.js';
 import { resolveGit } from './hosting/git/git-path.js';
 import { answerClientErrorsAsJson } from './http/client-errors.js';
+import { keepIdleConnectionsOpen } from './http/keep-alive.js';
 import { handleExpectContinue } from './http/expect-continue.js';
 import { createLogger, type Logger } from './http/logger.js';
 import { warmUpUploads } from './http/multipart.js';
@@ -160,6 +161,7 @@ function listen(app: ReturnType<typeof createApp>, host: string, port: number): 
     const server = app.listen(port, host);
     handleExpectContinue(server, app);
     answerClientErrorsAsJson(server);
+    keepIdleConnectionsOpen(server);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
   });

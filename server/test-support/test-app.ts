@@ -16,6 +16,7 @@ import type { HookDeliveryOptions, HookService } from '../hosting/hooks/hooks.js
 import type { ProjectService } from '../hosting/projects/projects.js';
 import type { HostingDeps } from '../hosting/routes.js';
 import { answerClientErrorsAsJson } from '../http/client-errors.js';
+import { keepIdleConnectionsOpen } from '../http/keep-alive.js';
 import { handleExpectContinue } from '../http/expect-continue.js';
 import type { Logger } from '../http/logger.js';
 import type { OutboundPolicy } from '../http/outbound.js';
@@ -156,6 +157,7 @@ export async function startTestApp(
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
     handleExpectContinue(s, app);
     answerClientErrorsAsJson(s);
+    keepIdleConnectionsOpen(s);
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   appUrl = url;
