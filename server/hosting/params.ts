@@ -42,7 +42,11 @@ export class Params {
   /** At least one of these must be present (Grape's at_least_one_of). */
   requireOneOf(...names: string[]): this {
     if (!names.some((n) => this.raw[n] !== undefined && this.raw[n] !== null && this.raw[n] !== '')) {
-      this.issues.push({ loc: [names.map((n) => this.locOf(n)).join(', ')], msg: 'are missing, at least one parameter must be provided', type: 'missing' });
+      this.issues.push({
+        loc: [names.map((n) => this.locOf(n)).join(', ')],
+        msg: 'are missing, at least one parameter must be provided',
+        type: 'missing',
+      });
     }
     return this;
   }
