@@ -189,7 +189,7 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
           hooks.firePush(push.project, push.identity.user, push.refUpdates);
           hosting.fileAnalyses.queueAfterPush(push.project, push.refUpdates);
         },
-        lfs: { lfs: hosting.lfs, locks: hosting.lfsLocks, publicUrl: options.http.publicUrl },
+        lfs: { lfs: hosting.lfs, locks: hosting.lfsLocks, publicUrl: options.http.publicUrl, pushCheck: hosting.lfsPushCheck },
       },
     },
     async stop() {

@@ -242,6 +242,11 @@ export class LfsService {
     if (!link || link.size !== size || (await this.objects.findSize(oid)) !== size) throw new AppError('not-found', messages.notFound);
   }
 
+  /** The oids a project links (what a push's pointers may name). */
+  linkedOids(projectId: number): readonly string[] {
+    return this.repo.linksOf(projectId).map((l) => l.oid);
+  }
+
   /** GitLab's `lfs_objects_size`: the bytes of the objects a project links. */
   sizeOf(projectId: number): number {
     return this.repo.linksOf(projectId).reduce((sum, l) => sum + l.size, 0);
