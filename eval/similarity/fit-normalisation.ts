@@ -18,20 +18,20 @@ function main(): void {
   const files = findAnalysedSets();
   if (!files) throw new Error(`${analysedFile} missing: run npx tsx eval/similarity/analyze-sets.ts`);
   const training = readRawItems(files.filter((f) => TRAINING_LIBRARIES.includes(f.library)));
-  const components = fitMoments(training);
-  const weights = fitWeights(training, components, (s) => process.stdout.write(`${s}\n`));
+  const { weights, components } = fitWeights(training, fitMoments(training), { log: (s) => process.stdout.write(`${s}\n`) });
   const out = path.join(repoRoot, 'server', 'audio', 'library', 'feature-vector-norms.ts');
   const body = [
     '/**',
     ` * Constants of the similarity vector (feature-vector.ts), fitted on ${training.length} files of the training libraries`,
     ` * ${TRAINING_LIBRARIES.join(', ')} by eval/similarity/fit-normalisation.ts (do not edit by hand): each component's`,
-    ' * mean and population deviation, and the group weights a coordinate search chose on the same libraries.',
+    ' * mean and population deviation, and the group and component weights a coordinate search of the similarity',
+    ' * quality (eval/similarity/quality.ts) chose on the same libraries.',
     ' */',
     'export const featureNorms = {',
     `  version: ${VERSION},`,
     `  weights: ${JSON.stringify(weights).replace(/"/g, '').replace(/,/g, ', ').replace(/:/g, ': ').replace('{', '{ ').replace(/}$/, ' }')},`,
     '  components: [',
-    ...components.map((c) => `    { name: '${c.name}', mean: ${c.mean}, std: ${c.std} },`),
+    ...components.map((c) => `    { name: '${c.name}', mean: ${c.mean}, std: ${c.std}, weight: ${c.weight} },`),
     '  ],',
     '} as const;',
     '',

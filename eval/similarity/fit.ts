@@ -49,7 +49,7 @@ export function fitMoments(items: readonly RawItem[]): FeatureNorms['components'
     const xs = items.map((it) => it.raw[i]!).filter(Number.isFinite);
     const mean = xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0;
     const std = xs.length ? Math.sqrt(xs.reduce((s, x) => s + (x - mean) ** 2, 0) / xs.length) : 1;
-    return { name: c.name, mean: round(mean), std: round(std > 1e-9 ? std : 1) };
+    return { name: c.name, mean: round(mean), std: round(std > 1e-9 ? std : 1), weight: 1 };
   });
 }
 
@@ -66,27 +66,31 @@ export function poolOf(items: readonly RawItem[], norms: FeatureNorms): PoolItem
   }));
 }
 
-const STEPS = [0, 0.25, 0.5, 0.75, 1, 1.5, 2, 3] as const;
+const GROUP_STEPS = [0, 0.25, 0.5, 0.75, 1, 1.5, 2, 3] as const;
+const COMPONENT_STEPS = [0, 0.5, 1.5, 2.5] as const;
 
 /**
- * Group weights that maximise the mean quality over the items (queries and pool both from them):
- * coordinate ascent from all-ones over a few passes, each weight tried at every step value.
+ * The weights that maximise the mean quality over the items (queries and pool both from them), by
+ * coordinate ascent: first each group weight from all-ones over up to three passes, every step value
+ * tried; then each component's weight from 1, multiplied by every step, over `componentPasses` passes.
+ * With `queryEvery` only every n-th item is a query during the search (faster; the pool stays whole).
  */
 export function fitWeights(
   items: readonly RawItem[],
-  components: FeatureNorms['components'],
-  log?: (s: string) => void,
-): Record<FeatureGroup, number> {
+  moments: FeatureNorms['components'],
+  options: { readonly componentPasses?: number; readonly queryEvery?: number; readonly log?: (s: string) => void } = {},
+): Pick<FeatureNorms, 'weights' | 'components'> {
   const weights: Record<FeatureGroup, number> = { ...UNIT_WEIGHTS };
-  const score = (w: Record<FeatureGroup, number>) => measureQuality(poolOf(items, { version: 0, weights: w, components })).overall.mean;
-  let best = score(weights);
+  let components = moments.map((c) => ({ ...c, weight: 1 }));
+  const score = (w: Record<FeatureGroup, number>, comps: FeatureNorms['components']) =>
+    measureQuality(poolOf(items, { version: 0, weights: w, components: comps }), { queryEvery: options.queryEvery }).overall.mean;
+  let best = score(weights, components);
   for (let pass = 0; pass < 3; pass++) {
     let moved = false;
     for (const group of Object.keys(weights) as FeatureGroup[]) {
-      for (const step of STEPS) {
+      for (const step of GROUP_STEPS) {
         if (step === weights[group]) continue;
-        const trial = { ...weights, [group]: step };
-        const s = score(trial);
+        const s = score({ ...weights, [group]: step }, components);
         if (s > best + 1e-9) {
           best = s;
           weights[group] = step;
@@ -94,8 +98,21 @@ export function fitWeights(
         }
       }
     }
-    log?.(`  pass ${pass + 1}: ${best.toFixed(3)} ${JSON.stringify(weights)}`);
+    options.log?.(`  groups, pass ${pass + 1}: ${best.toFixed(3)} ${JSON.stringify(weights)}`);
     if (!moved) break;
   }
-  return weights;
+  for (let pass = 0; pass < (options.componentPasses ?? 2); pass++) {
+    for (let i = 0; i < components.length; i++) {
+      for (const step of COMPONENT_STEPS) {
+        const trial = components.map((c, j) => (j === i ? { ...c, weight: round(c.weight * step) } : c));
+        const s = score(weights, trial);
+        if (s > best + 1e-9) {
+          best = s;
+          components = trial;
+        }
+      }
+    }
+    options.log?.(`  components, pass ${pass + 1}: ${best.toFixed(3)}`);
+  }
+  return { weights, components };
 }

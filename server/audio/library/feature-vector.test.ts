@@ -13,7 +13,11 @@ function analyse(signal: Float32Array): AnalyzeResponse {
   const run = analyzeEngine.create({ sampleRate, channels: 1, channelLayout: 'mono', totalFrames: signal.length }, {});
   for (let i = 0; i < signal.length; i += 8192) run.push(signal.subarray(i, Math.min(signal.length, i + 8192)));
   const result = run.finish();
-  return { source: { duration_s: signal.length / sampleRate, sample_rate: sampleRate, channels: 1, format: 'wav' }, ...result };
+  // The engine result is the wire answer without `source` (readonly arrays where the wire type has mutable ones).
+  return {
+    source: { duration_s: signal.length / sampleRate, sample_rate: sampleRate, channels: 1, format: 'wav' },
+    ...result,
+  } as unknown as AnalyzeResponse;
 }
 
 /** A plucked tone: a sine under an exponential decay (time constant 0.4 s), 2 s. */
@@ -58,7 +62,7 @@ describe('feature vector', () => {
     expect(quiet).toBeLessThan(0.1 * distance(v, computeFeatureVector({ analyze: analyse(pluck(220)) })));
   });
 
-  it('scores one component exactly: a centroid one deviation above the mean gives weight/√13 (13 spectrum components)', () => {
+  it('scores one component exactly: a centroid one deviation above the mean gives group weight × component weight / √13 (13 spectrum components)', () => {
     const i = component('log2_centroid');
     const norm = featureNorms.components[i]!;
     const answer = {
@@ -66,7 +70,7 @@ describe('feature vector', () => {
       features: { ...low.features, spectral: { ...low.features.spectral, centroid_hz: 2 ** (norm.mean + norm.std) } },
     };
     expect(featureComponents.filter((c) => c.group === 'spectrum')).toHaveLength(13);
-    expect(computeFeatureVector({ analyze: answer })[i]).toBeCloseTo(featureNorms.weights.spectrum / Math.sqrt(13), 5);
+    expect(computeFeatureVector({ analyze: answer })[i]).toBeCloseTo((featureNorms.weights.spectrum * norm.weight) / Math.sqrt(13), 5);
   });
 
   it('scores what was not measured as the mean, and never answers a non-finite number for hostile answers', () => {

@@ -3,8 +3,9 @@
  * turned into a z-score with a fixed mean and deviation (feature-vector-norms.ts, fitted on the training
  * libraries by eval/similarity/fit-normalisation.ts), clipped, and scaled by its group's weight divided by
  * √(components in the group), so a group's share of the squared distance is set by its weight and not by
- * how many numbers it has (13 MFCCs do not drown the envelope). Plain Euclidean distance between two
- * vectors then compares sounds. Level is left out on purpose: a quiet kick is still a kick.
+ * how many numbers it has (13 MFCCs do not drown the envelope), times the component's own weight
+ * (0 drops a component that did not help on the training libraries). Plain Euclidean distance between two
+ * vectors then compares sounds. Level is left out on purpose (so is the emotion answer, whose arousal follows loudness): a quiet kick is still a kick.
  * Every component, its source field and its transform is listed in docs/audio-api.md ("Similarity").
  * Pure: no I/O; only wire types from api-types.ts.
  */
@@ -20,7 +21,7 @@ export interface FeatureVectorInput {
 
 /** The groups components belong to; each has one weight. */
 export type FeatureGroup =
-  'timbre' | 'timbre_motion' | 'spectrum' | 'bands' | 'envelope' | 'texture' | 'pitch' | 'stereo' | 'role' | 'loop' | 'mood';
+  'timbre' | 'timbre_motion' | 'spectrum' | 'bands' | 'envelope' | 'texture' | 'pitch' | 'stereo' | 'role' | 'loop';
 
 /** One component: its name (as in docs/audio-api.md), its group and how it is read from the answer (null: not measured, scored as the mean). */
 export interface FeatureComponent {
@@ -96,8 +97,6 @@ export const featureComponents: readonly FeatureComponent[] = [
   { name: 'loop_score', group: 'loop', read: (a) => val(a.sample.loop.score) },
   { name: 'halves_similarity', group: 'loop', read: (a) => val(a.sample.loop.halves_similarity) },
   { name: 'log2_onset_density', group: 'loop', read: (a) => log2Of(a.sample.percussion.onset_density, 0.1) },
-  { name: 'valence', group: 'mood', read: (a) => val(a.emotion.valence) },
-  { name: 'arousal', group: 'mood', read: (a) => val(a.emotion.arousal) },
 ];
 
 /** Bumped whenever the components, their constants or the weights change: stored vectors of another version must be computed again. */
@@ -124,11 +123,11 @@ export function readRawFeatures(analyze: AnalyzeResponse): Float64Array {
   return out;
 }
 
-/** Normalisation constants: a mean and deviation per component (in vector order) and a weight per group. */
+/** Normalisation constants: a mean, deviation and weight per component (in vector order) and a weight per group. */
 export interface FeatureNorms {
   readonly version: number;
   readonly weights: Readonly<Record<FeatureGroup, number>>;
-  readonly components: readonly { readonly name: string; readonly mean: number; readonly std: number }[];
+  readonly components: readonly { readonly name: string; readonly mean: number; readonly std: number; readonly weight: number }[];
 }
 
 /** z-score of a value against a mean and deviation, clipped to ±4; NaN (not measured) scores 0, the mean. */
@@ -137,11 +136,14 @@ export function zScore(value: number, mean: number, std: number): number {
   return Math.max(-Z_CLIP, Math.min(Z_CLIP, (value - mean) / std));
 }
 
-/** Per component: the multiplier after the z-score (group weight / √group size). */
+/** Per component: the multiplier after the z-score (group weight × component weight / √group size). */
 function scalesOf(norms: FeatureNorms): Float64Array {
   const counts = new Map<FeatureGroup, number>();
   for (const c of featureComponents) counts.set(c.group, (counts.get(c.group) ?? 0) + 1);
-  return Float64Array.from(featureComponents, (c) => norms.weights[c.group] / Math.sqrt(counts.get(c.group)!));
+  return Float64Array.from(
+    featureComponents,
+    (c, i) => (norms.weights[c.group] * (norms.components[i]?.weight ?? 0)) / Math.sqrt(counts.get(c.group)!),
+  );
 }
 
 /** Raw component values (readRawFeatures) to a vector under the given constants (the fitting and evaluation try others). */
