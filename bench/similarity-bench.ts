@@ -10,7 +10,7 @@
  *   npx tsx bench/similarity-bench.ts [--write]
  */
 import { loadavg } from 'node:os';
-import { featureVectorLength } from '../server/audio/library/feature-vector.js';
+import { featureVectorLength, findVectorScales } from '../server/audio/library/feature-vector.js';
 import { createSimilarityIndex } from '../server/audio/library/similarity-index.js';
 import { machineHeader, median, say, writeResults } from './bench-support.js';
 
@@ -24,7 +24,9 @@ const uniform = () => {
   return (seed >>> 0) / 2 ** 32;
 };
 const normal = () => Math.sqrt(-2 * Math.log(uniform() + 1e-12)) * Math.cos(2 * Math.PI * uniform());
-const randomVector = () => Float32Array.from({ length: dim }, () => Math.max(-4, Math.min(4, normal())) / Math.sqrt(8));
+const scales = findVectorScales();
+/** A z-score per component (normal, clipped at ±4) times the component's committed scale, as computeFeatureVector makes them. */
+const randomVector = () => Float32Array.from(scales, (scale) => Math.max(-4, Math.min(4, normal())) * scale);
 
 /** The plain reference: every distance, sorted. */
 function bruteForce(data: readonly Float32Array[], q: Float32Array, k: number): { id: number; distance: number }[] {

@@ -4,7 +4,7 @@ import { seededNoise, sine } from '../../test-support/signals.js';
 import type { AnalyzeResponse } from '../api-types.js';
 import { analyzeEngine } from '../engines/analyze.js';
 import { featureNorms } from './feature-vector-norms.js';
-import { computeFeatureVector, featureComponents, featureVectorLength, zScore } from './feature-vector.js';
+import { computeFeatureVector, featureComponents, featureVectorLength, vectorComponents, zScore } from './feature-vector.js';
 
 const sampleRate = 44_100;
 
@@ -23,7 +23,12 @@ function analyse(signal: Float32Array): AnalyzeResponse {
 /** A plucked tone: a sine under an exponential decay (time constant 0.4 s), 2 s. */
 const pluck = (freq: number, amp = 0.5) => sine(sampleRate, 2, freq, amp).map((x, i) => x * Math.exp(-i / sampleRate / 0.4));
 const distance = (a: Float32Array, b: Float32Array) => Math.sqrt(a.reduce((s, x, i) => s + (x - b[i]!) ** 2, 0));
-const component = (name: string) => featureComponents.findIndex((c) => c.name === name);
+/** A component's position in the vector. */
+const component = (name: string) => {
+  const i = vectorComponents.indexOf(name);
+  if (i < 0) throw new Error(`${name} is not in the vector`);
+  return i;
+};
 
 describe('feature vector', () => {
   it('z-scores a known value: 12 against mean 10 and deviation 2 is 1; far values clip at ±4; not measured is the mean', () => {
@@ -34,11 +39,14 @@ describe('feature vector', () => {
     expect(zScore(Number.NaN, 10, 2)).toBe(0);
   });
 
-  it('has one committed mean and deviation per component, in order, and a weight per group', () => {
-    expect(featureVectorLength).toBe(featureComponents.length);
+  it('has one committed mean, deviation and weight per component, in order, and keeps exactly the components weighted above 0', () => {
     expect(featureNorms.components.map((c) => c.name)).toEqual(featureComponents.map((c) => c.name));
     for (const c of featureNorms.components) expect(c.std, c.name).toBeGreaterThan(0);
-    for (const c of featureComponents) expect(featureNorms.weights[c.group], c.group).toBeGreaterThanOrEqual(0);
+    const weighted = featureComponents
+      .filter((c, i) => featureNorms.weights[c.group] * featureNorms.components[i]!.weight > 0)
+      .map((c) => c.name);
+    expect([...vectorComponents].sort()).toEqual([...weighted].sort());
+    expect(featureVectorLength).toBe(weighted.length);
   });
 
   const low = analyse(pluck(55));
@@ -62,32 +70,32 @@ describe('feature vector', () => {
     expect(quiet).toBeLessThan(0.1 * distance(v, computeFeatureVector({ analyze: analyse(pluck(220)) })));
   });
 
-  it('scores one component exactly: a centroid one deviation above the mean gives group weight × component weight / √13 (13 spectrum components)', () => {
-    const i = component('log2_centroid');
-    const norm = featureNorms.components[i]!;
+  it('scores one component exactly: a roll-off one deviation above the mean gives group weight × component weight / √13 (13 spectrum components)', () => {
+    const i = component('log2_rolloff');
+    const norm = featureNorms.components.find((c) => c.name === 'log2_rolloff')!;
     const answer = {
       ...low,
-      features: { ...low.features, spectral: { ...low.features.spectral, centroid_hz: 2 ** (norm.mean + norm.std) } },
+      features: { ...low.features, spectral: { ...low.features.spectral, rolloff_hz: 2 ** (norm.mean + norm.std) } },
     };
     expect(featureComponents.filter((c) => c.group === 'spectrum')).toHaveLength(13);
     expect(computeFeatureVector({ analyze: answer })[i]).toBeCloseTo((featureNorms.weights.spectrum * norm.weight) / Math.sqrt(13), 5);
   });
 
   it('scores what was not measured as the mean, and never answers a non-finite number for hostile answers', () => {
-    const unvoiced = { ...low, sample: { ...low.sample, pitch: { ...low.sample.pitch, f0_hz: null } } };
-    expect(computeFeatureVector({ analyze: unvoiced })[component('log2_f0')]).toBe(0);
+    const silentTail = { ...low, features: { ...low.features, envelope: { ...low.features.envelope, sustain_level: null } } };
+    expect(computeFeatureVector({ analyze: silentTail })[component('sustain_level')]).toBe(0);
     const hostile = {
       ...low,
       features: {
         ...low.features,
-        spectral: { ...low.features.spectral, centroid_hz: Number.NaN, contrast_db: [] },
+        spectral: { ...low.features.spectral, rolloff_hz: Number.NaN, contrast_db: [] },
         mfcc: { mean: [], std: [Infinity] },
       },
       sample: { ...low.sample, envelope: undefined },
     } as unknown as AnalyzeResponse;
     const v = computeFeatureVector({ analyze: hostile });
     expect(v.every(Number.isFinite)).toBe(true);
-    expect(v[component('log2_centroid')]).toBe(0);
+    expect(v[component('log2_rolloff')]).toBe(0);
     expect(v[component('log2_attack')]).toBe(0);
   });
 });

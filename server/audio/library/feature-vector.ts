@@ -102,9 +102,6 @@ export const featureComponents: readonly FeatureComponent[] = [
 /** Bumped whenever the components, their constants or the weights change: stored vectors of another version must be computed again. */
 export const featureVectorVersion: number = featureNorms.version;
 
-/** Numbers in a vector. */
-export const featureVectorLength: number = featureComponents.length;
-
 /** A z-score is clipped to ±this, so one freak measurement cannot outweigh a whole group. */
 const Z_CLIP = 4;
 
@@ -158,8 +155,27 @@ export function normaliseFeatures(raw: Float64Array, norms: FeatureNorms, scales
 }
 
 const committedScales = scalesOf(featureNorms);
+/**
+ * The components the committed weights keep (a weight of 0 would only add zeros to every vector and
+ * every scan), the most heavily scaled first, so the index's partial sums pass their bound sooner.
+ */
+const kept: readonly number[] = featureComponents
+  .flatMap((_, i) => (committedScales[i] !== 0 ? [i] : []))
+  .sort((a, b) => committedScales[b]! - committedScales[a]! || a - b);
+
+/** The component at each position of a vector (the components weighted 0 are left out; the most heavily scaled first). */
+export const vectorComponents: readonly string[] = kept.map((i) => featureComponents[i]!.name);
+
+/** Numbers in a vector. */
+export const featureVectorLength: number = kept.length;
+
+/** What each position of a vector is multiplied by after its z-score (group weight × component weight / √group size). */
+export function findVectorScales(): Float64Array {
+  return Float64Array.from(kept, (i) => committedScales[i]!);
+}
 
 /** The normalised similarity vector of one analysed file. */
 export function computeFeatureVector(input: FeatureVectorInput): Float32Array {
-  return normaliseFeatures(readRawFeatures(input.analyze), featureNorms, committedScales);
+  const full = normaliseFeatures(readRawFeatures(input.analyze), featureNorms, committedScales);
+  return Float32Array.from(kept, (i) => full[i]!);
 }
