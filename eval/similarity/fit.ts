@@ -71,21 +71,26 @@ const COMPONENT_STEPS = [0, 0.5, 1.5, 2.5] as const;
 
 /**
  * The weights that maximise the mean quality over the items (queries and pool both from them), by
- * coordinate ascent: first each group weight from all-ones over up to three passes, every step value
- * tried; then each component's weight from 1, multiplied by every step, over `componentPasses` passes.
+ * coordinate ascent: first each group weight from all-ones over up to `groupPasses` passes (3), every step
+ * value tried; then each component's weight from 1, multiplied by every step, over `componentPasses` passes.
  * With `queryEvery` only every n-th item is a query during the search (faster; the pool stays whole).
  */
 export function fitWeights(
   items: readonly RawItem[],
   moments: FeatureNorms['components'],
-  options: { readonly componentPasses?: number; readonly queryEvery?: number; readonly log?: (s: string) => void } = {},
+  options: {
+    readonly groupPasses?: number;
+    readonly componentPasses?: number;
+    readonly queryEvery?: number;
+    readonly log?: (s: string) => void;
+  } = {},
 ): Pick<FeatureNorms, 'weights' | 'components'> {
   const weights: Record<FeatureGroup, number> = { ...UNIT_WEIGHTS };
   let components = moments.map((c) => ({ ...c, weight: 1 }));
   const score = (w: Record<FeatureGroup, number>, comps: FeatureNorms['components']) =>
     measureQuality(poolOf(items, { version: 0, weights: w, components: comps }), { queryEvery: options.queryEvery }).overall.mean;
   let best = score(weights, components);
-  for (let pass = 0; pass < 3; pass++) {
+  for (let pass = 0; pass < (options.groupPasses ?? 3); pass++) {
     let moved = false;
     for (const group of Object.keys(weights) as FeatureGroup[]) {
       for (const step of GROUP_STEPS) {
