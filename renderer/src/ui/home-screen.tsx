@@ -144,8 +144,6 @@ export function HomeScreen({ health, session }: { readonly health: ReturnType<ty
       <div className="home-grid">
         <RecentAnalyses />
         <RecentProjects token={state.token} />
-      </div>
-      <div className="home-account">
         <AccountPanel session={session} />
       </div>
     </>
