@@ -128,7 +128,7 @@ test('a file dropped on the header opens in Analyse', async ({ page, server }) =
   const errors = collectPageErrors(page);
   await signInBeforeLoad(page, server.adminToken);
   await page.goto('/settings');
-  await expect(page.getByRole('region', { name: 'Preferences' })).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Preferences' })).toBeVisible({ timeout: 30_000 });
   const bytes = Array.from(loop.subarray(0, 44 + 44_100));
   const dataTransfer = await page.evaluateHandle(
     `(() => { const dt = new DataTransfer(); dt.items.add(new File([new Uint8Array(${JSON.stringify(bytes)})], 'dropped-on-header.wav', { type: 'audio/wav' })); return dt; })()`,
