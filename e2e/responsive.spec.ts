@@ -36,7 +36,9 @@ async function checkShell(page: Page, screen: string, width: number, checkWidth 
   }
   const header = await page.getByRole('banner').boundingBox();
   const main = await page.locator('#main').boundingBox();
-  expect(header && main && header.y + header.height <= main.y + 0.5, `${screen} at ${width} px: the header overlaps the content`).toBe(true);
+  expect(header && main && header.y + header.height <= main.y + 0.5, `${screen} at ${width} px: the header overlaps the content`).toBe(
+    true,
+  );
 
   const nav = page.getByRole('navigation', { name: 'Screens' });
   const menu = page.getByRole('button', { name: 'Menu' });
@@ -69,7 +71,9 @@ test('every audio screen and the shell fit phones, tablets and desktops', async 
   await test.step('Analyse with a file analysed', async () => {
     await page.setViewportSize(widths[4]);
     await page.goto('/analyse');
-    await page.getByTestId('file-input').setInputFiles({ name: 'a-rather-long-file-name-for-a-phone-120bpm.wav', mimeType: 'audio/wav', buffer: loop });
+    await page
+      .getByTestId('file-input')
+      .setInputFiles({ name: 'a-rather-long-file-name-for-a-phone-120bpm.wav', mimeType: 'audio/wav', buffer: loop });
     await expect(page.getByRole('list', { name: 'Requests' }).locator('[data-status="done"]')).toHaveCount(7, { timeout: 90_000 });
     // Resizing keeps the screen (and its analysis) mounted.
     for (const size of widths) {

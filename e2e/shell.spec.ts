@@ -137,18 +137,18 @@ test('a file dropped on the header opens in Analyse', async ({ page, server }) =
   await header.dispatchEvent('dragover', { dataTransfer });
   await expect(page.getByText('Drop to analyse')).toBeVisible();
   // A drop the page does not cancel would make the browser open the file and leave the app.
-  const cancelled = await header.evaluate(
-    (element, dt) => {
-      const event = new (globalThis as unknown as { DragEvent: new (type: string, init: object) => { defaultPrevented: boolean } }).DragEvent('drop', {
+  const cancelled = await header.evaluate((element, dt) => {
+    const event = new (globalThis as unknown as { DragEvent: new (type: string, init: object) => { defaultPrevented: boolean } }).DragEvent(
+      'drop',
+      {
         dataTransfer: dt,
         bubbles: true,
         cancelable: true,
-      });
-      (element as unknown as { dispatchEvent(event: unknown): boolean }).dispatchEvent(event);
-      return event.defaultPrevented;
-    },
-    dataTransfer,
-  );
+      },
+    );
+    (element as unknown as { dispatchEvent(event: unknown): boolean }).dispatchEvent(event);
+    return event.defaultPrevented;
+  }, dataTransfer);
   expect(cancelled).toBe(true);
   await expect(page).toHaveURL(/\/analyse$/);
   await expect(page.getByText('dropped-on-header.wav').first()).toBeVisible();

@@ -305,7 +305,10 @@ export function AnalyseScreen() {
               naming={requests.naming}
               index={state.namingIndex}
               onIndex={setNamingIndex}
-              readings={{ tempoBpm: tempo, key: analyze?.features.chroma.key ? `${analyze.features.chroma.key} ${analyze.features.chroma.mode}` : null }}
+              readings={{
+                tempoBpm: tempo,
+                key: analyze?.features.chroma.key ? `${analyze.features.chroma.key} ${analyze.features.chroma.mode}` : null,
+              }}
             />
           </Panel>
         </div>

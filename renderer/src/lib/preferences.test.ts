@@ -7,7 +7,13 @@ describe('parsePreferences', () => {
   });
 
   it('keeps valid fields and replaces each invalid one by its default', () => {
-    const stored = JSON.stringify({ loudnessTarget: 'broadcast', customLufs: 7, namesIncludeTempoKey: 'yes', theme: 'light', showOnsets: false });
+    const stored = JSON.stringify({
+      loudnessTarget: 'broadcast',
+      customLufs: 7,
+      namesIncludeTempoKey: 'yes',
+      theme: 'light',
+      showOnsets: false,
+    });
     expect(parsePreferences(stored)).toEqual({
       loudnessTarget: 'broadcast',
       customLufs: -12,
@@ -31,7 +37,11 @@ describe('targets', () => {
     const target = (id: 'streaming' | 'apple' | 'club' | 'broadcast') => chosenTarget({ ...defaultPreferences, loudnessTarget: id }).lufs;
     // Spotify/YouTube −14, Apple Music (Sound Check) −16, a loud club master −9, EBU R 128 −23.
     expect([target('streaming'), target('apple'), target('club'), target('broadcast')]).toEqual([-14, -16, -9, -23]);
-    expect(chosenTarget({ ...defaultPreferences, loudnessTarget: 'custom', customLufs: -11 })).toEqual({ label: 'Custom', short: 'custom', lufs: -11 });
+    expect(chosenTarget({ ...defaultPreferences, loudnessTarget: 'custom', customLufs: -11 })).toEqual({
+      label: 'Custom',
+      short: 'custom',
+      lufs: -11,
+    });
   });
 
   it('gain is the target minus the integrated loudness', () => {

@@ -25,7 +25,14 @@ describe('recent analyses', () => {
   });
 
   it('reads back what it stored and drops entries that are not valid', () => {
-    const stored = JSON.stringify([kick, { name: 42 }, null, { ...kick, name: '' }, { ...kick, at: 'now' }, { ...kick, name: 'b.wav', role: 7 }]);
+    const stored = JSON.stringify([
+      kick,
+      { name: 42 },
+      null,
+      { ...kick, name: '' },
+      { ...kick, at: 'now' },
+      { ...kick, name: 'b.wav', role: 7 },
+    ]);
     expect(parseRecentAnalyses(stored)).toEqual([kick, { ...kick, name: 'b.wav', role: null }]);
     for (const text of [null, '', '{', '{}', '"x"']) expect(parseRecentAnalyses(text)).toEqual([]);
   });

@@ -154,7 +154,9 @@ export function useSession(): Session {
         if (error instanceof ApiError && error.unauthorized) {
           // The token was refused: the shell's sign-in dialog (not a sign-out that would drop the screen).
           setState((current) =>
-            current.status === 'signed-in' ? { ...current, refreshing: false, expired: current.expired ?? { busy: false, problem: null } } : current,
+            current.status === 'signed-in'
+              ? { ...current, refreshing: false, expired: current.expired ?? { busy: false, problem: null } }
+              : current,
           );
           return;
         }

@@ -129,7 +129,11 @@ export function PreferencesPanel() {
       <fieldset className="pref-group">
         <legend className="pref-legend">Waveform</legend>
         <label className="pref-option">
-          <input type="checkbox" checked={preferences.showOnsets} onChange={(event) => updatePreferences({ showOnsets: event.target.checked })} />
+          <input
+            type="checkbox"
+            checked={preferences.showOnsets}
+            onChange={(event) => updatePreferences({ showOnsets: event.target.checked })}
+          />
           <span>Show onset marks</span>
         </label>
         <p className="help">On long files only the strongest onset per few pixels is drawn; zoom in to see more.</p>

@@ -63,7 +63,9 @@ export function Pending({ state, what }: { readonly state: RequestState<unknown>
   if (state.status === 'failed' && state.httpStatus === 0 && !connection.online)
     return <p className="an-waiting muted">Waiting for the server to come back.</p>;
   if (state.status === 'failed' && state.httpStatus === 401)
-    return <p className="an-waiting muted">{connection.signInNeeded ? 'Waiting for you to sign in again.' : 'Not measured: signed out.'}</p>;
+    return (
+      <p className="an-waiting muted">{connection.signInNeeded ? 'Waiting for you to sign in again.' : 'Not measured: signed out.'}</p>
+    );
   switch (state.status) {
     case 'idle':
     case 'queued':

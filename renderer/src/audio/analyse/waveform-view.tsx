@@ -104,7 +104,13 @@ function drawOverlay(
     const tick = Math.round(9 * ratio);
     ctx.fillStyle = colours.onset;
     // At most one tick per ONSET_GAP_PX at the current zoom, the strongest kept: a long file is not painted solid.
-    const drawn = thinOnsets(onsets.times, onsets.strengths, { duration, totalPx: total, scrollPx: scroll, viewPx: view, minGapPx: ONSET_GAP_PX });
+    const drawn = thinOnsets(onsets.times, onsets.strengths, {
+      duration,
+      totalPx: total,
+      scrollPx: scroll,
+      viewPx: view,
+      minGapPx: ONSET_GAP_PX,
+    });
     for (const t of drawn) {
       const x = Math.round(((t / duration) * total - scroll) * ratio);
       if (x < -1 || x > width + 1) continue;
