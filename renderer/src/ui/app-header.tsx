@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
-import { NavLink, useLocation } from 'react-router';
+import { NavLink } from 'react-router';
 import { BrandMark } from './brand-mark';
 
 const screens = [
@@ -21,10 +21,6 @@ export function AppHeader({ signedIn, status }: { readonly signedIn: boolean; re
   const menuId = useId();
   const button = useRef<HTMLButtonElement>(null);
   const nav = useRef<HTMLElement>(null);
-  const location = useLocation();
-
-  // Following a link closes the menu.
-  useEffect(() => setOpen(false), [location.pathname]);
 
   useEffect(() => {
     if (!open) return;
@@ -69,7 +65,7 @@ export function AppHeader({ signedIn, status }: { readonly signedIn: boolean; re
           </button>
           <nav ref={nav} id={menuId} className={`main-nav${open ? ' main-nav-open' : ''}`} aria-label="Screens">
             {screens.map((screen) => (
-              <NavLink key={screen.to} to={screen.to} end={screen.end} className="nav-link">
+              <NavLink key={screen.to} to={screen.to} end={screen.end} className="nav-link" onClick={() => setOpen(false)}>
                 {screen.label}
               </NavLink>
             ))}

@@ -64,6 +64,7 @@ function RecentAnalyses() {
 
 function RecentProjects({ token }: { readonly token: string }) {
   const connection = useConnection();
+  const [now] = useState(() => Date.now());
   const query = { order_by: 'last_activity_at', sort: 'desc', page: 1, per_page: 5 } as const;
   const projects = useQuery({
     queryKey: ['projects', 'recent', query],
@@ -96,7 +97,7 @@ function RecentProjects({ token }: { readonly token: string }) {
               </Link>
               <span className="recent-meta muted small truncate">{project.description || project.path_with_namespace}</span>
               <time className="recent-time muted small" dateTime={project.last_activity_at}>
-                {formatAgo(Date.parse(project.last_activity_at), Date.now())}
+                {formatAgo(Date.parse(project.last_activity_at), now)}
               </time>
             </li>
           ))}

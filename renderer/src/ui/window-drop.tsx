@@ -18,8 +18,11 @@ function carriesFiles(event: DragEvent): boolean {
 export function WindowDrop({ enabled }: { readonly enabled: boolean }) {
   const navigate = useNavigate();
   const [over, setOver] = useState(false);
+  // The window listeners are added once and read the latest values through this ref.
   const latest = useRef({ enabled, navigate });
-  latest.current = { enabled, navigate };
+  useEffect(() => {
+    latest.current = { enabled, navigate };
+  }, [enabled, navigate]);
 
   useEffect(() => {
     const onDragOver = (event: DragEvent) => {
