@@ -25,11 +25,12 @@ import {
   waveformQuerySchema,
   waveformSchema,
 } from './schemas.js';
+import { libraryRouteSpecs } from './library-route-specs.js';
 
 /** One route of the audio API: enough to mount it, validate it and describe it in openapi.json. */
 export interface AudioRouteSpec {
   readonly id: string;
-  readonly method: 'get' | 'post' | 'delete';
+  readonly method: 'get' | 'post' | 'patch' | 'delete';
   /** OpenAPI-style path relative to /audio/v1 (`/jobs/{job_id}`). */
   readonly path: string;
   readonly summary: string;
@@ -279,6 +280,7 @@ export const audioRouteSpecs = {
       401: { description: 'Missing or invalid bearer token', schema: errorMessageSchema },
     },
   },
+  ...libraryRouteSpecs,
 } as const satisfies Record<string, AudioRouteSpec>;
 
 /** The 422 response every validated route may give. */
