@@ -64,7 +64,11 @@ describe('analysis by hash (?sha256= with an empty body)', () => {
       expect(res.status, q).toBe(422);
       expect(((await res.json()) as { detail: { loc: string[] }[] }).detail[0]!.loc).toEqual(['query', 'sha256']);
     }
-    const withBody = await app.fetch(`/audio/v1/loudness?sha256=${sha(tone)}`, { method: 'POST', headers: auth(), body: fileForm(tone, 't.wav') });
+    const withBody = await app.fetch(`/audio/v1/loudness?sha256=${sha(tone)}`, {
+      method: 'POST',
+      headers: auth(),
+      body: fileForm(tone, 't.wav'),
+    });
     expect(withBody.status).toBe(422);
   });
 

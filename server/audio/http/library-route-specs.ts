@@ -34,7 +34,8 @@ export const libraryRouteSpecs = {
     id: 'libraryAddItem',
     method: 'post',
     path: '/library/items',
-    summary: 'Add a file to the library (multipart `file`, optional `tags` comma-separated and `collection_id`); the summary is computed in the background',
+    summary:
+      'Add a file to the library (multipart `file`, optional `tags` comma-separated and `collection_id`); the summary is computed in the background',
     multipartFile: true,
     responses: {
       200: { description: 'The same audio was already in your library: that item', schema: libraryItemSchema },
@@ -132,7 +133,12 @@ export const libraryRouteSpecs = {
     summary: 'Rename a collection',
     params: libraryCollectionPathSchema,
     jsonBody: libraryCollectionBodySchema,
-    responses: { 200: { description: 'The collection', schema: libraryCollectionSchema }, 401: unauthorized, 403: forbidden, 404: notFound },
+    responses: {
+      200: { description: 'The collection', schema: libraryCollectionSchema },
+      401: unauthorized,
+      403: forbidden,
+      404: notFound,
+    },
   },
   libraryDeleteCollection: {
     ...base,
@@ -151,7 +157,12 @@ export const libraryRouteSpecs = {
     summary: 'Put items in a collection',
     params: libraryCollectionPathSchema,
     jsonBody: libraryCollectionItemsBodySchema,
-    responses: { 200: { description: 'The collection', schema: libraryCollectionSchema }, 401: unauthorized, 403: forbidden, 404: notFound },
+    responses: {
+      200: { description: 'The collection', schema: libraryCollectionSchema },
+      401: unauthorized,
+      403: forbidden,
+      404: notFound,
+    },
   },
   libraryRemoveFromCollection: {
     ...base,
@@ -183,7 +194,8 @@ export const libraryRouteSpecs = {
     id: 'libraryAddFolder',
     method: 'post',
     path: '/library/folders',
-    summary: 'Index a folder in place (no copy) and watch it for new files; only below CRATEHOUSE_LIBRARY_FOLDERS roots after resolving symlinks',
+    summary:
+      'Index a folder in place (no copy) and watch it for new files; only below CRATEHOUSE_LIBRARY_FOLDERS roots after resolving symlinks',
     jsonBody: libraryFolderBodySchema,
     responses: {
       200: { description: 'The folder was already indexed', schema: libraryFolderSchema },

@@ -67,7 +67,14 @@ describe('library items', () => {
   it('adds an upload as an item whose summary is computed in the background', async () => {
     const res = await app.fetch(`/audio/v1/library/items/${ids.tone}`, { headers: auth() });
     const item = libraryItemSchema.parse(await res.json());
-    expect(item).toMatchObject({ name: 'tone -20.wav', sha256: sha(tone), size: tone.length, status: 'ready', origin: 'upload', tags: ['test', 'tone'] });
+    expect(item).toMatchObject({
+      name: 'tone -20.wav',
+      sha256: sha(tone),
+      size: tone.length,
+      status: 'ready',
+      origin: 'upload',
+      tags: ['test', 'tone'],
+    });
     expect(item.duration_s).toBeCloseTo(3, 3);
     expect(item.sample_rate).toBe(rate);
     expect(item.channels).toBe(2);
@@ -111,7 +118,10 @@ describe('library items', () => {
   });
 
   it('keeps the ½×/2× correction and searches by the corrected bpm', async () => {
-    const res = await app.fetch(`/audio/v1/library/items/${ids.drums}`, { method: 'PATCH', ...json({ tempo_multiplier: 0.5, rating: 4, favourite: true }) });
+    const res = await app.fetch(`/audio/v1/library/items/${ids.drums}`, {
+      method: 'PATCH',
+      ...json({ tempo_multiplier: 0.5, rating: 4, favourite: true }),
+    });
     const item = libraryItemSchema.parse(await res.json());
     expect(item.bpm).toBeCloseTo(item.tempo_bpm! / 2, 2);
     expect((await list('bpm_min=58&bpm_max=62')).items.map((i) => i.id)).toEqual([ids.drums]);
@@ -142,7 +152,10 @@ describe('collections and tags', () => {
     const created = await app.fetch('/audio/v1/library/collections', { method: 'POST', ...json({ name: 'Pads' }) });
     expect(created.status).toBe(201);
     const c = (await created.json()) as { id: number };
-    const filled = await app.fetch(`/audio/v1/library/collections/${c.id}/items`, { method: 'POST', ...json({ item_ids: [ids.am, ids.c] }) });
+    const filled = await app.fetch(`/audio/v1/library/collections/${c.id}/items`, {
+      method: 'POST',
+      ...json({ item_ids: [ids.am, ids.c] }),
+    });
     expect(await filled.json()).toEqual({ id: c.id, name: 'Pads', item_count: 2 });
     expect((await list(`collection_id=${c.id}`)).total).toBe(2);
     const out = await app.fetch(`/audio/v1/library/collections/${c.id}/items/${ids.c}`, { method: 'DELETE', headers: auth() });
@@ -155,7 +168,13 @@ describe('collections and tags', () => {
 
   it('counts tags', async () => {
     const res = await app.fetch('/audio/v1/library/tags', { headers: auth() });
-    expect(await res.json()).toEqual({ items: [{ name: 'drums', count: 1 }, { name: 'test', count: 1 }, { name: 'tone', count: 1 }] });
+    expect(await res.json()).toEqual({
+      items: [
+        { name: 'drums', count: 1 },
+        { name: 'test', count: 1 },
+        { name: 'tone', count: 1 },
+      ],
+    });
   });
 });
 
@@ -188,7 +207,18 @@ describe('tenants, scopes and hostile input', () => {
   });
 
   it('answers bad parameters with 422 in FastAPI’s shape', async () => {
-    for (const q of ['per_page=201', 'per_page=1000000', 'sort=size', 'sort=--name', 'key=H%20minor', 'camelot=13A', 'page=0', 'bpm_min=abc', 'favourite=maybe', 'role=drums']) {
+    for (const q of [
+      'per_page=201',
+      'per_page=1000000',
+      'sort=size',
+      'sort=--name',
+      'key=H%20minor',
+      'camelot=13A',
+      'page=0',
+      'bpm_min=abc',
+      'favourite=maybe',
+      'role=drums',
+    ]) {
       const res = await app.fetch(`/audio/v1/library/items?${q}`, { headers: auth() });
       expect(res.status, q).toBe(422);
       const body = (await res.json()) as { detail: { loc: unknown[]; msg: string; type: string }[] };
@@ -201,7 +231,11 @@ describe('tenants, scopes and hostile input', () => {
     for (const p of ['/library/items/abc', '/library/items/0', '/library/items/1e400', '/library/items/-1']) {
       expect((await app.fetch(`/audio/v1${p}`, { headers: auth() })).status, p).toBe(422);
     }
-    const notJson = await app.fetch('/audio/v1/library/collections', { method: 'POST', headers: { ...auth(), 'Content-Type': 'application/json' }, body: '{' });
+    const notJson = await app.fetch('/audio/v1/library/collections', {
+      method: 'POST',
+      headers: { ...auth(), 'Content-Type': 'application/json' },
+      body: '{',
+    });
     expect(notJson.status).toBeLessThan(500);
     expect(notJson.headers.get('content-type')).toContain('application/json');
   });

@@ -72,7 +72,14 @@ export function presentLibraryItem(item: LibraryItemRecord): LibraryItemResponse
 function camelotParam(name: 'key' | 'camelot', value: string): string {
   const code = findCamelot(value);
   if (code) return code;
-  throw invalidParams([{ loc: ['query', name], msg: 'Not a key: use a spelling like "Am", "A minor", "C#m" or a Camelot code like "8A"', type: 'value_error', input: value }]);
+  throw invalidParams([
+    {
+      loc: ['query', name],
+      msg: 'Not a key: use a spelling like "Am", "A minor", "C#m" or a Camelot code like "8A"',
+      type: 'value_error',
+      input: value,
+    },
+  ]);
 }
 
 /** Mount the library routes (libraryRouteSpecs) with the audio router's `mount` (auth, scopes, metering). */
@@ -161,7 +168,10 @@ export function mountLibraryRoutes(mount: (spec: AudioRouteSpec, handler: Handle
   });
   mount(specs.libraryItemAudio, async (req, res, caller) => {
     const audio = await library.getAudio(who(caller).tenant, idOf(req));
-    const sent = await sendUserContent(res, audio.path, audio.name, { cacheControl: 'private, max-age=0, must-revalidate', attachment: true });
+    const sent = await sendUserContent(res, audio.path, audio.name, {
+      cacheControl: 'private, max-age=0, must-revalidate',
+      attachment: true,
+    });
     if (!sent) throw new AppError('not-found', 'The audio of this item is no longer on disk');
   });
   mount(specs.librarySimilar, (req, _res, caller) => {

@@ -50,7 +50,9 @@ export const libraryItemListSchema = z
   .meta({ id: 'LibraryItemList' });
 
 export const librarySimilarSchema = z
-  .object({ items: z.array(z.object({ item: libraryItemSchema, distance: z.number().describe('Euclidean distance of the feature vectors') })) })
+  .object({
+    items: z.array(z.object({ item: libraryItemSchema, distance: z.number().describe('Euclidean distance of the feature vectors') })),
+  })
   .meta({ id: 'LibrarySimilar' });
 
 export const libraryCollectionSchema = z
@@ -71,7 +73,11 @@ const sortValues = [...librarySortFields, ...librarySortFields.map((f) => `-${f}
 export const libraryListQuerySchema = z.object({
   q: z.string().max(200).optional().describe('Case-insensitive substring of name, suggested_name or a tag'),
   role: z.enum(SAMPLE_ROLES).optional(),
-  key: z.string().max(32).optional().describe('A key in any spelling ("Am", "A minor", "C#m", "Db major") or a Camelot code; same as camelot'),
+  key: z
+    .string()
+    .max(32)
+    .optional()
+    .describe('A key in any spelling ("Am", "A minor", "C#m", "Db major") or a Camelot code; same as camelot'),
   camelot: z.string().max(32).optional().describe('Camelot code ("8A"); any key spelling is accepted too'),
   bpm_min: num(0, 1000, 'Lowest bpm'),
   bpm_max: num(0, 1000, 'Highest bpm'),
@@ -113,7 +119,9 @@ export const libraryUploadFieldsSchema = z.object({
   collection_id: id.optional(),
 });
 
-export const libraryCollectionBodySchema = z.strictObject({ name: z.string().trim().min(1).max(120) }).meta({ id: 'LibraryCollectionBody' });
+export const libraryCollectionBodySchema = z
+  .strictObject({ name: z.string().trim().min(1).max(120) })
+  .meta({ id: 'LibraryCollectionBody' });
 export const libraryCollectionItemsBodySchema = z
   .strictObject({ item_ids: z.array(z.number().int().min(1)).min(1).max(1000) })
   .meta({ id: 'LibraryCollectionItems' });
@@ -126,5 +134,7 @@ export const sha256QuerySchema = z.object({
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, 'String should be 64 hexadecimal characters')
     .optional()
-    .describe('Analyse audio the server already holds that you may read (your library, or a source your tenant fetched), with an empty body'),
+    .describe(
+      'Analyse audio the server already holds that you may read (your library, or a source your tenant fetched), with an empty body',
+    ),
 });

@@ -59,6 +59,10 @@ const uploadErrors = {
       'The file could not be decoded as audio, its container is refused (playlists, lists), its format is outside 8–384 kHz and 1–32 channels, or its samples are not finite',
     schema: errorMessageSchema,
   },
+  404: {
+    description: 'Asked by ?sha256=: no audio with this hash is held for you (the same answer whether or not another tenant holds it)',
+    schema: errorMessageSchema,
+  },
   503: {
     description:
       'The analysis took longer than its time budget (CRATEHOUSE_ANALYSIS_BUDGET_S plus CRATEHOUSE_ANALYSIS_BUDGET_PER_AUDIO_S per second of audio) and was stopped',

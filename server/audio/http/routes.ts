@@ -219,7 +219,12 @@ export function createAudioRouter(deps: AudioDeps): Router {
     if (hasBody(req)) {
       res.set('Connection', 'close');
       throw invalidParams([
-        { loc: ['query', 'sha256'], msg: 'Send either ?sha256= with an empty body, or the file without it', type: 'value_error', input: sha256 },
+        {
+          loc: ['query', 'sha256'],
+          msg: 'Send either ?sha256= with an empty body, or the file without it',
+          type: 'value_error',
+          input: sha256,
+        },
       ]);
     }
     const held = await deps.findHeldAudio(who.tenant, sha256);

@@ -49,7 +49,7 @@ describe('Camelot codes', () => {
       'D♭ major': '3B',
       'F♯ minor': '11A',
       Bb: '6B',
-      'Abm': '1A',
+      Abm: '1A',
       Cb: '1B', // enharmonic B major
     };
     for (const [text, code] of Object.entries(spellings)) expect(findCamelot(text), text).toBe(code);

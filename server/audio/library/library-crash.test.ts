@@ -15,7 +15,13 @@ const auth = { Authorization: `Bearer ${token}` };
 function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     cwd: root,
-    env: { ...process.env, CRATEHOUSE_PORT: '0', CRATEHOUSE_DATA_DIR: dataDir, CRATEHOUSE_ADMIN_TOKEN: token, CRATEHOUSE_LOG_LEVEL: 'error' },
+    env: {
+      ...process.env,
+      CRATEHOUSE_PORT: '0',
+      CRATEHOUSE_DATA_DIR: dataDir,
+      CRATEHOUSE_ADMIN_TOKEN: token,
+      CRATEHOUSE_LOG_LEVEL: 'error',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -84,7 +90,9 @@ describe('library durability', () => {
 
     const second = await startServer(dataDir);
     try {
-      const listed = (await (await fetch(`${second.url}/audio/v1/library/collections`, { headers: auth })).json()) as { items: { name: string }[] };
+      const listed = (await (await fetch(`${second.url}/audio/v1/library/collections`, { headers: auth })).json()) as {
+        items: { name: string }[];
+      };
       const names = new Set(listed.items.map((c) => c.name));
       expect(collections.filter((n) => !names.has(n))).toEqual([]);
       const page = (await (await fetch(`${second.url}/audio/v1/library/items?sort=added_at`, { headers: auth })).json()) as {

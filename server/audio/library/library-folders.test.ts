@@ -10,7 +10,11 @@ const rate = 22_050;
 const wav = (freq: number) => encodeWav([sine(rate, 0.5, freq, 0.3)], rate);
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const auth = (token = adminToken) => ({ Authorization: `Bearer ${token}` });
-const json = (body: unknown, token = adminToken) => ({ method: 'POST', headers: { ...auth(token), 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+const json = (body: unknown, token = adminToken) => ({
+  method: 'POST',
+  headers: { ...auth(token), 'Content-Type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 interface Item {
   id: number;
@@ -107,7 +111,8 @@ describe('library folders', () => {
   });
 
   it('stops indexing a folder: its items leave the library, the files stay', async () => {
-    const [folder] = ((await (await app.fetch('/audio/v1/library/folders', { headers: auth() })).json()) as { items: { id: number }[] }).items;
+    const [folder] = ((await (await app.fetch('/audio/v1/library/folders', { headers: auth() })).json()) as { items: { id: number }[] })
+      .items;
     const res = await app.fetch(`/audio/v1/library/folders/${folder!.id}`, { method: 'DELETE', headers: auth() });
     expect(res.status).toBe(204);
     expect(await items()).toEqual([]);

@@ -76,7 +76,8 @@ export class LibraryFolders {
 
   /** Index a folder for a tenant (the same folder again: the existing one) and watch it. */
   async add(tenant: string, requested: string): Promise<{ readonly folder: FolderView; readonly created: boolean }> {
-    if (this.roots.length === 0) throw new AppError('forbidden', 'Local folders are not enabled on this server (CRATEHOUSE_LIBRARY_FOLDERS)');
+    if (this.roots.length === 0)
+      throw new AppError('forbidden', 'Local folders are not enabled on this server (CRATEHOUSE_LIBRARY_FOLDERS)');
     if (!path.isAbsolute(requested)) throw new AppError('forbidden', 'The folder must be an absolute path below an allowed root');
     let real: string;
     try {
@@ -117,7 +118,9 @@ export class LibraryFolders {
   /** Bring a folder's items in step with the disk; one scan per folder at a time. */
   rescan(folder: FolderRecord): Promise<void> {
     const previous = this.scans.get(folder.id) ?? Promise.resolve();
-    const next = previous.then(() => this.scan(folder)).catch((e: unknown) => this.log.error(`scanning library folder ${folder.path} failed`, e));
+    const next = previous
+      .then(() => this.scan(folder))
+      .catch((e: unknown) => this.log.error(`scanning library folder ${folder.path} failed`, e));
     this.scans.set(folder.id, next);
     return next;
   }
@@ -141,14 +144,23 @@ export class LibraryFolders {
       }
       const known = byPath.get(file);
       if (known && known.size === s.size && known.mtimeMs === s.mtimeMs) {
-        if (known.error === missingOnDisk) await this.library.markFolderFile(known.id, null, { sha256: known.sha256, size: s.size, mtimeMs: s.mtimeMs });
+        if (known.error === missingOnDisk)
+          await this.library.markFolderFile(known.id, null, { sha256: known.sha256, size: s.size, mtimeMs: s.mtimeMs });
         continue;
       }
       const sha256 = await sha256Of(file);
       if (known) await this.library.markFolderFile(known.id, null, { sha256, size: s.size, mtimeMs: s.mtimeMs });
-      else await this.library.addFolderFile(folder.tenant, folder.id, { sha256, size: s.size, name: path.basename(file), path: file, mtimeMs: s.mtimeMs });
+      else
+        await this.library.addFolderFile(folder.tenant, folder.id, {
+          sha256,
+          size: s.size,
+          name: path.basename(file),
+          path: file,
+          mtimeMs: s.mtimeMs,
+        });
     }
-    for (const [file, item] of byPath) if (!seen.has(file) && item.status !== 'failed') await this.library.markFolderFile(item.id, missingOnDisk);
+    for (const [file, item] of byPath)
+      if (!seen.has(file) && item.status !== 'failed') await this.library.markFolderFile(item.id, missingOnDisk);
   }
 
   /** Audio files below a folder: dot entries skipped, symlinks followed only when they stay below the roots. */

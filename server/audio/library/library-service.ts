@@ -64,7 +64,8 @@ export class LibraryService {
   ) {
     for (const item of repo.items.values()) this.track(item);
     // Summaries a restart interrupted start again (each analysis it had finished is in the cache).
-    for (const item of repo.items.values()) if (item.status === 'analysing' || item.vectorVersion !== featureVectorVersion) this.queue(item.id);
+    for (const item of repo.items.values())
+      if (item.status === 'analysing' || item.vectorVersion !== featureVectorVersion) this.queue(item.id);
   }
 
   /**
@@ -128,7 +129,11 @@ export class LibraryService {
   }
 
   /** Add a file of an indexed folder, read in place (never copied). */
-  async addFolderFile(tenant: string, folderId: number, file: NewItemFile & { readonly path: string; readonly mtimeMs: number }): Promise<LibraryItemRecord> {
+  async addFolderFile(
+    tenant: string,
+    folderId: number,
+    file: NewItemFile & { readonly path: string; readonly mtimeMs: number },
+  ): Promise<LibraryItemRecord> {
     const item = this.newItem(tenant, file, 'folder', { path: file.path, folderId, mtimeMs: file.mtimeMs });
     await this.save(item);
     this.queue(item.id);
@@ -136,7 +141,11 @@ export class LibraryService {
   }
 
   /** Mark a folder item whose file changed or went away (it says so, and is not analysed by hash). */
-  async markFolderFile(id: number, error: string | null, update?: { readonly sha256: string; readonly size: number; readonly mtimeMs: number }): Promise<void> {
+  async markFolderFile(
+    id: number,
+    error: string | null,
+    update?: { readonly sha256: string; readonly size: number; readonly mtimeMs: number },
+  ): Promise<void> {
     const item = this.repo.items.get(id);
     if (!item) return;
     if (update) {
@@ -179,7 +188,8 @@ export class LibraryService {
     await this.repo.deleteItems(ids);
     for (const item of items) {
       this.untrack(item);
-      if (item.origin !== 'folder' && !this.holders.has(item.sha256) && !this.pendingHolds.has(item.sha256)) await this.content.remove(item.sha256);
+      if (item.origin !== 'folder' && !this.holders.has(item.sha256) && !this.pendingHolds.has(item.sha256))
+        await this.content.remove(item.sha256);
     }
   }
 
@@ -220,7 +230,8 @@ export class LibraryService {
 
   collections(tenant: string): CollectionView[] {
     const counts = new Map<number, number>();
-    for (const id of this.byTenant.get(tenant) ?? []) for (const c of this.repo.items.get(id)!.collectionIds) counts.set(c, (counts.get(c) ?? 0) + 1);
+    for (const id of this.byTenant.get(tenant) ?? [])
+      for (const c of this.repo.items.get(id)!.collectionIds) counts.set(c, (counts.get(c) ?? 0) + 1);
     return [...this.repo.collections.values()]
       .filter((c) => c.tenant === tenant)
       .map((c) => ({ id: c.id, name: c.name, itemCount: counts.get(c.id) ?? 0 }));
@@ -274,7 +285,8 @@ export class LibraryService {
   /** Every tag of the tenant's items with how many items carry it, most used first. */
   tags(tenant: string): { readonly name: string; readonly count: number }[] {
     const counts = new Map<string, number>();
-    for (const id of this.byTenant.get(tenant) ?? []) for (const t of this.repo.items.get(id)!.tags) counts.set(t, (counts.get(t) ?? 0) + 1);
+    for (const id of this.byTenant.get(tenant) ?? [])
+      for (const t of this.repo.items.get(id)!.tags) counts.set(t, (counts.get(t) ?? 0) + 1);
     return [...counts].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
   }
 
@@ -293,7 +305,12 @@ export class LibraryService {
 
   // Internals.
 
-  private newItem(tenant: string, file: NewItemFile, origin: LibraryItemRecord['origin'], extra: Partial<LibraryItemRecord>): LibraryItemRecord {
+  private newItem(
+    tenant: string,
+    file: NewItemFile,
+    origin: LibraryItemRecord['origin'],
+    extra: Partial<LibraryItemRecord>,
+  ): LibraryItemRecord {
     return {
       id: this.repo.nextId(),
       tenant,
@@ -323,7 +340,8 @@ export class LibraryService {
   }
 
   private async readableFile(item: LibraryItemRecord): Promise<HeldFile | undefined> {
-    if (item.origin !== 'folder') return (await this.content.has(item.sha256)) ? { path: this.content.pathOf(item.sha256), sha256: item.sha256 } : undefined;
+    if (item.origin !== 'folder')
+      return (await this.content.has(item.sha256)) ? { path: this.content.pathOf(item.sha256), sha256: item.sha256 } : undefined;
     if (!item.path) return undefined;
     try {
       const s = await stat(item.path);
@@ -404,7 +422,8 @@ export class LibraryService {
     if (!item) return;
     const file = await this.readableFile(item);
     try {
-      if (!file) throw new AppError('not-found', item.origin === 'folder' ? 'The file changed or is missing on disk' : 'The audio is missing');
+      if (!file)
+        throw new AppError('not-found', item.origin === 'folder' ? 'The file changed or is missing on disk' : 'The audio is missing');
       const computed = await computeSummary(this.analysis, item.tenant, file, this.plan);
       const now = this.repo.items.get(id);
       if (!now || now.sha256 !== item.sha256) return; // removed or replaced meanwhile
