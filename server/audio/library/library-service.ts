@@ -9,6 +9,7 @@ import { TenantLibraryIndex, type LibraryQuery } from './library-index.js';
 import type { CollectionRecord, LibraryItemRecord, LibraryRepo } from './library-repo.js';
 import { computeSummary, type SummaryPlan } from './library-summary.js';
 import { createSimilarityIndex, type SimilarityIndex } from './similarity-index.js';
+import { WorkQueue } from './work-queue.js';
 
 /** A file to add: already on disk (a finished upload, or a file in an indexed folder) and hashed. */
 export interface NewItemFile {
@@ -50,10 +51,7 @@ export class LibraryService {
   /** Uploads between putting their bytes and saving their item, by sha256. */
   private readonly pendingHolds = new Map<string, number>();
   private readonly adding = new Map<string, Promise<{ readonly item: LibraryItemRecord; readonly created: boolean }>>();
-  private readonly waiting: number[] = [];
-  private running = 0;
-  private stopped = false;
-  private idle: (() => void)[] = [];
+  private readonly summaries = new WorkQueue((id) => this.summarise(id), summaryConcurrency);
 
   constructor(
     private readonly repo: LibraryRepo,
@@ -65,7 +63,7 @@ export class LibraryService {
     for (const item of repo.items.values()) this.track(item);
     // Summaries a restart interrupted start again (each analysis it had finished is in the cache).
     for (const item of repo.items.values())
-      if (item.status === 'analysing' || item.vectorVersion !== featureVectorVersion) this.queue(item.id);
+      if (item.status === 'analysing' || item.vectorVersion !== featureVectorVersion) this.summaries.add(item.id);
   }
 
   /**
@@ -119,7 +117,7 @@ export class LibraryService {
         collectionIds: extra.collectionId !== undefined ? [extra.collectionId] : [],
       });
       await this.save(item);
-      this.queue(item.id);
+      this.summaries.add(item.id);
       return { item, created: true };
     } finally {
       const n = (this.pendingHolds.get(upload.sha256) ?? 1) - 1;
@@ -136,7 +134,7 @@ export class LibraryService {
   ): Promise<LibraryItemRecord> {
     const item = this.newItem(tenant, file, 'folder', { path: file.path, folderId, mtimeMs: file.mtimeMs });
     await this.save(item);
-    this.queue(item.id);
+    this.summaries.add(item.id);
     return item;
   }
 
@@ -150,7 +148,7 @@ export class LibraryService {
     if (!item) return;
     if (update) {
       await this.save({ ...item, ...update, status: 'analysing', summary: null, vector: null, error: undefined });
-      this.queue(id);
+      this.summaries.add(id);
       return;
     }
     if (error !== null) await this.save({ ...item, status: 'failed', error });
@@ -292,15 +290,12 @@ export class LibraryService {
 
   /** Resolves when no summary is waiting or running (tests, shutdown). */
   whenIdle(): Promise<void> {
-    if (this.running === 0 && this.waiting.length === 0) return Promise.resolve();
-    return new Promise((r) => this.idle.push(r));
+    return this.summaries.whenIdle();
   }
 
   /** Stop starting summaries; wait for those running. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.waiting.length = 0;
-    await this.whenIdle();
+    await this.summaries.stop();
   }
 
   // Internals.
@@ -397,24 +392,6 @@ export class LibraryService {
     if (h?.size === 0) this.holders.delete(item.sha256);
     this.similarity.remove(item.id);
     this.indexes.get(item.tenant)?.invalidate();
-  }
-
-  private queue(id: number): void {
-    if (this.stopped) return;
-    this.waiting.push(id);
-    this.pump();
-  }
-
-  private pump(): void {
-    while (this.running < summaryConcurrency && this.waiting.length > 0) {
-      const id = this.waiting.shift()!;
-      this.running++;
-      void this.summarise(id).finally(() => {
-        this.running--;
-        this.pump();
-        if (this.running === 0 && this.waiting.length === 0) for (const r of this.idle.splice(0)) r();
-      });
-    }
   }
 
   private async summarise(id: number): Promise<void> {
