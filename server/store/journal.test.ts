@@ -37,6 +37,16 @@ describe('journal', () => {
     expect((await replay(file)).seen).toEqual([1, 2, 3]);
   });
 
+  it('cuts a torn line at its byte offset after multi-byte text', async () => {
+    const file = await tempFile();
+    await writeFile(file, '{"n":1,"s":"éé€"}\n{"n":2,"s":"ü');
+    const first = await replay(file);
+    expect(first.seen).toEqual([1]);
+    await first.journal.append({ n: 3 });
+    await first.journal.close();
+    expect(await readFile(file, 'utf8')).toBe('{"n":1,"s":"éé€"}\n{"n":3}\n');
+  });
+
   it('compacts to the live entries, keeping appends made during the compaction', async () => {
     const file = await tempFile();
     const { journal } = await replay(file);

@@ -1,4 +1,4 @@
-import { open, rename, rm, stat, readFile, type FileHandle } from 'node:fs/promises';
+import { open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -22,28 +22,26 @@ export class Journal<E> {
   /** Open (creating) the journal and replay it: `apply` sees every whole entry in order. */
   static async open<E>(file: string, apply: (entry: E) => void): Promise<Journal<E>> {
     const journal = new Journal<E>(file);
-    let text = '';
+    let bytes: Buffer = Buffer.alloc(0);
     try {
-      text = await readFile(file, 'utf8');
+      bytes = await readFile(file);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     }
+    // Byte offsets throughout (a line's UTF-8 length is not its string length).
     let good = 0;
-    let offset = 0;
-    while (offset < text.length) {
-      const end = text.indexOf('\n', offset);
+    while (good < bytes.length) {
+      const end = bytes.indexOf(0x0a, good);
       // No newline: the last line was torn by a kill before its sync (never acknowledged).
       if (end < 0) break;
-      const line = text.slice(offset, end);
       let entry: E;
       try {
-        entry = JSON.parse(line) as E;
+        entry = JSON.parse(bytes.toString('utf8', good, end)) as E;
       } catch {
         break; // a torn line can only be the last one written; what follows it was never acknowledged
       }
       apply(entry);
-      offset = end + 1;
-      good = Buffer.byteLength(text.slice(0, offset));
+      good = end + 1;
     }
     journal.fh = await open(file, 'a+');
     const size = (await journal.fh.stat()).size;
