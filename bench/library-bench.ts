@@ -13,7 +13,9 @@ import path from 'node:path';
 import { serverNodeFlags } from '../server/config/node-flags.js';
 import { featureVectorLength, featureVectorVersion } from '../server/audio/library/feature-vector.js';
 import { camelotOf, keyNameOf } from '../server/audio/library/camelot.js';
+import { TenantLibraryIndex, type LibraryQuery } from '../server/audio/library/library-index.js';
 import { openJournalLibraryRepo, type LibraryItemRecord } from '../server/audio/library/library-repo.js';
+import { createSimilarityIndex } from '../server/audio/library/similarity-index.js';
 import { machineHeader, median, say, startServerProcess, writeResults } from './bench-support.js';
 
 const itemCount = 100_000;
@@ -93,17 +95,59 @@ function get(url: string, agent: http.Agent, method = 'GET', body?: string): Pro
   });
 }
 
+/** The search and the similarity index alone, in this process (no HTTP, no JSON): what the server's work costs. */
+function measureInProcess(all: readonly LibraryItemRecord[]): void {
+  const index = new TenantLibraryIndex(() => all);
+  const base = { sort: 'added_at', descending: true, page: 1, perPage: 50 } as const;
+  const queries: [string, LibraryQuery][] = [
+    ['newest 50', base],
+    ['q=kick', { ...base, q: 'kick' }],
+    ['8A & bpm 120–130', { ...base, camelot: '8A', bpmMin: 120, bpmMax: 130 }],
+    ['role=bass, sort -bpm', { ...base, role: 'bass', sort: 'bpm' }],
+    ['tag=dark & favourite, sort name', { ...base, tag: 'dark', favourite: true, sort: 'name', descending: false }],
+  ];
+  const tBuild = process.hrtime.bigint();
+  for (const [, q] of queries) index.search(q);
+  say(`in process: rows and the used sort orders built in ${(Number(process.hrtime.bigint() - tBuild) / 1e6).toFixed(0)} ms`);
+  say('');
+  say('| in process (no HTTP), median of 30 | ms |');
+  say('|---|---|');
+  for (const [name, q] of queries) {
+    const xs: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const t = process.hrtime.bigint();
+      index.search(q);
+      xs.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+    say(`| ${name} | ${median(xs).toFixed(2)} |`);
+  }
+  const sim = createSimilarityIndex(featureVectorLength);
+  for (const item of all) sim.add(item.id, Float32Array.from(item.vector!));
+  const xs: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const t = process.hrtime.bigint();
+    sim.nearest(Float32Array.from(all[i * 97]!.vector!), 6);
+    xs.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  say(`| similar: brute-force nearest 5 of ${all.length} (${featureVectorLength} dimensions) | ${median(xs).toFixed(2)} |`);
+  say('');
+}
+
 async function main(): Promise<void> {
   say(machineHeader('Library at 100,000 items (bench/library-bench.ts; synthetic summaries, speed only)'));
   const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-library-bench-'));
   const t0 = Date.now();
   const repo = await openJournalLibraryRepo(path.join(dataDir, 'library'));
   const r = random(42);
+  const all: LibraryItemRecord[] = [];
   for (let done = 0; done < itemCount; done += 1000) {
-    await repo.putItems(Array.from({ length: Math.min(1000, itemCount - done) }, () => syntheticItem(repo.nextId(), r)));
+    const batch = Array.from({ length: Math.min(1000, itemCount - done) }, () => syntheticItem(repo.nextId(), r));
+    all.push(...batch);
+    await repo.putItems(batch);
   }
   await repo.close();
   say(`seeded ${itemCount} items into the journal in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  measureInProcess(all);
 
   const tBoot = Date.now();
   const server = await startServerProcess(['--import', 'tsx', ...serverNodeFlags, 'server/main.ts'], {
