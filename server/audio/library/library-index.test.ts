@@ -43,12 +43,27 @@ function item(id: number, name: string, s: Partial<LibrarySummary>, extra: Parti
 // A set with known values: the expected answers below follow from this table alone.
 const set = [
   item(1, 'Kick Deep.wav', { role: 'percs', tempo_bpm: 124, loudness_lufs: -8, duration_s: 0.5, grade_tier: 'A' }, { tags: ['house'] }),
-  item(2, 'pad warm.wav', { role: 'atmos', camelot: '8A', key: 'A minor', loudness_lufs: -20, duration_s: 12 }, { favourite: true, rating: 5 }),
+  item(
+    2,
+    'pad warm.wav',
+    { role: 'atmos', camelot: '8A', key: 'A minor', loudness_lufs: -20, duration_s: 12 },
+    { favourite: true, rating: 5 },
+  ),
   item(3, 'bass line.wav', { role: 'bass', camelot: '8A', key: 'A minor', tempo_bpm: 62, loudness_lufs: -12, duration_s: 7.7 }),
-  item(4, 'lead c.wav', { role: 'melodic', camelot: '8B', key: 'C major', tempo_bpm: 128, duration_s: 3.75, suggested_name: '01_melodic_bright' }, { rating: 3 }),
-  item(5, 'hat loop.wav', { role: 'tops', tempo_bpm: 240, loudness_lufs: -14, duration_s: 2, grade_tier: 'A' }, { tags: ['House', 'loop'], tempoMultiplier: 0.5 }),
+  item(
+    4,
+    'lead c.wav',
+    { role: 'melodic', camelot: '8B', key: 'C major', tempo_bpm: 128, duration_s: 3.75, suggested_name: '01_melodic_bright' },
+    { rating: 3 },
+  ),
+  item(
+    5,
+    'hat loop.wav',
+    { role: 'tops', tempo_bpm: 240, loudness_lufs: -14, duration_s: 2, grade_tier: 'A' },
+    { tags: ['House', 'loop'], tempoMultiplier: 0.5 },
+  ),
 ];
-const index = new TenantLibraryIndex(() => set);
+const index = new TenantLibraryIndex(set);
 const q = (over: Partial<LibraryQuery>): number[] =>
   index.search({ sort: 'added_at', descending: false, page: 1, perPage: 50, ...over }).items.map((i) => i.id);
 
@@ -83,12 +98,23 @@ describe('library index', () => {
     expect(index.search({ sort: 'added_at', descending: false, page: 9, perPage: 2 })).toEqual({ items: [], total: 5 });
   });
 
-  it('sees changes once invalidated', () => {
-    const items = [...set];
-    const live = new TenantLibraryIndex(() => items);
-    expect(live.search({ sort: 'name', descending: false, page: 1, perPage: 1 }).total).toBe(5);
-    items.push(item(6, 'aaa.wav', {}));
-    live.invalidate();
-    expect(live.search({ sort: 'name', descending: false, page: 1, perPage: 1 }).items[0]!.id).toBe(6);
+  it('keeps every built order right through adds, changes and removals', () => {
+    const live = new TenantLibraryIndex(set);
+    const ids = (sort: LibraryQuery['sort'], descending = false) =>
+      live.search({ sort, descending, page: 1, perPage: 50 }).items.map((i) => i.id);
+    expect(ids('bpm')).toEqual([3, 5, 1, 4, 2]);
+    expect(ids('name')).toEqual([3, 5, 1, 4, 2]);
+    live.upsert(item(6, 'aaa.wav', { tempo_bpm: 100 }));
+    live.upsert({ ...set[0]!, tempoMultiplier: 0.5 }); // 124 → 62
+    live.upsert(item(2, 'pad warm.wav', { tempo_bpm: 200 })); // gains a tempo
+    live.remove(3);
+    expect(ids('bpm')).toEqual([1, 6, 5, 4, 2]);
+    expect(ids('bpm', true)).toEqual([2, 4, 5, 6, 1]);
+    expect(ids('name')).toEqual([6, 5, 1, 4, 2]);
+    expect(
+      live.search({ sort: 'added_at', descending: false, page: 1, perPage: 50, bpmMin: 60, bpmMax: 65 }).items.map((i) => i.id),
+    ).toEqual([1]);
+    // An order built after the changes agrees with the ones kept up to date.
+    expect(ids('duration_s')).toEqual([1, 5, 4, 2, 6]); // 2 and 6 have no duration: last, by id
   });
 });

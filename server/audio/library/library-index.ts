@@ -27,10 +27,14 @@ export interface LibraryQuery {
   readonly perPage: number;
 }
 
-/** One item's searchable facts, precomputed once per change of the tenant's items. */
+/** One item's searchable facts, computed once per change of that item. */
 interface Row {
   readonly item: LibraryItemRecord;
+  readonly id: number;
   readonly text: string;
+  readonly role: string | null;
+  readonly camelot: string | null;
+  readonly tier: string | null;
   readonly bpm: number;
   readonly lufs: number;
   readonly duration: number;
@@ -51,7 +55,11 @@ function toRow(item: LibraryItemRecord): Row {
   const camelot = s?.camelot ? /^(\d+)([AB])$/.exec(s.camelot) : null;
   return {
     item,
+    id: item.id,
     text: [item.name, s?.suggested_name ?? '', ...tags].join('\n').toLowerCase(),
+    role: s?.role ?? null,
+    camelot: s?.camelot ?? null,
+    tier: s?.grade_tier ?? null,
     bpm: bpmOf(item) ?? NaN,
     lufs: s?.loudness_lufs ?? NaN,
     duration: s?.duration_s ?? NaN,
@@ -61,7 +69,7 @@ function toRow(item: LibraryItemRecord): Row {
 }
 
 const sortValue: Readonly<Record<LibrarySortField, (r: Row) => number | string>> = {
-  added_at: (r) => r.item.id,
+  added_at: (r) => r.id,
   name: (r) => r.item.name.toLowerCase(),
   bpm: (r) => r.bpm,
   duration_s: (r) => r.duration,
@@ -70,22 +78,92 @@ const sortValue: Readonly<Record<LibrarySortField, (r: Row) => number | string>>
   key: (r) => r.keyOrder,
 };
 
+const isUnknown = (v: number | string) => typeof v === 'number' && Number.isNaN(v);
+
+/** One sort order: rows with the value ascending (ties by id), then rows without it by id. */
+class SortOrder {
+  readonly known: Row[] = [];
+  readonly unknown: Row[] = [];
+  /** Each row's value when it was placed (the row may be replaced before it is taken out). */
+  private readonly placed = new Map<number, number | string>();
+
+  constructor(
+    private readonly value: (r: Row) => number | string,
+    rows: Iterable<Row>,
+  ) {
+    for (const r of rows) {
+      const v = value(r);
+      this.placed.set(r.id, v);
+      (isUnknown(v) ? this.unknown : this.known).push(r);
+    }
+    this.known.sort((a, b) => compare(this.placed.get(a.id)!, a.id, this.placed.get(b.id)!, b.id));
+    this.unknown.sort((a, b) => a.id - b.id);
+  }
+
+  insert(r: Row): void {
+    const v = this.value(r);
+    this.placed.set(r.id, v);
+    const list = isUnknown(v) ? this.unknown : this.known;
+    list.splice(this.position(list, v, r.id), 0, r);
+  }
+
+  remove(id: number): void {
+    const v = this.placed.get(id);
+    if (v === undefined) return;
+    this.placed.delete(id);
+    const list = isUnknown(v) ? this.unknown : this.known;
+    const at = this.position(list, v, id);
+    if (list[at]?.id === id) list.splice(at, 1);
+  }
+
+  /** The first index whose (value, id) is not below (v, id): binary search, so a change costs a splice. */
+  private position(list: readonly Row[], v: number | string, id: number): number {
+    const unknown = isUnknown(v);
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const m = list[mid]!;
+      const below = unknown ? m.id < id : compare(this.placed.get(m.id)!, m.id, v, id) < 0;
+      if (below) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+function compare(va: number | string, ia: number, vb: number | string, ib: number): number {
+  return va < vb ? -1 : va > vb ? 1 : ia - ib;
+}
+
 /**
- * One tenant's items, searchable without a per-request allocation per item: rows (lower-cased text,
- * bpm, …) are built once per change, each sort order once per change on first use (values without a
- * measurement last in both directions), and a request walks one order testing the filters, keeping
- * only the requested page.
+ * One tenant's items, searchable without a per-request allocation per item: a row of precomputed
+ * facts per item (lower-cased text, bpm, …) and each sort order built on first use, both kept up to
+ * date item by item (a write re-places one row by binary search, never rebuilds the rest). A request
+ * walks one order testing the filters, keeping only the requested page.
  */
 export class TenantLibraryIndex {
-  private rows: Row[] | null = null;
-  private readonly orders = new Map<LibrarySortField, { readonly known: Row[]; readonly unknown: Row[] }>();
+  private readonly rows = new Map<number, Row>();
+  private readonly orders = new Map<LibrarySortField, SortOrder>();
 
-  constructor(private readonly itemsOf: () => Iterable<LibraryItemRecord>) {}
+  constructor(items: Iterable<LibraryItemRecord>) {
+    for (const item of items) this.rows.set(item.id, toRow(item));
+  }
 
-  /** The tenant's items changed: rebuild on next use. */
-  invalidate(): void {
-    this.rows = null;
-    this.orders.clear();
+  /** An item was added or changed. */
+  upsert(item: LibraryItemRecord): void {
+    const row = toRow(item);
+    for (const order of this.orders.values()) {
+      order.remove(item.id);
+      order.insert(row);
+    }
+    this.rows.set(item.id, row);
+  }
+
+  /** An item was removed. */
+  remove(id: number): void {
+    for (const order of this.orders.values()) order.remove(id);
+    this.rows.delete(id);
   }
 
   /** The page of matching items, and how many match. */
@@ -108,25 +186,12 @@ export class TenantLibraryIndex {
     return { items, total };
   }
 
-  private orderBy(field: LibrarySortField) {
-    const cached = this.orders.get(field);
-    if (cached) return cached;
-    this.rows ??= [...this.itemsOf()].map(toRow);
-    const value = sortValue[field];
-    const known: Row[] = [];
-    const unknown: Row[] = [];
-    for (const r of this.rows) {
-      const v = value(r);
-      (typeof v === 'number' && Number.isNaN(v) ? unknown : known).push(r);
+  private orderBy(field: LibrarySortField): SortOrder {
+    let order = this.orders.get(field);
+    if (!order) {
+      order = new SortOrder(sortValue[field], this.rows.values());
+      this.orders.set(field, order);
     }
-    known.sort((a, b) => {
-      const va = value(a);
-      const vb = value(b);
-      return va < vb ? -1 : va > vb ? 1 : a.item.id - b.item.id;
-    });
-    unknown.sort((a, b) => a.item.id - b.item.id);
-    const order = { known, unknown };
-    this.orders.set(field, order);
     return order;
   }
 }
@@ -142,8 +207,8 @@ function compileFilter(q: LibraryQuery): (r: Row) => boolean {
     const needle = q.q.toLowerCase();
     tests.push((r) => r.text.includes(needle));
   }
-  if (q.role) tests.push((r) => r.item.summary?.role === q.role);
-  if (q.camelot) tests.push((r) => r.item.summary?.camelot === q.camelot);
+  if (q.role) tests.push((r) => r.role === q.role);
+  if (q.camelot) tests.push((r) => r.camelot === q.camelot);
   if (q.bpmMin !== undefined || q.bpmMax !== undefined) {
     const { bpmMin: lo, bpmMax: hi } = q;
     tests.push(
@@ -154,7 +219,7 @@ function compileFilter(q: LibraryQuery): (r: Row) => boolean {
   }
   if (q.lufsMin !== undefined || q.lufsMax !== undefined) tests.push((r) => inRange(r.lufs, q.lufsMin, q.lufsMax));
   if (q.durationMin !== undefined || q.durationMax !== undefined) tests.push((r) => inRange(r.duration, q.durationMin, q.durationMax));
-  if (q.tier) tests.push((r) => r.item.summary?.grade_tier === q.tier);
+  if (q.tier) tests.push((r) => r.tier === q.tier);
   if (q.tag) {
     const tag = q.tag.toLowerCase();
     tests.push((r) => r.tags.includes(tag));

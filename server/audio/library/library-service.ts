@@ -361,11 +361,8 @@ export class LibraryService {
   private indexOf(tenant: string): TenantLibraryIndex {
     let index = this.indexes.get(tenant);
     if (!index) {
-      const repo = this.repo;
-      const ids = () => this.byTenant.get(tenant) ?? new Set<number>();
-      index = new TenantLibraryIndex(function* () {
-        for (const id of ids()) yield repo.items.get(id)!;
-      });
+      const ids = this.byTenant.get(tenant) ?? new Set<number>();
+      index = new TenantLibraryIndex([...ids].map((id) => this.repo.items.get(id)!));
       this.indexes.set(tenant, index);
     }
     return index;
@@ -382,7 +379,7 @@ export class LibraryService {
     }
     if (item.vector && item.vector.length === featureVectorLength) this.similarity.add(item.id, Float32Array.from(item.vector));
     else this.similarity.remove(item.id);
-    this.indexes.get(item.tenant)?.invalidate();
+    this.indexes.get(item.tenant)?.upsert(item);
   }
 
   private untrack(item: LibraryItemRecord): void {
@@ -391,7 +388,7 @@ export class LibraryService {
     h?.delete(item.id);
     if (h?.size === 0) this.holders.delete(item.sha256);
     this.similarity.remove(item.id);
-    this.indexes.get(item.tenant)?.invalidate();
+    this.indexes.get(item.tenant)?.remove(item.id);
   }
 
   private async summarise(id: number): Promise<void> {
