@@ -6,8 +6,7 @@ import { sendUserContent } from '../../http/serve-user-content.js';
 import { findCamelot } from '../library/camelot.js';
 import type { LibraryFolders } from '../library/library-folders.js';
 import { bpmOf, type LibraryQuery, type LibrarySortField } from '../library/library-index.js';
-import type { LibraryItemRecord } from '../library/library-repo.js';
-import type { LibraryService } from '../library/library-service.js';
+import type { LibraryItemRecord, LibraryService } from '../library/library-service.js';
 import type { LibraryItemResponse } from '../api-types.js';
 import { libraryRouteSpecs } from './library-route-specs.js';
 import {

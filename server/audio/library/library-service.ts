@@ -11,6 +11,9 @@ import { computeSummary, type SummaryPlan } from './library-summary.js';
 import { createSimilarityIndex, type SimilarityIndex } from './similarity-index.js';
 import { WorkQueue } from './work-queue.js';
 
+/** The record the service hands out (routes present it; the repo stays in this folder). */
+export type { LibraryItemRecord } from './library-repo.js';
+
 /** A file to add: already on disk (a finished upload, or a file in an indexed folder) and hashed. */
 export interface NewItemFile {
   readonly sha256: string;
