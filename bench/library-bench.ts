@@ -4,7 +4,7 @@
  * floor (`GET /audio/v1/healthz`, measured interleaved). The items are SYNTHETIC (seeded random
  * summaries and feature vectors written straight into the library journal): this measures speed, not
  * the quality of any answer. Also: the boot (journal replay) time, and the first list after a write
- * (the tenant's index rebuilt). Not a test: it measures.
+ * (the changed row re-placed). Not a test: it measures.
  */
 import { mkdtemp } from 'node:fs/promises';
 import http from 'node:http';
@@ -217,7 +217,7 @@ async function main(): Promise<void> {
       after.push((await get(`${base}/library/items?key=Am&bpm_min=120&bpm_max=130`, agent)).ms);
     }
     say('');
-    say(`first filtered list after a write (index rebuilt): median ${median(after).toFixed(1)} ms over 10`);
+    say(`first filtered list after a write (the changed row re-placed in each built order): median ${median(after).toFixed(1)} ms over 10`);
     say(
       `load average during the run: ${loadavg()
         .map((l) => l.toFixed(2))
