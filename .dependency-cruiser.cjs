@@ -72,7 +72,7 @@ module.exports = {
       name: 'audio-layers-point-down',
       comment: 'audio/http → analysis, sources, artifacts → decode → engines → dsp; nothing below imports the HTTP edge or the service.',
       severity: 'error',
-      from: { path: '^server/audio/(analysis|decode|sources|artifacts)/', pathNot: '\\.test\\.ts$' },
+      from: { path: '^server/audio/(analysis|decode|sources|artifacts|library)/', pathNot: '\\.test\\.ts$' },
       to: { path: '^server/audio/http/' },
     },
     {

@@ -63,6 +63,12 @@ export interface Config {
    * `loopback` behind a local nginx); null takes the socket's address.
    */
   readonly trustProxy: string | null;
+  /**
+   * Folders on this machine the library may index in place (POST /audio/v1/library/folders), only
+   * below these roots (symlinks resolved); empty turns local folders off. The desktop app sets the
+   * user's home.
+   */
+  readonly libraryFolders: readonly string[];
 }
 
 /** Values every deployment starts from; the data dir is relative to the working directory. */
@@ -96,6 +102,7 @@ export const defaultConfig: Config = {
   authFailBlockS: 300,
   authFailExemptLoopback: false,
   trustProxy: null,
+  libraryFolders: [],
 };
 
 /** The config file in the data dir: the same keys as Config, all optional. */
@@ -133,6 +140,7 @@ const envKeys: Readonly<Record<keyof Config, string>> = {
   authFailBlockS: 'CRATEHOUSE_AUTH_FAIL_BLOCK_S',
   authFailExemptLoopback: 'CRATEHOUSE_AUTH_FAIL_EXEMPT_LOOPBACK',
   trustProxy: 'CRATEHOUSE_TRUST_PROXY',
+  libraryFolders: 'CRATEHOUSE_LIBRARY_FOLDERS',
 };
 
 /** Thrown for a value that cannot be used; the message names the setting and where it came from. */
@@ -201,6 +209,7 @@ function parseSource(raw: Record<string, unknown>, source: string): Overrides {
     if (numberKeys.has(k)) out[k] = parseNumber(value, where);
     else if (booleanKeys.has(k)) out[k] = value === null && defaultConfig[k] === null ? null : parseBoolean(value, where);
     else if (k === 'allowedHosts') out[k] = parseHostList(value, where);
+    else if (k === 'libraryFolders') out[k] = parseFolderRoots(value, where);
     else out[k] = value === null ? null : String(value);
   }
   return out as Overrides;
@@ -221,6 +230,16 @@ function parseHostList(value: unknown, where: string): readonly string[] | null 
   const bad = hosts.find((h) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+|[0-9a-f:]+)$/.test(h));
   if (bad !== undefined) throw new ConfigError(`${where} must list host names (or loopback), got ${JSON.stringify(bad)}`);
   return hosts;
+}
+
+/** Roots separated by the platform's path delimiter (`:`; `;` on Windows) or a JSON array; each absolute. */
+function parseFolderRoots(value: unknown, where: string): readonly string[] {
+  if (value === null) return [];
+  const items = Array.isArray(value) ? value.map(String) : String(value).split(path.delimiter);
+  const roots = items.map((r) => r.trim()).filter((r) => r !== '');
+  const bad = roots.find((r) => !path.isAbsolute(r));
+  if (bad !== undefined) throw new ConfigError(`${where} must list absolute folders, got ${JSON.stringify(bad)}`);
+  return roots.map((r) => path.resolve(r));
 }
 
 function parseBoolean(value: unknown, where: string): boolean {

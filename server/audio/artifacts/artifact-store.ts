@@ -68,6 +68,12 @@ export class ArtifactStore {
     }
   }
 
+  /** The artifact with these bytes under any name, or null. */
+  async findByContent(contentId: string): Promise<StoredArtifact | null> {
+    if (!isContentId(contentId)) return null;
+    return this.existingIn(path.join(this.root, contentId), contentId);
+  }
+
   /**
    * Move a finished temp file in under its content id. When the same bytes are already stored
    * (under any name), the temp file is dropped and the existing artifact returned.
