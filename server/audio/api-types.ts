@@ -61,3 +61,94 @@ export interface AnalyzeResponse {
   readonly features: Omit<FeaturesResponse, 'source'>;
   readonly sample: Omit<SampleAnalysisResponse, 'source'>;
 }
+
+// The library (issue 22), as the shared contract states it. Written here by the GUI branch as plain
+// declarations; the server branch derives the same shapes from its schemas (the merge keeps one).
+
+/** A sample role the library files an item under. */
+export type LibraryRole = 'percs' | 'bass' | 'melodic' | 'tops' | 'atmos';
+/** The user's tempo correction: the measured tempo halved, kept or doubled. */
+export type TempoMultiplier = 0.5 | 1 | 2;
+/** GET /library/items/:id: one kept file and its analysis summary. */
+export interface LibraryItemResponse {
+  readonly id: number;
+  /** Hex SHA-256 of the audio bytes. */
+  readonly sha256: string;
+  /** The original file name. */
+  readonly name: string;
+  /** Bytes. */
+  readonly size: number;
+  /** ISO 8601. */
+  readonly added_at: string;
+  readonly status: 'analysing' | 'ready' | 'failed';
+  readonly error?: string;
+  readonly origin: 'upload' | 'folder' | 'source';
+  /** Absolute path on disk (folder items only). */
+  readonly path?: string;
+  readonly duration_s: number | null;
+  readonly sample_rate: number | null;
+  readonly channels: number | null;
+  readonly format: string | null;
+  readonly role: LibraryRole | null;
+  readonly role_confidence: number | null;
+  /** As measured, BPM. */
+  readonly tempo_bpm: number | null;
+  readonly tempo_multiplier: TempoMultiplier;
+  /** tempo_bpm × tempo_multiplier: what search uses. */
+  readonly bpm: number | null;
+  /** "A minor" style. */
+  readonly key: string | null;
+  /** "8A" style. */
+  readonly camelot: string | null;
+  readonly loudness_lufs: number | null;
+  readonly true_peak_dbtp: number | null;
+  readonly grade_tier: 'S' | 'A' | 'B' | 'C' | 'D' | null;
+  readonly suggested_name: string | null;
+  /** 64 peak values 0..1 for a row's waveform thumbnail ([] until ready). */
+  readonly thumbnail: readonly number[];
+  readonly tags: readonly string[];
+  readonly favourite: boolean;
+  /** 0..5. */
+  readonly rating: number;
+  readonly collection_ids: readonly number[];
+}
+/** GET /library/items. */
+export interface LibraryPageResponse {
+  readonly items: readonly LibraryItemResponse[];
+  readonly total: number;
+  readonly page: number;
+  readonly per_page: number;
+}
+/** PATCH /library/items/:id. */
+export interface LibraryItemPatch {
+  readonly tags?: readonly string[];
+  readonly favourite?: boolean;
+  readonly rating?: number;
+  readonly tempo_multiplier?: TempoMultiplier;
+  readonly name?: string;
+}
+/** GET /library/items/:id/similar. */
+export interface LibrarySimilarResponse {
+  readonly items: readonly { readonly item: LibraryItemResponse; readonly distance: number }[];
+}
+/** A collection of library items. */
+export interface LibraryCollectionResponse {
+  readonly id: number;
+  readonly name: string;
+  readonly item_count: number;
+}
+/** GET /library/collections. */
+export interface LibraryCollectionListResponse {
+  readonly items: readonly LibraryCollectionResponse[];
+}
+/** GET /library/tags. */
+export interface LibraryTagListResponse {
+  readonly items: readonly { readonly name: string; readonly count: number }[];
+}
+/** A folder indexed in place (desktop / self-hosted admin only). */
+export interface LibraryFolderResponse {
+  readonly id: number;
+  readonly path: string;
+  readonly item_count: number;
+  readonly watching: boolean;
+}
