@@ -24,7 +24,7 @@ import './batch/batch.css';
 
 const noItems: readonly BatchItem[] = [];
 
-function OverallProgress({ items }: { readonly items: readonly BatchItem[] }) {
+function OverallProgress({ items, paused }: { readonly items: readonly BatchItem[]; readonly paused: boolean }) {
   const counted = items.filter((item) => item.status !== 'cancelled');
   const done = counted.filter((item) => item.status === 'done').length;
   const failed = counted.filter((item) => item.status === 'failed').length;
@@ -32,7 +32,7 @@ function OverallProgress({ items }: { readonly items: readonly BatchItem[] }) {
   // A failed file is finished too: the bar reaches the end when nothing is left to do.
   const value =
     counted.length === 0 ? 0 : counted.reduce((sum, item) => sum + (item.status === 'failed' ? 1 : item.progress), 0) / counted.length;
-  const finished = running === 0 && counted.every((item) => item.status === 'done' || item.status === 'failed');
+  const finished = !paused && running === 0 && counted.every((item) => item.status === 'done' || item.status === 'failed');
   const detail = [
     `${done} of ${counted.length} analysed`,
     failed > 0 ? `${failed} failed` : null,
@@ -42,7 +42,7 @@ function OverallProgress({ items }: { readonly items: readonly BatchItem[] }) {
     .join(' · ');
   return (
     <div className="batch-overall">
-      <ProgressBar label={finished ? 'Batch finished' : 'Batch progress'} value={value} detail={detail} />
+      <ProgressBar label={paused ? 'Batch paused' : finished ? 'Batch finished' : 'Batch progress'} value={value} detail={detail} />
     </div>
   );
 }
@@ -201,7 +201,17 @@ export function BatchScreen() {
             </button>
           }
         >
-          <OverallProgress items={items} />
+          {snapshot.paused === 'offline' ? (
+            <div className="batch-paused" role="status">
+              <p>
+                <strong>Paused: server offline.</strong> The queued files wait; the batch resumes by itself when the server answers again.
+              </p>
+              <button type="button" className="button batch-small-button" onClick={() => batchStore.resume()}>
+                Resume now
+              </button>
+            </div>
+          ) : null}
+          <OverallProgress items={items} paused={snapshot.paused !== null} />
           <FilterBar filter={filter} onChange={setFilter} shown={shown.length} total={items.length} />
           {shown.length > 0 ? (
             <BatchTable
