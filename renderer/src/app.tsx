@@ -7,6 +7,7 @@ import { BatchScreen } from './audio/batch-screen';
 import { useHealth, type HealthState } from './audio/use-health';
 import { SourcesScreen } from './audio/sources-screen';
 import { ProjectsScreen } from './hosting/projects-screen';
+import { LibraryScreen } from './library/library-screen';
 import { SessionProvider } from './lib/session-context';
 import { useSession } from './lib/use-session';
 import { BrandMark } from './ui/brand-mark';
@@ -30,6 +31,7 @@ function createQueryClient(): QueryClient {
 }
 
 const screens = [
+  { to: '/library', label: 'Library' },
   { to: '/analyse', label: 'Analyse' },
   { to: '/batch', label: 'Batch' },
   { to: '/sources', label: 'Sources' },
@@ -91,6 +93,7 @@ export function App() {
                 <WindowDrop>
                   <Routes>
                     <Route path="/" element={<HomeScreen health={health} session={session} />} />
+                    <Route path="/library" element={<LibraryScreen />} />
                     <Route path="/analyse" element={<AnalyseScreen />} />
                     <Route path="/batch" element={<BatchScreen />} />
                     <Route path="/sources" element={<SourcesScreen />} />
