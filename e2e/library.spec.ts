@@ -250,6 +250,7 @@ test('batch: the server going away pauses the batch; it resumes when the server 
   await expect(page.getByRole('progressbar', { name: 'Batch paused' })).toBeVisible();
   await expect(page.getByRole('progressbar', { name: 'Batch finished' })).toHaveCount(0);
   await expect(page.getByText('Failed', { exact: true })).toHaveCount(0);
+  await expect(page.getByText('Waiting for the server to come back.')).toHaveCount(8);
   await saveScreenshot(page, 'batch-paused-offline');
 
   await page.unroute('**/audio/v1/**');

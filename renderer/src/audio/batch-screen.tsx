@@ -221,6 +221,7 @@ export function BatchScreen() {
               onCancel={batchStore.cancel}
               onRemove={batchStore.remove}
               onRetry={batchStore.retry}
+              paused={snapshot.paused !== null}
             />
           ) : (
             <EmptyState title="No file matches the filter">
