@@ -252,6 +252,15 @@ test('batch: the server going away pauses the batch; it resumes when the server 
   await expect(page.getByText('Failed', { exact: true })).toHaveCount(0);
   await expect(page.getByText('Waiting for the server to come back.')).toHaveCount(8);
   await saveScreenshot(page, 'batch-paused-offline');
+  for (const [width, height] of [
+    [390, 844],
+    [768, 1024],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await expectNoHorizontalOverflow(page);
+    await saveScreenshot(page, `batch-paused-offline-${width}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   await page.unroute('**/audio/v1/**');
   // Back by itself (the health check every 3 s), then finished.

@@ -17,6 +17,7 @@ import {
   type SortKey,
   type SortOrder,
 } from './batch/batch-model';
+import { Link } from 'react-router';
 import { batchStore, batchView } from './batch/batch-state';
 import { useBatch } from './batch/batch-store';
 import { BatchTable } from './batch/batch-table';
@@ -168,7 +169,7 @@ export function BatchScreen() {
         <p className="eyebrow">Batch</p>
         <p className="lead">
           Grade and name a whole pack: each file is measured, analysed for role, tempo and key, graded and given a name. Two files are
-          analysed at a time.
+          analysed at a time. Each file is uploaded once and kept in your <Link to="/library">Library</Link>, so a reload loses nothing.
         </p>
       </div>
 
