@@ -8,6 +8,7 @@ import { useHealth, type HealthState } from './audio/use-health';
 import { SourcesScreen } from './audio/sources-screen';
 import { ProjectsScreen } from './hosting/projects-screen';
 import { ConnectionProvider } from './lib/connection-context';
+import { LibraryScreen } from './library/library-screen';
 import { SessionProvider } from './lib/session-context';
 import { useSession } from './lib/use-session';
 import { AppHeader } from './ui/app-header';
@@ -99,6 +100,7 @@ export function App() {
                 {signedIn ? (
                   <Routes>
                     <Route path="/" element={<HomeScreen health={health} session={session} />} />
+                    <Route path="/library" element={<LibraryScreen />} />
                     <Route path="/analyse" element={<AnalyseScreen />} />
                     <Route path="/batch" element={<BatchScreen />} />
                     <Route path="/sources" element={<SourcesScreen />} />

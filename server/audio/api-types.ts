@@ -92,3 +92,9 @@ export type LibraryFolderResponse = z.infer<typeof libraryFolderSchema>;
 export type LibraryFolderListResponse = z.infer<typeof libraryFolderListSchema>;
 /** PATCH /library/items/{id} body. */
 export type LibraryItemPatch = z.input<typeof libraryItemPatchSchema>;
+/** The page of GET /library/items (the GUI's name for LibraryItemListResponse). */
+export type LibraryPageResponse = LibraryItemListResponse;
+/** A sample role the library files an item under. */
+export type LibraryRole = NonNullable<LibraryItemResponse['role']>;
+/** The user's tempo correction: the measured tempo halved, kept or doubled. */
+export type TempoMultiplier = LibraryItemResponse['tempo_multiplier'];

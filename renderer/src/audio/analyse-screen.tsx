@@ -155,12 +155,12 @@ export function AnalyseScreen() {
   }, [file, scale, requestSpectrumLog]);
 
   const choose = useCallback(
-    (files: File[]) => {
+    (files: File[], sha256?: string) => {
       const first = files[0];
       if (!first) return;
-      // Start the spectrogram's worker while the uploads run, so the first spectrum does not wait for it.
+      // Start the spectrogram's worker while the upload runs, so the first spectrum does not wait for it.
       spectrogramWorker();
-      start(first);
+      start(first, sha256);
     },
     [start],
   );
@@ -169,7 +169,7 @@ export function AnalyseScreen() {
   useEffect(() => {
     const takeHandoff = () => {
       const handed = takePendingAnalysis();
-      if (handed) choose([handed]);
+      if (handed) choose([handed.file], handed.sha256);
     };
     takeHandoff();
     return onPendingAnalysis(takeHandoff);

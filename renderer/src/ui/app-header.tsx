@@ -4,6 +4,7 @@ import { BrandMark } from './brand-mark';
 
 const screens = [
   { to: '/', label: 'Home', end: true },
+  { to: '/library', label: 'Library', end: false },
   { to: '/analyse', label: 'Analyse', end: false },
   { to: '/batch', label: 'Batch', end: false },
   { to: '/sources', label: 'Sources', end: false },
