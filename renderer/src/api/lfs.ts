@@ -44,7 +44,12 @@ export async function uploadLfsObject(
 ): Promise<void> {
   if (object.error) throw new ApiError(object.error.code, object.error.message);
   const upload = object.actions?.upload;
-  if (upload) await putBlobWithProgress(upload.href, content, { headers: { ...upload.header, 'Content-Type': 'application/octet-stream' }, onProgress, signal });
+  if (upload)
+    await putBlobWithProgress(upload.href, content, {
+      headers: { ...upload.header, 'Content-Type': 'application/octet-stream' },
+      onProgress,
+      signal,
+    });
   const verify = object.actions?.verify;
   if (verify)
     await getJson<unknown>(verify.href, {

@@ -103,12 +103,12 @@ export function listCommits(
   });
 }
 
-/** One action of POST …/commits, content always base64 (audio is binary). */
+/** One action of POST …/commits: binary content in base64, text (a Git LFS pointer, `.gitattributes`) as it is. */
 export interface CommitAction {
   readonly action: 'create' | 'update';
   readonly file_path: string;
   readonly content: string;
-  readonly encoding: 'base64';
+  readonly encoding: 'base64' | 'text';
 }
 
 /** POST …/commits: one commit of several file actions on a branch, reporting upload progress. */

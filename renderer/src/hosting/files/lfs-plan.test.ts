@@ -20,7 +20,9 @@ describe('gitattributesTracking', () => {
     expect(gitattributesTracking('*.wav filter=lfs\n*.wav -filter\n', ['x.wav'])).toBe(
       '*.wav filter=lfs\n*.wav -filter\n*.wav filter=lfs diff=lfs merge=lfs -text\n',
     );
-    expect(gitattributesTracking('*.wav diff=lfs -text\n', ['x.wav'])).toBe('*.wav diff=lfs -text\n*.wav filter=lfs diff=lfs merge=lfs -text\n');
+    expect(gitattributesTracking('*.wav diff=lfs -text\n', ['x.wav'])).toBe(
+      '*.wav diff=lfs -text\n*.wav filter=lfs diff=lfs merge=lfs -text\n',
+    );
   });
 
   it('reads the extension as git matches it: case kept, none for dot files', () => {
