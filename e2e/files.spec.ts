@@ -135,8 +135,10 @@ test('drop two stems onto a project, see the commit, open one and play it', asyn
     await expect(staged.getByRole('listitem')).toHaveText([/^newkick-loop\.wav5\.6 MB · Git LFS$/, /^newbass\.wav4\.2 MB · Git LFS$/]);
     await expect(page.getByLabel('Commit message')).toHaveValue('Add 2 stems');
     await page.getByRole('button', { name: 'Commit 2 files to main' }).click();
+    // Hashing 10 MB and the batch request take a few seconds on a busy machine.
     await expect(page.getByRole('alert')).toHaveText(
       'The commit was not made: 2 of 2 uploads failed, so nothing was committed. Commit again to retry: files already stored are not sent again.',
+      { timeout: 60_000 },
     );
     await expect(staged.getByRole('listitem')).toHaveText([/Upload failed: /, /Upload failed: /]);
     const commits = await api<{ title: string }[]>(server.url, producer.token, 'GET', `/projects/${projectId}/repository/commits`);
@@ -146,14 +148,12 @@ test('drop two stems onto a project, see the commit, open one and play it', asyn
 
   await test.step('two dropped stems go to Git LFS and become one commit of pointers', async () => {
     await page.getByRole('button', { name: 'Commit 2 files to main' }).click();
-    await expect(page.getByRole('status').filter({ hasText: 'Committed' })).toContainText('“Add 2 stems” to main');
+    await expect(page.getByRole('status').filter({ hasText: 'Committed' })).toContainText('“Add 2 stems” to main', { timeout: 60_000 });
     // The listing refreshes: folders first, then files by name; .gitattributes now tracks *.wav.
-    await expect(page.getByRole('list', { name: 'Files' }).getByRole('link')).toHaveText([
-      '.gitattributes',
-      'bass.wav',
-      'kick-loop.wav',
-      'README.md',
-    ]);
+    await expect(page.getByRole('list', { name: 'Files' }).getByRole('link')).toHaveText(
+      ['.gitattributes', 'bass.wav', 'kick-loop.wav', 'README.md'],
+      { timeout: 30_000 },
+    );
     await expect(page.getByTestId('latest-commit')).toContainText('Add 2 stems');
     // The API agrees: one commit with both stems as LFS pointers and the attributes line git lfs track writes.
     const commits = await api<{ title: string }[]>(server.url, producer.token, 'GET', `/projects/${projectId}/repository/commits`);
@@ -173,6 +173,7 @@ test('drop two stems onto a project, see the commit, open one and play it', asyn
     // Sizes are the stems', not the pointers': 32 s of 16-bit stereo at 44.1 kHz plus the header.
     await expect(page.locator('.fl-row', { hasText: 'kick-loop.wav' }).locator('.fl-size')).toHaveText(
       `${(loop.length / 1_000_000).toFixed(1)} MB`,
+      { timeout: 30_000 },
     );
     await screenshotsAt(page, 'listing');
   });
@@ -207,12 +208,12 @@ test('drop two stems onto a project, see the commit, open one and play it', asyn
     await dropFiles(page, [{ name: 'hat.wav', bytes: loop }]);
     await expect(page.getByLabel('Commit message')).toHaveValue('Add hat.wav');
     await page.getByRole('button', { name: 'Commit 1 file to main' }).click();
-    await expect(page.getByRole('alert')).toHaveText('The commit was not made: A file with this name already exists.');
+    await expect(page.getByRole('alert')).toHaveText('The commit was not made: A file with this name already exists.', { timeout: 60_000 });
     // The folder was listed again: the same file is now an update, and the suggestion follows.
     await expect(page.getByRole('list', { name: 'Files to commit' }).getByRole('listitem')).toHaveText([/^updatehat\.wav/]);
     await expect(page.getByLabel('Commit message')).toHaveValue('Update hat.wav');
     await page.getByRole('button', { name: 'Commit 1 file to main' }).click();
-    await expect(page.getByTestId('latest-commit')).toContainText('Update hat.wav');
+    await expect(page.getByTestId('latest-commit')).toContainText('Update hat.wav', { timeout: 60_000 });
     const hat = await fetch(`${server.url}/api/v4/projects/${projectId}/repository/files/hat.wav/raw?ref=main&lfs=true`, {
       headers: { 'PRIVATE-TOKEN': producer.token },
     });
