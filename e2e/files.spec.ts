@@ -6,7 +6,7 @@ import type { Page } from '@playwright/test';
 import { gitClient, withToken } from '../server/test-support/hosting-client.js';
 import { encodeWav, sine } from '../server/test-support/signals.js';
 import { monoDrumLoop } from './support/audio-fixtures.js';
-import { expect, test as base } from './support/fixtures.js';
+import { expect as baseExpect, test as base } from './support/fixtures.js';
 import { collectPageErrors, expectNoHorizontalOverflow } from './support/page-checks.js';
 import { createProducer, postAudio, signInBeforeLoad } from './support/session.js';
 
@@ -30,6 +30,8 @@ const test = base.extend<object, { ownServer: void }>({
   ownServer: [async ({}, use) => use(), { scope: 'worker', auto: true }],
 });
 test.describe.configure({ mode: 'serial' });
+// Every request runs git or the analysis; on a shared 2-core machine one can take several seconds.
+const expect = baseExpect.configure({ timeout: 30_000 });
 test.setTimeout(420_000); // 10 MB of stems hashed, uploaded and analysed on a shared 2-core machine
 
 const BPM = 120;
