@@ -334,13 +334,14 @@ export async function importProject(
   token: string,
   file: Blob,
   fileName: string,
-  fields: { readonly path: string; readonly name?: string; readonly namespace?: string },
+  fields: { readonly path: string; readonly name?: string; readonly namespace?: string; readonly overwrite?: boolean },
   onProgress?: (progress: UploadProgress) => void,
   signal?: AbortSignal,
 ): Promise<ProjectImportStatus> {
   const sent: Record<string, string> = { path: fields.path };
   if (fields.name) sent.name = fields.name;
   if (fields.namespace) sent.namespace = fields.namespace;
+  if (fields.overwrite) sent.overwrite = 'true';
   return (
     await uploadFile<ProjectImportStatus>(`${base}/projects/import`, file, fileName, { ...auth(token), fields: sent, onProgress, signal })
   ).body;
