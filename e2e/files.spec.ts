@@ -32,7 +32,7 @@ const test = base.extend<object, { ownServer: void }>({
 test.describe.configure({ mode: 'serial' });
 // Every request runs git or the analysis; on a shared 2-core machine one can take several seconds.
 const expect = baseExpect.configure({ timeout: 30_000 });
-test.setTimeout(420_000); // 10 MB of stems hashed, uploaded and analysed on a shared 2-core machine
+test.setTimeout(900_000); // 10 MB of stems hashed, uploaded and analysed on a shared 2-core machine
 
 const BPM = 120;
 /** A 16-bar drum loop at 120 BPM, stereo: 32 s, 5.6 MB; kick on the beats (a decaying 55 Hz sine), hats off the beat. */
