@@ -46,6 +46,12 @@ export function tooLargeSentence(lfs: boolean): string {
     : `${limit}, and this project does not use Git LFS for large files. Turn on Git LFS in the project’s settings, or push the stems with git.`;
 }
 
+/** Why one upload failed, in words: a transfer cut off mid-way says so (the server may well be up). */
+function failureReason(error: unknown): string {
+  if (error instanceof ApiError && error.status === 0) return 'the connection broke off before the file was sent.';
+  return error instanceof Error ? error.message : String(error);
+}
+
 async function existingAttributes(token: string, project: Project, branch: string, drop: DropToCommit): Promise<string | undefined> {
   const dropped = drop.planned.find((p) => p.path === gitattributesPath);
   if (dropped) return (await drop.files[dropped.source]?.text()) ?? '';
@@ -99,7 +105,7 @@ export async function commitDrop(input: {
         pointers.set(object.path, lfsPointerText(object));
       } catch (error) {
         failed += 1;
-        input.onFileStage(object.path, { phase: 'failed', reason: error instanceof Error ? error.message : String(error) });
+        input.onFileStage(object.path, { phase: 'failed', reason: failureReason(error) });
       }
     }
     if (failed > 0)
