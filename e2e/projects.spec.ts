@@ -641,6 +641,7 @@ test('reads well in light and dark at 1280×800 and 1920×1080', async ({ page, 
         await saveScreenshot(page, `projects-${view.name}-${scheme}-${size.width}x${size.height}`);
         if (view.name === 'settings') {
           // The lower half of the form: switches and merge request rules.
+          await page.getByText('Advanced: GitLab CI/CD and merge request settings').click();
           await page.getByLabel('Merge method').scrollIntoViewIfNeeded();
           await saveScreenshot(page, `projects-settings-lower-${scheme}-${size.width}x${size.height}`);
         }
@@ -684,6 +685,22 @@ test('review fixes: own namespace, share expiry, one failed-import state with de
     const row = page.getByRole('row', { name: /old-friends/ });
     await expect(row).toContainText('Expired');
     await expect(row).toContainText('2020-01-01');
+  });
+
+  await test.step('GitLab-only settings wait under "Advanced", in the project form and the hook form', async () => {
+    const { body: project } = await projectByPath(server, 'root/expiry-check');
+    await openProject(page, project.id, 'settings');
+    await expect(page.getByLabel('Lfs', { exact: false }).or(page.getByText('Git Large File Storage (LFS)'))).toBeVisible();
+    for (const label of ['Merge method', 'CI configuration path', 'Shared runners', 'Container registry'])
+      await expect(page.getByLabel(label)).toBeHidden();
+    await page.getByText('Advanced: GitLab CI/CD and merge request settings').click();
+    for (const label of ['Merge method', 'CI configuration path', 'Shared runners', 'Container registry'])
+      await expect(page.getByLabel(label)).toBeVisible();
+    await openProject(page, project.id, 'hooks');
+    await expect(page.getByLabel('Push events')).toBeVisible();
+    await expect(page.getByLabel('Pipeline events')).toBeHidden();
+    await page.getByText('Advanced: GitLab CI/CD events').click();
+    await expect(page.getByLabel('Pipeline events')).toBeVisible();
   });
 
   await test.step('a failed import shows one failed state, deletes the empty project or imports again over it', async () => {
