@@ -690,7 +690,7 @@ test('review fixes: own namespace, share expiry, one failed-import state with de
   await test.step('GitLab-only settings wait under "Advanced", in the project form and the hook form', async () => {
     const { body: project } = await projectByPath(server, 'root/expiry-check');
     await openProject(page, project.id, 'settings');
-    await expect(page.getByLabel('Lfs', { exact: false }).or(page.getByText('Git Large File Storage (LFS)'))).toBeVisible();
+    await expect(page.getByLabel('Git Large File Storage (LFS)')).toBeVisible();
     for (const label of ['Merge method', 'CI configuration path', 'Shared runners', 'Container registry'])
       await expect(page.getByLabel(label)).toBeHidden();
     await page.getByText('Advanced: GitLab CI/CD and merge request settings').click();
