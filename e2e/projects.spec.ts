@@ -689,7 +689,10 @@ test('review fixes: own namespace, share expiry, one failed-import state with de
 
   await test.step('GitLab-only settings wait under "Advanced", in the project form and the hook form', async () => {
     const { body: project } = await projectByPath(server, 'root/expiry-check');
-    await openProject(page, project.id, 'settings');
+    // The overview does not count the expired share as access.
+    await openProject(page, project.id);
+    await expect(page.getByRole('region', { name: 'About' })).toContainText('old-friends (expired 2020-01-01)');
+    await openProject(page, project.id, 'edit');
     await expect(page.getByLabel('Git Large File Storage (LFS)')).toBeVisible();
     for (const label of ['Merge method', 'CI configuration path', 'Shared runners', 'Container registry'])
       await expect(page.getByLabel(label)).toBeHidden();
