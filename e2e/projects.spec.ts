@@ -706,6 +706,18 @@ test('review fixes: own namespace, share expiry, one failed-import state with de
     await expect(page.getByLabel('Pipeline events')).toBeVisible();
   });
 
+  await test.step('a group is created from the GUI', async () => {
+    await page.getByRole('navigation', { name: 'Projects sections' }).getByRole('link', { name: 'Groups', exact: true }).click();
+    await page.getByLabel('Group name').fill('Tape Club');
+    await expect(page.getByLabel('Group path')).toHaveAttribute('placeholder', 'tape-club');
+    await page.getByRole('button', { name: 'Create group' }).click();
+    await expect(page.getByRole('status')).toHaveText('Created the group tape-club.');
+    await expect(page.getByRole('list', { name: 'Groups' })).toContainText('Tape Club');
+    const made = await api<{ name: string; visibility: string }>(server, 'GET', '/groups/tape-club');
+    expect(made.status).toBe(200);
+    expect(made.body).toMatchObject({ name: 'Tape Club', visibility: 'private' });
+  });
+
   await test.step('a failed import shows one failed state, deletes the empty project or imports again over it', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'cratehouse-e2e-bad-archive-'));
     const archive = path.join(dir, 'broken_export.tar.gz');
