@@ -700,7 +700,7 @@ test('review fixes: own namespace, share expiry, one failed-import state with de
     for (const label of ['Merge method', 'CI configuration path', 'Shared runners', 'Container registry'])
       await expect(page.getByLabel(label)).toBeVisible();
     await openProject(page, project.id, 'hooks');
-    await expect(page.getByLabel('Push events')).toBeVisible();
+    await expect(page.getByLabel('Push events', { exact: true })).toBeVisible();
     await expect(page.getByLabel('Pipeline events')).toBeHidden();
     await page.getByText('Advanced: GitLab CI/CD events').click();
     await expect(page.getByLabel('Pipeline events')).toBeVisible();
