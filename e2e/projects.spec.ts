@@ -651,6 +651,19 @@ test('reads well in light and dark at 1280×800 and 1920×1080', async ({ page, 
   expect(errors).toEqual([]);
 });
 
+/** The page at a phone's and a tablet's width: no sideways scrolling, and a screenshot to look at. */
+async function checkNarrow(page: Page, name: string): Promise<void> {
+  for (const [width, height] of [
+    [390, 844],
+    [768, 1024],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await expectNoHorizontalOverflow(page);
+    await saveScreenshot(page, `projects-review-${name}-${width}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
 test('review fixes: own namespace, share expiry, one failed-import state with delete and retry', async ({ page, server }) => {
   const errors = collectPageErrors(page);
 
@@ -685,6 +698,7 @@ test('review fixes: own namespace, share expiry, one failed-import state with de
     const row = page.getByRole('row', { name: /old-friends/ });
     await expect(row).toContainText('Expired');
     await expect(row).toContainText('2020-01-01');
+    await checkNarrow(page, 'share');
   });
 
   await test.step('GitLab-only settings wait under "Advanced", in the project form and the hook form', async () => {
@@ -713,6 +727,7 @@ test('review fixes: own namespace, share expiry, one failed-import state with de
     await page.getByRole('button', { name: 'Create group' }).click();
     await expect(page.getByRole('status')).toHaveText('Created the group tape-club.');
     await expect(page.getByRole('list', { name: 'Groups' })).toContainText('Tape Club');
+    await checkNarrow(page, 'groups');
     const made = await api<{ name: string; visibility: string }>(server, 'GET', '/groups/tape-club');
     expect(made.status).toBe(200);
     expect(made.body).toMatchObject({ name: 'Tape Club', visibility: 'private' });
@@ -734,6 +749,7 @@ test('review fixes: own namespace, share expiry, one failed-import state with de
     await expect(page.getByLabel('Replace a project with the same path')).toBeChecked();
     await expect(page.getByText('The import failed.')).toBeVisible({ timeout: 60_000 });
     await expect(page.getByText('has already been taken')).toHaveCount(0);
+    await checkNarrow(page, 'import-failed');
     // That retry failed too, under the temporary path an overwrite imports into (as GitLab): delete that one.
     await page.getByRole('button', { name: 'Delete the empty project' }).click();
     await expect(page.getByText(/was deleted/)).toBeVisible();
