@@ -64,7 +64,7 @@ export function ShareTab({ project }: { readonly project: Project }) {
           </EmptyState>
         ) : (
           <div className="prj-table-wrap">
-            <table className="data">
+            <table className="data prj-stack-table">
               <thead>
                 <tr>
                   <th scope="col">Group</th>
@@ -78,9 +78,11 @@ export function ShareTab({ project }: { readonly project: Project }) {
               <tbody>
                 {project.shared_with_groups.map((g) => (
                   <tr key={g.group_id}>
-                    <td className="mono">{g.group_full_path}</td>
-                    <td>{accessLevelName(g.group_access_level)}</td>
-                    <td>
+                    <td className="mono" data-label="Group">
+                      {g.group_full_path}
+                    </td>
+                    <td data-label="Access">{accessLevelName(g.group_access_level)}</td>
+                    <td data-label="Expires">
                       <ShareExpiry expiresAt={g.expires_at} today={today} />
                     </td>
                     <td className="num">
