@@ -212,7 +212,7 @@ export function ImportPage() {
               )}
             </Field>
           ) : null}
-          <label className="prj-check">
+          <label className="prj-check prj-check-long">
             <input type="checkbox" checked={overwrite} onChange={(e) => setOverwrite(e.currentTarget.checked)} />
             <span>
               Replace a project with the same path
