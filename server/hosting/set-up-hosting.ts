@@ -146,6 +146,7 @@ export function setUpHosting(options: {
     {
       trackedPaths: (dir, commit, paths) => findLfsTrackedPaths(dir, commit, paths, { gitPath }),
       store: (project, content) => lfs.storeContent(project, content),
+      holds: async (project, pointer) => (await lfs.findObjectFile(project, pointer.oid))?.size === pointer.size,
     },
   );
   for (const [kind, handler] of createProjectJobHandlers(stores)) {

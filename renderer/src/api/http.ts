@@ -168,7 +168,18 @@ export function postJsonWithProgress<T>(
   return sendWithProgress<T>(path, body, body.size, { ...options, headers: { 'Content-Type': 'application/json', ...options.headers } });
 }
 
-function sendWithProgress<T>(path: string, body: FormData | Blob, size: number, options: UploadOptions): Promise<JsonResponse<T>> {
+/** A Blob sent as the whole body (a Git LFS object to its transfer URL) with progress; any 2xx answer resolves. */
+export async function putBlobWithProgress(url: string, blob: Blob, options: Omit<UploadOptions, 'field' | 'fields'> = {}): Promise<void> {
+  await sendWithProgress<unknown>(url, blob, blob.size, { ...options, method: 'PUT' }, true);
+}
+
+function sendWithProgress<T>(
+  path: string,
+  body: FormData | Blob,
+  size: number,
+  options: UploadOptions,
+  emptyAnswerIsFine = false,
+): Promise<JsonResponse<T>> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open(options.method ?? 'POST', withQuery(path, options.query));
@@ -207,7 +218,7 @@ function sendWithProgress<T>(path: string, body: FormData | Blob, size: number, 
         reject(new ApiError(xhr.status, describeApiError(xhr.status, body), body));
         return;
       }
-      if (body === undefined) {
+      if (body === undefined && !emptyAnswerIsFine) {
         reject(new ApiError(xhr.status, 'The server sent a response that is not JSON.'));
         return;
       }
