@@ -45,7 +45,7 @@ function ServerStatus({ state }: { readonly state: HealthState }) {
   if (state.status === 'ready')
     return (
       <Pill tone="ok">
-        <span>
+        <span className="status-label">
           <span className="status-wide">Server </span>online
         </span>{' '}
         <span className="mono muted status-version">v{state.health.version}</span>
@@ -54,12 +54,16 @@ function ServerStatus({ state }: { readonly state: HealthState }) {
   if (state.status === 'offline')
     return (
       <Pill tone="bad">
-        <span>
+        <span className="status-label">
           <span className="status-wide">Server </span>unreachable
         </span>
       </Pill>
     );
-  return <Pill tone="neutral">Connecting…</Pill>;
+  return (
+    <Pill tone="neutral">
+      <span className="status-label">Connecting…</span>
+    </Pill>
+  );
 }
 
 /** After signing in again (a new token), every query asks again: what failed with the old token now works. */
