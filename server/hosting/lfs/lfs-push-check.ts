@@ -109,7 +109,8 @@ export class LfsPushCheck {
     private readonly nodePath: string = process.execPath,
   ) {
     this.tmpDir = path.join(dataDir, 'tmp');
-    this.hooksDir = path.join(this.tmpDir, 'git-hooks');
+    // Not under tmp/: tmp/ holds only what a request or job is using, and is emptied at boot.
+    this.hooksDir = path.join(dataDir, 'git-hooks');
   }
 
   /** What the push of `project` needs (nothing for projects without LFS). */
@@ -125,7 +126,7 @@ export class LfsPushCheck {
     };
   }
 
-  /** Write the hook once per process (again if tmp/ was emptied meanwhile), each file renamed into place whole. */
+  /** Write the hook once per process (again if it was removed meanwhile), each file renamed into place whole. */
   private async install(): Promise<void> {
     const hook = path.join(this.hooksDir, 'pre-receive');
     if (
