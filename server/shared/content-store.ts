@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { copyFile, link, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { syncDir } from './sync-dir.js';
 
 /** Where another owner may already hold the bytes of a sha256 (an LFS object, a source artifact). */
 export type ContentLocator = (sha256: string) => Promise<string | null>;
@@ -94,14 +95,5 @@ export class ContentStore {
       return true;
     }
     return false;
-  }
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const fh = await open(dir, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
   }
 }

@@ -1,5 +1,6 @@
 import { open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { syncDir } from '../shared/sync-dir.js';
 
 /**
  * A durable append-only journal of JSON lines, for tables too large to rewrite on every write (the
@@ -147,13 +148,4 @@ export async function fileSize(file: string): Promise<number> {
 /** Remove a journal's leftovers from an interrupted compaction. */
 export async function removeCompactionLeftover(file: string): Promise<void> {
   await rm(`${file}.compact`, { force: true });
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const fh = await open(dir, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
 }
