@@ -1,42 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { DbSchema } from './schema.js';
+import { startServerChild } from '../test-support/server-child.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const token = 'crash-test-token';
-
-/** Start the real headless server (through tsx) on a free port; resolve with its URL. */
-function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      CRATEHOUSE_PORT: '0',
-      CRATEHOUSE_DATA_DIR: dataDir,
-      CRATEHOUSE_ADMIN_TOKEN: token,
-      CRATEHOUSE_LOG_LEVEL: 'error',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      const m = /listening on (http:\/\/\S+)/.exec(line);
-      if (m?.[1]) resolve({ child, url: m[1] });
-    });
-    child.once('exit', (code) => reject(new Error(`server exited early with ${code}`)));
-  });
-}
 
 describe('durability', () => {
   it('keeps every acknowledged write when the server is SIGKILLed in the middle of a burst', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-crash-'));
-    const { child, url } = await startServer(dataDir);
+    const { child, url } = await startServerChild(dataDir, token);
     const exited = new Promise((r) => child.once('exit', r));
     const acknowledged: string[] = [];
     let killed = false;
@@ -72,7 +46,7 @@ describe('durability', () => {
     expect(acknowledged.filter((p) => !paths.has(p))).toEqual([]);
 
     // A restart takes over the stale lock and serves the same data.
-    const second = await startServer(dataDir);
+    const second = await startServerChild(dataDir, token);
     try {
       const res = await fetch(`${second.url}/api/v4/groups?per_page=1`, { headers: { 'PRIVATE-TOKEN': token } });
       expect(res.status).toBe(200);
@@ -86,7 +60,7 @@ describe('durability', () => {
 
   it('leaves no name blocked when SIGKILLed in the middle of project creates (no repository without a project)', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-crash-projects-'));
-    const { child, url } = await startServer(dataDir);
+    const { child, url } = await startServerChild(dataDir, token);
     const exited = new Promise((r) => child.once('exit', r));
     const attempted: string[] = [];
     let acknowledged = 0;
@@ -119,7 +93,7 @@ describe('durability', () => {
     await exited;
 
     // After a restart every attempted name is either a project with a working repository or free to create.
-    const second = await startServer(dataDir);
+    const second = await startServerChild(dataDir, token);
     try {
       const blocked: string[] = [];
       const broken: string[] = [];
@@ -148,7 +122,7 @@ describe('durability', () => {
 
   it('acknowledges 200 concurrent writes over HTTP and has every one of them on disk', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-burst-'));
-    const { child, url } = await startServer(dataDir);
+    const { child, url } = await startServerChild(dataDir, token);
     const exited = new Promise((r) => child.once('exit', r));
     try {
       const statuses = await Promise.all(
@@ -175,7 +149,7 @@ describe('durability', () => {
 
   it('finishes in-flight writes and releases the data dir on SIGTERM', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-term-'));
-    const { child, url } = await startServer(dataDir);
+    const { child, url } = await startServerChild(dataDir, token);
     const writes = Array.from({ length: 20 }, (_, i) =>
       fetch(`${url}/api/v4/groups`, {
         method: 'POST',

@@ -1,42 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { encodeWav, sine } from '../../test-support/signals.js';
+import { startServerChild } from '../../test-support/server-child.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const token = 'library-crash-token';
 const auth = { Authorization: `Bearer ${token}` };
-
-/** The real headless server (through tsx) on a free port. */
-function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      CRATEHOUSE_PORT: '0',
-      CRATEHOUSE_DATA_DIR: dataDir,
-      CRATEHOUSE_ADMIN_TOKEN: token,
-      CRATEHOUSE_LOG_LEVEL: 'error',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const m = /listening on (http:\/\/\S+)/.exec(line);
-      if (m?.[1]) resolve({ child, url: m[1] });
-    });
-    child.once('exit', (code) => reject(new Error(`server exited early with ${code}`)));
-  });
-}
 
 describe('library durability', () => {
   it('keeps every acknowledged library write when the server is SIGKILLed mid-burst', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-library-crash-'));
-    const { child, url } = await startServer(dataDir);
+    const { child, url } = await startServerChild(dataDir, token);
     const exited = new Promise((r) => child.once('exit', r));
     // Four items first (uploads), then a burst: writers 0–3 each edit their own item, 4–7 create collections.
     const items: number[] = [];
@@ -88,7 +63,7 @@ describe('library durability', () => {
     await Promise.all(Array.from({ length: 8 }, (_, w) => writer(w)));
     await exited;
 
-    const second = await startServer(dataDir);
+    const second = await startServerChild(dataDir, token);
     try {
       const listed = (await (await fetch(`${second.url}/audio/v1/library/collections`, { headers: auth })).json()) as {
         items: { name: string }[];
