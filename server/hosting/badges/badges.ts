@@ -60,7 +60,11 @@ type StoredBadge = Pick<GroupBadgeRecord, 'id' | 'name' | 'linkUrl' | 'imageUrl'
 
 /** GitLab's Badge entity (kind "group" unless told), rendered with one project's values. */
 export function presentBadge(b: Readonly<StoredBadge>, values: PlaceholderValues | null): GroupBadge;
-export function presentBadge<K extends Badge['kind']>(b: Readonly<StoredBadge>, values: PlaceholderValues | null, kind: K): Badge & { kind: K };
+export function presentBadge<K extends Badge['kind']>(
+  b: Readonly<StoredBadge>,
+  values: PlaceholderValues | null,
+  kind: K,
+): Badge & { kind: K };
 export function presentBadge(b: Readonly<StoredBadge>, values: PlaceholderValues | null, kind: Badge['kind'] = 'group'): Badge {
   return {
     id: b.id,

@@ -71,7 +71,13 @@ export class ProjectBadgeService {
     const linkUrl = input.linkUrl ?? '';
     const imageUrl = input.imageUrl ?? '';
     this.validate(linkUrl, imageUrl);
-    return this.repo.insertProjectBadge({ projectId: project.id, name: input.name ?? null, linkUrl, imageUrl, createdAt: this.now().toISOString() });
+    return this.repo.insertProjectBadge({
+      projectId: project.id,
+      name: input.name ?? null,
+      linkUrl,
+      imageUrl,
+      createdAt: this.now().toISOString(),
+    });
   }
 
   /** Change what was sent of one of the project's own badges. */
