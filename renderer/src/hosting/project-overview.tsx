@@ -3,6 +3,7 @@ import { Link, useLocation, useNavigate } from 'react-router';
 import {
   deleteProject,
   getProjectNotifications,
+  listBadges,
   setArchived,
   setProjectNotifications,
   type NotificationLevelName,
@@ -14,6 +15,7 @@ import { Fact } from '../ui/fact';
 import { Panel } from '../ui/panel';
 import { ProgressBar } from '../ui/progress-bar';
 import { Busy, Problem } from '../ui/status';
+import { BadgeImage } from './badge-widgets';
 import { ConfirmDialog, useConfirmedMutation } from './confirm-dialog';
 import { NotificationLevelSelect } from './notification-level';
 import { importRunning } from './import-status';
@@ -198,7 +200,27 @@ function DangerZone({ project }: { readonly project: Project }) {
   );
 }
 
-/** Overview: clone URL and instructions, facts, the import's progress, notifications, archive and delete. */
+/** The project's badges as its README would show them: its groups' and its own, images linking out. */
+function ProjectBadges({ project }: { readonly project: Project }) {
+  const { token } = useSignedIn();
+  const badges = useQuery({
+    queryKey: hostingKeys.badges('project', project.id),
+    queryFn: ({ signal }) => listBadges(token, { kind: 'project', id: project.id }, signal),
+  });
+  if (badges.isError) return <InlineProblem>Badges could not be loaded: {badges.error.message}</InlineProblem>;
+  if (!badges.data || badges.data.length === 0) return null;
+  return (
+    <ul className="prj-overview-badges" aria-label="Badges">
+      {badges.data.map((b) => (
+        <li key={b.id}>
+          <BadgeImage name={b.name} link={b.rendered_link_url} image={b.rendered_image_url} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Overview: badges, clone URL and instructions, facts, the import's progress, notifications, archive and delete. */
 export function ProjectOverview({ project }: { readonly project: Project }) {
   const location = useLocation();
   const justCreated = (location.state as { created?: boolean } | null)?.created === true;
@@ -209,6 +231,7 @@ export function ProjectOverview({ project }: { readonly project: Project }) {
         <ImportWatch project={project} />
         <ClonePanel project={project} justCreated={justCreated} />
         <Panel title="About">
+          <ProjectBadges project={project} />
           <dl className="facts">
             <Fact term="Project ID">
               <span className="mono">{project.id}</span>
