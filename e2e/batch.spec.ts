@@ -292,12 +292,9 @@ test('batch: analyse five files, sort, filter, export and apply names', async ({
 
   await test.step('the naming scheme of Settings: with tempo and key, the table and the exports follow', async () => {
     const loop = fixtures[0] as Fixture;
-    const analysis = await api<{ features: { rhythm?: { tempo_bpm: number | null }; chroma: { key: string | null; mode: string | null } } }>(
-      server.url,
-      producer.token,
-      'analyze',
-      loop,
-    );
+    const analysis = await api<{
+      features: { rhythm?: { tempo_bpm: number | null }; chroma: { key: string | null; mode: string | null } };
+    }>(server.url, producer.token, 'analyze', loop);
     const tempo = analysis.features.rhythm?.tempo_bpm ?? null;
     expect(tempo).not.toBeNull();
     const { key, mode } = analysis.features.chroma;

@@ -1,6 +1,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import { createBadge, deleteBadge, listBadges, renderBadge, updateBadge, type Badge, type BadgeInput, type BadgeOwner } from '../api/hosting';
+import {
+  createBadge,
+  deleteBadge,
+  listBadges,
+  renderBadge,
+  updateBadge,
+  type Badge,
+  type BadgeInput,
+  type BadgeOwner,
+} from '../api/hosting';
 import { useSignedIn } from '../lib/session-context';
 import { EmptyState, Panel } from '../ui/panel';
 import { Busy } from '../ui/status';
@@ -72,9 +81,12 @@ function BadgePreview({
   return (
     <section className="prj-preview" aria-label="Badge preview" aria-live="polite">
       <p className="prj-subtitle">Preview</p>
-      {!ready ? <p className="prj-help">
-          Enter both URLs (http or https) to see the badge as {owner.kind === 'group' ? "the group's projects" : 'the project'} will show it.
-        </p> : null}
+      {!ready ? (
+        <p className="prj-help">
+          Enter both URLs (http or https) to see the badge as {owner.kind === 'group' ? "the group's projects" : 'the project'} will show
+          it.
+        </p>
+      ) : null}
       {ready && render.isPending ? <Busy>Rendering…</Busy> : null}
       {ready && render.isError ? <InlineProblem>{render.error.message}</InlineProblem> : null}
       {ready && render.data ? (
@@ -115,11 +127,12 @@ function BadgeForm({
   }));
   const [checked, setChecked] = useState<Record<string, string>>({});
   const save = useMutation({
-    mutationFn: (input: BadgeInput) =>
-      editing ? updateBadge(token, owner, editing.id, input) : createBadge(token, owner, input),
+    mutationFn: (input: BadgeInput) => (editing ? updateBadge(token, owner, editing.id, input) : createBadge(token, owner, input)),
     onSuccess: async () => {
       // A group's badges also show in its projects' lists.
-      await queryClient.invalidateQueries({ queryKey: owner.kind === 'group' ? hostingKeys.allBadges : hostingKeys.badges(owner.kind, owner.id) });
+      await queryClient.invalidateQueries({
+        queryKey: owner.kind === 'group' ? hostingKeys.allBadges : hostingKeys.badges(owner.kind, owner.id),
+      });
       if (!editing) setForm({ name: '', link_url: '', image_url: '' });
       onDone();
     },
@@ -204,7 +217,6 @@ function BadgeForm({
   );
 }
 
-
 /**
  * A group's or a project's badges: the list (a project's own badges, and those it inherits from its
  * groups, which are changed on the group), and the form to add or edit one.
@@ -264,7 +276,12 @@ export function BadgeManager({ owner, title }: { readonly owner: BadgeOwner; rea
         ) : null}
       </Panel>
       <Panel title={editing ? `Edit badge ${editing.name || `#${editing.id}`}` : 'Add a badge'}>
-        <BadgeForm key={`${owner.kind}-${owner.id}-${editing?.id ?? 'new'}`} owner={owner} editing={editing} onDone={() => setEditing(null)} />
+        <BadgeForm
+          key={`${owner.kind}-${owner.id}-${editing?.id ?? 'new'}`}
+          owner={owner}
+          editing={editing}
+          onDone={() => setEditing(null)}
+        />
       </Panel>
       <ConfirmDialog {...remove.dialog} title="Delete this badge?" confirmLabel="Delete badge">
         <p>

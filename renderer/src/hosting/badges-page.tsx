@@ -27,7 +27,9 @@ export function BadgesPage() {
   const chosenGroup = groupList.find((g) => String(g.id) === params.get('group')) ?? groupList[0] ?? null;
   const chosenProject = projectList.find((p) => String(p.id) === params.get('project')) ?? projectList[0] ?? null;
   const options =
-    kind === 'group' ? groupList.map((g) => ({ id: g.id, label: g.full_path })) : projectList.map((p) => ({ id: p.id, label: p.path_with_namespace }));
+    kind === 'group'
+      ? groupList.map((g) => ({ id: g.id, label: g.full_path }))
+      : projectList.map((p) => ({ id: p.id, label: p.path_with_namespace }));
   const chosenId = kind === 'group' ? chosenGroup?.id : chosenProject?.id;
   const loading = kind === 'group' ? groups.isPending : projects.isPending;
   const failure = kind === 'group' ? groups.error : projects.error;
@@ -41,7 +43,11 @@ export function BadgesPage() {
               type="button"
               className="prj-tab"
               aria-pressed={kind === k}
-              onClick={() => setParams(k === 'group' ? (chosenGroup ? { group: String(chosenGroup.id) } : {}) : { project: String(chosenProject?.id ?? '') })}
+              onClick={() =>
+                setParams(
+                  k === 'group' ? (chosenGroup ? { group: String(chosenGroup.id) } : {}) : { project: String(chosenProject?.id ?? '') },
+                )
+              }
             >
               {k === 'group' ? 'A group' : 'A project'}
             </button>
@@ -86,10 +92,18 @@ export function BadgesPage() {
         ) : null}
       </Panel>
       {kind === 'group' && chosenGroup ? (
-        <BadgeManager key={`g${chosenGroup.id}`} owner={{ kind: 'group', id: chosenGroup.id }} title={`Badges of ${chosenGroup.full_path}`} />
+        <BadgeManager
+          key={`g${chosenGroup.id}`}
+          owner={{ kind: 'group', id: chosenGroup.id }}
+          title={`Badges of ${chosenGroup.full_path}`}
+        />
       ) : null}
       {kind === 'project' && chosenProject ? (
-        <BadgeManager key={`p${chosenProject.id}`} owner={{ kind: 'project', id: chosenProject.id }} title={`Badges of ${chosenProject.path_with_namespace}`} />
+        <BadgeManager
+          key={`p${chosenProject.id}`}
+          owner={{ kind: 'project', id: chosenProject.id }}
+          title={`Badges of ${chosenProject.path_with_namespace}`}
+        />
       ) : null}
     </div>
   );

@@ -297,7 +297,14 @@ function projectFeature(project: Readonly<ProjectRecord>): Record<string, number
 /** A hook as the archive keeps it: GitLab's column names, never the token. */
 /** A project badge as GitLab's export writes it (a `ProjectBadge` row of `project_badges.ndjson`). */
 function exportedBadge(b: Readonly<ProjectBadgeRecord>): Record<string, unknown> {
-  return { type: 'ProjectBadge', name: b.name, link_url: b.linkUrl, image_url: b.imageUrl, created_at: b.createdAt, updated_at: b.createdAt };
+  return {
+    type: 'ProjectBadge',
+    name: b.name,
+    link_url: b.linkUrl,
+    image_url: b.imageUrl,
+    created_at: b.createdAt,
+    updated_at: b.createdAt,
+  };
 }
 
 function exportedHook(h: Readonly<ProjectHookRecord>): Record<string, unknown> {

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { plannedNames } from './apply-names';
-import {
-  batchCsv,
-  batchJson,
-  csvHeader,
-  filterItems,
-  sortItems,
-  withNamingScheme,
-  type BatchItem,
-  type BatchResult,
-} from './batch-model';
+import { batchCsv, batchJson, csvHeader, filterItems, sortItems, withNamingScheme, type BatchItem, type BatchResult } from './batch-model';
 
 function result(overrides: Partial<BatchResult>): BatchResult {
   return {
@@ -210,7 +201,7 @@ describe('withNamingScheme (the naming scheme of Settings)', () => {
     expect(items[0]!.result!.suggestedName).toBe('01_bass_dark-sub');
   });
 
-  it('the CSV and JSON exports and the applied file names carry the scheme\'s names', () => {
+  it("the CSV and JSON exports and the applied file names carry the scheme's names", () => {
     const named = withNamingScheme(items, true);
     expect(batchCsv(named).split('\r\n')[1]).toContain(',01_bass_dark-sub_120bpm_a-min,');
     expect((JSON.parse(batchJson(named)) as { files: { suggested_name: string }[] }).files.map((f) => f.suggested_name)).toEqual([
