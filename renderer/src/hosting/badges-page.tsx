@@ -102,7 +102,7 @@ export function BadgesPage() {
         <BadgeManager
           key={`p${chosenProject.id}`}
           owner={{ kind: 'project', id: chosenProject.id }}
-          title={`Badges of ${chosenProject.path_with_namespace}`}
+          title={`Badges of ${chosenProject.name}`}
         />
       ) : null}
     </div>

@@ -226,64 +226,66 @@ export function ProjectOverview({ project }: { readonly project: Project }) {
   const justCreated = (location.state as { created?: boolean } | null)?.created === true;
   const now = useNow();
   return (
-    <div className="prj-two">
-      <div className="stack">
-        <ImportWatch project={project} />
-        <ClonePanel project={project} justCreated={justCreated} />
-        <Panel title="About">
-          <ProjectBadges project={project} />
-          <dl className="facts">
-            <Fact term="Project ID">
-              <span className="mono">{project.id}</span>
-            </Fact>
-            <Fact term="Path">
-              <span className="mono truncate">{project.path_with_namespace}</span>
-            </Fact>
-            <Fact term="Default branch">
-              <span className="mono">{project.default_branch}</span>
-            </Fact>
-            <Fact term="Topics">
-              {project.topics.length > 0 ? (
-                project.topics.map((t) => (
-                  <span key={t} className="prj-tag">
-                    {t}
+    <div className="stack">
+      <ProjectBadges project={project} />
+      <div className="prj-two">
+        <div className="stack">
+          <ImportWatch project={project} />
+          <ClonePanel project={project} justCreated={justCreated} />
+          <Panel title="About">
+            <dl className="facts">
+              <Fact term="Project ID">
+                <span className="mono">{project.id}</span>
+              </Fact>
+              <Fact term="Path">
+                <span className="mono truncate">{project.path_with_namespace}</span>
+              </Fact>
+              <Fact term="Default branch">
+                <span className="mono">{project.default_branch}</span>
+              </Fact>
+              <Fact term="Topics">
+                {project.topics.length > 0 ? (
+                  project.topics.map((t) => (
+                    <span key={t} className="prj-tag">
+                      {t}
+                    </span>
+                  ))
+                ) : (
+                  <span className="muted">None</span>
+                )}
+              </Fact>
+              <Fact term="Created">
+                <time dateTime={project.created_at}>{formatWhen(project.created_at, now)}</time>
+              </Fact>
+              <Fact term="Last activity">
+                <time dateTime={project.last_activity_at}>{formatWhen(project.last_activity_at, now)}</time>
+              </Fact>
+              <Fact term="Stars and forks">
+                {project.star_count} star{project.star_count === 1 ? '' : 's'}, {project.forks_count} fork
+                {project.forks_count === 1 ? '' : 's'}
+              </Fact>
+              <Fact term="Shared with">
+                {project.shared_with_groups.length > 0 ? (
+                  <span className="truncate">
+                    {project.shared_with_groups
+                      .map((g) =>
+                        shareState(g.expires_at, dayOf(new Date())) === 'expired'
+                          ? `${g.group_full_path} (expired ${g.expires_at})`
+                          : `${g.group_full_path} (${accessLevelName(g.group_access_level)})`,
+                      )
+                      .join(', ')}
                   </span>
-                ))
-              ) : (
-                <span className="muted">None</span>
-              )}
-            </Fact>
-            <Fact term="Created">
-              <time dateTime={project.created_at}>{formatWhen(project.created_at, now)}</time>
-            </Fact>
-            <Fact term="Last activity">
-              <time dateTime={project.last_activity_at}>{formatWhen(project.last_activity_at, now)}</time>
-            </Fact>
-            <Fact term="Stars and forks">
-              {project.star_count} star{project.star_count === 1 ? '' : 's'}, {project.forks_count} fork
-              {project.forks_count === 1 ? '' : 's'}
-            </Fact>
-            <Fact term="Shared with">
-              {project.shared_with_groups.length > 0 ? (
-                <span className="truncate">
-                  {project.shared_with_groups
-                    .map((g) =>
-                      shareState(g.expires_at, dayOf(new Date())) === 'expired'
-                        ? `${g.group_full_path} (expired ${g.expires_at})`
-                        : `${g.group_full_path} (${accessLevelName(g.group_access_level)})`,
-                    )
-                    .join(', ')}
-                </span>
-              ) : (
-                <span className="muted">No groups</span>
-              )}
-            </Fact>
-          </dl>
-        </Panel>
-      </div>
-      <div className="stack">
-        <NotificationPanel project={project} />
-        <DangerZone project={project} />
+                ) : (
+                  <span className="muted">No groups</span>
+                )}
+              </Fact>
+            </dl>
+          </Panel>
+        </div>
+        <div className="stack">
+          <NotificationPanel project={project} />
+          <DangerZone project={project} />
+        </div>
       </div>
     </div>
   );
