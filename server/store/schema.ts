@@ -205,6 +205,12 @@ export interface GroupBadgeRecord {
   createdAt: string;
 }
 
+/**
+ * The id sequence of both kinds of badge. GitLab keeps group and project badges in one table, so an
+ * id names one badge of either kind, and a project's list (its own and its groups') is in id order.
+ */
+export const badgeSequence = 'groupBadges';
+
 export interface ProjectBadgeRecord {
   id: number;
   projectId: number;

@@ -1,14 +1,8 @@
-import { nextId, type GroupBadgeRecord, type ProjectBadgeRecord } from '../../store/schema.js';
+import { badgeSequence, nextId, type GroupBadgeRecord, type ProjectBadgeRecord } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 
 /** The badge attributes an edit may change. */
 export type BadgePatch = Partial<Pick<GroupBadgeRecord, 'name' | 'linkUrl' | 'imageUrl'>>;
-
-/**
- * The id sequence of both kinds of badge. GitLab keeps group and project badges in one table, so an
- * id names one badge of either kind, and a project's list (its own and its groups') is in id order.
- */
-export const badgeSequence = 'groupBadges';
 
 /** Store access for group and project badges. */
 export interface BadgesRepo {

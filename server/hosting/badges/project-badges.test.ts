@@ -262,7 +262,7 @@ describe('project badge permissions and validation', () => {
     expect((await callHosting(app, token, routeOf(drive))).status).toBe(200);
     const res = await callHosting(app, token, routeOf(drive), { method: 'POST', body });
     expect(res.status).toBe(403);
-    expect((await res.json()).error).toBe('insufficient_scope');
+    expect(((await res.json()) as { error: string }).error).toBe('insufficient_scope');
   });
 
   it('missing URLs are Grape errors; URLs must be http(s)', async () => {

@@ -1,4 +1,5 @@
 import {
+  badgeSequence,
   nextId,
   type ProjectBadgeRecord,
   type ProjectExportRecord,
@@ -6,7 +7,6 @@ import {
   type ProjectRecord,
   type UploadRecord,
 } from '../../store/schema.js';
-import { badgeSequence } from '../badges/badges-repo.js';
 import type { Store } from '../../store/store.js';
 
 /** What a finished archive import adds to its project, written in one store mutation. */
