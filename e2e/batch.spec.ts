@@ -290,6 +290,33 @@ test('batch: analyse five files, sort, filter, export and apply names', async ({
     await expect(rows(page)).toHaveCount(5);
   });
 
+  await test.step('the naming scheme of Settings: with tempo and key, the table and the exports follow', async () => {
+    const loop = fixtures[0] as Fixture;
+    const analysis = await api<{
+      features: { rhythm?: { tempo_bpm: number | null }; chroma: { key: string | null; mode: string | null } };
+    }>(server.url, producer.token, 'analyze', loop);
+    const tempo = analysis.features.rhythm?.tempo_bpm ?? null;
+    expect(tempo).not.toBeNull();
+    const { key, mode } = analysis.features.chroma;
+    // The scheme's documented form: _<rounded bpm>bpm, then _<key>-<maj|min> with # spelled s (see Settings).
+    const keyPart = key && mode ? `_${key.toLowerCase().replace('#', 's')}-${mode.slice(0, 3)}` : '';
+    const expected = `${suggested.get(loop.name)}_${Math.round(tempo ?? 0)}bpm${keyPart}`;
+
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('radio', { name: 'With tempo and key' }).check();
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Batch' }).click();
+    await expect(cell(rowOf(page, loop.name), 'Suggested name')).toHaveText(expected);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON' }).click()]);
+    const parsed = JSON.parse(await downloadText(download)) as { files: { file: string; suggested_name: string }[] };
+    expect(parsed.files.find((f) => f.file === loop.name)?.suggested_name).toBe(expected);
+
+    // Back to the names as suggested: the table follows at once.
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('radio', { name: 'Role and character' }).check();
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Batch' }).click();
+    await expect(cell(rowOf(page, loop.name), 'Suggested name')).toHaveText(suggested.get(loop.name) ?? '');
+  });
+
   await test.step('clearing the list brings back the empty state', async () => {
     await page.getByRole('button', { name: 'Clear list' }).click();
     await expect(page.getByText('No files in the batch yet')).toBeVisible();

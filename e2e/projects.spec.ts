@@ -576,6 +576,36 @@ test('adds a group badge with a rendered preview, edits and deletes one', async 
     expect(body.map((b) => b.name)).toEqual(['Build status']);
   });
 
+  await test.step("a project's own badge beside the group badge it inherits; the overview shows both", async () => {
+    await page.getByRole('group', { name: 'Badges of' }).getByRole('button', { name: 'A project' }).click();
+    await page.getByRole('combobox', { name: 'Project', exact: true }).selectOption(String(fork.id));
+    const list = page.getByRole('list', { name: 'Project badges' });
+    await expect(list.getByRole('listitem')).toHaveCount(1);
+    await expect(list).toContainText('From a group');
+    // The inherited badge is changed on the group, not here.
+    await expect(page.getByRole('button', { name: 'Edit Build status' })).toHaveCount(0);
+    await page.getByLabel('Name (optional)').fill('Mix');
+    await page.getByLabel('Link URL').fill(`${receiver.url}/mix/%{project_id}`);
+    await page.getByLabel('Image URL').fill(`${receiver.url}/badge.svg?p=%{project_path}`);
+    await expect(page.getByRole('region', { name: 'Badge preview' })).toContainText(`${receiver.url}/mix/${fork.id}`);
+    await page.getByRole('button', { name: 'Add badge' }).click();
+    await expect(list.getByRole('listitem')).toHaveCount(2);
+    const { body } = await api<{ name: string; kind: string; rendered_link_url: string }[]>(server, 'GET', `/projects/${fork.id}/badges`);
+    expect(body.map((b) => [b.name, b.kind])).toEqual([
+      ['Build status', 'group'],
+      ['Mix', 'project'],
+    ]);
+    expect(body[1]?.rendered_link_url).toBe(`${receiver.url}/mix/${fork.id}`);
+    await page.goto(`/projects/${fork.id}`);
+    const images = page.getByRole('list', { name: 'Badges' }).getByRole('img');
+    await expect(images).toHaveCount(2);
+    await expect(images.nth(1)).toHaveAttribute('alt', 'Mix');
+    await expect(page.getByRole('list', { name: 'Badges' }).getByRole('link').nth(1)).toHaveAttribute(
+      'href',
+      `${receiver.url}/mix/${fork.id}`,
+    );
+  });
+
   expect(errors).toEqual([]);
 });
 

@@ -150,3 +150,131 @@ test('the header and menu on Batch and Projects, and the signed-out page', async
   expect(sizes.scroll).toBeLessThanOrEqual(sizes.inner);
   await page.screenshot({ path: test.info().outputPath('responsive-signed-out-360.png'), fullPage: true });
 });
+
+/** A loopback server for badge images that records the Referer each image request came with. */
+async function startBadgeImages(): Promise<{ url: string; referers: (string | null)[]; close: () => Promise<void> }> {
+  const { createServer } = await import('node:http');
+  const referers: (string | null)[] = [];
+  const server = createServer((req, res) => {
+    referers.push(req.headers.referer ?? null);
+    res.writeHead(200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'no-store' });
+    res.end(
+      '<svg xmlns="http://www.w3.org/2000/svg" width="110" height="20"><rect width="110" height="20" rx="3" fill="#555"/><rect x="50" width="60" height="20" rx="3" fill="#4c1"/><text x="6" y="14" fill="#fff" font-family="sans-serif" font-size="11">build</text><text x="56" y="14" fill="#fff" font-family="sans-serif" font-size="11">passing</text></svg>',
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, referers, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+async function hosting<T>(baseUrl: string, token: string, method: string, route: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${baseUrl}/api/v4${route}`, {
+    method,
+    headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${text}`);
+  return (text === '' ? undefined : JSON.parse(text)) as T;
+}
+
+test('the project list, hooks and badges are cards on a phone and fit every width, with data in them', async ({ page, server }) => {
+  test.setTimeout(300_000);
+  const images = await startBadgeImages();
+  try {
+    const call = <T>(method: string, route: string, body?: unknown) => hosting<T>(server.url, server.adminToken, method, route, body);
+    // Long names, paths, descriptions and URLs: what makes a phone layout break.
+    const group = await call<{ id: number }>('POST', '/groups', {
+      name: 'Midnight Frequencies Collective Records',
+      path: 'midnight-frequencies-collective-records',
+      visibility: 'public',
+    });
+    const projects: { id: number }[] = [];
+    for (const name of [
+      'Extraordinarily Long Album Title Of The Late Night Sessions Volume One',
+      'Drum Breaks And Percussion One Shots For Producers',
+      'Ambient Textures',
+      'Unreleased Remixes Of The Summer Festival Season',
+      'Stems',
+      'A Project Whose Name Goes On And On Without Any Good Place To Break It',
+    ])
+      projects.push(
+        await call<{ id: number }>('POST', '/projects', {
+          name,
+          namespace_id: group.id,
+          visibility: 'public',
+          description: `${name}: mixdowns, stems and the session notes of every take, kept for the whole label.`,
+          topics: ['synthwave', 'late-night'],
+        }),
+      );
+    const project = projects[0]!;
+    for (const suffix of ['push-events-notify-the-build-server', 'tag-release-pipeline', 'chat'])
+      await call('POST', `/projects/${project.id}/hooks`, {
+        url: `${images.url}/hooks/a/rather/long/path/for/the/${suffix}?token-free=true&project=extraordinarily-long-album-title`,
+        tag_push_events: true,
+        push_events_branch_filter: 'release/*',
+      });
+    await call('POST', `/groups/${group.id}/badges`, {
+      name: 'Label licence',
+      link_url: `${images.url}/licence/%{project_path}`,
+      image_url: `${images.url}/badge.svg?kind=licence&project=%{project_id}`,
+    });
+    for (const name of ['Build status of the default branch', 'Release'])
+      await call('POST', `/projects/${project.id}/badges`, {
+        name,
+        link_url: `${images.url}/ci/%{project_path}/-/pipelines?ref=%{default_branch}&badge=${encodeURIComponent(name)}`,
+        image_url: `${images.url}/badge.svg?kind=${encodeURIComponent(name)}&sha=%{commit_sha}`,
+      });
+
+    const errors = await openSignedIn(page, server.adminToken);
+    const screens = [
+      { name: 'projects-list', url: '/projects', ready: () => page.getByRole('link', { name: /Stems/ }) },
+      {
+        name: 'projects-overview',
+        url: `/projects/${project.id}`,
+        ready: () => page.getByRole('list', { name: 'Badges' }).getByRole('img').nth(2),
+      },
+      {
+        name: 'projects-hooks',
+        url: `/projects/${project.id}/hooks`,
+        ready: () => page.getByRole('list', { name: 'Project hooks' }).getByRole('listitem').nth(2),
+      },
+      {
+        name: 'projects-badges',
+        url: `/projects/badges?project=${project.id}`,
+        ready: () => page.getByRole('list', { name: 'Project badges' }).getByRole('listitem').nth(2),
+      },
+    ];
+    for (const size of widths) {
+      await page.setViewportSize(size);
+      for (const screen of screens) {
+        await page.goto(screen.url);
+        await expect(screen.ready()).toBeVisible({ timeout: 30_000 });
+        if (screen.name === 'projects-list') {
+          // A phone shows each project as a card: no column headers, the visibility named in the card.
+          const headerHeight = (await page.locator('.prj-table thead').boundingBox())?.height ?? 0;
+          if (size.width <= 430) expect(headerHeight, 'column headers are only for screen readers on a phone').toBeLessThanOrEqual(1);
+          else expect(headerHeight).toBeGreaterThan(10);
+          // Nor does the table scroll inside its own box.
+          const box = await page.locator('.prj-table-wrap').evaluate((el) => {
+            const box = el as unknown as { readonly scrollWidth: number; readonly clientWidth: number };
+            return { scroll: box.scrollWidth, client: box.clientWidth };
+          });
+          expect(box.scroll, `the project table scrolls sideways at ${size.width} px`).toBeLessThanOrEqual(box.client);
+        }
+        await checkShell(page, screen.name, size.width);
+      }
+    }
+    // The overview shows the group's badge and the project's own, each image without a Referer.
+    await page.goto(`/projects/${project.id}`);
+    const badges = page.getByRole('list', { name: 'Badges' }).getByRole('img');
+    await expect(badges).toHaveCount(3);
+    await expect(badges.nth(0)).toHaveAttribute('alt', 'Label licence');
+    await expect(badges.nth(1)).toHaveAttribute('referrerpolicy', 'no-referrer');
+    expect(images.referers.length).toBeGreaterThan(0);
+    expect(images.referers.filter((r) => r !== null)).toEqual([]);
+    expect(errors).toEqual([]);
+  } finally {
+    await images.close();
+  }
+});

@@ -2,7 +2,7 @@
 
 Usage: python3 python_gitlab_smoke.py <base-url> <admin-token>
 Creates a user and works as them: lists, creates, edits, stars, archives, shares, forks and deletes
-projects, manages group badges and notification settings, pushes files and reads them through the
+projects, manages group and project badges and notification settings, pushes files and reads them through the
 repository API (tree, files, blobs, archive), through the client's own objects. Any
 error raised by the client fails the run; each step checks what the server answered. Prints one line per step and "OK" at the end.
 """
@@ -162,6 +162,18 @@ try:
     raise AssertionError("an ftp badge link should be refused")
 except gitlab.exceptions.GitlabCreateError as e:
     assert e.response_code == 400 and "link_url" in str(e.error_message), e.error_message
+# Project badges: the project's own (kind "project") beside the group's it inherits, placeholders from this project.
+own = first.badges.create({"name": "mix", "link_url": "https://ci.example.com/%{project_path}/%{default_branch}", "image_url": "https://img.example.com/%{project_id}.svg"})
+assert own.kind == "project", own.kind
+assert own.rendered_link_url == "https://ci.example.com/%s/main" % first.path_with_namespace, own.rendered_link_url
+assert [(b.id, b.kind) for b in first.badges.list()] == [(badge.id, "group"), (own.id, "project")], [b.attributes for b in first.badges.list()]
+own.image_url = "https://img.example.com/%{project_path}.svg"
+own.save()
+assert first.badges.get(own.id).rendered_image_url == "https://img.example.com/%s.svg" % first.path_with_namespace
+assert first.badges.render("https://x.example/%{project_id}", "https://x.example/b.svg")["rendered_link_url"] == "https://x.example/%d" % first.id
+first.badges.delete(own.id)
+assert [b.kind for b in first.badges.list()] == ["group"]
+step("project badge created, listed beside the group's, edited, previewed and deleted")
 badge.delete()
 assert group.badges.list() == []
 step("group badge created, rendered, edited, previewed and deleted")

@@ -191,15 +191,25 @@ export interface ProjectUser {
   readonly web_url: string;
 }
 
-/** GitLab's Badge entity for a group badge. */
-export interface GroupBadge {
+/** GitLab's Badge entity: a project's own badge (kind "project") or one of its groups' (kind "group"). */
+export interface Badge {
   readonly id: number;
   readonly name: string | null;
   readonly link_url: string;
   readonly image_url: string;
   readonly rendered_link_url: string;
   readonly rendered_image_url: string;
+  readonly kind: 'project' | 'group';
+}
+
+/** GitLab's Badge entity for a group badge. */
+export interface GroupBadge extends Badge {
   readonly kind: 'group';
+}
+
+/** GitLab's Badge entity for a project's own badge. */
+export interface ProjectBadge extends Badge {
+  readonly kind: 'project';
 }
 
 /** GitLab's BasicBadgeDetails: what GET /groups/:id/badges/render answers. */

@@ -7,6 +7,8 @@ import { parseJsonBodies } from '../http/json-body.js';
 import type { Logger } from '../http/logger.js';
 import { mountBadgeRoutes } from './badges/badge-routes.js';
 import type { BadgeService } from './badges/badges.js';
+import { mountProjectBadgeRoutes } from './badges/project-badge-routes.js';
+import type { ProjectBadgeService } from './badges/project-badges.js';
 import { gitlabCompatibleVersion } from './gitlab-version.js';
 import { mountHookRoutes } from './hooks/hook-routes.js';
 import type { HookService } from './hooks/hooks.js';
@@ -46,6 +48,7 @@ export interface HostingDeps {
   readonly projectActions: ProjectActions;
   readonly projectQueries: ProjectQueries;
   readonly badges: BadgeService;
+  readonly projectBadges: ProjectBadgeService;
   readonly notifications: NotificationSettingsService;
   readonly hooks: HookService;
   readonly exports: ProjectExportService;
@@ -96,6 +99,7 @@ export function createHostingRouter(deps: HostingDeps): Router {
     notificationLevels: (userId, project) => deps.notifications.levelsFor(userId, project),
   });
   mountBadgeRoutes(router, { projects: deps.projects, badges: deps.badges, links });
+  mountProjectBadgeRoutes(router, { projects: deps.projects, projectBadges: deps.projectBadges, links });
   mountNotificationRoutes(router, { identity, projects: deps.projects, notifications: deps.notifications });
   mountHookRoutes(router, { projects: deps.projects, hooks: deps.hooks, links });
   mountRepositoryReadRoutes(router, {

@@ -4,6 +4,7 @@ import type { JobRunner } from '../queue/job-runner.js';
 import type { ArchiveLimits } from '../shared/tar-archive.js';
 import { BadgeService } from './badges/badges.js';
 import type { BadgesRepo } from './badges/badges-repo.js';
+import { ProjectBadgeService } from './badges/project-badges.js';
 import { commitInitialFile } from './git/initial-commit.js';
 import * as repositories from './git/repositories.js';
 import { findReadme } from './git/repository-read.js';
@@ -53,6 +54,8 @@ export interface HostingServices {
   readonly imports: ProjectImportService;
   readonly hooks: HookService;
   readonly badges: BadgeService;
+  /** A project's own badges and those it inherits from its groups. */
+  readonly projectBadges: ProjectBadgeService;
   readonly notifications: NotificationSettingsService;
   /** The read side of the repository API (trees, files, blobs, archives). */
   readonly repositoryReader: RepositoryReader;
@@ -160,6 +163,7 @@ export function setUpHosting(options: {
         return result;
       });
   }
+  const groupBadges = new BadgeService(projects, identity, repos.badges);
   jobs.register(exportJobType, (ctx) => exports.run(ctx));
   jobs.register(archiveImportJobType, (ctx) => imports.run(ctx));
   return {
@@ -169,7 +173,8 @@ export function setUpHosting(options: {
     exports,
     imports,
     hooks,
-    badges: new BadgeService(projects, identity, repos.badges),
+    badges: groupBadges,
+    projectBadges: new ProjectBadgeService(projects, identity, repos.badges, groupBadges),
     notifications: new NotificationSettingsService(repos.notifications),
     repositoryReader: reader,
     repositoryHistory: new RepositoryHistory(projects, gitPath),

@@ -49,6 +49,13 @@ const migrations: readonly Migration[] = [
       for (const table of ['lfsLinks', 'lfsLocks']) if (!Array.isArray(doc[table])) doc[table] = [];
     },
   },
+  {
+    from: 5,
+    describe: 'add project badges',
+    up: (doc) => {
+      if (!Array.isArray(doc.projectBadges)) doc.projectBadges = [];
+    },
+  },
 ];
 
 /** Thrown when db.json was written by a newer Cratehouse than this one. */

@@ -18,6 +18,8 @@ export interface DbSchema {
   uploads: UploadRecord[];
   hooks: ProjectHookRecord[];
   groupBadges: GroupBadgeRecord[];
+  /** Badges of one project; ids come from the group badges' sequence (GitLab keeps both kinds in one table). */
+  projectBadges: ProjectBadgeRecord[];
   notificationSettings: NotificationSettingRecord[];
   projectExports: ProjectExportRecord[];
   /** Which LFS objects each project references (the objects are shared files, content-addressed). */
@@ -203,6 +205,21 @@ export interface GroupBadgeRecord {
   createdAt: string;
 }
 
+/**
+ * The id sequence of both kinds of badge. GitLab keeps group and project badges in one table, so an
+ * id names one badge of either kind, and a project's list (its own and its groups') is in id order.
+ */
+export const badgeSequence = 'groupBadges';
+
+export interface ProjectBadgeRecord {
+  id: number;
+  projectId: number;
+  name: string | null;
+  linkUrl: string;
+  imageUrl: string;
+  createdAt: string;
+}
+
 export type NotificationLevel = 'disabled' | 'participating' | 'watch' | 'global' | 'mention' | 'custom';
 
 /** One user's notification setting: global (sourceId null), or for a group or a project. */
@@ -304,7 +321,7 @@ export interface TenantUsage {
 }
 
 /** The schema version this code reads and writes. */
-export const currentSchemaVersion = 5;
+export const currentSchemaVersion = 6;
 
 /** A brand-new, empty document. */
 export function emptyDb(): DbSchema {
@@ -325,6 +342,7 @@ export function emptyDb(): DbSchema {
     uploads: [],
     hooks: [],
     groupBadges: [],
+    projectBadges: [],
     notificationSettings: [],
     projectExports: [],
     lfsLinks: [],

@@ -167,10 +167,12 @@ describe('store', () => {
       '2→3: add the project tables (projects, stars, shares, uploads)',
       '3→4: add hooks, group badges, notification settings and project exports',
       '4→5: add the Git LFS tables (object links per project, file locks)',
+      '5→6: add project badges',
     ]);
     const onDisk = JSON.parse(await readFile(file, 'utf8')) as DbSchema;
-    expect(onDisk.schemaVersion).toBe(5);
+    expect(onDisk.schemaVersion).toBe(6);
     expect(onDisk.hooks).toEqual([]);
+    expect(onDisk.projectBadges).toEqual([]);
     expect(onDisk.lfsLinks).toEqual([]);
     expect(onDisk.lfsLocks).toEqual([]);
     expect(onDisk.projects).toEqual([]);
@@ -187,9 +189,18 @@ describe('store', () => {
       '2→3: add the project tables (projects, stars, shares, uploads)',
       '3→4: add hooks, group badges, notification settings and project exports',
       '4→5: add the Git LFS tables (object links per project, file locks)',
+      '5→6: add project badges',
     ]);
     expect(db.sources).toEqual([]);
     expect(db.jobs).toEqual([job]);
+  });
+
+  it('adds the project badges table to a version-5 document and keeps its group badges', () => {
+    const badge = { id: 3, groupId: 1, name: null, linkUrl: 'https://a.example', imageUrl: 'https://a.example/b.svg', createdAt: 'then' };
+    const { db, applied } = migrate({ schemaVersion: 5, groupBadges: [badge] });
+    expect(applied).toEqual(['5→6: add project badges']);
+    expect(db.projectBadges).toEqual([]);
+    expect(db.groupBadges).toEqual([badge]);
   });
 
   it('refuses a document written by a newer version instead of damaging it', () => {

@@ -2,10 +2,10 @@
 // one short function per endpoint, kept in one place so the screens share one client). The token goes
 // in GitLab's PRIVATE-TOKEN header; lists come with GitLab's pagination headers.
 import type {
+  Badge,
   BadgeRender,
   GlobalNotificationSetting,
   Group,
-  GroupBadge,
   Namespace,
   NotificationLevelName,
   NotificationSetting,
@@ -16,10 +16,10 @@ import type {
 import { failureOf, getJson, requestJson, send, uploadFile, type Query, type UploadProgress } from './http';
 
 export type {
+  Badge,
   BadgeRender,
   GlobalNotificationSetting,
   Group,
-  GroupBadge,
   Namespace,
   NotificationLevelName,
   NotificationSetting,
@@ -360,42 +360,49 @@ export function getImportStatus(token: string, projectId: number, signal?: Abort
   return getJson<ProjectImportStatus>(`${base}/projects/${projectId}/import`, { ...auth(token), signal });
 }
 
-/** GET /groups/:id/badges (first 100). */
-export async function listGroupBadges(token: string, groupId: number, signal?: AbortSignal): Promise<readonly GroupBadge[]> {
-  return (await getPage<GroupBadge>(token, `/groups/${groupId}/badges`, { page: 1, per_page: 100 }, signal)).items;
+/** Whose badges: a group's, or a project's (its own, listed with those it inherits from its groups). */
+export interface BadgeOwner {
+  readonly kind: 'group' | 'project';
+  readonly id: number;
 }
 
-/** What a person sets on a group badge. */
+const badgesPath = (owner: BadgeOwner) => `/${owner.kind === 'group' ? 'groups' : 'projects'}/${owner.id}/badges`;
+
+/** GET /groups/:id/badges or /projects/:id/badges (first 100). */
+export async function listBadges(token: string, owner: BadgeOwner, signal?: AbortSignal): Promise<readonly Badge[]> {
+  return (await getPage<Badge>(token, badgesPath(owner), { page: 1, per_page: 100 }, signal)).items;
+}
+
+/** What a person sets on a badge. */
 export interface BadgeInput {
   readonly name?: string;
   readonly link_url: string;
   readonly image_url: string;
 }
 
-/** POST /groups/:id/badges. */
-export async function createGroupBadge(token: string, groupId: number, input: BadgeInput): Promise<GroupBadge> {
-  return (await requestJson<GroupBadge>(`${base}/groups/${groupId}/badges`, { ...auth(token), method: 'POST', json: input })).body;
+/** POST …/badges. */
+export async function createBadge(token: string, owner: BadgeOwner, input: BadgeInput): Promise<Badge> {
+  return (await requestJson<Badge>(`${base}${badgesPath(owner)}`, { ...auth(token), method: 'POST', json: input })).body;
 }
 
-/** PUT /groups/:id/badges/:badge_id. */
-export async function updateGroupBadge(token: string, groupId: number, badgeId: number, input: BadgeInput): Promise<GroupBadge> {
-  return (await requestJson<GroupBadge>(`${base}/groups/${groupId}/badges/${badgeId}`, { ...auth(token), method: 'PUT', json: input }))
-    .body;
+/** PUT …/badges/:badge_id. */
+export async function updateBadge(token: string, owner: BadgeOwner, badgeId: number, input: BadgeInput): Promise<Badge> {
+  return (await requestJson<Badge>(`${base}${badgesPath(owner)}/${badgeId}`, { ...auth(token), method: 'PUT', json: input })).body;
 }
 
-/** DELETE /groups/:id/badges/:badge_id. */
-export async function deleteGroupBadge(token: string, groupId: number, badgeId: number): Promise<void> {
-  await requestJson(`${base}/groups/${groupId}/badges/${badgeId}`, { ...auth(token), method: 'DELETE' });
+/** DELETE …/badges/:badge_id. */
+export async function deleteBadge(token: string, owner: BadgeOwner, badgeId: number): Promise<void> {
+  await requestJson(`${base}${badgesPath(owner)}/${badgeId}`, { ...auth(token), method: 'DELETE' });
 }
 
-/** GET /groups/:id/badges/render: the URLs with the placeholders replaced. */
-export function renderGroupBadge(
+/** GET …/badges/render: the URLs with the placeholders replaced (from the project, or the group's first project). */
+export function renderBadge(
   token: string,
-  groupId: number,
+  owner: BadgeOwner,
   input: { readonly link_url: string; readonly image_url: string },
   signal?: AbortSignal,
 ): Promise<BadgeRender> {
-  return getJson<BadgeRender>(`${base}/groups/${groupId}/badges/render`, { ...auth(token), query: input, signal });
+  return getJson<BadgeRender>(`${base}${badgesPath(owner)}/render`, { ...auth(token), query: input, signal });
 }
 
 /** GET /notification_settings. */

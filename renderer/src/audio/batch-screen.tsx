@@ -2,6 +2,7 @@ import { useId, useMemo, useState } from 'react';
 import { desktopBridge } from '../lib/desktop-bridge';
 import { plural } from '../lib/format';
 import { useSignedIn } from '../lib/session-context';
+import { usePreferences } from '../lib/use-preferences';
 import { FileDrop } from '../ui/file-drop';
 import { EmptyState, Panel } from '../ui/panel';
 import { ProgressBar } from '../ui/progress-bar';
@@ -12,6 +13,7 @@ import {
   sampleRoles,
   sortItems,
   tiers,
+  withNamingScheme,
   type BatchFilter,
   type BatchItem,
   type SortKey,
@@ -132,7 +134,10 @@ export function BatchScreen() {
   const { token } = useSignedIn();
   const snapshot = useBatch(batchStore);
   // A batch another person started in this window is not shown (the store drops it on their next add).
-  const items = snapshot.owner === token ? snapshot.items : noItems;
+  const stored = snapshot.owner === token ? snapshot.items : noItems;
+  // Suggested names follow the naming scheme of Settings, as on Analyse (and change with it).
+  const { namesIncludeTempoKey } = usePreferences();
+  const items = useMemo(() => withNamingScheme(stored, namesIncludeTempoKey), [stored, namesIncludeTempoKey]);
   const [order, setOrderState] = useState<SortOrder | null>(batchView.order);
   const [filter, setFilterState] = useState<BatchFilter>(batchView.filter);
   const setOrder = (next: SortOrder | null) => {

@@ -211,12 +211,16 @@ export function ProjectListPage() {
                     {project.forked_from_project ? <span className="prj-tag">Fork</span> : null}
                     {project.description ? <span className="prj-desc">{project.description}</span> : null}
                   </td>
-                  <td>
+                  <td className="prj-cell-visibility">
                     <VisibilityPill visibility={project.visibility} />
                   </td>
-                  <td className="num">{project.star_count}</td>
-                  <td className="num">{project.forks_count}</td>
-                  <td>
+                  <td className="num" data-label="Stars">
+                    {project.star_count}
+                  </td>
+                  <td className="num" data-label="Forks">
+                    {project.forks_count}
+                  </td>
+                  <td data-label="Active">
                     <time dateTime={project.last_activity_at}>{formatWhen(project.last_activity_at, now)}</time>
                   </td>
                 </tr>

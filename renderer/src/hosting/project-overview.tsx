@@ -3,6 +3,7 @@ import { Link, useLocation, useNavigate } from 'react-router';
 import {
   deleteProject,
   getProjectNotifications,
+  listBadges,
   setArchived,
   setProjectNotifications,
   type NotificationLevelName,
@@ -14,6 +15,7 @@ import { Fact } from '../ui/fact';
 import { Panel } from '../ui/panel';
 import { ProgressBar } from '../ui/progress-bar';
 import { Busy, Problem } from '../ui/status';
+import { BadgeImage } from './badge-widgets';
 import { ConfirmDialog, useConfirmedMutation } from './confirm-dialog';
 import { NotificationLevelSelect } from './notification-level';
 import { importRunning } from './import-status';
@@ -198,69 +200,92 @@ function DangerZone({ project }: { readonly project: Project }) {
   );
 }
 
-/** Overview: clone URL and instructions, facts, the import's progress, notifications, archive and delete. */
+/** The project's badges as its README would show them: its groups' and its own, images linking out. */
+function ProjectBadges({ project }: { readonly project: Project }) {
+  const { token } = useSignedIn();
+  const badges = useQuery({
+    queryKey: hostingKeys.badges('project', project.id),
+    queryFn: ({ signal }) => listBadges(token, { kind: 'project', id: project.id }, signal),
+  });
+  if (badges.isError) return <InlineProblem>Badges could not be loaded: {badges.error.message}</InlineProblem>;
+  if (!badges.data || badges.data.length === 0) return null;
+  return (
+    <ul className="prj-overview-badges" aria-label="Badges">
+      {badges.data.map((b) => (
+        <li key={b.id}>
+          <BadgeImage name={b.name} link={b.rendered_link_url} image={b.rendered_image_url} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Overview: badges, clone URL and instructions, facts, the import's progress, notifications, archive and delete. */
 export function ProjectOverview({ project }: { readonly project: Project }) {
   const location = useLocation();
   const justCreated = (location.state as { created?: boolean } | null)?.created === true;
   const now = useNow();
   return (
-    <div className="prj-two">
-      <div className="stack">
-        <ImportWatch project={project} />
-        <ClonePanel project={project} justCreated={justCreated} />
-        <Panel title="About">
-          <dl className="facts">
-            <Fact term="Project ID">
-              <span className="mono">{project.id}</span>
-            </Fact>
-            <Fact term="Path">
-              <span className="mono truncate">{project.path_with_namespace}</span>
-            </Fact>
-            <Fact term="Default branch">
-              <span className="mono">{project.default_branch}</span>
-            </Fact>
-            <Fact term="Topics">
-              {project.topics.length > 0 ? (
-                project.topics.map((t) => (
-                  <span key={t} className="prj-tag">
-                    {t}
+    <div className="stack">
+      <ProjectBadges project={project} />
+      <div className="prj-two">
+        <div className="stack">
+          <ImportWatch project={project} />
+          <ClonePanel project={project} justCreated={justCreated} />
+          <Panel title="About">
+            <dl className="facts">
+              <Fact term="Project ID">
+                <span className="mono">{project.id}</span>
+              </Fact>
+              <Fact term="Path">
+                <span className="mono truncate">{project.path_with_namespace}</span>
+              </Fact>
+              <Fact term="Default branch">
+                <span className="mono">{project.default_branch}</span>
+              </Fact>
+              <Fact term="Topics">
+                {project.topics.length > 0 ? (
+                  project.topics.map((t) => (
+                    <span key={t} className="prj-tag">
+                      {t}
+                    </span>
+                  ))
+                ) : (
+                  <span className="muted">None</span>
+                )}
+              </Fact>
+              <Fact term="Created">
+                <time dateTime={project.created_at}>{formatWhen(project.created_at, now)}</time>
+              </Fact>
+              <Fact term="Last activity">
+                <time dateTime={project.last_activity_at}>{formatWhen(project.last_activity_at, now)}</time>
+              </Fact>
+              <Fact term="Stars and forks">
+                {project.star_count} star{project.star_count === 1 ? '' : 's'}, {project.forks_count} fork
+                {project.forks_count === 1 ? '' : 's'}
+              </Fact>
+              <Fact term="Shared with">
+                {project.shared_with_groups.length > 0 ? (
+                  <span className="truncate">
+                    {project.shared_with_groups
+                      .map((g) =>
+                        shareState(g.expires_at, dayOf(new Date())) === 'expired'
+                          ? `${g.group_full_path} (expired ${g.expires_at})`
+                          : `${g.group_full_path} (${accessLevelName(g.group_access_level)})`,
+                      )
+                      .join(', ')}
                   </span>
-                ))
-              ) : (
-                <span className="muted">None</span>
-              )}
-            </Fact>
-            <Fact term="Created">
-              <time dateTime={project.created_at}>{formatWhen(project.created_at, now)}</time>
-            </Fact>
-            <Fact term="Last activity">
-              <time dateTime={project.last_activity_at}>{formatWhen(project.last_activity_at, now)}</time>
-            </Fact>
-            <Fact term="Stars and forks">
-              {project.star_count} star{project.star_count === 1 ? '' : 's'}, {project.forks_count} fork
-              {project.forks_count === 1 ? '' : 's'}
-            </Fact>
-            <Fact term="Shared with">
-              {project.shared_with_groups.length > 0 ? (
-                <span className="truncate">
-                  {project.shared_with_groups
-                    .map((g) =>
-                      shareState(g.expires_at, dayOf(new Date())) === 'expired'
-                        ? `${g.group_full_path} (expired ${g.expires_at})`
-                        : `${g.group_full_path} (${accessLevelName(g.group_access_level)})`,
-                    )
-                    .join(', ')}
-                </span>
-              ) : (
-                <span className="muted">No groups</span>
-              )}
-            </Fact>
-          </dl>
-        </Panel>
-      </div>
-      <div className="stack">
-        <NotificationPanel project={project} />
-        <DangerZone project={project} />
+                ) : (
+                  <span className="muted">No groups</span>
+                )}
+              </Fact>
+            </dl>
+          </Panel>
+        </div>
+        <div className="stack">
+          <NotificationPanel project={project} />
+          <DangerZone project={project} />
+        </div>
       </div>
     </div>
   );

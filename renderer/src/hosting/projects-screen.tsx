@@ -13,7 +13,7 @@ const sections = [
   { to: '/projects/new', label: 'New project', end: false },
   { to: '/projects/import', label: 'Import', end: false },
   { to: '/projects/groups', label: 'Groups', end: false },
-  { to: '/projects/badges', label: 'Group badges', end: false },
+  { to: '/projects/badges', label: 'Badges', end: false },
   { to: '/projects/notifications', label: 'Notifications', end: false },
 ] as const;
 

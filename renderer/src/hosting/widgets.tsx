@@ -13,7 +13,8 @@ export const hostingKeys = {
   importStatus: (id: number) => ['hosting', 'import', id] as const,
   namespaces: ['hosting', 'namespaces'] as const,
   groups: ['hosting', 'groups'] as const,
-  badges: (groupId: number) => ['hosting', 'badges', groupId] as const,
+  allBadges: ['hosting', 'badges'] as const,
+  badges: (kind: 'group' | 'project', id: number) => ['hosting', 'badges', kind, id] as const,
   globalNotifications: ['hosting', 'notifications', 'global'] as const,
   projectNotifications: (id: number) => ['hosting', 'notifications', 'project', id] as const,
 };

@@ -111,7 +111,7 @@ export function PreferencesPanel() {
             <span className="muted mono small">01_bass_dark-sub_120bpm_a-min</span>
           </label>
         </div>
-        <p className="help">Used for the suggested name on Analyse.</p>
+        <p className="help">Used for the suggested names on Analyse and Batch (its table, exports and applied names).</p>
       </fieldset>
 
       <fieldset className="pref-group">

@@ -1,10 +1,10 @@
-import { nextId, type GroupBadgeRecord } from '../../store/schema.js';
+import { badgeSequence, nextId, type GroupBadgeRecord, type ProjectBadgeRecord } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 
 /** The badge attributes an edit may change. */
 export type BadgePatch = Partial<Pick<GroupBadgeRecord, 'name' | 'linkUrl' | 'imageUrl'>>;
 
-/** Store access for group badges. */
+/** Store access for group and project badges. */
 export interface BadgesRepo {
   /** A group's badges, oldest first (GitLab orders badges by created_at ascending). */
   ofGroup(groupId: number): readonly Readonly<GroupBadgeRecord>[];
@@ -13,6 +13,13 @@ export interface BadgesRepo {
   update(badgeId: number, patch: BadgePatch): Promise<Readonly<GroupBadgeRecord>>;
   /** Remove a badge; resolves to false when there was none. */
   remove(groupId: number, badgeId: number): Promise<boolean>;
+  /** A project's own badges, in id (creation) order. */
+  ofProject(projectId: number): readonly Readonly<ProjectBadgeRecord>[];
+  projectBadgeById(projectId: number, badgeId: number): Readonly<ProjectBadgeRecord> | undefined;
+  insertProjectBadge(badge: Omit<ProjectBadgeRecord, 'id'>): Promise<Readonly<ProjectBadgeRecord>>;
+  updateProjectBadge(badgeId: number, patch: BadgePatch): Promise<Readonly<ProjectBadgeRecord>>;
+  /** Remove a project badge; resolves to false when there was none. */
+  removeProjectBadge(projectId: number, badgeId: number): Promise<boolean>;
 }
 
 /** A BadgesRepo over the store. */
@@ -28,7 +35,7 @@ export function createBadgesRepo(store: Store): BadgesRepo {
     insert: (badge) =>
       store.mutate(
         (d) => {
-          const record: GroupBadgeRecord = { ...badge, id: nextId(d, 'groupBadges') };
+          const record: GroupBadgeRecord = { ...badge, id: nextId(d, badgeSequence) };
           d.groupBadges.push(record);
           return record;
         },
@@ -52,6 +59,36 @@ export function createBadgesRepo(store: Store): BadgesRepo {
           return d.groupBadges.length !== before;
         },
         ['groupBadges'],
+      ),
+    ofProject: (projectId) => store.data.projectBadges.filter((b) => b.projectId === projectId).sort((a, b) => a.id - b.id),
+    projectBadgeById: (projectId, badgeId) => store.data.projectBadges.find((b) => b.projectId === projectId && b.id === badgeId),
+    insertProjectBadge: (badge) =>
+      store.mutate(
+        (d) => {
+          const record: ProjectBadgeRecord = { ...badge, id: nextId(d, badgeSequence) };
+          d.projectBadges.push(record);
+          return record;
+        },
+        ['projectBadges', 'sequences'],
+      ),
+    updateProjectBadge: (badgeId, patch) =>
+      store.mutate(
+        (d) => {
+          const badge = d.projectBadges.find((b) => b.id === badgeId);
+          if (!badge) throw new Error(`badge ${badgeId} vanished`);
+          Object.assign(badge, patch);
+          return badge;
+        },
+        ['projectBadges'],
+      ),
+    removeProjectBadge: (projectId, badgeId) =>
+      store.mutate(
+        (d) => {
+          const before = d.projectBadges.length;
+          d.projectBadges = d.projectBadges.filter((b) => !(b.projectId === projectId && b.id === badgeId));
+          return d.projectBadges.length !== before;
+        },
+        ['projectBadges'],
       ),
   };
 }

@@ -1,7 +1,7 @@
 import { accessLevels, type IdentityService } from '../../auth/identity.js';
 import { AppError } from '../../http/errors.js';
 import type { GroupBadgeRecord, GroupRecord, ProjectRecord, UserRecord } from '../../store/schema.js';
-import type { BadgeRender, GroupBadge } from '../api-types.js';
+import type { Badge, BadgeRender, GroupBadge } from '../api-types.js';
 import type { BadgePatch, BadgesRepo } from './badges-repo.js';
 import type { Viewer } from '../projects/project-access.js';
 import { httpUrlProblem } from '../projects/project-rules.js';
@@ -55,8 +55,17 @@ export function badgeUrlProblem(url: string): string | null {
   return httpUrlProblem(url.replace(/%\{[^}]*\}/g, 'x')) === null ? null : 'is blocked: URI is invalid';
 }
 
-/** GitLab's Badge entity (kind "group"), rendered with one project's values. */
-export function presentBadge(b: Readonly<GroupBadgeRecord>, values: PlaceholderValues | null): GroupBadge {
+/** The stored attributes both kinds of badge share. */
+type StoredBadge = Pick<GroupBadgeRecord, 'id' | 'name' | 'linkUrl' | 'imageUrl'>;
+
+/** GitLab's Badge entity (kind "group" unless told), rendered with one project's values. */
+export function presentBadge(b: Readonly<StoredBadge>, values: PlaceholderValues | null): GroupBadge;
+export function presentBadge<K extends Badge['kind']>(
+  b: Readonly<StoredBadge>,
+  values: PlaceholderValues | null,
+  kind: K,
+): Badge & { kind: K };
+export function presentBadge(b: Readonly<StoredBadge>, values: PlaceholderValues | null, kind: Badge['kind'] = 'group'): Badge {
   return {
     id: b.id,
     name: b.name,
@@ -64,7 +73,7 @@ export function presentBadge(b: Readonly<GroupBadgeRecord>, values: PlaceholderV
     image_url: b.imageUrl,
     rendered_link_url: renderBadgeUrl(b.linkUrl, values),
     rendered_image_url: renderBadgeUrl(b.imageUrl, values),
-    kind: 'group',
+    kind,
   };
 }
 
@@ -155,7 +164,13 @@ export class BadgeService {
    */
   async placeholderValues(viewer: Viewer, group: Readonly<GroupRecord>, serverHost: string): Promise<PlaceholderValues | null> {
     const project = this.firstProject(viewer, group);
-    if (!project) return null;
+    return project ? this.projectValues(project, serverHost) : null;
+  }
+
+  /** The placeholder values one project gives (a project's own badges and its groups' badges shown in it). */
+  async projectValues(project: Readonly<ProjectRecord>, serverHost: string): Promise<PlaceholderValues> {
+    const namespace = this.projects.namespaceOf(project);
+    const group = namespace.kind === 'group' ? this.identity.findGroup(namespace.id) : undefined;
     let sha: string | null = null;
     try {
       sha = await this.projects.headCommit(project);
@@ -168,7 +183,8 @@ export class BadgeService {
       project_name: project.path,
       project_id: String(project.id),
       project_namespace: this.projects.namespaceFullPath(this.projects.namespaceOf(project)),
-      group_name: this.identity.fullPath(group),
+      // GitLab's `project.group&.to_param`: empty for a personal project.
+      group_name: group ? this.identity.fullPath(group) : '',
       gitlab_server: serverHost,
       default_branch: project.defaultBranch,
       commit_sha: sha ?? '',

@@ -1,4 +1,12 @@
-import { nextId, type ProjectExportRecord, type ProjectHookRecord, type ProjectRecord, type UploadRecord } from '../../store/schema.js';
+import {
+  badgeSequence,
+  nextId,
+  type ProjectBadgeRecord,
+  type ProjectExportRecord,
+  type ProjectHookRecord,
+  type ProjectRecord,
+  type UploadRecord,
+} from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 
 /** What a finished archive import adds to its project, written in one store mutation. */
@@ -7,11 +15,13 @@ export interface ImportedContent {
   readonly project: Partial<ProjectRecord>;
   readonly hooks: readonly Omit<ProjectHookRecord, 'id' | 'projectId'>[];
   readonly uploads: readonly Omit<UploadRecord, 'id' | 'projectId'>[];
+  /** The project's own badges (none when left out). */
+  readonly badges?: readonly Omit<ProjectBadgeRecord, 'id' | 'projectId'>[];
 }
 
 /**
  * Store access for project export and import: the `projectExports` table (one row per project),
- * reading a project's hooks for its archive, and landing an import's records atomically.
+ * reading a project's hooks and badges for its archive, and landing an import's records atomically.
  */
 export interface ExportsRepo {
   byProject(projectId: number): Readonly<ProjectExportRecord> | undefined;
@@ -21,8 +31,10 @@ export interface ExportsRepo {
   update(projectId: number, patch: Partial<ProjectExportRecord>): Promise<Readonly<ProjectExportRecord> | undefined>;
   /** The project's hooks as stored (tokens included: the caller leaves them out of archives). */
   hooksOf(projectId: number): readonly Readonly<ProjectHookRecord>[];
+  /** The project's own badges, in id order (its groups' badges stay with the groups). */
+  badgesOf(projectId: number): readonly Readonly<ProjectBadgeRecord>[];
   /**
-   * Apply an import in one mutation: the project's settings, its hooks and its upload records, or
+   * Apply an import in one mutation: the project's settings, its hooks, badges and upload records, or
    * nothing at all (a failed write leaves no half-imported project). False when the project is gone.
    */
   finishImport(projectId: number, content: ImportedContent): Promise<boolean>;
@@ -51,17 +63,19 @@ export function createExportsRepo(store: Store): ExportsRepo {
         ['projectExports'],
       ),
     hooksOf: (projectId) => store.data.hooks.filter((h) => h.projectId === projectId),
+    badgesOf: (projectId) => store.data.projectBadges.filter((b) => b.projectId === projectId).sort((a, b) => a.id - b.id),
     finishImport: (projectId, content) =>
       store.mutate(
         (d) => {
           const project = d.projects.find((p) => p.id === projectId);
           if (!project) return false;
           for (const hook of content.hooks) d.hooks.push({ ...hook, id: nextId(d, 'hooks'), projectId });
+          for (const badge of content.badges ?? []) d.projectBadges.push({ ...badge, id: nextId(d, badgeSequence), projectId });
           for (const upload of content.uploads) d.uploads.push({ ...upload, id: nextId(d, 'uploads'), projectId });
           Object.assign(project, content.project);
           return true;
         },
-        ['projects', 'hooks', 'uploads', 'sequences'],
+        ['projects', 'hooks', 'projectBadges', 'uploads', 'sequences'],
       ),
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The project archive format, ours and GitLab's (`tree/project.json` + `tree/project/*.ndjson`, or the
- * legacy root `project.json`), read from an untrusted .tar.gz: settings, hooks (never tokens), uploads
+ * legacy root `project.json`), read from an untrusted .tar.gz: settings, hooks (never tokens), badges, uploads
  * and `project.bundle`. Only the files named here are written out; everything else is skipped.
  */
 import { readFile } from 'node:fs/promises';
@@ -10,6 +10,7 @@ import { formatBytes } from '../../shared/format-bytes.js';
 import { ArchiveError, extractTarGz, type ArchiveLimits, type ExtractedEntry } from '../../shared/tar-archive.js';
 import type { ImportedContent } from './exports-repo.js';
 import { isValidBranchName } from '../git/git-names.js';
+import { badgeUrlProblem } from '../badges/badges.js';
 import { defaultHookEvents, hookEventKeys } from '../hooks/hooks.js';
 import { safeFileName } from '../projects/project-actions.js';
 import { httpUrlProblem, settingKeys, visibilityLevels, visibilityOrder } from '../projects/project-rules.js';
@@ -30,6 +31,8 @@ export interface ArchiveSettings {
 export interface ArchiveContents {
   readonly settings: ArchiveSettings | null;
   readonly hooks: ImportedContent['hooks'];
+  /** The project's own badges (GitLab's `project_badges`). */
+  readonly badges: NonNullable<ImportedContent['badges']>;
   readonly uploads: readonly { readonly secret: string; readonly filename: string; readonly file: string; readonly size: number }[];
   /** Git LFS objects as extracted (not yet checked against their oid). */
   readonly lfsObjects: readonly { readonly oid: string; readonly file: string; readonly size: number }[];
@@ -41,6 +44,8 @@ const MAX_TREE_BYTES = 16 * 1024 ** 2;
 const MAX_LEGACY_TREE_BYTES = 128 * 1024 ** 2;
 /** GitLab's limit of hooks per project. */
 const MAX_HOOKS = 100;
+/** GitLab sets no limit on badges; this bounds what one hostile archive can add. */
+const MAX_BADGES = 1000;
 const uploadPattern = /^uploads\/([0-9a-f]{32})\/([^/]+)$/;
 /** Git LFS objects, named by their sha256 (GitLab's `lfs-objects/<oid>`); checked against it on import. */
 const lfsPattern = /^lfs-objects\/([0-9a-f]{64})$/;
@@ -49,6 +54,7 @@ const wanted = new Set([
   'project.json',
   'tree/project/project_feature.ndjson',
   'tree/project/project_hooks.ndjson',
+  'tree/project/project_badges.ndjson',
   'project.bundle',
 ]);
 
@@ -79,6 +85,10 @@ async function readContents(root: string, entries: readonly ExtractedEntry[], no
   const hookRows = hooksFile ? await readNdjson(file(hooksFile.path), hooksFile.path, hooksFile.size, MAX_HOOKS + 1) : [];
   if (hookRows.length > MAX_HOOKS) throw new ArchiveError(`tree/project/project_hooks.ndjson has more than ${MAX_HOOKS} hooks`);
   const hooks = hookRows.map((row, i) => hookFrom(row, i + 1, now));
+  const badgesFile = files.get('tree/project/project_badges.ndjson');
+  const badgeRows = badgesFile ? await readNdjson(file(badgesFile.path), badgesFile.path, badgesFile.size, MAX_BADGES + 1) : [];
+  if (badgeRows.length > MAX_BADGES) throw new ArchiveError(`tree/project/project_badges.ndjson has more than ${MAX_BADGES} badges`);
+  const badges = badgeRows.map((row, i) => badgeFrom(row, i + 1, now));
 
   const uploads: { secret: string; filename: string; file: string; size: number }[] = [];
   const taken = new Set<string>();
@@ -98,6 +108,7 @@ async function readContents(root: string, entries: readonly ExtractedEntry[], no
   return {
     settings: tree ? settingsFrom(tree, feature) : null,
     hooks,
+    badges,
     uploads,
     lfsObjects,
     bundle: files.has('project.bundle') ? file('project.bundle') : null,
@@ -134,6 +145,20 @@ async function readNdjson(file: string, name: string, size: number, maxRows: num
     rows.push(value);
   }
   return rows;
+}
+
+/** A badge row of the archive (GitLab's ProjectBadge attributes) as a new project badge; URLs are checked as the API checks them. */
+function badgeFrom(row: Record<string, unknown>, line: number, now: Date): NonNullable<ImportedContent['badges']>[number] {
+  const linkUrl = typeof row.link_url === 'string' ? row.link_url : '';
+  const imageUrl = typeof row.image_url === 'string' ? row.image_url : '';
+  for (const url of [linkUrl, imageUrl])
+    if (badgeUrlProblem(url) !== null || url.length > 2048)
+      throw new ArchiveError(`tree/project/project_badges.ndjson line ${line} has no valid http(s) link_url and image_url`);
+  const created =
+    typeof row.created_at === 'string' && !Number.isNaN(Date.parse(row.created_at))
+      ? new Date(row.created_at).toISOString()
+      : now.toISOString();
+  return { name: typeof row.name === 'string' ? row.name.slice(0, 255) : null, linkUrl, imageUrl, createdAt: created };
 }
 
 /** A hook row of the archive as a new hook (no token: archives never carry one). */

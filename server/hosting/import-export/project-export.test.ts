@@ -166,6 +166,7 @@ describe('POST /projects/:id/export, GET …/export, GET …/export/download', (
         'VERSION',
         'project.bundle',
         'tree/project.json',
+        'tree/project/project_badges.ndjson',
         'tree/project/project_feature.ndjson',
         'tree/project/project_hooks.ndjson',
         `uploads/${secretAndName}`,

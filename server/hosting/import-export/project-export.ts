@@ -9,7 +9,7 @@ import path from 'node:path';
 import { AppError } from '../../http/errors.js';
 import { outboundRequest } from '../../http/outbound.js';
 import type { JobContext, JobOutcome, JobRunner } from '../../queue/job-runner.js';
-import type { ExportStatus, ProjectExportRecord, ProjectHookRecord, ProjectRecord } from '../../store/schema.js';
+import type { ExportStatus, ProjectBadgeRecord, ProjectExportRecord, ProjectHookRecord, ProjectRecord } from '../../store/schema.js';
 import { writeTarGz, type TarInput } from '../../shared/tar-archive.js';
 import type { ExportsRepo } from './exports-repo.js';
 import { gitlabCompatibleVersion } from '../gitlab-version.js';
@@ -203,12 +203,14 @@ export class ProjectExportService {
     const mtime = this.now();
     const json = (value: unknown) => JSON.stringify(value);
     const hooks = this.repo.hooksOf(project.id).map((h) => json(exportedHook(h)));
+    const badges = this.repo.badgesOf(project.id).map((b) => json(exportedBadge(b)));
     const entries: TarInput[] = [
       { path: 'VERSION', data: archiveFormatVersion, mtime },
       { path: 'GITLAB_VERSION', data: gitlabCompatibleVersion, mtime },
       { path: 'tree/project.json', data: json(projectTree(project, record.description)), mtime },
       { path: 'tree/project/project_feature.ndjson', data: `${json(projectFeature(project))}\n`, mtime },
       { path: 'tree/project/project_hooks.ndjson', data: hooks.length > 0 ? `${hooks.join('\n')}\n` : '', mtime },
+      { path: 'tree/project/project_badges.ndjson', data: badges.length > 0 ? `${badges.join('\n')}\n` : '', mtime },
     ];
     const uploadsDir = this.stores.paths.uploads(project.id);
     for (const u of this.stores.repo.uploadsOf(project.id)) {
@@ -293,6 +295,18 @@ function projectFeature(project: Readonly<ProjectRecord>): Record<string, number
 }
 
 /** A hook as the archive keeps it: GitLab's column names, never the token. */
+/** A project badge as GitLab's export writes it (a `ProjectBadge` row of `project_badges.ndjson`). */
+function exportedBadge(b: Readonly<ProjectBadgeRecord>): Record<string, unknown> {
+  return {
+    type: 'ProjectBadge',
+    name: b.name,
+    link_url: b.linkUrl,
+    image_url: b.imageUrl,
+    created_at: b.createdAt,
+    updated_at: b.createdAt,
+  };
+}
+
 function exportedHook(h: Readonly<ProjectHookRecord>): Record<string, unknown> {
   return {
     type: 'ProjectHook',

@@ -237,6 +237,7 @@ export class ProjectImportService {
       const landed = await this.repo.finishImport(projectId, {
         project: patch,
         hooks: contents.hooks,
+        badges: contents.badges,
         uploads: contents.uploads.map((u) => ({
           secret: u.secret,
           filename: u.filename,

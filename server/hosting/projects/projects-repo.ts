@@ -28,7 +28,7 @@ export interface ProjectsRepo {
   byName(namespaceId: number, name: string): Readonly<ProjectRecord> | undefined;
   insert(project: Omit<ProjectRecord, 'id'>): Promise<Readonly<ProjectRecord>>;
   update(id: number, patch: Partial<ProjectRecord>): Promise<Readonly<ProjectRecord>>;
-  /** Remove a project with its stars, shares, uploads, hooks, export and notification settings; its forks forget where they came from. */
+  /** Remove a project with its stars, shares, uploads, hooks, badges, export and notification settings; its forks forget where they came from. */
   remove(id: number): Promise<void>;
 
   starsOf(projectId: number): readonly Readonly<StarRecord>[];
@@ -121,6 +121,7 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
         d.projectShares = d.projectShares.filter((s) => s.projectId !== id);
         d.uploads = d.uploads.filter((u) => u.projectId !== id);
         d.hooks = d.hooks.filter((h) => h.projectId !== id);
+        d.projectBadges = d.projectBadges.filter((b) => b.projectId !== id);
         d.projectExports = d.projectExports.filter((e) => e.projectId !== id);
         d.notificationSettings = d.notificationSettings.filter((n) => !(n.source === 'project' && n.sourceId === id));
       }),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { batchCsv, batchJson, csvHeader, filterItems, sortItems, type BatchItem, type BatchResult } from './batch-model';
+import { plannedNames } from './apply-names';
+import { batchCsv, batchJson, csvHeader, filterItems, sortItems, withNamingScheme, type BatchItem, type BatchResult } from './batch-model';
 
 function result(overrides: Partial<BatchResult>): BatchResult {
   return {
@@ -172,5 +173,51 @@ describe('exports', () => {
     expect(parsed.files[1]).toMatchObject({ file: 'b.wav', key: null, tempo_bpm: null });
     expect(parsed.files[2]).toMatchObject({ file: 'c.wav', integrated_lufs: null, clip_lufs: -7.25, duration_s: 180, graded_s: 30 });
     expect(parsed.files[3]).toMatchObject({ file: 'd.wav', clip_lufs: null, graded_s: null });
+  });
+});
+
+describe('withNamingScheme (the naming scheme of Settings)', () => {
+  const items = [
+    item('Sub.WAV', { suggestedName: '01_bass_dark-sub', tempoBpm: 119.6, key: 'A', mode: 'minor' }),
+    item('hit.wav', { suggestedName: '02_percs_punchy', tempoBpm: null, key: 'F#', mode: 'major' }),
+    item('air.wav', { suggestedName: '03_atmos_airy', tempoBpm: 174, key: null, mode: null }),
+    item('queued.wav', null, 'queued'),
+  ];
+
+  it('leaves the names as the server suggested them when the scheme has no tempo and key', () => {
+    expect(withNamingScheme(items, false)).toBe(items);
+  });
+
+  it('appends the rounded tempo and the key for what is known; unanalysed files are untouched', () => {
+    const named = withNamingScheme(items, true);
+    expect(named.map((i) => i.result?.suggestedName ?? null)).toEqual([
+      '01_bass_dark-sub_120bpm_a-min',
+      '02_percs_punchy_fs-maj',
+      '03_atmos_airy_174bpm',
+      null,
+    ]);
+    expect(named[3]).toBe(items[3]);
+    // The stored results keep the server's name.
+    expect(items[0]!.result!.suggestedName).toBe('01_bass_dark-sub');
+  });
+
+  it("the CSV and JSON exports and the applied file names carry the scheme's names", () => {
+    const named = withNamingScheme(items, true);
+    expect(batchCsv(named).split('\r\n')[1]).toContain(',01_bass_dark-sub_120bpm_a-min,');
+    expect((JSON.parse(batchJson(named)) as { files: { suggested_name: string }[] }).files.map((f) => f.suggested_name)).toEqual([
+      '01_bass_dark-sub_120bpm_a-min',
+      '02_percs_punchy_fs-maj',
+      '03_atmos_airy_174bpm',
+    ]);
+    expect(plannedNames(named).map((p) => p.newName)).toEqual([
+      '01_bass_dark-sub_120bpm_a-min.WAV',
+      '02_percs_punchy_fs-maj.wav',
+      '03_atmos_airy_174bpm.wav',
+    ]);
+    expect(plannedNames(withNamingScheme(items, false)).map((p) => p.newName)[0]).toBe('01_bass_dark-sub.WAV');
+  });
+
+  it('the filter finds files by their shown name', () => {
+    expect(names(filterItems(withNamingScheme(items, true), { text: '120bpm', role: 'all', tier: 'all' }))).toEqual(['Sub.WAV']);
   });
 });

@@ -1,5 +1,6 @@
 // What the batch knows about each file, and the pure functions the table and the exports use.
 import type { GradeResponse, SampleAnalysisResponse } from '../../api/audio';
+import { applyNamingScheme } from '../../lib/naming-scheme';
 import { toCsv } from './csv';
 
 export type SampleRole = SampleAnalysisResponse['role'];
@@ -81,6 +82,23 @@ const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'bas
 export function keyLabel(result: Pick<BatchResult, 'key' | 'mode'>): string | null {
   if (!result.key) return null;
   return result.mode ? `${result.key} ${result.mode}` : result.key;
+}
+
+/** A file's suggested name under the naming scheme chosen in Settings (the server's name, or with tempo and key). */
+export function schemeName(result: Pick<BatchResult, 'suggestedName' | 'tempoBpm' | 'key' | 'mode'>, includeTempoKey: boolean): string {
+  return applyNamingScheme(result.suggestedName, includeTempoKey, { tempoBpm: result.tempoBpm, key: keyLabel(result) });
+}
+
+/**
+ * The items as the screen shows them: each result's suggested name under the naming scheme. The
+ * stored results keep the server's name, so changing the scheme renames everything at once; the
+ * table, the filter, the sort, the CSV and JSON exports and "apply names" all read this one view.
+ */
+export function withNamingScheme(items: readonly BatchItem[], includeTempoKey: boolean): readonly BatchItem[] {
+  if (!includeTempoKey) return items;
+  return items.map((item) =>
+    item.result ? { ...item, result: { ...item.result, suggestedName: schemeName(item.result, includeTempoKey) } } : item,
+  );
 }
 
 type SortValue = string | number | null;

@@ -1,0 +1,99 @@
+import type { Request, Response, Router } from 'express';
+import { paginate } from '../../http/pagination.js';
+import type { ProjectRecord } from '../../store/schema.js';
+import { presentBadge, presentBadgeRender, type BadgeInput } from './badges.js';
+import type { ProjectBadgeService, ShownBadge } from './project-badges.js';
+import { Params } from '../params.js';
+import type { ProjectService } from '../projects/projects.js';
+import { paramsOf, requireUser, viewerOf, type RequestLinks } from '../request.js';
+
+/** What the project badge routes need. */
+export interface ProjectBadgeRouteDeps {
+  readonly projects: ProjectService;
+  readonly projectBadges: ProjectBadgeService;
+  readonly links: RequestLinks;
+}
+
+/**
+ * Mount /projects/:id/badges (list, render, get, create, edit, delete), in the group routes' order
+ * of checks: the router's 401 for writes, parameters (400), the project (404), the caller's rights (403).
+ */
+export function mountProjectBadgeRoutes(router: Router, deps: ProjectBadgeRouteDeps): void {
+  const { projects, projectBadges } = deps;
+  const badgeIdOf = (req: Request): number => {
+    const p = new Params({ badge_id: req.params.badge_id });
+    const [id] = p.checked(p.int('badge_id'));
+    return id;
+  };
+  const inputOf = (p: Params): BadgeInput => ({
+    name: p.has('name') ? (p.string('name') ?? null) : undefined,
+    linkUrl: p.string('link_url'),
+    imageUrl: p.string('image_url'),
+  });
+  const projectId = (req: Request) => String(req.params.id);
+  const valuesFor = (req: Request, project: Readonly<ProjectRecord>) =>
+    projectBadges.placeholderValues(project, new URL(deps.links.baseUrl(req)).host);
+  const readable = (req: Request, res: Response) => projectBadges.readableProject(viewerOf(projects, res), projectId(req));
+  const administered = (req: Request, res: Response) => projectBadges.administeredProject(viewerOf(projects, res), projectId(req));
+  const present = (shown: ShownBadge, values: Awaited<ReturnType<typeof valuesFor>> | null) =>
+    presentBadge(shown.badge, values, shown.kind);
+
+  router.get('/projects/:id/badges', async (req, res) => {
+    const p = paramsOf(req);
+    const name = p.string('name');
+    p.check();
+    const project = readable(req, res);
+    const page = paginate(projectBadges.list(project, name), { url: deps.links.requestUrl(req) });
+    // Rendering needs git (the commit sha): only ask when there is something to render.
+    const values = page.items.length > 0 ? await valuesFor(req, project) : null;
+    res.set(page.headers).json(page.items.map((b) => present(b, values)));
+  });
+
+  // Before /:badge_id, which would otherwise take "render" as an id.
+  router.get('/projects/:id/badges/render', async (req, res) => {
+    const p = paramsOf(req);
+    p.require('link_url', 'image_url');
+    const [linkUrl, imageUrl] = p.checked(p.string('link_url'), p.string('image_url'));
+    requireUser(res);
+    const project = administered(req, res);
+    projectBadges.validate(linkUrl, imageUrl);
+    res.json(presentBadgeRender(linkUrl, imageUrl, await valuesFor(req, project)));
+  });
+
+  router.get('/projects/:id/badges/:badge_id', async (req, res) => {
+    const badgeId = badgeIdOf(req);
+    const project = readable(req, res);
+    const shown = projectBadges.find(project, badgeId);
+    res.json(present(shown, await valuesFor(req, project)));
+  });
+
+  router.post('/projects/:id/badges', async (req, res) => {
+    requireUser(res);
+    const p = paramsOf(req);
+    p.require('link_url', 'image_url');
+    const input = inputOf(p);
+    p.check();
+    const project = administered(req, res);
+    const badge = await projectBadges.create(project, input);
+    res.status(201).json(presentBadge(badge, await valuesFor(req, project), 'project'));
+  });
+
+  router.put('/projects/:id/badges/:badge_id', async (req, res) => {
+    requireUser(res);
+    const badgeId = badgeIdOf(req);
+    const p = paramsOf(req);
+    const input = inputOf(p);
+    p.check();
+    const project = administered(req, res);
+    const badge = await projectBadges.update(project, badgeId, input);
+    res.json(presentBadge(badge, await valuesFor(req, project), 'project'));
+  });
+
+  router.delete('/projects/:id/badges/:badge_id', async (req, res) => {
+    requireUser(res);
+    const badgeId = badgeIdOf(req);
+    const project = administered(req, res);
+    await projectBadges.remove(project, badgeId);
+    res.status(204).end();
+  });
+}

@@ -1,0 +1,119 @@
+import type { IdentityService } from '../../auth/identity.js';
+import { AppError } from '../../http/errors.js';
+import type { GroupBadgeRecord, ProjectBadgeRecord, ProjectRecord } from '../../store/schema.js';
+import type { BadgeInput, BadgeService, PlaceholderValues } from './badges.js';
+import type { BadgePatch, BadgesRepo } from './badges-repo.js';
+import type { Viewer } from '../projects/project-access.js';
+import type { ProjectService } from '../projects/projects.js';
+
+/** A badge as a project shows it: its own (kind "project") or inherited from one of its groups. */
+export type ShownBadge =
+  | { readonly kind: 'project'; readonly badge: Readonly<ProjectBadgeRecord> }
+  | { readonly kind: 'group'; readonly badge: Readonly<GroupBadgeRecord> };
+
+/**
+ * Project badges (GitLab's `/projects/:id/badges`): the project's own badges, which maintainers
+ * change, and the badges of its group and every ancestor group, which the project only shows.
+ * Placeholders always take this project's values.
+ */
+export class ProjectBadgeService {
+  constructor(
+    private readonly projects: ProjectService,
+    private readonly identity: IdentityService,
+    private readonly repo: BadgesRepo,
+    private readonly groupBadges: BadgeService,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** The project, if the caller can read it (else `404 Project Not Found`, private projects included). */
+  readableProject(viewer: Viewer, idOrPath: string): Readonly<ProjectRecord> {
+    return this.projects.policy.readable(viewer, idOrPath);
+  }
+
+  /** The project, if the caller may change its badges: GitLab's `admin_project`, maintainers and up (404, then 403). */
+  administeredProject(viewer: Viewer, idOrPath: string): Readonly<ProjectRecord> {
+    const project = this.readableProject(viewer, idOrPath);
+    if (!viewer.canAdmin(project)) throw new AppError('forbidden', 'Forbidden');
+    return project;
+  }
+
+  /** The project's badges and those of its groups (nearest first up to the root), in id order, optionally only those with exactly this name. */
+  list(project: Readonly<ProjectRecord>, name?: string): readonly ShownBadge[] {
+    const own: ShownBadge[] = this.repo.ofProject(project.id).map((badge) => ({ kind: 'project', badge }));
+    const inherited: ShownBadge[] = this.ancestorGroupIds(project).flatMap((groupId) =>
+      this.repo.ofGroup(groupId).map((badge) => ({ kind: 'group' as const, badge })),
+    );
+    // One id sequence for both kinds: id order is creation order (GitLab's default order by id).
+    return [...own, ...inherited].filter((b) => name === undefined || b.badge.name === name).sort((a, b) => a.badge.id - b.badge.id);
+  }
+
+  /** One badge the project shows, its own or its groups' (GitLab finds it in `project.badges`); else `404 Not found`. */
+  find(project: Readonly<ProjectRecord>, badgeId: number): ShownBadge {
+    const shown = this.list(project).find((b) => b.badge.id === badgeId);
+    if (!shown) throw new AppError('not-found', 'Not found');
+    return shown;
+  }
+
+  /** One of the project's own badges; a group badge is not changed through a project (`404 Not found`). */
+  findOwn(project: Readonly<ProjectRecord>, badgeId: number): Readonly<ProjectBadgeRecord> {
+    const badge = this.repo.projectBadgeById(project.id, badgeId);
+    if (!badge) throw new AppError('not-found', 'Not found');
+    return badge;
+  }
+
+  /** Check both URLs as GitLab's model does (the group badges' rules). */
+  validate(linkUrl: string, imageUrl: string): void {
+    this.groupBadges.validate(linkUrl, imageUrl);
+  }
+
+  /** Add a badge to a project the caller administers. */
+  async create(project: Readonly<ProjectRecord>, input: BadgeInput): Promise<Readonly<ProjectBadgeRecord>> {
+    const linkUrl = input.linkUrl ?? '';
+    const imageUrl = input.imageUrl ?? '';
+    this.validate(linkUrl, imageUrl);
+    return this.repo.insertProjectBadge({
+      projectId: project.id,
+      name: input.name ?? null,
+      linkUrl,
+      imageUrl,
+      createdAt: this.now().toISOString(),
+    });
+  }
+
+  /** Change what was sent of one of the project's own badges. */
+  async update(project: Readonly<ProjectRecord>, badgeId: number, input: BadgeInput): Promise<Readonly<ProjectBadgeRecord>> {
+    const badge = this.findOwn(project, badgeId);
+    const patch: BadgePatch = {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.linkUrl !== undefined ? { linkUrl: input.linkUrl } : {}),
+      ...(input.imageUrl !== undefined ? { imageUrl: input.imageUrl } : {}),
+    };
+    this.validate(patch.linkUrl ?? badge.linkUrl, patch.imageUrl ?? badge.imageUrl);
+    return Object.keys(patch).length === 0 ? badge : this.repo.updateProjectBadge(badge.id, patch);
+  }
+
+  /** Remove one of the project's own badges. */
+  async remove(project: Readonly<ProjectRecord>, badgeId: number): Promise<void> {
+    this.findOwn(project, badgeId);
+    await this.repo.removeProjectBadge(project.id, badgeId);
+  }
+
+  /** The values this project gives the placeholders. */
+  placeholderValues(project: Readonly<ProjectRecord>, serverHost: string): Promise<PlaceholderValues> {
+    return this.groupBadges.projectValues(project, serverHost);
+  }
+
+  /** The project's group and its ancestors, nearest first (none for a personal project). */
+  private ancestorGroupIds(project: Readonly<ProjectRecord>): number[] {
+    const namespace = this.projects.namespaceOf(project);
+    if (namespace.kind !== 'group') return [];
+    const ids: number[] = [];
+    let group = this.identity.findGroup(namespace.id);
+    // The seen check guards against a parent cycle in a damaged document.
+    while (group && !ids.includes(group.id)) {
+      ids.push(group.id);
+      group = group.parentId === null ? undefined : this.identity.findGroup(group.parentId);
+    }
+    return ids;
+  }
+}
