@@ -55,7 +55,11 @@ function expected(a: readonly number[]) {
 describe('harmonic timbre (Timbre Toolbox descriptors)', () => {
   it('reads a sawtooth (partials 1/h) at its analytic tristimulus, even share, centroid and irregularity', () => {
     const f0 = 220;
-    const x = partialSeries((h) => h * f0, (h) => 1 / h, 20);
+    const x = partialSeries(
+      (h) => h * f0,
+      (h) => 1 / h,
+      20,
+    );
     const a = Array.from({ length: 20 }, (_, i) => 1 / (i + 1));
     const want = expected(a);
     const got = summarise(x, f0);
@@ -72,7 +76,11 @@ describe('harmonic timbre (Timbre Toolbox descriptors)', () => {
   it('finds no even partials in a square wave (odd partials 1/h only) and a sawtooth-like share in a sawtooth', () => {
     const f0 = 196;
     const square = summarise(
-      partialSeries((h) => h * f0, (h) => (h % 2 === 1 ? 1 / h : 0), 20),
+      partialSeries(
+        (h) => h * f0,
+        (h) => (h % 2 === 1 ? 1 / h : 0),
+        20,
+      ),
       f0,
     );
     expect(square.evenHarmonicShare).toBeLessThan(0.001);
@@ -102,7 +110,16 @@ describe('harmonic timbre (Timbre Toolbox descriptors)', () => {
       return s / 2 ** 31 - 1;
     });
     expect(summarise(noise, 200).noisiness).toBeGreaterThan(0.6);
-    expect(summarise(partialSeries((h) => h * 200, (h) => 1 / h, 10), 200).noisiness).toBeLessThan(0.02);
+    expect(
+      summarise(
+        partialSeries(
+          (h) => h * 200,
+          (h) => 1 / h,
+          10,
+        ),
+        200,
+      ).noisiness,
+    ).toBeLessThan(0.02);
   });
 
   it('computes each descriptor from given amplitudes as its definition says', () => {

@@ -6,7 +6,19 @@
  */
 export const featureNorms = {
   version: 2,
-  weights: { timbre: 2, timbre_motion: 0.75, spectrum: 2, bands: 0.75, envelope: 1.5, texture: 0.5, pitch: 0, harmonics: 0, stereo: 0.75, role: 3, loop: 0.5 },
+  weights: {
+    timbre: 2,
+    timbre_motion: 0.75,
+    spectrum: 2,
+    bands: 0.75,
+    envelope: 1.5,
+    texture: 0.5,
+    pitch: 0,
+    harmonics: 0,
+    stereo: 0.75,
+    role: 3,
+    loop: 0.5,
+  },
   components: [
     { name: 'mfcc_mean_1', mean: 88.9931, std: 59.7882, weight: 1 },
     { name: 'mfcc_mean_2', mean: -6.79581, std: 48.9313, weight: 1.5 },

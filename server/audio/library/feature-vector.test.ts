@@ -4,7 +4,14 @@ import { seededNoise, sine } from '../../test-support/signals.js';
 import type { AnalyzeResponse } from '../api-types.js';
 import { analyzeEngine } from '../engines/analyze.js';
 import { featureNorms } from './feature-vector-norms.js';
-import { computeFeatureVector, featureComponents, featureVectorLength, readRawFeatures, vectorComponents, zScore } from './feature-vector.js';
+import {
+  computeFeatureVector,
+  featureComponents,
+  featureVectorLength,
+  readRawFeatures,
+  vectorComponents,
+  zScore,
+} from './feature-vector.js';
 
 const sampleRate = 44_100;
 
@@ -101,7 +108,14 @@ describe('feature vector', () => {
 
   it('reads the harmonic timbre block as documented, and an answer without it (unvoiced, or older) as not measured', () => {
     const at = (name: string) => featureComponents.findIndex((c) => c.name === name);
-    const timbre = { tristimulus: [0.5, 0.3, 0.2], even_harmonic_share: 0.25, harmonic_centroid: 4, irregularity: 0.999, inharmonicity: 1e-3, noisiness: 0.1 };
+    const timbre = {
+      tristimulus: [0.5, 0.3, 0.2],
+      even_harmonic_share: 0.25,
+      harmonic_centroid: 4,
+      irregularity: 0.999,
+      inharmonicity: 1e-3,
+      noisiness: 0.1,
+    };
     const raw = readRawFeatures({ ...low, sample: { ...low.sample, timbre } } as AnalyzeResponse);
     expect(raw[at('tristimulus_2')]).toBe(0.3);
     expect(raw[at('even_harmonic_share')]).toBe(0.25);

@@ -37,7 +37,8 @@ const val = (v: number | null | undefined): number | null => (v == null || !Numb
 const ratio = (a: number | null | undefined, b: number | null | undefined): number | null =>
   a == null || b == null || !(b > 0) ? null : val(a / b);
 
-const logInharmonicity = (b: number | null | undefined): number | null => (b == null || !Number.isFinite(b) ? null : Math.log10(Math.max(b, 1e-6)));
+const logInharmonicity = (b: number | null | undefined): number | null =>
+  b == null || !Number.isFinite(b) ? null : Math.log10(Math.max(b, 1e-6));
 
 const mfccMean = (i: number): FeatureComponent => ({ name: `mfcc_mean_${i}`, group: 'timbre', read: (a) => val(a.features.mfcc.mean[i]) });
 const mfccStd = (i: number): FeatureComponent => ({
@@ -94,9 +95,11 @@ export const featureComponents: readonly FeatureComponent[] = [
   { name: 'pitch_salience', group: 'pitch', read: (a) => val(a.sample.pitch.salience) },
   { name: 'voiced_fraction', group: 'pitch', read: (a) => val(a.sample.pitch.voiced_fraction) },
   { name: 'log2_pitch_spread', group: 'pitch', read: (a) => log2Of(a.sample.pitch.spread_semitones, 0.1) },
-  ...[0, 1, 2].map(
-    (i): FeatureComponent => ({ name: `tristimulus_${i + 1}`, group: 'harmonics', read: (a) => val(a.sample.timbre?.tristimulus[i]) }),
-  ),
+  ...[0, 1, 2].map((i): FeatureComponent => ({
+    name: `tristimulus_${i + 1}`,
+    group: 'harmonics',
+    read: (a) => val(a.sample.timbre?.tristimulus[i]),
+  })),
   { name: 'even_harmonic_share', group: 'harmonics', read: (a) => val(a.sample.timbre?.even_harmonic_share) },
   { name: 'log2_harmonic_centroid', group: 'harmonics', read: (a) => log2Of(a.sample.timbre?.harmonic_centroid) },
   { name: 'log2_irregularity', group: 'harmonics', read: (a) => log2Of(a.sample.timbre?.irregularity, 0.001) },
