@@ -141,7 +141,10 @@ export function tristimulus(amps: ArrayLike<number>, count: number): [number, nu
   if (!(total > 0)) return [0, 0, 0];
   let t2 = 0;
   let t3 = 0;
-  for (let i = 1; i < count; i++) i <= 3 ? (t2 += amps[i]!) : (t3 += amps[i]!);
+  for (let i = 1; i < count; i++) {
+    if (i <= 3) t2 += amps[i]!;
+    else t3 += amps[i]!;
+  }
   return [amps[0]! / total, t2 / total, t3 / total];
 }
 
