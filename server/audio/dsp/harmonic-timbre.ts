@@ -19,7 +19,8 @@
  * - noisiness (Peeters 2004): the share of the frame's energy outside the partials' main lobes, 0..1.
  *
  * Partials are searched in turn, each within ±30 % of f0 around where the partials found so far predict it
- * (h·f0 until three are found, then the stiff-string fit), as the highest bin with parabolic interpolation
+ * (h times the first partial until three stand within 60 dB of the strongest, then the stiff-string fit of
+ * those), as the highest bin with parabolic interpolation
  * of its log power; a partial weaker than 60 dB below the strongest counts as absent (amplitude 0). No I/O;
  * nothing allocates per frame (`HarmonicTimbre` keeps fixed scratch).
  */
