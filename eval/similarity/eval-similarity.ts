@@ -6,12 +6,16 @@
  * libraries (the figure that counts) and on the training ones, per role, per library and per family,
  * and with `--lolo` leaving one library out at a time (its constants refitted on the six others).
  *
- *   CRATEHOUSE_REAL_AUDIO_CACHE=/path/to/cache npx tsx eval/similarity/eval-similarity.ts [--lolo]
+ * `--groups` prints, on the training libraries only, what each group finds alone among the melodic files
+ * (all of them, and the single notes) and the training quality with the harmonics group at several
+ * weights (the other constants as committed): the evidence behind the harmonics group's weight.
+ *
+ *   CRATEHOUSE_REAL_AUDIO_CACHE=/path/to/cache npx tsx eval/similarity/eval-similarity.ts [--lolo] [--groups]
  */
 import { featureNorms } from '../../server/audio/library/feature-vector-norms.js';
 import { LIBRARIES } from '../real-audio/sets.js';
 import { analysedFile, findAnalysedSets } from './analysed-sets.js';
-import { fitMoments, fitWeights, poolOf, readRawItems, TRAINING_LIBRARIES } from './fit.js';
+import { fitMoments, fitWeights, poolOf, readRawItems, TRAINING_LIBRARIES, UNIT_WEIGHTS, type RawItem } from './fit.js';
 import { measureQuality, type Quality, type Share } from './quality.js';
 
 const say = (s: string) => process.stdout.write(`${s}\n`);
@@ -53,6 +57,7 @@ function main(): void {
     'held out, only the query excluded (its darker copy may count)',
     measureQuality(pool, { queryLibraries: heldOut, excludeCopies: false }),
   );
+  if (process.argv.includes('--groups')) reportGroups(items.filter((i) => TRAINING_LIBRARIES.includes(i.library)));
   if (!process.argv.includes('--lolo')) return;
   say(
     'leave one library out (moments and group weights refitted on the other six: one pass over the groups, component weights all 1, every fourth file a query during the search; that library queried, all pooled):',
@@ -72,6 +77,24 @@ function main(): void {
     );
   }
   say(`  mean of libraries ${(means.reduce((s, x) => s + x, 0) / means.length).toFixed(3)}, worst ${Math.min(...means).toFixed(3)}`);
+}
+
+/** Each group alone on the training melodic files (component weights 1), then the harmonics group's weight swept. */
+function reportGroups(training: readonly RawItem[]): void {
+  const unit = featureNorms.components.map((c) => ({ ...c, weight: 1 }));
+  const melodic = training.filter((i) => i.role === 'melodic');
+  const notes = melodic.filter((i) => /note_/.test(i.key));
+  say(`each group alone, training melodic files pooled alone (all ${melodic.length} / the ${notes.length} single notes):`);
+  for (const group of Object.keys(UNIT_WEIGHTS)) {
+    const weights = Object.fromEntries(Object.keys(UNIT_WEIGHTS).map((g) => [g, g === group ? 1 : 0])) as typeof UNIT_WEIGHTS;
+    const share = (xs: readonly RawItem[]) => measureQuality(poolOf(xs, { version: 0, weights, components: unit })).overall.mean.toFixed(3);
+    say(`  ${group.padEnd(14)} ${share(melodic)} / ${share(notes)}`);
+  }
+  say("training files pooled alone (the fitting's measure), the harmonics group at weight w, the rest as committed:");
+  for (const w of [0, 0.5, 1, 1.5, 2, 3]) {
+    const q = measureQuality(poolOf(training, { ...featureNorms, weights: { ...featureNorms.weights, harmonics: w } }));
+    say(`  w ${w}: ${pct(q.overall)}   melodic ${pct(q.byRole.melodic)}`);
+  }
 }
 
 main();

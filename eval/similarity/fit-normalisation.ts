@@ -12,7 +12,7 @@ import { analysedFile, findAnalysedSets } from './analysed-sets.js';
 import { fitMoments, fitWeights, readRawItems, TRAINING_LIBRARIES } from './fit.js';
 
 /** The featureVectorVersion the written constants get. */
-const VERSION = 1;
+const VERSION = 2;
 
 function main(): void {
   const files = findAnalysedSets();

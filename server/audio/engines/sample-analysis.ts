@@ -88,6 +88,21 @@ export interface SampleAnalysisResult {
     /** Interquartile range of the voiced frames' pitch, semitones (null without f0). */
     readonly spread_semitones: number | null;
   };
+  /** Harmonic timbre of the voiced pitch frames (dsp/harmonic-timbre.ts); null when no frame had partials. */
+  readonly timbre: {
+    /** Tristimulus T1, T2, T3 (Pollard & Jansson 1982): amplitude share of partial 1, 2–4 and 5+, each 0..1. */
+    readonly tristimulus: readonly [number, number, number];
+    /** Energy of the even partials over that of partials 2 and up, 0..1 (0 a square wave, 0.66 a sawtooth). */
+    readonly even_harmonic_share: number;
+    /** Amplitude-weighted mean partial rank (1 a sine; higher is brighter at any pitch). */
+    readonly harmonic_centroid: number;
+    /** Jensen's irregularity of the partial amplitudes Σ(a_h − a_{h+1})²/Σa_h², ≥ 0. */
+    readonly irregularity: number;
+    /** Stiff-string inharmonicity coefficient B (f_h = h·F·√(1 + B·h²)), median of the frames; null without four partials. */
+    readonly inharmonicity: number | null;
+    /** Share of the voiced frames' energy outside the partials, 0..1. */
+    readonly noisiness: number;
+  } | null;
   readonly envelope: {
     /**
      * Attack of the first event, s: from the first 5 ms block within 30 dB of the peak to the first within
@@ -279,6 +294,20 @@ function summarisePitch(m: SampleMeasures) {
   return { salience, voiced, midi, f0, spread };
 }
 
+/** The timbre block: the measurer's harmonic descriptors, rounded. */
+function summariseTimbre(m: SampleMeasures): SampleAnalysisResult['timbre'] {
+  const t = m.timbre;
+  if (!t) return null;
+  return {
+    tristimulus: [round(t.tristimulus[0]), round(t.tristimulus[1]), round(t.tristimulus[2])],
+    even_harmonic_share: round(t.evenHarmonicShare),
+    harmonic_centroid: round(t.harmonicCentroid),
+    irregularity: round(t.irregularity, 4),
+    inharmonicity: t.inharmonicity === null ? null : Number(t.inharmonicity.toPrecision(3)),
+    noisiness: round(t.noisiness),
+  };
+}
+
 /** Side/mid width and the correlation of the first two channels. */
 function summariseStereo(m: SampleMeasures): { width: number; correlation: number | null } {
   const { ll, rr, lr } = m.stereo;
@@ -414,6 +443,7 @@ export function analyseMeasures(m: SampleMeasures, name: string): SampleAnalysis
       voiced_fraction: round(pitch.voiced),
       spread_semitones: pitch.spread === null ? null : round(pitch.spread, 2),
     },
+    timbre: summariseTimbre(m),
     envelope: {
       attack_s: round(attack),
       decay_s: round(decay),
@@ -481,7 +511,7 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
 
 export const sampleAnalysisEngine: EngineSpec<SampleAnalysisParams, SampleAnalysisResult> = {
   id: 'samples',
-  version: '4',
+  version: '5',
   needsTotalFrames: false,
   create(format, params): StreamEngine<SampleAnalysisResult> {
     return new SampleAnalyser(format, params);

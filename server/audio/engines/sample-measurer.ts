@@ -20,6 +20,7 @@
 import { applyFilterbank, createFilterbank } from '../dsp/bands.js';
 import { createRealFft, type RealFft } from '../dsp/fft.js';
 import { SampleFrameKernels } from '../dsp/frame-kernels.js';
+import { HarmonicTimbre, type HarmonicTimbreSummary } from '../dsp/harmonic-timbre.js';
 import { Yin, type PitchEstimate } from '../dsp/pitch.js';
 import { GrowableArray, StreamingHpss, SpectralShape } from '../dsp/role-features.js';
 import { hannWindow } from '../dsp/window.js';
@@ -27,6 +28,9 @@ import type { StreamFormat } from './engine.js';
 
 /** Audio after this many seconds is ignored (bounds memory; the routes send the first ~30 s). */
 export const MAX_SECONDS = 60;
+
+/** A pitch frame at or below this YIN aperiodicity is voiced. */
+export const VOICED_APERIODICITY = 0.2;
 
 /** Band edges of the `bands` split, Hz. */
 export const BAND_EDGES_HZ = { sub: 60, low: 250, low_mid: 2000, high_mid: 6000 } as const;
@@ -71,6 +75,8 @@ export interface SampleMeasures {
   readonly pitchF0: Float64Array;
   readonly pitchAperiodicity: Float64Array;
   readonly pitchEnergy: Float64Array;
+  /** Harmonic timbre of the voiced pitch frames (dsp/harmonic-timbre.ts), null when none had partials. */
+  readonly timbre: HarmonicTimbreSummary | null;
 }
 
 /** The sample engine's streaming measurement; one per stream. */
@@ -128,6 +134,7 @@ export class SampleMeasurer {
   private readonly decim: number;
   private readonly decRate: number;
   private readonly yin: Yin;
+  private readonly timbre: HarmonicTimbre;
   private readonly pitchN = 2048;
   private readonly pitchHop = 2048;
   private readonly pitchRing: Float64Array;
@@ -195,6 +202,7 @@ export class SampleMeasurer {
     this.decim = Math.max(1, Math.round(sr / 22_050));
     this.decRate = sr / this.decim;
     this.yin = new Yin(this.pitchN, this.decRate, 30, 2000);
+    this.timbre = new HarmonicTimbre(this.pitchN, this.decRate);
     this.nextPitchAt = this.pitchN;
     this.pitchRing = new Float64Array(this.pitchN);
     // Bins [1, lowSubBins) of the pitch frames' spectra are below 60 Hz, [lowSubBins, lowLowBins) 60–250 Hz.
@@ -336,6 +344,8 @@ export class SampleMeasurer {
     this.pitchF0.push(e.f0);
     this.pitchAper.push(e.aperiodicity);
     this.pitchEnergy.push(e.energy);
+    // Voiced frames (the pitch summary's rule: aperiodicity ≤ 0.2) carry the harmonic timbre.
+    if (e.aperiodicity <= VOICED_APERIODICITY) this.timbre.addSignalFrame(this.pitchFrame, e.f0, e.energy);
   }
 
   /** Analyse the next STFT frame, `seen` real samples having arrived (later samples read as 0). */
@@ -433,6 +443,7 @@ export class SampleMeasurer {
       pitchF0: this.pitchF0.view(),
       pitchAperiodicity: this.pitchAper.view(),
       pitchEnergy: this.pitchEnergy.view(),
+      timbre: this.timbre.finish(),
     };
   }
 }

@@ -86,6 +86,29 @@ export const sampleAnalysisSchema = z
       voiced_fraction: unit.describe('Share of the active frames with YIN aperiodicity ≤ 0.2'),
       spread_semitones: z.number().min(0).nullable().describe('Interquartile range of the voiced pitch, semitones'),
     }),
+    timbre: z
+      .object({
+        tristimulus: z
+          .tuple([unit, unit, unit])
+          .describe('Tristimulus T1, T2, T3 (Pollard & Jansson 1982): amplitude share of partial 1, partials 2–4 and partials 5 and up'),
+        even_harmonic_share: unit.describe('Energy of the even partials over that of partials 2 and up (0 a square wave, 0.66 a sawtooth)'),
+        harmonic_centroid: z
+          .number()
+          .min(1)
+          .describe('Amplitude-weighted mean partial rank: brightness independent of the pitch (1 a sine)'),
+        irregularity: z.number().min(0).describe("Jensen's irregularity of the partial amplitudes, Σ(a_h − a_{h+1})²/Σa_h²"),
+        inharmonicity: z
+          .number()
+          .nullable()
+          .describe(
+            'Stiff-string inharmonicity coefficient B of f_h = h·F·√(1 + B·h²) (0 harmonic, about 1e-4..1e-3 a piano string); null without four partials',
+          ),
+        noisiness: unit.describe("Share of the voiced frames' energy outside the partials' main lobes"),
+      })
+      .nullable()
+      .describe(
+        'Harmonic timbre (Peeters et al. 2011, The Timbre Toolbox) of the voiced pitch frames: up to 20 partials of the YIN f0, energy-weighted means; null when no frame is voiced',
+      ),
     envelope: z.object({
       attack_s: z.number().min(0).describe('Attack of the first event, s'),
       decay_s: z.number().min(0).describe('From the peak to 15 dB below it, s (to the end if it never falls that far)'),

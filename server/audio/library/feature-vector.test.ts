@@ -4,7 +4,14 @@ import { seededNoise, sine } from '../../test-support/signals.js';
 import type { AnalyzeResponse } from '../api-types.js';
 import { analyzeEngine } from '../engines/analyze.js';
 import { featureNorms } from './feature-vector-norms.js';
-import { computeFeatureVector, featureComponents, featureVectorLength, vectorComponents, zScore } from './feature-vector.js';
+import {
+  computeFeatureVector,
+  featureComponents,
+  featureVectorLength,
+  readRawFeatures,
+  vectorComponents,
+  zScore,
+} from './feature-vector.js';
 
 const sampleRate = 44_100;
 
@@ -70,12 +77,12 @@ describe('feature vector', () => {
     expect(quiet).toBeLessThan(0.1 * distance(v, computeFeatureVector({ analyze: analyse(pluck(220)) })));
   });
 
-  it('scores one component exactly: a roll-off one deviation above the mean gives group weight × component weight / √13 (13 spectrum components)', () => {
-    const i = component('log2_rolloff');
-    const norm = featureNorms.components.find((c) => c.name === 'log2_rolloff')!;
+  it('scores one component exactly: a bandwidth one deviation above the mean gives group weight × component weight / √13 (13 spectrum components)', () => {
+    const i = component('log2_bandwidth');
+    const norm = featureNorms.components.find((c) => c.name === 'log2_bandwidth')!;
     const answer = {
       ...low,
-      features: { ...low.features, spectral: { ...low.features.spectral, rolloff_hz: 2 ** (norm.mean + norm.std) } },
+      features: { ...low.features, spectral: { ...low.features.spectral, bandwidth_hz: 2 ** (norm.mean + norm.std) } },
     };
     expect(featureComponents.filter((c) => c.group === 'spectrum')).toHaveLength(13);
     expect(computeFeatureVector({ analyze: answer })[i]).toBeCloseTo((featureNorms.weights.spectrum * norm.weight) / Math.sqrt(13), 5);
@@ -88,14 +95,39 @@ describe('feature vector', () => {
       ...low,
       features: {
         ...low.features,
-        spectral: { ...low.features.spectral, rolloff_hz: Number.NaN, contrast_db: [] },
+        spectral: { ...low.features.spectral, bandwidth_hz: Number.NaN, contrast_db: [] },
         mfcc: { mean: [], std: [Infinity] },
       },
       sample: { ...low.sample, envelope: undefined },
     } as unknown as AnalyzeResponse;
     const v = computeFeatureVector({ analyze: hostile });
     expect(v.every(Number.isFinite)).toBe(true);
-    expect(v[component('log2_rolloff')]).toBe(0);
+    expect(v[component('log2_bandwidth')]).toBe(0);
     expect(v[component('log2_attack')]).toBe(0);
+  });
+
+  it('reads the harmonic timbre block as documented, and an answer without it (unvoiced, or older) as not measured', () => {
+    const at = (name: string) => featureComponents.findIndex((c) => c.name === name);
+    const timbre = {
+      tristimulus: [0.5, 0.3, 0.2],
+      even_harmonic_share: 0.25,
+      harmonic_centroid: 4,
+      irregularity: 0.999,
+      inharmonicity: 1e-3,
+      noisiness: 0.1,
+    };
+    const raw = readRawFeatures({ ...low, sample: { ...low.sample, timbre } } as AnalyzeResponse);
+    expect(raw[at('tristimulus_2')]).toBe(0.3);
+    expect(raw[at('even_harmonic_share')]).toBe(0.25);
+    expect(raw[at('log2_harmonic_centroid')]).toBe(2);
+    expect(raw[at('log2_irregularity')]).toBeCloseTo(0, 12); // log2(0.999 + 0.001)
+    expect(raw[at('log10_inharmonicity')]).toBeCloseTo(-3, 12);
+    // A negative B (the fit's noise on a harmonic sound) reads as the floor, 10⁻⁶.
+    const harmonic = readRawFeatures({ ...low, sample: { ...low.sample, timbre: { ...timbre, inharmonicity: -2e-5 } } } as AnalyzeResponse);
+    expect(harmonic[at('log10_inharmonicity')]).toBeCloseTo(-6, 12);
+    for (const without of [null, undefined]) {
+      const r = readRawFeatures({ ...low, sample: { ...low.sample, timbre: without } } as unknown as AnalyzeResponse);
+      for (const c of featureComponents.filter((c) => c.group === 'harmonics')) expect(r[at(c.name)], c.name).toBeNaN();
+    }
   });
 });

@@ -21,7 +21,7 @@ export interface FeatureVectorInput {
 
 /** The groups components belong to; each has one weight. */
 export type FeatureGroup =
-  'timbre' | 'timbre_motion' | 'spectrum' | 'bands' | 'envelope' | 'texture' | 'pitch' | 'stereo' | 'role' | 'loop';
+  'timbre' | 'timbre_motion' | 'spectrum' | 'bands' | 'envelope' | 'texture' | 'pitch' | 'harmonics' | 'stereo' | 'role' | 'loop';
 
 /** One component: its name (as in docs/audio-api.md), its group and how it is read from the answer (null: not measured, scored as the mean). */
 export interface FeatureComponent {
@@ -36,6 +36,9 @@ const val = (v: number | null | undefined): number | null => (v == null || !Numb
 /** a / b for a positive b, else null. */
 const ratio = (a: number | null | undefined, b: number | null | undefined): number | null =>
   a == null || b == null || !(b > 0) ? null : val(a / b);
+
+const logInharmonicity = (b: number | null | undefined): number | null =>
+  b == null || !Number.isFinite(b) ? null : Math.log10(Math.max(b, 1e-6));
 
 const mfccMean = (i: number): FeatureComponent => ({ name: `mfcc_mean_${i}`, group: 'timbre', read: (a) => val(a.features.mfcc.mean[i]) });
 const mfccStd = (i: number): FeatureComponent => ({
@@ -92,6 +95,17 @@ export const featureComponents: readonly FeatureComponent[] = [
   { name: 'pitch_salience', group: 'pitch', read: (a) => val(a.sample.pitch.salience) },
   { name: 'voiced_fraction', group: 'pitch', read: (a) => val(a.sample.pitch.voiced_fraction) },
   { name: 'log2_pitch_spread', group: 'pitch', read: (a) => log2Of(a.sample.pitch.spread_semitones, 0.1) },
+  ...[0, 1, 2].map((i): FeatureComponent => ({
+    name: `tristimulus_${i + 1}`,
+    group: 'harmonics',
+    read: (a) => val(a.sample.timbre?.tristimulus[i]),
+  })),
+  { name: 'even_harmonic_share', group: 'harmonics', read: (a) => val(a.sample.timbre?.even_harmonic_share) },
+  { name: 'log2_harmonic_centroid', group: 'harmonics', read: (a) => log2Of(a.sample.timbre?.harmonic_centroid) },
+  { name: 'log2_irregularity', group: 'harmonics', read: (a) => log2Of(a.sample.timbre?.irregularity, 0.001) },
+  // B below 1e-6 (or negative, the fit's noise on a harmonic sound) is "harmonic": one value for all of them.
+  { name: 'log10_inharmonicity', group: 'harmonics', read: (a) => logInharmonicity(a.sample.timbre?.inharmonicity) },
+  { name: 'noisiness', group: 'harmonics', read: (a) => val(a.sample.timbre?.noisiness) },
   { name: 'stereo_width', group: 'stereo', read: (a) => val(a.sample.stereo.width) },
   ...ROLES.map((r): FeatureComponent => ({ name: `role_${r}`, group: 'role', read: (a) => val(a.sample.scores[r]) })),
   { name: 'loop_score', group: 'loop', read: (a) => val(a.sample.loop.score) },
