@@ -91,9 +91,10 @@ export function LibraryFolders({ token, onItemsChanged }: { readonly token: stri
             </button>
           ) : (
             <form className="lib-folders-form" onSubmit={submit}>
-              <label>
-                <span>Folder on the server</span>
+              <label className="lib-folders-field">
+                <span className="label">Folder on the server</span>
                 <input
+                  className="input"
                   type="text"
                   value={typed}
                   placeholder="/home/me/Samples"
