@@ -4,6 +4,7 @@ import path from 'node:path';
 import { test as base, expect } from '@playwright/test';
 import { encodeWav, sine } from '../server/test-support/signals.js';
 import { saveScreenshot } from './support/fixtures.js';
+import { expectNoHorizontalOverflow, producerViewports } from './support/page-checks.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { signInBeforeLoad } from './support/session.js';
 
@@ -39,7 +40,8 @@ test('library folders: the scan’s progress and result are shown, the items arr
   test.setTimeout(120_000);
   const kit = path.join(folderRoot, 'Drum Kit');
   await mkdir(kit);
-  for (let i = 0; i < files; i++) await writeFile(path.join(kit, `hit-${String(i).padStart(3, '0')}.wav`), encodeWav([sine(22_050, 0.2, 80 + i, 0.3)], 22_050));
+  for (let i = 0; i < files; i++)
+    await writeFile(path.join(kit, `hit-${String(i).padStart(3, '0')}.wav`), encodeWav([sine(22_050, 0.2, 80 + i, 0.3)], 22_050));
   await writeFile(path.join(kit, 'readme.txt'), 'not audio');
   await symlink('/etc/hostname', path.join(kit, 'escape.wav'));
 
@@ -56,15 +58,10 @@ test('library folders: the scan’s progress and result are shown, the items arr
   await expect(row.locator('.lib-folder-status')).toContainText('2 skipped: 1 not audio, 1 link outside the allowed folders');
   await expect(row.locator('.lib-folder-count')).toHaveText(`${files} items`);
   await expect(page.locator('.lib-count')).toHaveText(`${files} items`);
-  for (const [width, height] of [
-    [1440, 900],
-    [768, 1024],
-    [390, 844],
-  ] as const) {
-    await page.setViewportSize({ width, height });
-    // No horizontal scrolling at any width.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
-    await saveScreenshot(page, `library-folders-${width}`);
+  for (const viewport of producerViewports) {
+    await page.setViewportSize(viewport);
+    await expectNoHorizontalOverflow(page);
+    await saveScreenshot(page, `library-folders-${viewport.width}`);
   }
 
   await row.getByRole('button', { name: 'Remove' }).click();
