@@ -39,11 +39,7 @@ export async function postSample<T>(url: string, route: string, wav: string): Pr
 }
 
 /** Every file through one server started from source, two in flight; answers in the files' order. */
-export async function analyseAll<F, R>(
-  files: readonly F[],
-  analyse: (url: string, file: F) => Promise<R>,
-  progress = true,
-): Promise<R[]> {
+export async function analyseAll<F, R>(files: readonly F[], analyse: (url: string, file: F) => Promise<R>, progress = true): Promise<R[]> {
   const server = await startSourceServer();
   const out: R[] = new Array(files.length);
   let next = 0;

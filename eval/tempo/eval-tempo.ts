@@ -28,7 +28,6 @@ import { postSample, startSourceServer } from '../eval-support.js';
 import { cacheDir, convertToWav, ensurePackage, readWav16 } from '../real-audio/packages.js';
 import { renderTempoLoops } from '../real-audio/tempo-loops.js';
 
-
 interface EvalLoop {
   readonly set: string;
   readonly key: string;

@@ -17,12 +17,18 @@ const scan = (over: Partial<FolderScan> = {}): FolderScan => ({
 
 describe('folder scan sentences', () => {
   it('say what a running, resumed and finished scan did', () => {
-    expect(describeScanProgress(scan({ seen: 42, added: 40, unchanged: 2 }))).toBe('Scanning… 42 audio files found, 40 added, 2 already indexed');
-    expect(describeScanProgress(scan({ resumed: true, seen: 1, added: 1 }))).toBe('Scanning (resumed after a restart)… 1 audio file found, 1 added');
+    expect(describeScanProgress(scan({ seen: 42, added: 40, unchanged: 2 }))).toBe(
+      'Scanning… 42 audio files found, 40 added, 2 already indexed',
+    );
+    expect(describeScanProgress(scan({ resumed: true, seen: 1, added: 1 }))).toBe(
+      'Scanning (resumed after a restart)… 1 audio file found, 1 added',
+    );
     expect(describeScanProgress(scan({ state: 'done', seen: 1200, added: 1199, updated: 1 }))).toBe(
       'Scanned: 1,200 audio files, 1,199 added, 1 updated',
     );
-    expect(describeScanProgress(scan({ state: 'failed', seen: 3, added: 3 }))).toBe('The scan stopped with an error after 3 audio files: 3 added');
+    expect(describeScanProgress(scan({ state: 'failed', seen: 3, added: 3 }))).toBe(
+      'The scan stopped with an error after 3 audio files: 3 added',
+    );
   });
 
   it('count what was skipped, by reason, and nothing when nothing was', () => {

@@ -199,7 +199,10 @@ export const libraryRouteSpecs = {
     jsonBody: libraryFolderBodySchema,
     responses: {
       200: { description: 'The folder was already indexed', schema: libraryFolderSchema },
-      202: { description: 'The folder, its scan started in the background (progress in `scan`; poll GET /library/folders)', schema: libraryFolderSchema },
+      202: {
+        description: 'The folder, its scan started in the background (progress in `scan`; poll GET /library/folders)',
+        schema: libraryFolderSchema,
+      },
       401: unauthorized,
       403: { description: 'Local folders are off, or the path is outside the allowed roots', schema: errorMessageSchema },
       404: { description: 'No such folder', schema: errorMessageSchema },

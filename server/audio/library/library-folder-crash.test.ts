@@ -59,7 +59,9 @@ describe('a folder scan killed mid-way', () => {
       expect(after.item_count).toBe(count);
       const paths: string[] = [];
       for (let page = 1; page <= 2; page++) {
-        const listed = (await (await fetch(`${second.url}/audio/v1/library/items?per_page=200&page=${page}`, { headers: auth })).json()) as {
+        const listed = (await (
+          await fetch(`${second.url}/audio/v1/library/items?per_page=200&page=${page}`, { headers: auth })
+        ).json()) as {
           items: { path: string }[];
         };
         paths.push(...listed.items.map((i) => i.path));

@@ -101,8 +101,9 @@ describe('folder scans in the background', () => {
     const { id } = (await res.json()) as Folder;
     expect((await app.fetch(`/audio/v1/library/folders/${id}`, { method: 'DELETE', headers: auth })).status).toBe(204);
     const itemsOf = async () =>
-      ((await (await app.fetch('/audio/v1/library/items?per_page=200&q=hit-', { headers: auth })).json()) as { items: { path?: string }[] })
-        .items.filter((i) => i.path?.startsWith(dir)).length;
+      (
+        (await (await app.fetch('/audio/v1/library/items?per_page=200&q=hit-', { headers: auth })).json()) as { items: { path?: string }[] }
+      ).items.filter((i) => i.path?.startsWith(dir)).length;
     expect(await itemsOf()).toBe(0);
     await new Promise((r) => setTimeout(r, 1000));
     expect(await itemsOf()).toBe(0);

@@ -89,7 +89,14 @@ describe('bytes held once across the library and Git LFS (hard links)', () => {
     for (const p of [project, other]) expect((await callHosting(app, token, `/projects/${p.id}`, { method: 'DELETE' })).status).toBe(202);
     const third = await newProject('Sweeper');
     expect((await callHosting(app, token, `/projects/${third.id}/housekeeping`, { method: 'POST' })).status).toBe(201);
-    await expect.poll(() => stat(lfsFile(oid)).then(() => true, () => false)).toBe(false);
+    await expect
+      .poll(() =>
+        stat(lfsFile(oid)).then(
+          () => true,
+          () => false,
+        ),
+      )
+      .toBe(false);
     const res = await app.fetch(`/audio/v1/library/items/${item}/audio`, { headers: auth() });
     expect(res.status).toBe(200);
     expect(sha(Buffer.from(await res.arrayBuffer()))).toBe(oid);
