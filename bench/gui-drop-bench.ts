@@ -22,12 +22,15 @@ const token = 'bench-gui-admin';
 const roundsArg = process.argv.indexOf('--rounds');
 const rounds = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 3;
 let variant = 0;
-/** Every panel filled: the seven requests done, the waveform ready, the spectrogram drawn. */
-const filled = [
-  `document.querySelectorAll('[aria-label="Requests"] [data-status="done"]').length === 7`,
-  `document.querySelector('[role="slider"][data-ready="true"]') !== null`,
-  `document.querySelector('canvas[data-drawn="mel"]') !== null`,
-].join(' && ');
+// bench/ is type-checked without the DOM's types; these run in the page.
+declare const document: { querySelector(s: string): unknown; querySelectorAll(s: string): { readonly length: number } };
+declare const sessionStorage: { setItem(key: string, value: string): void };
+
+/** Every panel filled: the seven requests done, the waveform ready, the spectrogram drawn (runs in the page). */
+const filled = () =>
+  document.querySelectorAll('[aria-label="Requests"] [data-status="done"]').length === 7 &&
+  document.querySelector('[role="slider"][data-ready="true"]') !== null &&
+  document.querySelector('canvas[data-drawn="mel"]') !== null;
 
 /** The track with one sample changed: new bytes, a new sha256, nothing cached. */
 function freshBytes(track: Buffer): Buffer {
@@ -87,7 +90,7 @@ async function main(): Promise<void> {
   });
   try {
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    await page.addInitScript(`sessionStorage.setItem('cratehouse.token', ${JSON.stringify(token)})`);
+    await page.addInitScript((value) => sessionStorage.setItem('cratehouse.token', value), token);
     say(`# Drop to filled: a ${(track.length / 1e6).toFixed(1)} MB 3-minute WAV on Analyse (load ${loadavg()[0]!.toFixed(2)})`);
     const gui: number[] = [];
     const refs: number[] = [];
@@ -102,7 +105,6 @@ async function main(): Promise<void> {
       writeFileSync(file, freshBytes(track));
       const start = await page.evaluate(() => performance.now());
       await page.getByTestId('file-input').setInputFiles(file);
-      // Strings, not functions: bench/ is type-checked without the DOM's types.
       await page.waitForFunction(filled, undefined, { polling: 'raf', timeout: 120_000 });
       const end = await page.evaluate(() => performance.now());
       timings = (await page.evaluate(() =>
