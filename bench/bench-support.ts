@@ -1,8 +1,9 @@
 /**
  * What the benchmarks share: the printed report (and its `--write` append to RESULTS.md), the machine
- * header line, medians, and the server started in a child process.
+ * header line, medians, the server started in a child process, a process's RSS, and git as a client.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import path from 'node:path';
@@ -69,4 +70,26 @@ export async function startServerProcess(nodeArgs: readonly string[], env: Reado
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** A process's resident set size in bytes, from /proc (0 when it is gone). */
+export function rssOf(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** git as a client would run it: no credential helper or system config, `home` as HOME; resolves with stdout. */
+export function git(args: readonly string[], cwd: string, home: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'git',
+      ['-c', 'credential.helper=', '-c', 'init.defaultBranch=main', '-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', ...args],
+      { cwd, env: { ...process.env, HOME: home, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' }, maxBuffer: 1 << 26 },
+      (error, stdout, stderr) => (error ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout)),
+    );
+  });
 }

@@ -5,33 +5,16 @@
  *
  *   npx tsx bench/lfs-bench.ts [--mb 500]
  */
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { serverNodeFlags } from '../server/config/node-flags.js';
-import { say, startServerProcess } from './bench-support.js';
+import { git, rssOf, say, startServerProcess } from './bench-support.js';
 import { sha256File, writeNoiseWav } from '../server/test-support/signals.js';
 
 const adminToken = 'bench-admin';
 const mbArg = process.argv.indexOf('--mb');
 const megabytes = mbArg > 0 ? Number(process.argv[mbArg + 1]) : 500;
-
-function rssOf(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : 0;
-}
-
-function git(args: readonly string[], cwd: string, home: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'git',
-      ['-c', 'credential.helper=', '-c', 'init.defaultBranch=main', '-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', ...args],
-      { cwd, env: { ...process.env, HOME: home, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' }, maxBuffer: 1 << 26 },
-      (error, stdout, stderr) => (error ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout)),
-    );
-  });
-}
 
 /** Run `step` while sampling the server's RSS; the step's seconds and the highest RSS seen. */
 async function measured(pid: number, step: () => Promise<unknown>): Promise<{ seconds: number; peak: number }> {

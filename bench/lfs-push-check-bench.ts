@@ -6,13 +6,12 @@
  *
  *   npx tsx bench/lfs-push-check-bench.ts [--files 5000] [--mb 100] [--rounds 3]
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { serverNodeFlags } from '../server/config/node-flags.js';
-import { median, say, startServerProcess } from './bench-support.js';
+import { git, median, say, startServerProcess } from './bench-support.js';
 
 const adminToken = 'bench-admin';
 const arg = (name: string, fallback: number) => {
@@ -22,17 +21,6 @@ const arg = (name: string, fallback: number) => {
 const files = arg('files', 5000);
 const megabytes = arg('mb', 100);
 const rounds = arg('rounds', 3);
-
-function git(args: readonly string[], cwd: string, home: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'git',
-      ['-c', 'credential.helper=', '-c', 'init.defaultBranch=main', '-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', ...args],
-      { cwd, env: { ...process.env, HOME: home, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' }, maxBuffer: 1 << 26 },
-      (error, stdout, stderr) => (error ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout)),
-    );
-  });
-}
 
 async function main(): Promise<void> {
   const work = mkdtempSync(path.join(tmpdir(), 'cratehouse-lfs-check-bench-'));

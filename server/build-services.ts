@@ -127,9 +127,13 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     meter,
   );
   // Audio bytes held once across the library, source artifacts and Git LFS objects (hard links).
-  const lfsObjects = new LfsObjectStore(dataDir);
-  const content = new ContentStore(path.join(dataDir, 'content'), options.uploads.tmpDir, [
-    async (sha) => ((await lfsObjects.findSize(sha)) !== undefined ? lfsObjects.pathOf(sha) : null),
+  // Each side links from the other: an LFS upload of bytes the library holds, and a library upload of an LFS object's.
+  const lfsObjects: LfsObjectStore = new LfsObjectStore(dataDir, [
+    async (sha): Promise<string | null> => ((await content.has(sha)) ? content.pathOf(sha) : null),
+    async (sha) => (await sourcesSetup.artifacts.findByContent(sha))?.file ?? null,
+  ]);
+  const content: ContentStore = new ContentStore(path.join(dataDir, 'content'), options.uploads.tmpDir, [
+    async (sha): Promise<string | null> => ((await lfsObjects.findSize(sha)) !== undefined ? lfsObjects.pathOf(sha) : null),
     async (sha) => (await sourcesSetup.artifacts.findByContent(sha))?.file ?? null,
   ]);
   const libraryRepo = await openJournalLibraryRepo(path.join(dataDir, 'library'));
@@ -155,6 +159,7 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     allowPrivate: options.projectsAllowPrivate,
     importLimits: options.importLimits,
     maxLfsObjectBytes: options.maxLfsObjectBytes,
+    lfsObjects,
     hooks: options.hooks,
     log,
     // Hosting's one way to the audio service: a capability, so neither imports the other.

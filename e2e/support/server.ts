@@ -35,9 +35,13 @@ export interface RestartOptions {
  * Start `node dist/server/main.js` on a free port with a fresh data dir and a known admin token, and
  * resolve once it prints "Cratehouse listening on http://…" (up to 90 s: a start took 20–30 s on the shared
  * 2-core machine under load). Needs `npm run build` first. With
- * `restart`, on that port with that data dir and token instead.
+ * `restart`, on that port with that data dir and token instead; `settings`: more CRATEHOUSE_* variables.
  */
-export async function startTestServer(startTimeoutMs = 90_000, restart?: RestartOptions): Promise<TestServer> {
+export async function startTestServer(
+  startTimeoutMs = 90_000,
+  restart?: RestartOptions,
+  settings: Readonly<Record<string, string>> = {},
+): Promise<TestServer> {
   if (!existsSync(serverEntry)) throw new Error(`${serverEntry} does not exist: run \`npm run build\` before the e2e tests`);
   const dataDir = restart?.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'cratehouse-e2e-')));
   const adminToken = restart?.adminToken ?? `e2e-admin-${randomBytes(16).toString('hex')}`;
@@ -56,6 +60,7 @@ export async function startTestServer(startTimeoutMs = 90_000, restart?: Restart
     CRATEHOUSE_LOG_LEVEL: 'error',
     // The specs serve media from loopback HTTP servers (as the desktop app allows).
     CRATEHOUSE_FETCH_ALLOW_PRIVATE: 'true',
+    ...settings,
   });
 
   const child = spawn(process.execPath, [...serverNodeFlags, serverEntry], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });

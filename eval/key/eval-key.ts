@@ -16,7 +16,7 @@ import type { ChromaFeatures } from '../../server/audio/engines/features.js';
 import { PITCH_CLASSES } from '../../server/audio/dsp/chroma.js';
 import { repoRoot } from '../real-audio/packages.js';
 import { LIBRARIES, loadLibrary, readLabels } from '../real-audio/sets.js';
-import { startSourceServer } from '../roles/measure.js';
+import { analyseAll, postSample } from '../eval-support.js';
 import { KEY_PROGRAMS, progressionsDir, renderProgressions } from './progressions.js';
 
 /** The unpitched one-shot categories of the target, the other percussion, pitched material, progressions. */
@@ -89,31 +89,11 @@ function collectItems(): Item[] {
   return items;
 }
 
-async function measure(items: readonly Item[]): Promise<Answered[]> {
-  const server = await startSourceServer();
-  const out: Answered[] = new Array(items.length);
-  let next = 0;
-  try {
-    const lane = async () => {
-      while (next < items.length) {
-        const i = next++;
-        const form = new FormData();
-        form.append('file', new Blob([readFileSync(items[i]!.wav)], { type: 'audio/wav' }), 'sample.wav');
-        const res = await fetch(`${server.url}/audio/v1/features`, {
-          method: 'POST',
-          body: form,
-          headers: { Authorization: 'Bearer eval-token' },
-        });
-        if (!res.ok) throw new Error(`${items[i]!.wav}: ${res.status} ${await res.text()}`);
-        out[i] = { ...items[i]!, chroma: ((await res.json()) as { chroma: ChromaFeatures }).chroma };
-        if ((i + 1) % 200 === 0) process.stderr.write(`  ${i + 1}/${items.length}\n`);
-      }
-    };
-    await Promise.all([lane(), lane()]);
-  } finally {
-    await server.stop();
-  }
-  return out;
+function measure(items: readonly Item[]): Promise<Answered[]> {
+  return analyseAll(items, async (url, item) => ({
+    ...item,
+    chroma: (await postSample<{ chroma: ChromaFeatures }>(url, '/audio/v1/features', item.wav)).chroma,
+  }));
 }
 
 const pct = (k: number, n: number) => (n ? `${((100 * k) / n).toFixed(1)} %` : '–');

@@ -22,13 +22,11 @@
  * bars = length·bpm/240, error = |bars / round(bars) − 1|, round(bars) ≥ 1. "level" says whether the
  * bar count is also the labelled one (the metrical level; an octave off still passes the target).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { startSourceServer } from '../roles/measure.js';
+import { postSample, startSourceServer } from '../eval-support.js';
 import { cacheDir, convertToWav, ensurePackage, readWav16 } from '../real-audio/packages.js';
 import { renderTempoLoops } from '../real-audio/tempo-loops.js';
-
-const TOKEN = 'eval-token';
 
 interface EvalLoop {
   readonly set: string;
@@ -110,12 +108,8 @@ function nonLoops(): { set: string; key: string; wav: string }[] {
   return [...takes, ...every('hydrogen', 15, () => true), ...every('gm-fluid', 8, (n) => /^(drum_|prog\d+_note_)/.test(n))];
 }
 
-async function post(url: string, route: string, wav: string): Promise<Record<string, unknown>> {
-  const form = new FormData();
-  form.append('file', new Blob([readFileSync(wav)], { type: 'audio/wav' }), 'sample.wav');
-  const res = await fetch(`${url}/audio/v1${route}`, { method: 'POST', body: form, headers: { Authorization: `Bearer ${TOKEN}` } });
-  if (!res.ok) throw new Error(`${wav} ${route}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as Record<string, unknown>;
+function post(url: string, route: string, wav: string): Promise<Record<string, unknown>> {
+  return postSample<Record<string, unknown>>(url, `/audio/v1${route}`, wav);
 }
 
 interface Answer {

@@ -94,6 +94,8 @@ export function setUpHosting(options: {
   readonly log: Logger;
   /** The largest Git LFS object accepted (default 5 GiB). */
   readonly maxLfsObjectBytes?: number;
+  /** The LFS object files (the composition's, linked with the content store); a plain store when absent. */
+  readonly lfsObjects?: LfsObjectStore;
   /** Audio analysis, handed in by the composition root (hosting never imports the audio service). */
   readonly audio: RepositoryAudio;
   /** What a push queues for analysis, and where blobs are written while analysed. */
@@ -105,7 +107,7 @@ export function setUpHosting(options: {
   // The project records, repositories and folders: handed to each service that needs them, exposed by none.
   const stores: ProjectStores = { repo: repos.projects, git, paths: projectPaths(options.dataDir, identity) };
   const projects = new ProjectService(identity, stores, jobs, undefined, options.log);
-  const lfs = new LfsService(projects, identity, repos.lfs, new LfsObjectStore(options.dataDir), {
+  const lfs = new LfsService(projects, identity, repos.lfs, options.lfsObjects ?? new LfsObjectStore(options.dataDir), {
     maxObjectBytes: options.maxLfsObjectBytes ?? 5 * 1024 ** 3,
   });
   const onProjectRemoved = async (projectId: number) => {

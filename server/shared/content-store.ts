@@ -77,23 +77,43 @@ export class ContentStore {
     await rm(this.pathOf(sha256), { force: true });
   }
 
-  private async linkFromOwners(sha256: string, target: string): Promise<boolean> {
-    for (const locate of this.locators) {
-      const source = await locate(sha256);
-      if (!source) continue;
-      // Linked under a temp name, then renamed: a concurrent put of the same bytes cannot see half a file.
-      const temp = path.join(this.tmpDir, `content-${randomUUID()}`);
-      try {
-        await link(source, temp);
-      } catch (e) {
-        // Another device: a copy is the only way (still stored once here).
-        if ((e as NodeJS.ErrnoException).code !== 'EXDEV') continue;
-        await copyFile(source, temp);
-      }
-      await rename(temp, target);
-      await syncDir(path.dirname(target));
-      return true;
-    }
-    return false;
+  private linkFromOwners(sha256: string, target: string): Promise<boolean> {
+    return linkFromOwners(this.locators, sha256, target, this.tmpDir);
   }
+}
+
+/**
+ * Give `target` the bytes of `sha256` another owner holds: a hard link to the first locator's file
+ * (the same inode, so each owner's entry keeps the bytes alive until the last one is removed), a
+ * copy across file systems (EXDEV). Linked under a temp name in `tmpDir`, then renamed: a concurrent
+ * reader never sees half a file. False when no owner holds the bytes.
+ */
+export async function linkFromOwners(
+  locators: readonly ContentLocator[],
+  sha256: string,
+  target: string,
+  tmpDir: string,
+): Promise<boolean> {
+  for (const locate of locators) {
+    const source = await locate(sha256);
+    if (!source) continue;
+    const temp = path.join(tmpDir, `content-${randomUUID()}`);
+    try {
+      await link(source, temp);
+    } catch (e) {
+      // Another device: a copy is the only way (still stored once on each side).
+      if ((e as NodeJS.ErrnoException).code !== 'EXDEV') continue;
+      await copyFile(source, temp);
+    }
+    try {
+      await mkdir(path.dirname(target), { recursive: true });
+      await rename(temp, target);
+    } catch (e) {
+      await rm(temp, { force: true });
+      throw e;
+    }
+    await syncDir(path.dirname(target));
+    return true;
+  }
+  return false;
 }

@@ -3,6 +3,7 @@
 import type {
   LibraryCollectionListResponse,
   LibraryCollectionResponse,
+  LibraryFolderListResponse,
   LibraryFolderResponse,
   LibraryItemPatch,
   LibraryItemResponse,
@@ -196,4 +197,19 @@ export async function removeFromCollection(token: string, collectionId: number, 
 /** GET /library/tags. */
 export function listTags(token: string, signal?: AbortSignal): Promise<LibraryTagListResponse> {
   return getJson<LibraryTagListResponse>(`${base}/tags`, { token, signal });
+}
+
+/** Folders on disk indexed in place (administrators; 403 when the server has them off). */
+export function listFolders(token: string, signal?: AbortSignal): Promise<LibraryFolderListResponse> {
+  return getJson<LibraryFolderListResponse>(`${base}/folders`, { token, signal });
+}
+
+/** Index a folder on the server's disk: answered at once (202), the scan's progress in `scan`. */
+export function addFolder(token: string, path: string): Promise<LibraryFolderResponse> {
+  return getJson<LibraryFolderResponse>(`${base}/folders`, { method: 'POST', token, json: { path } });
+}
+
+/** Stop indexing a folder (a running scan stops; the files stay on disk). */
+export async function removeFolder(token: string, id: number): Promise<void> {
+  await requestJson<undefined>(`${base}/folders/${id}`, { method: 'DELETE', token });
 }

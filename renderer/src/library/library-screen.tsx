@@ -22,6 +22,7 @@ import { EmptyState } from '../ui/panel';
 import { Problem } from '../ui/status';
 import { LibraryDetails } from './library-details';
 import { LibraryFilters } from './library-filters';
+import { LibraryFolders } from './library-folders';
 import { filterFromParams, isNavigationKey, moveSelection, paramsOfFilter, visibleRange } from './library-model';
 import { LibraryRow } from './library-row';
 import { useAudition } from './use-audition';
@@ -61,6 +62,9 @@ export function LibraryScreen() {
   const refreshSideLists = useCallback(() => {
     void queryClient.invalidateQueries({ queryKey: ['library'] });
   }, [queryClient]);
+
+  const { reload } = list;
+  const itemsChanged = useCallback(() => reload(), [reload]);
 
   const [selected, setSelected] = useState<number | null>(null);
   const [adding, setAdding] = useState<{ readonly done: number; readonly total: number; readonly problem: string | null } | null>(null);
@@ -226,6 +230,8 @@ export function LibraryScreen() {
           {adding.problem ? <span className="lib-adding-problem"> {adding.problem}</span> : null}
         </p>
       ) : null}
+
+      <LibraryFolders token={token} onItemsChanged={itemsChanged} />
 
       <LibraryFilters
         filter={filter}

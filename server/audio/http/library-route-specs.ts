@@ -195,11 +195,14 @@ export const libraryRouteSpecs = {
     method: 'post',
     path: '/library/folders',
     summary:
-      'Index a folder in place (no copy) and watch it for new files; only below CRATEHOUSE_LIBRARY_FOLDERS roots after resolving symlinks',
+      'Index a folder in place (no copy) and watch it for new files; only below CRATEHOUSE_LIBRARY_FOLDERS roots after resolving symlinks. Answers at once; the scan runs in the background, resumes after a restart, and stops when the folder is removed',
     jsonBody: libraryFolderBodySchema,
     responses: {
       200: { description: 'The folder was already indexed', schema: libraryFolderSchema },
-      201: { description: 'The folder, indexed', schema: libraryFolderSchema },
+      202: {
+        description: 'The folder, its scan started in the background (progress in `scan`; poll GET /library/folders)',
+        schema: libraryFolderSchema,
+      },
       401: unauthorized,
       403: { description: 'Local folders are off, or the path is outside the allowed roots', schema: errorMessageSchema },
       404: { description: 'No such folder', schema: errorMessageSchema },

@@ -4,10 +4,10 @@ import { AppError, invalidParams } from '../../http/errors.js';
 import { receiveUpload } from '../../http/multipart.js';
 import { sendUserContent } from '../../http/serve-user-content.js';
 import { findCamelot } from '../library/camelot.js';
-import type { LibraryFolders } from '../library/library-folders.js';
+import type { FolderView, LibraryFolders } from '../library/library-folders.js';
 import { bpmOf, type LibraryQuery, type LibrarySortField } from '../library/library-index.js';
 import type { LibraryItemRecord, LibraryService } from '../library/library-service.js';
-import type { LibraryItemResponse } from '../api-types.js';
+import type { LibraryFolderResponse, LibraryItemResponse } from '../api-types.js';
 import { libraryRouteSpecs } from './library-route-specs.js';
 import {
   libraryCollectionBodySchema,
@@ -204,11 +204,30 @@ export function mountLibraryRoutes(mount: (spec: AudioRouteSpec, handler: Handle
   });
   mount(specs.libraryTags, (_req, _res, caller) => ({ items: library.tags(who(caller).tenant) }));
 
-  const presentFolder = (f: { id: number; path: string; itemCount: number; watching: boolean }) => ({
+  const presentFolder = (f: FolderView): LibraryFolderResponse => ({
     id: f.id,
     path: f.path,
     item_count: f.itemCount,
     watching: f.watching,
+    scan: f.scan
+      ? {
+          state: f.scan.state,
+          started_at: f.scan.startedAt,
+          finished_at: f.scan.finishedAt ?? null,
+          resumed: f.scan.resumed,
+          seen: f.scan.seen,
+          added: f.scan.added,
+          updated: f.scan.updated,
+          unchanged: f.scan.unchanged,
+          failed: f.scan.failed,
+          skipped: {
+            not_audio: f.scan.skipped.notAudio,
+            outside_roots: f.scan.skipped.outsideRoots,
+            name_too_long: f.scan.skipped.nameTooLong,
+            over_limit: f.scan.skipped.overLimit,
+          },
+        }
+      : null,
   });
   /** Folders read the server's own disk: only for administrators (the desktop app's user is one). */
   const admin = (caller: Identity | null): Identity => {
@@ -221,7 +240,8 @@ export function mountLibraryRoutes(mount: (spec: AudioRouteSpec, handler: Handle
     const tenant = admin(caller).tenant;
     const body = validatePart(libraryFolderBodySchema, 'body', req.body);
     const { folder, created } = await folders.add(tenant, body.path);
-    res.status(created ? 201 : 200);
+    // A new folder is answered before its scan: 202, the scan's progress in `scan`.
+    res.status(created ? 202 : 200);
     return presentFolder(folder);
   });
   mount(specs.libraryDeleteFolder, async (req, res, caller) => {

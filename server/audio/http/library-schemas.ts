@@ -62,8 +62,34 @@ export const libraryCollectionListSchema = z.object({ items: z.array(libraryColl
 export const libraryTagListSchema = z
   .object({ items: z.array(z.object({ name: z.string(), count: z.number().int() })) })
   .meta({ id: 'LibraryTagList' });
+const count = (what: string) => z.number().int().min(0).describe(what);
+export const libraryFolderScanSchema = z
+  .object({
+    state: z.enum(['scanning', 'done', 'failed']),
+    started_at: z.string().describe('ISO 8601'),
+    finished_at: z.string().nullable().describe('ISO 8601; null while scanning'),
+    resumed: z.boolean().describe('This run took over a scan a restart or crash interrupted (its counts are this run’s)'),
+    seen: count('Audio files found so far'),
+    added: count('New items'),
+    updated: count('Items whose file changed or came back'),
+    unchanged: count('Items already indexed with the same size and modification time'),
+    failed: count('Files that could not be read'),
+    skipped: z.object({
+      not_audio: count('Files without an audio extension'),
+      outside_roots: count('Symlinks out of the allowed roots, or to folders'),
+      name_too_long: count('Names over 255 characters or paths over 1024 bytes'),
+      over_limit: count('Files past the 100 000 a folder may hold (the scan stopped)'),
+    }),
+  })
+  .meta({ id: 'LibraryFolderScan' });
 export const libraryFolderSchema = z
-  .object({ id: z.number().int(), path: z.string(), item_count: z.number().int(), watching: z.boolean() })
+  .object({
+    id: z.number().int(),
+    path: z.string(),
+    item_count: z.number().int(),
+    watching: z.boolean(),
+    scan: libraryFolderScanSchema.nullable().describe('The running or last scan (null for a folder not scanned since scans were recorded)'),
+  })
   .meta({ id: 'LibraryFolder' });
 export const libraryFolderListSchema = z.object({ items: z.array(libraryFolderSchema) }).meta({ id: 'LibraryFolderList' });
 

@@ -44,6 +44,23 @@ async function eventually(check: () => Promise<boolean>, ms = 20_000): Promise<v
   }
 }
 
+interface Folder {
+  id: number;
+  path: string;
+  item_count: number;
+  scan: { state: string; seen: number; added: number; failed: number; skipped: Record<string, number> } | null;
+}
+
+async function folders(): Promise<Folder[]> {
+  return ((await (await app.fetch('/audio/v1/library/folders', { headers: auth() })).json()) as { items: Folder[] }).items;
+}
+
+/** The scan of the first folder once it is done. */
+async function scanDone(): Promise<NonNullable<Folder['scan']>> {
+  await eventually(async () => (await folders())[0]?.scan?.state === 'done');
+  return (await folders())[0]!.scan!;
+}
+
 beforeAll(async () => {
   const base = await realpath(await mkdtemp(path.join(tmpdir(), 'cratehouse-folders-')));
   root = path.join(base, 'home');
@@ -78,8 +95,10 @@ describe('library folders', () => {
 
   it('indexes audio in place (no copy), skipping other files, dot files and links out of the roots', async () => {
     const res = await app.fetch('/audio/v1/library/folders', json({ path: path.join(root, 'samples') }));
-    expect(res.status).toBe(201);
-    expect(await res.json()).toMatchObject({ path: path.join(root, 'samples'), item_count: 2, watching: true });
+    expect(res.status).toBe(202);
+    expect(await res.json()).toMatchObject({ path: path.join(root, 'samples'), watching: true, scan: { state: 'scanning' } });
+    const scan = await scanDone();
+    expect(scan).toMatchObject({ seen: 2, added: 2, failed: 0, skipped: { not_audio: 1, outside_roots: 1 } });
     await app.library.whenIdle();
     const list = await items();
     expect(list.map((i) => [i.name, i.origin, i.path, i.status])).toEqual([

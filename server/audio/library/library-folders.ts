@@ -1,11 +1,13 @@
-import { createHash } from 'node:crypto';
-import { createReadStream, watch, type FSWatcher } from 'node:fs';
-import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { watch, type FSWatcher } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../http/errors.js';
 import type { Logger } from '../../http/logger.js';
-import type { FolderRecord, LibraryRepo } from './library-repo.js';
+import { hashFile, isUnderRoots, startScanRecord, walkAudioFiles, type ScanCounts } from './folder-scan.js';
+import type { FolderRecord, FolderScanRecord, LibraryRepo } from './library-repo.js';
 import type { LibraryService } from './library-service.js';
+
+export { isUnderRoots } from './folder-scan.js';
 
 /** A folder as the API shows it. */
 export interface FolderView {
@@ -13,14 +15,12 @@ export interface FolderView {
   readonly path: string;
   readonly itemCount: number;
   readonly watching: boolean;
+  /** The last (or running) scan; undefined for a folder never scanned since scans were recorded. */
+  readonly scan: FolderScanRecord | undefined;
 }
 
 /** The error of an item whose file went away (it comes back when the file does). */
 const missingOnDisk = 'The file is missing on disk';
-/** Extensions indexed; anything else in a folder is skipped. */
-const audioExtensions = new Set(['.wav', '.wave', '.aif', '.aiff', '.flac', '.mp3', '.ogg', '.oga', '.opus', '.m4a']);
-/** Files one folder may hold (a scan of a whole disk is refused past this). */
-const maxFilesPerFolder = 100_000;
 /** Events of a burst (a copy of many files) are handled once, this long after the last. */
 const watchDebounceMs = 500;
 
@@ -37,23 +37,24 @@ export async function resolveFolderRoots(roots: readonly string[]): Promise<stri
   return out;
 }
 
-/** True when `real` (a real path) is a root or below one. */
-export function isUnderRoots(real: string, roots: readonly string[]): boolean {
-  return roots.some((root) => {
-    const rel = path.relative(root, real);
-    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-  });
-}
+/** A running scan's counts are written down at most this often (and at its end), for a restart to see. */
+const progressSaveMs = 1000;
 
 /**
  * Folders on disk indexed in place: files are hashed where they are (never copied), added as items
  * of origin `folder`, and watched (fs.watch, debounced) for new, changed and removed files. Allowed
- * only below the configured roots, after resolving symlinks.
+ * only below the configured roots, after resolving symlinks. Scans run in the background with their
+ * counts kept on the folder record; a scan a crash interrupted is resumed at the next start (files
+ * are matched by path, so none is added twice); removing the folder cancels its scan.
  */
 export class LibraryFolders {
   private readonly watchers = new Map<number, FSWatcher>();
   private readonly timers = new Map<number, NodeJS.Timeout>();
   private readonly scans = new Map<number, Promise<void>>();
+  /** Live counts of running scans (the record on disk lags by up to progressSaveMs). */
+  private readonly running = new Map<number, ScanCounts>();
+  /** Cancels a folder's scans when the folder is removed or the server stops. */
+  private readonly aborts = new Map<number, AbortController>();
 
   constructor(
     private readonly repo: LibraryRepo,
@@ -66,7 +67,7 @@ export class LibraryFolders {
   async start(): Promise<void> {
     for (const folder of this.repo.folders.values()) {
       this.watch(folder);
-      void this.rescan(folder);
+      void this.rescan(folder, folder.scan?.state === 'scanning');
     }
   }
 
@@ -74,7 +75,10 @@ export class LibraryFolders {
     return [...this.repo.folders.values()].filter((f) => f.tenant === tenant).map((f) => this.view(f));
   }
 
-  /** Index a folder for a tenant (the same folder again: the existing one) and watch it. */
+  /**
+   * Index a folder for a tenant and watch it; answers at once, the scan running in the background
+   * (the same folder again: the existing one).
+   */
   async add(tenant: string, requested: string): Promise<{ readonly folder: FolderView; readonly created: boolean }> {
     if (this.roots.length === 0)
       throw new AppError('forbidden', 'Local folders are not enabled on this server (CRATEHOUSE_LIBRARY_FOLDERS)');
@@ -89,10 +93,10 @@ export class LibraryFolders {
     if (!(await stat(real)).isDirectory()) throw new AppError('unprocessable', 'Not a folder');
     const known = [...this.repo.folders.values()].find((f) => f.tenant === tenant && f.path === real);
     if (known) return { folder: this.view(known), created: false };
-    const folder: FolderRecord = { id: this.repo.nextId(), tenant, path: real };
+    const folder: FolderRecord = { id: this.repo.nextId(), tenant, path: real, scan: startScanRecord(false) };
     await this.repo.putFolder(folder);
-    await this.rescan(folder);
     this.watch(folder);
+    void this.rescan(folder);
     return { folder: this.view(folder), created: true };
   }
 
@@ -101,7 +105,9 @@ export class LibraryFolders {
     const folder = this.repo.folders.get(id);
     if (!folder || folder.tenant !== tenant) throw new AppError('not-found', 'Folder not found');
     this.unwatch(id);
+    this.aborts.get(id)?.abort();
     await this.scans.get(id);
+    this.aborts.delete(id);
     await this.library.remove(
       tenant,
       this.library.itemsOfFolder(id).map((i) => i.id),
@@ -112,93 +118,100 @@ export class LibraryFolders {
   /** Stop every watcher and wait for scans. */
   async stop(): Promise<void> {
     for (const id of [...this.watchers.keys()]) this.unwatch(id);
+    for (const abort of this.aborts.values()) abort.abort();
     await Promise.allSettled(this.scans.values());
   }
 
   /** Bring a folder's items in step with the disk; one scan per folder at a time. */
-  rescan(folder: FolderRecord): Promise<void> {
+  rescan(folder: FolderRecord, resumed = false): Promise<void> {
     const previous = this.scans.get(folder.id) ?? Promise.resolve();
     const next = previous
-      .then(() => this.scan(folder))
+      .then(() => this.scan(folder.id, resumed))
       .catch((e: unknown) => this.log.error(`scanning library folder ${folder.path} failed`, e));
     this.scans.set(folder.id, next);
     return next;
   }
 
   private view(f: FolderRecord): FolderView {
-    return { id: f.id, path: f.path, itemCount: this.library.itemsOfFolder(f.id).length, watching: this.watchers.has(f.id) };
+    const live = this.running.get(f.id);
+    return {
+      id: f.id,
+      path: f.path,
+      itemCount: this.library.itemsOfFolder(f.id).length,
+      watching: this.watchers.has(f.id),
+      scan: live ? structuredClone(live) : f.scan,
+    };
   }
 
-  private async scan(folder: FolderRecord): Promise<void> {
-    if (!this.repo.folders.has(folder.id)) return;
+  private async scan(id: number, resumed: boolean): Promise<void> {
+    const folder = this.repo.folders.get(id);
+    if (!folder) return;
+    const abort = this.aborts.get(id) ?? new AbortController();
+    this.aborts.set(id, abort);
+    const counts: ScanCounts = structuredClone(startScanRecord(resumed));
+    this.running.set(id, counts);
+    let saved = Date.now();
+    const save = async (record: FolderScanRecord) => {
+      const current = this.repo.folders.get(id);
+      if (current && !abort.signal.aborted) await this.repo.putFolder({ ...current, scan: structuredClone(record) });
+      saved = Date.now();
+    };
+    try {
+      await save(counts);
+      await this.walkAndIndex(folder, counts, abort.signal, async () => {
+        if (Date.now() - saved >= progressSaveMs) await save(counts);
+      });
+      counts.state = 'done';
+    } catch (e) {
+      if (abort.signal.aborted) return; // removed or stopping: the next start resumes what is left
+      counts.state = 'failed';
+      throw e;
+    } finally {
+      this.running.delete(id);
+      if (!abort.signal.aborted) {
+        this.aborts.delete(id);
+        await save({ ...counts, finishedAt: new Date().toISOString() });
+      }
+    }
+  }
+
+  private async walkAndIndex(folder: FolderRecord, counts: ScanCounts, signal: AbortSignal, progress: () => Promise<void>): Promise<void> {
     const byPath = new Map(this.library.itemsOfFolder(folder.id).map((i) => [i.path!, i]));
     const seen = new Set<string>();
-    for await (const file of this.walk(folder.path)) {
+    for await (const file of walkAudioFiles(folder.path, this.roots, counts)) {
+      if (signal.aborted) throw signal.reason;
       seen.add(file);
-      if (!this.repo.folders.has(folder.id)) return;
-      let s;
-      try {
-        s = await stat(file);
-      } catch {
-        continue;
-      }
+      counts.seen += 1;
       const known = byPath.get(file);
-      if (known && known.size === s.size && known.mtimeMs === s.mtimeMs) {
-        if (known.error === missingOnDisk)
-          await this.library.markFolderFile(known.id, null, { sha256: known.sha256, size: s.size, mtimeMs: s.mtimeMs });
-        continue;
-      }
-      const sha256 = await sha256Of(file);
-      if (known) await this.library.markFolderFile(known.id, null, { sha256, size: s.size, mtimeMs: s.mtimeMs });
-      else
-        await this.library.addFolderFile(folder.tenant, folder.id, {
-          sha256,
-          size: s.size,
-          name: path.basename(file),
-          path: file,
-          mtimeMs: s.mtimeMs,
-        });
-    }
-    for (const [file, item] of byPath)
-      if (!seen.has(file) && item.status !== 'failed') await this.library.markFolderFile(item.id, missingOnDisk);
-  }
-
-  /** Audio files below a folder: dot entries skipped, symlinks followed only when they stay below the roots. */
-  private async *walk(dir: string): AsyncGenerator<string> {
-    const stack = [dir];
-    let count = 0;
-    while (stack.length > 0) {
-      const current = stack.pop()!;
-      let entries;
       try {
-        entries = await readdir(current, { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      for (const e of entries) {
-        if (e.name.startsWith('.')) continue;
-        let full = path.join(current, e.name);
-        let isDir = e.isDirectory();
-        let isFile = e.isFile();
-        if (e.isSymbolicLink()) {
-          try {
-            full = await realpath(full);
-            if (!isUnderRoots(full, this.roots)) continue;
-            const s = await lstat(full);
-            isDir = s.isDirectory();
-            isFile = s.isFile();
-            if (isDir) continue; // a linked folder could loop; only linked files are followed
-          } catch {
-            continue;
+        const s = await stat(file);
+        if (known && known.size === s.size && known.mtimeMs === s.mtimeMs) {
+          if (known.error === missingOnDisk) {
+            await this.library.markFolderFile(known.id, null, { sha256: known.sha256, size: s.size, mtimeMs: s.mtimeMs });
+            counts.updated += 1;
+          } else counts.unchanged += 1;
+        } else {
+          const sha256 = await hashFile(file, signal);
+          if (known) {
+            await this.library.markFolderFile(known.id, null, { sha256, size: s.size, mtimeMs: s.mtimeMs });
+            counts.updated += 1;
+          } else {
+            const entry = { sha256, size: s.size, name: path.basename(file), path: file, mtimeMs: s.mtimeMs };
+            await this.library.addFolderFile(folder.tenant, folder.id, entry);
+            counts.added += 1;
           }
         }
-        if (isDir) stack.push(full);
-        else if (isFile && audioExtensions.has(path.extname(e.name).toLowerCase())) {
-          if (++count > maxFilesPerFolder) return;
-          yield full;
-        }
+      } catch (e) {
+        if (signal.aborted) throw signal.reason;
+        // Gone meanwhile, unreadable, or a name the file system will not give back: counted, not fatal.
+        this.log.info(`library folder file skipped: ${file} (${(e as Error).message})`);
+        counts.failed += 1;
       }
+      await progress();
     }
+    if (counts.skipped.overLimit > 0) return; // a partial walk says nothing about files it did not reach
+    for (const [file, item] of byPath)
+      if (!seen.has(file) && item.status !== 'failed') await this.library.markFolderFile(item.id, missingOnDisk);
   }
 
   private watch(folder: FolderRecord): void {
@@ -228,10 +241,4 @@ export class LibraryFolders {
     clearTimeout(this.timers.get(id));
     this.timers.delete(id);
   }
-}
-
-async function sha256Of(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }

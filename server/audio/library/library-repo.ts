@@ -52,11 +52,44 @@ export interface CollectionRecord {
   readonly name: string;
 }
 
+/** Entries a folder scan passed over, by reason. */
+export interface FolderScanSkips {
+  /** Not an audio file name (extension). */
+  readonly notAudio: number;
+  /** Symlinks leading out of the roots, or to folders (which could loop). */
+  readonly outsideRoots: number;
+  /** File names or paths past the limits an item may carry. */
+  readonly nameTooLong: number;
+  /** Files past the per-folder limit (the walk stopped there). */
+  readonly overLimit: number;
+}
+
+/** The last scan of a folder (counts are this run's; a resumed run sees again what the last one added). */
+export interface FolderScanRecord {
+  readonly state: 'scanning' | 'done' | 'failed';
+  readonly startedAt: string;
+  readonly finishedAt?: string;
+  /** True when this run took over a scan a stop or crash interrupted. */
+  readonly resumed: boolean;
+  /** Audio files found. */
+  readonly seen: number;
+  readonly added: number;
+  /** Files whose bytes changed since they were indexed, or that came back. */
+  readonly updated: number;
+  /** Files indexed already, with the same size and modification time. */
+  readonly unchanged: number;
+  /** Files that could not be read (gone meanwhile, no permission, unreadable name). */
+  readonly failed: number;
+  readonly skipped: FolderScanSkips;
+}
+
 /** A folder on disk indexed in place for a tenant. */
 export interface FolderRecord {
   readonly id: number;
   readonly tenant: string;
   readonly path: string;
+  /** Absent for folders indexed before scans ran in the background. */
+  readonly scan?: FolderScanRecord;
 }
 
 /**

@@ -2,7 +2,10 @@
  * The content-addressed LFS object files under `<data>/lfs/objects/ab/cd/<oid>`, shared by every
  * project (which project may read which object is the links' business, not this file's). Uploads
  * stream into `<data>/tmp`, are hashed and counted on the way, and are renamed into place only
- * when the bytes are the ones the oid names.
+ * when the bytes are the ones the oid names. Bytes the server already holds elsewhere (the
+ * content store of the library, through the locators the composition hands in) are hard-linked
+ * from there instead of stored again; an object already here is kept, not replaced, so links
+ * other owners made to it stay the same inode.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, readdirSync, statSync, unlinkSync, type ReadStream } from 'node:fs';
@@ -11,6 +14,7 @@ import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../../http/errors.js';
+import { linkFromOwners, type ContentLocator } from '../../shared/content-store.js';
 
 /** An LFS oid: sha256 in lowercase hex. */
 export const oidPattern = /^[0-9a-f]{64}$/;
@@ -22,7 +26,10 @@ export class LfsObjectStore {
   private readonly root: string;
   private readonly tmpDir: string;
 
-  constructor(dataDir: string) {
+  constructor(
+    dataDir: string,
+    private readonly locators: readonly ContentLocator[] = [],
+  ) {
     this.root = path.join(dataDir, 'lfs', 'objects');
     this.tmpDir = path.join(dataDir, 'tmp');
   }
@@ -95,8 +102,10 @@ export class LfsObjectStore {
         });
       if (hash.digest('hex') !== oid)
         throw new AppError('unprocessable', 'The uploaded content does not match its oid (sha256)', { code: 'oid_mismatch' });
+      // Same bytes whoever wrote them first: the copy here (maybe linked by another owner) stays.
+      if ((await this.findSize(oid)) === size) return;
+      if (await linkFromOwners(this.locators, oid, final, this.tmpDir)) return;
       await mkdir(path.dirname(final), { recursive: true });
-      // Same bytes whoever wrote them first: replacing an existing copy is harmless and atomic.
       await rename(tmp, final);
     } finally {
       await rm(tmp, { force: true });

@@ -1,11 +1,15 @@
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callHosting, gitClient, readJson, withToken } from '../../test-support/hosting-client.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
+import type { ProjectRecord } from '../../store/schema.js';
 import type { Project } from '../api-types.js';
+import type { LfsService } from './lfs.js';
+import { LfsPushCheck, lfsMissingMessage } from './lfs-push-check.js';
 
 let app: TestApp;
 let token: string;
@@ -103,4 +107,60 @@ describe('a push naming LFS objects the project does not have (GitLab LFS integr
     const pushed = await client.run(['push', 'origin', 'main'], await commitFiles(project, lookAlike));
     expect(pushed.status, pushed.stderr).toBe(0);
   }, 120_000);
+});
+
+describe('the hook’s shell pre-filter', () => {
+  /** git in `cwd` with the push's environment; a push to a local bare repository runs its pre-receive hook. */
+  const git = (args: readonly string[], cwd: string, env: Readonly<Record<string, string>> = {}) =>
+    spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.org', ...args], {
+      cwd,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
+
+  it('starts no node for a push without a blob under 200 bytes, and node still refuses an unknown pointer', async () => {
+    const root = mkdtempSync(path.join(work, 'prefilter-'));
+    const dataDir = path.join(root, 'data');
+    mkdirSync(path.join(dataDir, 'tmp'), { recursive: true });
+    // The "node" the hook starts: records that it was started, then is node.
+    const started = path.join(root, 'node-started');
+    const fakeNode = path.join(root, 'node.sh');
+    writeFileSync(fakeNode, `#!/bin/sh\necho started >> '${started}'\nexec '${process.execPath}' "$@"\n`, { mode: 0o755 });
+    const linked = randomBytes(500);
+    const lfs = { linkedOids: () => [createHash('sha256').update(linked).digest('hex')] } as unknown as LfsService;
+    const gate = (await new LfsPushCheck(lfs, dataDir, fakeNode).gate({
+      id: 1,
+      settings: { lfs_enabled: true },
+    } as unknown as ProjectRecord))!;
+
+    const bare = path.join(root, 'remote.git');
+    expect(git(['init', '-q', '--bare', bare], root).status).toBe(0);
+    expect(git(['config', 'core.hooksPath', gate.config['core.hooksPath']!], bare).status).toBe(0);
+    const src = path.join(root, 'src');
+    expect(git(['init', '-q', '-b', 'main', src], root).status).toBe(0);
+    const commitAndPush = (files: Readonly<Record<string, string | Buffer>>) => {
+      for (const [name, content] of Object.entries(files)) writeFileSync(path.join(src, name), content);
+      expect(git(['add', '.'], src).status).toBe(0);
+      expect(git(['commit', '-q', '-m', 'c'], src).status).toBe(0);
+      return git(['push', bare, 'HEAD:refs/heads/main'], src, gate.env);
+    };
+
+    // Large files only (the commit and tree are small, but not blobs): no node.
+    const large = commitAndPush({ 'mix.wav': randomBytes(64 * 1024), 'notes.txt': 'x'.repeat(300) });
+    expect(large.status, large.stderr).toBe(0);
+    expect(existsSync(started)).toBe(false);
+
+    // A pointer to an object the project does not link: node runs and refuses as before.
+    const refused = commitAndPush({ 'kick.wav': pointerOf(randomBytes(3000)) });
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain(lfsMissingMessage);
+    expect(readFileSync(started, 'utf8')).toBe('started\n');
+
+    // A pointer to a linked object (the refused commit amended away): node runs and accepts.
+    expect(git(['reset', '-q', '--hard', 'HEAD~1'], src).status).toBe(0);
+    const accepted = commitAndPush({ 'snare.wav': pointerOf(linked) });
+    expect(accepted.status, accepted.stderr).toBe(0);
+    expect(readFileSync(started, 'utf8')).toBe('started\nstarted\n');
+    await gate.release();
+  }, 60_000);
 });

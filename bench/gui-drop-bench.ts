@@ -1,0 +1,145 @@
+/**
+ * Drop to filled (issue 22 item 6; not a test): a 3-minute stereo WAV is given to the Analyse screen
+ * in Chromium against the built server (`npm run build` first), and the time from handing the page
+ * the file to every panel filled (the seven requests done, the waveform ready, the spectrogram drawn)
+ * is measured. Each round uses fresh bytes (one sample changed), so the server analyses cold. Printed
+ * beside it, the reference: the same requests sent from node without a browser, upload once then by
+ * hash, two at a time as the page sends them, on fresh bytes too. Then the browser's resource timings
+ * per route of the last round (start and duration from the drop).
+ *
+ *   npm run build && npx tsx bench/gui-drop-bench.ts [--rounds 3]
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium } from '@playwright/test';
+import { serverNodeFlags } from '../server/config/node-flags.js';
+import { median, say, startServerProcess } from './bench-support.js';
+import { writeSynthTrack } from './synth-track.js';
+
+const token = 'bench-gui-admin';
+const roundsArg = process.argv.indexOf('--rounds');
+const rounds = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 3;
+let variant = 0;
+// bench/ is type-checked without the DOM's types; these run in the page.
+declare const document: { querySelector(s: string): unknown; querySelectorAll(s: string): { readonly length: number } };
+declare const sessionStorage: { setItem(key: string, value: string): void };
+
+/** Every panel filled: the seven requests done, the waveform ready, the spectrogram drawn (runs in the page). */
+const filled = () =>
+  document.querySelectorAll('[aria-label="Requests"] [data-status="done"]').length === 7 &&
+  document.querySelector('[role="slider"][data-ready="true"]') !== null &&
+  document.querySelector('canvas[data-drawn="mel"]') !== null;
+
+/** The track with one sample changed: new bytes, a new sha256, nothing cached. */
+function freshBytes(track: Buffer): Buffer {
+  const copy = Buffer.from(track);
+  variant += 1;
+  copy.writeInt16LE(variant, 44 + 4 * 1000);
+  return copy;
+}
+
+interface ResourceTiming {
+  readonly name: string;
+  readonly startTime: number;
+  readonly duration: number;
+}
+
+/** The page's requests as node sends them: upload to the library once, the rest by hash, two lanes. */
+async function reference(url: string, bytes: Buffer, requests: readonly string[]): Promise<number> {
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const auth = { Authorization: `Bearer ${token}` };
+  const start = performance.now();
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(bytes)], { type: 'audio/wav' }), 'track.wav');
+  const up = await fetch(`${url}/audio/v1/library/items`, { method: 'POST', headers: auth, body: form });
+  if (!up.ok) throw new Error(`upload: ${up.status}`);
+  await up.arrayBuffer();
+  const queue = requests.map((r) => {
+    const u = new URL(r, url);
+    u.searchParams.set('sha256', sha256);
+    return u.toString();
+  });
+  const lane = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const res = await fetch(next, { method: 'POST', headers: auth });
+      if (!res.ok) throw new Error(`${next}: ${res.status}`);
+      await res.arrayBuffer();
+    }
+  };
+  await Promise.all([lane(), lane()]);
+  return performance.now() - start;
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(path.join(tmpdir(), 'cratehouse-gui-bench-'));
+  const wav = path.join(work, 'track.wav');
+  await writeSynthTrack(wav, 180);
+  const track = readFileSync(wav);
+  const server = await startServerProcess([...serverNodeFlags, 'dist/server/main.js'], {
+    CRATEHOUSE_PORT: '0',
+    CRATEHOUSE_HOST: '127.0.0.1',
+    CRATEHOUSE_DATA_DIR: path.join(work, 'data'),
+    CRATEHOUSE_ADMIN_TOKEN: token,
+    CRATEHOUSE_LOG_LEVEL: 'error',
+  });
+  const browser = await chromium.launch({
+    executablePath: process.env.CRATEHOUSE_CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await page.addInitScript((value) => sessionStorage.setItem('cratehouse.token', value), token);
+    say(`# Drop to filled: a ${(track.length / 1e6).toFixed(1)} MB 3-minute WAV on Analyse (load ${loadavg()[0]!.toFixed(2)})`);
+    const gui: number[] = [];
+    const refs: number[] = [];
+    let timings: ResourceTiming[] = [];
+    for (let round = 0; round <= rounds; round++) {
+      await page.goto(`${server.url}/analyse`);
+      await page.getByTestId('file-input').waitFor({ state: 'attached' });
+      await page.evaluate(() => performance.clearResourceTimings());
+      // A path, not a buffer: Playwright hands Chromium the file, not 32 MB over the protocol.
+      const file = path.join(work, `round-${round}`, 'track.wav');
+      mkdirSync(path.dirname(file));
+      writeFileSync(file, freshBytes(track));
+      const start = await page.evaluate(() => performance.now());
+      await page.getByTestId('file-input').setInputFiles(file);
+      await page.waitForFunction(filled, undefined, { polling: 'raf', timeout: 120_000 });
+      const end = await page.evaluate(() => performance.now());
+      timings = (await page.evaluate(() =>
+        performance
+          .getEntriesByType('resource')
+          .filter((e) => e.name.includes('/audio/v1/'))
+          .map((e) => ({ name: e.name, startTime: e.startTime, duration: e.duration })),
+      )) as ResourceTiming[];
+      timings = timings.map((t) => ({ ...t, startTime: t.startTime - start }));
+      const byHash = timings.filter((t) => t.name.includes('sha256=')).map((t) => new URL(t.name).pathname + new URL(t.name).search);
+      const ref = await reference(
+        server.url,
+        freshBytes(track),
+        byHash.map((r) => r.replace(/([?&])sha256=[0-9a-f]+&?/, '$1').replace(/[?&]$/, '')),
+      );
+      // Round 0 warms the page, the server's workers and the WebAssembly kernels; not counted.
+      if (round === 0) continue;
+      gui.push(end - start);
+      refs.push(ref);
+      say(`round ${round}: GUI drop to filled ${(end - start).toFixed(0)} ms; reference (node, same requests) ${ref.toFixed(0)} ms`);
+    }
+    say(`median of ${rounds}: GUI ${median(gui).toFixed(0)} ms, reference ${median(refs).toFixed(0)} ms (target: GUI ≤ 1000 ms)`);
+    say('last round, per request (ms from the drop):');
+    for (const t of timings.sort((a, b) => a.startTime - b.startTime)) {
+      const u = new URL(t.name);
+      say(`  ${u.pathname.padEnd(34)} start ${t.startTime.toFixed(0).padStart(5)}  took ${t.duration.toFixed(0).padStart(5)}`);
+    }
+  } finally {
+    await browser.close();
+    await server.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+});
