@@ -35,6 +35,7 @@ import { ContentStore } from './shared/content-store.js';
 import type { OutboundPolicy } from './http/outbound.js';
 import { JobRunner, type JobHandler } from './queue/job-runner.js';
 import { createJobsRepo } from './queue/jobs-repo.js';
+import { createBullJobQueue } from './queue/bullmq-job-queue.js';
 import { createWebhookSender, type WebhookOptions, type WebhookTransport } from './queue/webhooks.js';
 import type { ArchiveLimits } from './shared/tar-archive.js';
 import type { Store } from './store/store.js';
@@ -54,6 +55,8 @@ export interface ServiceOptions {
   readonly meterFlushMs: number;
   readonly webhooks: { readonly transport: WebhookTransport; readonly options?: Partial<WebhookOptions> };
   readonly jobConcurrency: number;
+  /** Redis for the queues (BullMQ); null or absent: both queues in process, no Redis needed. */
+  readonly redis?: RedisQueues | null;
   /** Extra job kinds (tests). */
   readonly jobHandlers?: ReadonlyMap<string, JobHandler>;
   /** Source fetching. */
@@ -78,6 +81,13 @@ export interface ServiceOptions {
   readonly http: { readonly publicUrl: string | null; readonly maxJsonKb: number; readonly accelRedirect: string | null };
   /** Roots below which the library may index folders in place (empty: off). */
   readonly libraryFolders?: readonly string[];
+}
+
+/** The queues over Redis: where, how long a dead node keeps a job, and whether this node analyses too. */
+export interface RedisQueues {
+  readonly url: string;
+  readonly lockS: number;
+  readonly analysisInApp: boolean;
 }
 
 /** The built service graph: what createApp takes, and the parts the host starts, stops or inspects. */
@@ -116,7 +126,9 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     new Map([[sourceJobType, sourcesSetup.handler], ...(options.jobHandlers ?? [])]),
     webhooks,
     log,
-    options.jobConcurrency,
+    options.redis
+      ? createBullJobQueue({ url: options.redis.url, concurrency: options.jobConcurrency, lockS: options.redis.lockS }, log)
+      : options.jobConcurrency,
   );
   const sources = sourcesSetup.connect(jobs);
   const pool = createAnalysisPool(options.analysisPool.threads, options.analysisPool.options);
