@@ -10,6 +10,11 @@ import { setUpSources } from './audio/sources/set-up-sources.js';
 import type { SourceService } from './audio/sources/source-service.js';
 import type { YtDlp } from './audio/sources/yt-dlp.js';
 import { createAnalysisPool, type AnalysisPool, type PoolOptions } from './audio/analysis/worker-pool.js';
+import { analysisInputsDir } from './audio/analysis/analysis-queue.js';
+import { startAnalysisTaskWorker, type AnalysisTaskWorker } from './audio/analysis/analysis-task-worker.js';
+import { createQueuedAnalysisPool } from './audio/analysis/queued-pool.js';
+import type { DecoderChoice } from './audio/decode/pcm-source.js';
+import { availableParallelism } from 'node:os';
 import { createAuthGuard } from './auth/authenticate.js';
 import { FailedAuthLimiter, type FailedAuthLimits } from './auth/failed-auth-limiter.js';
 import { createIdentityRepo } from './auth/identity-repo.js';
@@ -106,6 +111,27 @@ export interface Services {
   stop(): Promise<void>;
 }
 
+/**
+ * This node's analysis threads; with Redis, the pool queues tasks there instead, and the threads take
+ * tasks from the queue like a `cratehouse worker` does unless `analysisInApp` is off.
+ */
+function setUpAnalysisPool(
+  options: ServiceOptions,
+  decoder: DecoderChoice,
+  log: Logger,
+): { readonly pool: AnalysisPool; readonly analysisTasks: AnalysisTaskWorker | null } {
+  const threads = options.analysisPool.threads ?? availableParallelism();
+  const local = createAnalysisPool(threads, options.analysisPool.options);
+  const { redis } = options;
+  if (!redis) return { pool: local, analysisTasks: null };
+  const inputs = new ContentStore(path.join(options.dataDir, analysisInputsDir), options.uploads.tmpDir);
+  const pool = createQueuedAnalysisPool(local, { url: redis.url, inputs, budget: options.analysisPool.options.budget, log });
+  const analysisTasks = redis.analysisInApp
+    ? startAnalysisTaskWorker({ url: redis.url, inputs, pool: local, decoder, concurrency: 2 * threads, lockS: redis.lockS, log })
+    : null;
+  return { pool, analysisTasks };
+}
+
 /** The one wiring of the service graph, used by startServer and the test harness alike. */
 export async function buildServices(options: ServiceOptions): Promise<Services> {
   const { store, dataDir, log, version } = options;
@@ -131,13 +157,9 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
       : options.jobConcurrency,
   );
   const sources = sourcesSetup.connect(jobs);
-  const pool = createAnalysisPool(options.analysisPool.threads, options.analysisPool.options);
-  const analysis = new AnalysisService(
-    pool,
-    new ResultCache(path.join(dataDir, 'cache')),
-    options.ffmpegPath ? { kind: 'ffmpeg', path: options.ffmpegPath } : { kind: 'js' },
-    meter,
-  );
+  const decoder: DecoderChoice = options.ffmpegPath ? { kind: 'ffmpeg', path: options.ffmpegPath } : { kind: 'js' };
+  const { pool, analysisTasks } = setUpAnalysisPool(options, decoder, log);
+  const analysis = new AnalysisService(pool, new ResultCache(path.join(dataDir, 'cache')), decoder, meter);
   // Audio bytes held once across the library, source artifacts and Git LFS objects (hard links).
   const lfsObjects = new LfsObjectStore(dataDir);
   const content = new ContentStore(path.join(dataDir, 'content'), options.uploads.tmpDir, [
@@ -236,6 +258,7 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
       await libraryRepo.close();
       await jobs.stop();
       await hooks.stop();
+      await analysisTasks?.close();
       await pool.destroy();
     },
   };

@@ -82,6 +82,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       webhooks: { transport: options.webhookTransport ?? outboundTransport(config.fetchAllowPrivate), options: options.webhookOptions },
       jobConcurrency: config.jobConcurrency,
       jobHandlers: options.jobHandlers,
+      redis: config.redisUrl ? { url: config.redisUrl, lockS: config.redisLockS, analysisInApp: config.analysisInApp } : null,
       sources: {
         ytdlpPath: config.ytdlpPath,
         policy: { allowPrivate: config.fetchAllowPrivate, maxRedirects: sourceMaxRedirects, timeoutMs: 30_000 },
@@ -97,6 +98,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       // Warm the JIT before the first request: the analysis threads in the background (they write a
       // WAV to the upload dir), the upload path on this thread below (~0.2 s).
       analysisPool: {
+        ...(config.analysisThreads > 0 ? { threads: config.analysisThreads } : {}),
         options: { warmUpDir: uploads.tmpDir, budget: { baseS: config.analysisBudgetS, perAudioS: config.analysisBudgetPerAudioS } },
       },
       failedAuth: {

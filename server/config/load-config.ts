@@ -78,6 +78,8 @@ export interface Config {
   readonly redisLockS: number;
   /** With Redis: whether this app node also runs analysis tasks from the queue (off: only workers do). */
   readonly analysisInApp: boolean;
+  /** Analysis threads of this node (server or `cratehouse worker`); 0: one per core. */
+  readonly analysisThreads: number;
 }
 
 /** Values every deployment starts from; the data dir is relative to the working directory. */
@@ -115,6 +117,7 @@ export const defaultConfig: Config = {
   redisUrl: null,
   redisLockS: 30,
   analysisInApp: true,
+  analysisThreads: 0,
 };
 
 /** The config file in the data dir: the same keys as Config, all optional. */
@@ -156,6 +159,7 @@ const envKeys: Readonly<Record<keyof Config, string>> = {
   redisUrl: 'CRATEHOUSE_REDIS_URL',
   redisLockS: 'CRATEHOUSE_REDIS_LOCK_S',
   analysisInApp: 'CRATEHOUSE_ANALYSIS_IN_APP',
+  analysisThreads: 'CRATEHOUSE_ANALYSIS_THREADS',
 };
 
 /** Thrown for a value that cannot be used; the message names the setting and where it came from. */
@@ -213,6 +217,7 @@ const numberKeys = new Set<keyof Config>([
   'authFailWindowS',
   'authFailBlockS',
   'redisLockS',
+  'analysisThreads',
 ]);
 const booleanKeys = new Set<keyof Config>(['fetchAllowPrivate', 'hooksAllowPrivate', 'authFailExemptLoopback', 'analysisInApp']);
 
@@ -295,6 +300,8 @@ function validate(c: Config): Config {
   if (!Number.isInteger(c.authFailBlockS) || c.authFailBlockS < 1)
     throw new ConfigError(`failed-authentication block must be a positive number of seconds, got ${c.authFailBlockS}`);
   if (c.redisUrl !== null) checkRedisUrl(c.redisUrl);
+  if (!Number.isInteger(c.analysisThreads) || c.analysisThreads < 0)
+    throw new ConfigError(`CRATEHOUSE_ANALYSIS_THREADS must be a whole number (0: one per core), got ${c.analysisThreads}`);
   if (!(c.redisLockS >= 1)) throw new ConfigError(`CRATEHOUSE_REDIS_LOCK_S must be at least 1 second, got ${c.redisLockS}`);
   const accelRedirect = c.accelRedirect === null ? null : c.accelRedirect.replace(/\/*$/, '/');
   return { ...c, publicUrl: c.publicUrl?.replace(/\/+$/, '') ?? null, accelRedirect };

@@ -77,23 +77,38 @@ export class ContentStore {
     await rm(this.pathOf(sha256), { force: true });
   }
 
+  /**
+   * Hold the bytes of a file someone else keeps (left in place), whose sha256 the caller computed: a
+   * hard link (a copy across devices), nothing when already held. Returns the held path.
+   */
+  async putLinked(source: string, sha256: string): Promise<string> {
+    const target = this.pathOf(sha256);
+    if (await this.has(sha256)) return target;
+    await mkdir(path.dirname(target), { recursive: true });
+    if (!(await this.linkFrom(source, target))) throw new Error(`cannot link ${source} into the content store`);
+    return target;
+  }
+
   private async linkFromOwners(sha256: string, target: string): Promise<boolean> {
     for (const locate of this.locators) {
       const source = await locate(sha256);
-      if (!source) continue;
-      // Linked under a temp name, then renamed: a concurrent put of the same bytes cannot see half a file.
-      const temp = path.join(this.tmpDir, `content-${randomUUID()}`);
-      try {
-        await link(source, temp);
-      } catch (e) {
-        // Another device: a copy is the only way (still stored once here).
-        if ((e as NodeJS.ErrnoException).code !== 'EXDEV') continue;
-        await copyFile(source, temp);
-      }
-      await rename(temp, target);
-      await syncDir(path.dirname(target));
-      return true;
+      if (source && (await this.linkFrom(source, target))) return true;
     }
     return false;
+  }
+
+  private async linkFrom(source: string, target: string): Promise<boolean> {
+    // Linked under a temp name, then renamed: a concurrent put of the same bytes cannot see half a file.
+    const temp = path.join(this.tmpDir, `content-${randomUUID()}`);
+    try {
+      await link(source, temp);
+    } catch (e) {
+      // Another device: a copy is the only way (still stored once here).
+      if ((e as NodeJS.ErrnoException).code !== 'EXDEV') return false;
+      await copyFile(source, temp);
+    }
+    await rename(temp, target);
+    await syncDir(path.dirname(target));
+    return true;
   }
 }
