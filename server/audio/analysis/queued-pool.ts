@@ -39,7 +39,9 @@ export function createQueuedAnalysisPool(local: AnalysisPool, options: QueuedPoo
   const connection = redisOptions(options.url);
   const queue = new Queue<QueuedAnalysisTask, QueuedAnalysisResult>(analysisQueueName, { connection, prefix: redisKeyPrefix });
   const events = new QueueEvents(analysisQueueName, { connection, prefix: redisKeyPrefix });
+  // One listener per waiting task on each.
   events.setMaxListeners(0);
+  queue.setMaxListeners(0);
   const ready = events.waitUntilReady();
   queue.on('error', (e: unknown) => options.log.error('redis (analysis queue)', e));
   events.on('error', (e: unknown) => options.log.error('redis (analysis events)', e));
