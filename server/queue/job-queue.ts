@@ -31,9 +31,7 @@ export function createInProcessQueue(concurrency: number, log: Logger): JobQueue
       run = runner;
     },
     add(jobId, priority) {
-      void queue
-        .add(async () => run?.(jobId), { priority })
-        .catch((e: unknown) => log.error(`job ${jobId} crashed the runner`, e));
+      void queue.add(async () => run?.(jobId), { priority }).catch((e: unknown) => log.error(`job ${jobId} crashed the runner`, e));
     },
     async publishCancel(jobId) {
       for (const listener of listeners) listener(jobId);

@@ -22,7 +22,8 @@ export function hasRedisServer(): boolean {
  */
 export function redisSkipReason(env: Readonly<Record<string, string | undefined>>): string | null {
   if (hasRedisServer()) return null;
-  if (env.CRATEHOUSE_REQUIRE_REDIS === '1') throw new Error('CRATEHOUSE_REQUIRE_REDIS=1 but redis-server is not installed (apt-get install redis-server)');
+  if (env.CRATEHOUSE_REQUIRE_REDIS === '1')
+    throw new Error('CRATEHOUSE_REQUIRE_REDIS=1 but redis-server is not installed (apt-get install redis-server)');
   return 'redis-server is not installed: the Redis queue tests are skipped (apt-get install redis-server, or CRATEHOUSE_REQUIRE_REDIS=1 to fail instead)';
 }
 

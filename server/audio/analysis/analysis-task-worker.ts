@@ -63,7 +63,12 @@ export function startAnalysisTaskWorker(options: AnalysisTaskWorkerOptions): Ana
         log.info(`analysis task ${String(job.id)} failed: ${error.message}`);
         const { code, retryAfter } = error.options;
         return {
-          failure: { kind: error.kind, message: error.message, ...(code ? { code } : {}), ...(retryAfter !== undefined ? { retryAfter } : {}) },
+          failure: {
+            kind: error.kind,
+            message: error.message,
+            ...(code ? { code } : {}),
+            ...(retryAfter !== undefined ? { retryAfter } : {}),
+          },
         };
       }
     },
