@@ -12,7 +12,11 @@ export interface ServerChild {
 }
 
 /** Start the real headless server (through tsx) on a free port over `dataDir`; resolve once it listens. For tests that kill it. */
-export function startServerChild(dataDir: string, adminToken: string): Promise<ServerChild> {
+export function startServerChild(
+  dataDir: string,
+  adminToken: string,
+  env: Readonly<Record<string, string>> = {},
+): Promise<ServerChild> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     cwd: root,
     env: {
@@ -21,6 +25,7 @@ export function startServerChild(dataDir: string, adminToken: string): Promise<S
       CRATEHOUSE_DATA_DIR: dataDir,
       CRATEHOUSE_ADMIN_TOKEN: adminToken,
       CRATEHOUSE_LOG_LEVEL: 'error',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
