@@ -90,11 +90,15 @@ async function run(workers: number, offsetDb: number): Promise<{ perS: number; w
   return { perS: uploads / wallS, wallS, finished, failed };
 }
 
-const loadBefore = loadavg().map((l) => l.toFixed(2)).join(' ');
+const loadBefore = loadavg()
+  .map((l) => l.toFixed(2))
+  .join(' ');
 const started = new Date().toISOString();
 const one = await run(1, 10);
 const two = await run(2, 20);
-const loadAfter = loadavg().map((l) => l.toFixed(2)).join(' ');
+const loadAfter = loadavg()
+  .map((l) => l.toFixed(2))
+  .join(' ');
 const lines = [
   `## Analysis over Redis: 1 vs 2 worker processes (\`bench/worker-bench.ts\`, ${started.slice(0, 16).replace('T', ' ')} UTC)`,
   '',

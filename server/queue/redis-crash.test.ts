@@ -47,41 +47,45 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-it.skipIf(redisSkip !== null)('a job running on an app node SIGKILLed over Redis is run again after the restart and finishes once', async () => {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-redis-crash-'));
-  const env = { CRATEHOUSE_REDIS_URL: redis!.url, CRATEHOUSE_REDIS_LOCK_S: '2', CRATEHOUSE_FETCH_ALLOW_PRIVATE: 'true' };
-  const headers = { Authorization: 'Bearer crash-admin', 'Content-Type': 'application/json' };
-  const first = await startServerChild(dataDir, 'crash-admin', env);
-  children.push(first.child);
-  const created = (await (
-    await fetch(`${first.url}/audio/v1/sources`, { method: 'POST', headers, body: JSON.stringify({ url: `${media.url}/slow.wav` }) })
-  ).json()) as JobStatus;
-  let seen: JobStatus = created;
-  for (let i = 0; i < 400 && !(seen.status === 'running' && seen.progress > 0); i++) {
-    await new Promise((r) => setTimeout(r, 25));
-    seen = (await (await fetch(`${first.url}/audio/v1/jobs/${created.job_id}`, { headers })).json()) as JobStatus;
-  }
-  expect(seen.status).toBe('running');
-  const exited = new Promise((r) => first.child.once('exit', r));
-  first.child.kill('SIGKILL'); // no shutdown: the BullMQ job stays active under a lock nobody renews
-  await exited;
-  expect(downloads).toBe(1);
-
-  const second = await startServerChild(dataDir, 'crash-admin', env);
-  children.push(second.child);
-  try {
-    let job: JobStatus = seen;
-    for (let i = 0; i < 1200 && job.status !== 'done' && job.status !== 'error'; i++) {
+it.skipIf(redisSkip !== null)(
+  'a job running on an app node SIGKILLed over Redis is run again after the restart and finishes once',
+  async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-redis-crash-'));
+    const env = { CRATEHOUSE_REDIS_URL: redis!.url, CRATEHOUSE_REDIS_LOCK_S: '2', CRATEHOUSE_FETCH_ALLOW_PRIVATE: 'true' };
+    const headers = { Authorization: 'Bearer crash-admin', 'Content-Type': 'application/json' };
+    const first = await startServerChild(dataDir, 'crash-admin', env);
+    children.push(first.child);
+    const created = (await (
+      await fetch(`${first.url}/audio/v1/sources`, { method: 'POST', headers, body: JSON.stringify({ url: `${media.url}/slow.wav` }) })
+    ).json()) as JobStatus;
+    let seen: JobStatus = created;
+    for (let i = 0; i < 400 && !(seen.status === 'running' && seen.progress > 0); i++) {
       await new Promise((r) => setTimeout(r, 25));
-      job = (await (await fetch(`${second.url}/audio/v1/jobs/${created.job_id}`, { headers })).json()) as JobStatus;
+      seen = (await (await fetch(`${first.url}/audio/v1/jobs/${created.job_id}`, { headers })).json()) as JobStatus;
     }
-    expect(job).toMatchObject({ job_id: created.job_id, status: 'done', progress: 1, error: null });
-    // Run again from the start once (a second download), not twice.
-    await new Promise((r) => setTimeout(r, 3000)); // past another lock period: nothing runs it a third time
-    expect(downloads).toBe(2);
-  } finally {
-    const gone = new Promise((r) => second.child.once('exit', r));
-    second.child.kill('SIGTERM');
-    await gone;
-  }
-}, 180_000);
+    expect(seen.status).toBe('running');
+    const exited = new Promise((r) => first.child.once('exit', r));
+    first.child.kill('SIGKILL'); // no shutdown: the BullMQ job stays active under a lock nobody renews
+    await exited;
+    expect(downloads).toBe(1);
+
+    const second = await startServerChild(dataDir, 'crash-admin', env);
+    children.push(second.child);
+    try {
+      let job: JobStatus = seen;
+      for (let i = 0; i < 1200 && job.status !== 'done' && job.status !== 'error'; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+        job = (await (await fetch(`${second.url}/audio/v1/jobs/${created.job_id}`, { headers })).json()) as JobStatus;
+      }
+      expect(job).toMatchObject({ job_id: created.job_id, status: 'done', progress: 1, error: null });
+      // Run again from the start once (a second download), not twice.
+      await new Promise((r) => setTimeout(r, 3000)); // past another lock period: nothing runs it a third time
+      expect(downloads).toBe(2);
+    } finally {
+      const gone = new Promise((r) => second.child.once('exit', r));
+      second.child.kill('SIGTERM');
+      await gone;
+    }
+  },
+  180_000,
+);
