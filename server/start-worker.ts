@@ -7,6 +7,7 @@ import { createAnalysisPool } from './audio/analysis/worker-pool.js';
 import { resolveFfmpeg } from './audio/decode/ffmpeg-path.js';
 import { ConfigError, type Config } from './config/load-config.js';
 import { createLogger, type Logger } from './http/logger.js';
+import { checkRedisReachable } from './queue/redis-connection.js';
 import { ContentStore } from './shared/content-store.js';
 
 /** A `cratehouse worker` that is taking tasks. */
@@ -24,6 +25,7 @@ export interface RunningWorker {
 export async function startWorker(config: Config, options: { readonly log?: Logger } = {}): Promise<RunningWorker> {
   const log = options.log ?? createLogger(config.logLevel);
   if (!config.redisUrl) throw new ConfigError('cratehouse worker needs CRATEHOUSE_REDIS_URL (the Redis the app nodes queue tasks in)');
+  await checkRedisReachable(config.redisUrl);
   const ffmpeg = await resolveFfmpeg(config.ffmpegPath);
   if (!ffmpeg) log.info('ffmpeg not found: set CRATEHOUSE_FFMPEG or install ffmpeg (decoding falls back to the built-in decoders)');
   const threads = config.analysisThreads > 0 ? config.analysisThreads : availableParallelism();

@@ -1,5 +1,5 @@
 import type { RedisOptions as BullRedisOptions } from 'bullmq';
-import type { RedisOptions } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 
 /** Key prefix of every queue Cratehouse keeps in Redis (one Redis may serve other applications). */
 export const redisKeyPrefix = 'cratehouse';
@@ -23,4 +23,25 @@ export function redisOptions(url: string): RedisOptions & BullRedisOptions {
     ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
     ...(u.protocol === 'rediss:' ? { tls: { servername: u.hostname } } : {}),
   };
+}
+
+/**
+ * Refuse to start when Redis cannot be reached (a wrong host, port or socket), naming the variable,
+ * instead of a server whose queues wait forever for it.
+ */
+export async function checkRedisReachable(url: string, timeoutMs = 5000): Promise<void> {
+  const client = new Redis({ ...redisOptions(url), lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => undefined); // reported below, once
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      client.connect().then(() => client.ping()),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs))),
+    ]);
+  } catch (error) {
+    throw new Error(`CRATEHOUSE_REDIS_URL: cannot reach Redis at ${url} (${error instanceof Error ? error.message : String(error)})`);
+  } finally {
+    clearTimeout(timer);
+    client.disconnect();
+  }
 }
