@@ -10,6 +10,11 @@ import { setUpSources } from './audio/sources/set-up-sources.js';
 import type { SourceService } from './audio/sources/source-service.js';
 import type { YtDlp } from './audio/sources/yt-dlp.js';
 import { createAnalysisPool, type AnalysisPool, type PoolOptions } from './audio/analysis/worker-pool.js';
+import { analysisInputsDir } from './audio/analysis/analysis-queue.js';
+import { startAnalysisTaskWorker, type AnalysisTaskWorker } from './audio/analysis/analysis-task-worker.js';
+import { createQueuedAnalysisPool } from './audio/analysis/queued-pool.js';
+import type { DecoderChoice } from './audio/decode/pcm-source.js';
+import { availableParallelism } from 'node:os';
 import { createAuthGuard } from './auth/authenticate.js';
 import { FailedAuthLimiter, type FailedAuthLimits } from './auth/failed-auth-limiter.js';
 import { createIdentityRepo } from './auth/identity-repo.js';
@@ -35,6 +40,7 @@ import { ContentStore } from './shared/content-store.js';
 import type { OutboundPolicy } from './http/outbound.js';
 import { JobRunner, type JobHandler } from './queue/job-runner.js';
 import { createJobsRepo } from './queue/jobs-repo.js';
+import { createBullJobQueue } from './queue/bullmq-job-queue.js';
 import { createWebhookSender, type WebhookOptions, type WebhookTransport } from './queue/webhooks.js';
 import type { ArchiveLimits } from './shared/tar-archive.js';
 import type { Store } from './store/store.js';
@@ -54,6 +60,8 @@ export interface ServiceOptions {
   readonly meterFlushMs: number;
   readonly webhooks: { readonly transport: WebhookTransport; readonly options?: Partial<WebhookOptions> };
   readonly jobConcurrency: number;
+  /** Redis for the queues (BullMQ); null or absent: both queues in process, no Redis needed. */
+  readonly redis?: RedisQueues | null;
   /** Extra job kinds (tests). */
   readonly jobHandlers?: ReadonlyMap<string, JobHandler>;
   /** Source fetching. */
@@ -80,6 +88,13 @@ export interface ServiceOptions {
   readonly libraryFolders?: readonly string[];
 }
 
+/** The queues over Redis: where, how long a dead node keeps a job, and whether this node analyses too. */
+export interface RedisQueues {
+  readonly url: string;
+  readonly lockS: number;
+  readonly analysisInApp: boolean;
+}
+
 /** The built service graph: what createApp takes, and the parts the host starts, stops or inspects. */
 export interface Services {
   readonly identity: IdentityService;
@@ -94,6 +109,27 @@ export interface Services {
   readonly app: Pick<AppDeps, 'audio' | 'hosting' | 'repositories'>;
   /** Stop the job runner, hook deliveries and analysis threads (the meter and store are the host's). */
   stop(): Promise<void>;
+}
+
+/**
+ * This node's analysis threads; with Redis, the pool queues tasks there instead, and the threads take
+ * tasks from the queue like a `cratehouse worker` does unless `analysisInApp` is off.
+ */
+function setUpAnalysisPool(
+  options: ServiceOptions,
+  decoder: DecoderChoice,
+  log: Logger,
+): { readonly pool: AnalysisPool; readonly analysisTasks: AnalysisTaskWorker | null } {
+  const threads = options.analysisPool.threads ?? availableParallelism();
+  const local = createAnalysisPool(threads, options.analysisPool.options);
+  const { redis } = options;
+  if (!redis) return { pool: local, analysisTasks: null };
+  const inputs = new ContentStore(path.join(options.dataDir, analysisInputsDir), options.uploads.tmpDir);
+  const pool = createQueuedAnalysisPool(local, { url: redis.url, inputs, budget: options.analysisPool.options.budget, log });
+  const analysisTasks = redis.analysisInApp
+    ? startAnalysisTaskWorker({ url: redis.url, inputs, pool: local, decoder, concurrency: 2 * threads, lockS: redis.lockS, log })
+    : null;
+  return { pool, analysisTasks };
 }
 
 /** The one wiring of the service graph, used by startServer and the test harness alike. */
@@ -116,16 +152,14 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     new Map([[sourceJobType, sourcesSetup.handler], ...(options.jobHandlers ?? [])]),
     webhooks,
     log,
-    options.jobConcurrency,
+    options.redis
+      ? createBullJobQueue({ url: options.redis.url, concurrency: options.jobConcurrency, lockS: options.redis.lockS }, log)
+      : options.jobConcurrency,
   );
   const sources = sourcesSetup.connect(jobs);
-  const pool = createAnalysisPool(options.analysisPool.threads, options.analysisPool.options);
-  const analysis = new AnalysisService(
-    pool,
-    new ResultCache(path.join(dataDir, 'cache')),
-    options.ffmpegPath ? { kind: 'ffmpeg', path: options.ffmpegPath } : { kind: 'js' },
-    meter,
-  );
+  const decoder: DecoderChoice = options.ffmpegPath ? { kind: 'ffmpeg', path: options.ffmpegPath } : { kind: 'js' };
+  const { pool, analysisTasks } = setUpAnalysisPool(options, decoder, log);
+  const analysis = new AnalysisService(pool, new ResultCache(path.join(dataDir, 'cache')), decoder, meter);
   // Audio bytes held once across the library, source artifacts and Git LFS objects (hard links).
   // Each side links from the other: an LFS upload of bytes the library holds, and a library upload of an LFS object's.
   const lfsObjects: LfsObjectStore = new LfsObjectStore(dataDir, [
@@ -229,6 +263,7 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
       await libraryRepo.close();
       await jobs.stop();
       await hooks.stop();
+      await analysisTasks?.close();
       await pool.destroy();
     },
   };

@@ -38,6 +38,8 @@ const usage = `Usage: cratehouse <command> [options]
 
 Commands:
   serve [--host H] [--port P] [--data-dir D]       start the headless server (same as npm start)
+  worker [--data-dir D]                            run analysis tasks from Redis (CRATEHOUSE_REDIS_URL) for the
+                                                   app nodes sharing the data dir D (see docs/deploy/scale-out.md)
   user create --username U --name N --email E [--admin] [--tenant T] [--password P]
   token create --user U --name N [--scopes api,read_api] [--expires YYYY-MM-DD]
   token list [--user U]
@@ -224,6 +226,15 @@ export async function runCli(
     const server = await startServer(loadConfig(env, parseCliFlags(argv.slice(1))));
     out(`Cratehouse listening on ${server.url}`);
     const stop = () => void server.stop().then(() => process.exit(0));
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+    return -1;
+  }
+  if (command === 'worker') {
+    const { startWorker } = await import('./start-worker.js');
+    const worker = await startWorker(config);
+    out(`Cratehouse worker taking analysis tasks (${worker.threads} threads, data dir ${config.dataDir})`);
+    const stop = () => void worker.stop().then(() => process.exit(0));
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
     return -1;

@@ -15,6 +15,7 @@ import { handleExpectContinue } from './http/expect-continue.js';
 import { createLogger, type Logger } from './http/logger.js';
 import { warmUpUploads } from './http/multipart.js';
 import type { JobHandler } from './queue/job-runner.js';
+import { checkRedisReachable } from './queue/redis-connection.js';
 import { outboundTransport, type WebhookOptions, type WebhookTransport } from './queue/webhooks.js';
 import { defaultArchiveLimits } from './shared/tar-archive.js';
 import { acquireLock, prepareDataDir } from './store/data-dir.js';
@@ -60,6 +61,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     undo.push(() => store.flush());
     for (const step of store.migrationsApplied) log.info(`store: ${step}`);
 
+    if (config.redisUrl) await checkRedisReachable(config.redisUrl);
     const [ffmpeg, git] = await Promise.all([resolveFfmpeg(config.ffmpegPath), resolveGit(config.gitPath)]);
     if (!ffmpeg)
       log.info(
@@ -82,6 +84,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       webhooks: { transport: options.webhookTransport ?? outboundTransport(config.fetchAllowPrivate), options: options.webhookOptions },
       jobConcurrency: config.jobConcurrency,
       jobHandlers: options.jobHandlers,
+      redis: config.redisUrl ? { url: config.redisUrl, lockS: config.redisLockS, analysisInApp: config.analysisInApp } : null,
       sources: {
         ytdlpPath: config.ytdlpPath,
         policy: { allowPrivate: config.fetchAllowPrivate, maxRedirects: sourceMaxRedirects, timeoutMs: 30_000 },
@@ -97,6 +100,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       // Warm the JIT before the first request: the analysis threads in the background (they write a
       // WAV to the upload dir), the upload path on this thread below (~0.2 s).
       analysisPool: {
+        ...(config.analysisThreads > 0 ? { threads: config.analysisThreads } : {}),
         options: { warmUpDir: uploads.tmpDir, budget: { baseS: config.analysisBudgetS, perAudioS: config.analysisBudgetPerAudioS } },
       },
       failedAuth: {

@@ -34,6 +34,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ CRATEHOUSE_LIBRARY_FOLDERS: 'Samples' })).toThrow(ConfigError);
   });
 
+  it('takes a Redis URL (TCP or Unix socket) and refuses a bad one naming CRATEHOUSE_REDIS_URL', () => {
+    expect(loadConfig({}).redisUrl).toBeNull(); // the embedded default needs no Redis
+    expect(loadConfig({ CRATEHOUSE_REDIS_URL: 'redis://127.0.0.1:6380/2' }).redisUrl).toBe('redis://127.0.0.1:6380/2');
+    expect(loadConfig({ CRATEHOUSE_REDIS_URL: 'unix:///run/redis/redis.sock' }).redisUrl).toBe('unix:///run/redis/redis.sock');
+    for (const bad of ['localhost:6379', 'http://127.0.0.1:6379', 'redis://', 'redis://h/not-a-db', 'unix://'])
+      expect(() => loadConfig({ CRATEHOUSE_REDIS_URL: bad })).toThrow(/CRATEHOUSE_REDIS_URL/);
+    expect(() => loadConfig({ CRATEHOUSE_REDIS_LOCK_S: '0' })).toThrow(/CRATEHOUSE_REDIS_LOCK_S/);
+    expect(() => loadConfig({ CRATEHOUSE_ANALYSIS_IN_APP: 'maybe' })).toThrow(/CRATEHOUSE_ANALYSIS_IN_APP/);
+    expect(loadConfig({ CRATEHOUSE_ANALYSIS_IN_APP: 'off' }).analysisInApp).toBe(false);
+  });
+
   it('reads every CRATEHOUSE_* variable it documents', () => {
     const c = loadConfig({
       CRATEHOUSE_HOST: '::1',

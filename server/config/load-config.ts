@@ -69,6 +69,17 @@ export interface Config {
    * user's home.
    */
   readonly libraryFolders: readonly string[];
+  /**
+   * Redis for the queues (jobs and analysis tasks over BullMQ, shared with `cratehouse worker`
+   * processes): `redis://`, `rediss://` or `unix:///path/to.sock`; null keeps both queues in process.
+   */
+  readonly redisUrl: string | null;
+  /** How long a node may hold a queued job without renewing its lock before another node retries it (s). */
+  readonly redisLockS: number;
+  /** With Redis: whether this app node also runs analysis tasks from the queue (off: only workers do). */
+  readonly analysisInApp: boolean;
+  /** Analysis threads of this node (server or `cratehouse worker`); 0: one per core. */
+  readonly analysisThreads: number;
 }
 
 /** Values every deployment starts from; the data dir is relative to the working directory. */
@@ -103,6 +114,10 @@ export const defaultConfig: Config = {
   authFailExemptLoopback: false,
   trustProxy: null,
   libraryFolders: [],
+  redisUrl: null,
+  redisLockS: 30,
+  analysisInApp: true,
+  analysisThreads: 0,
 };
 
 /** The config file in the data dir: the same keys as Config, all optional. */
@@ -141,6 +156,10 @@ const envKeys: Readonly<Record<keyof Config, string>> = {
   authFailExemptLoopback: 'CRATEHOUSE_AUTH_FAIL_EXEMPT_LOOPBACK',
   trustProxy: 'CRATEHOUSE_TRUST_PROXY',
   libraryFolders: 'CRATEHOUSE_LIBRARY_FOLDERS',
+  redisUrl: 'CRATEHOUSE_REDIS_URL',
+  redisLockS: 'CRATEHOUSE_REDIS_LOCK_S',
+  analysisInApp: 'CRATEHOUSE_ANALYSIS_IN_APP',
+  analysisThreads: 'CRATEHOUSE_ANALYSIS_THREADS',
 };
 
 /** Thrown for a value that cannot be used; the message names the setting and where it came from. */
@@ -197,8 +216,10 @@ const numberKeys = new Set<keyof Config>([
   'authFailLimit',
   'authFailWindowS',
   'authFailBlockS',
+  'redisLockS',
+  'analysisThreads',
 ]);
-const booleanKeys = new Set<keyof Config>(['fetchAllowPrivate', 'hooksAllowPrivate', 'authFailExemptLoopback']);
+const booleanKeys = new Set<keyof Config>(['fetchAllowPrivate', 'hooksAllowPrivate', 'authFailExemptLoopback', 'analysisInApp']);
 
 function parseSource(raw: Record<string, unknown>, source: string): Overrides {
   const out: Record<string, unknown> = {};
@@ -278,8 +299,28 @@ function validate(c: Config): Config {
     throw new ConfigError(`failed-authentication window must be a positive number of seconds, got ${c.authFailWindowS}`);
   if (!Number.isInteger(c.authFailBlockS) || c.authFailBlockS < 1)
     throw new ConfigError(`failed-authentication block must be a positive number of seconds, got ${c.authFailBlockS}`);
+  if (c.redisUrl !== null) checkRedisUrl(c.redisUrl);
+  if (!Number.isInteger(c.analysisThreads) || c.analysisThreads < 0)
+    throw new ConfigError(`CRATEHOUSE_ANALYSIS_THREADS must be a whole number (0: one per core), got ${c.analysisThreads}`);
+  if (!(c.redisLockS >= 1)) throw new ConfigError(`CRATEHOUSE_REDIS_LOCK_S must be at least 1 second, got ${c.redisLockS}`);
   const accelRedirect = c.accelRedirect === null ? null : c.accelRedirect.replace(/\/*$/, '/');
   return { ...c, publicUrl: c.publicUrl?.replace(/\/+$/, '') ?? null, accelRedirect };
+}
+
+/** A Redis URL ioredis can use, or a ConfigError naming the variable (the start refuses). */
+function checkRedisUrl(raw: string): void {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`CRATEHOUSE_REDIS_URL must be a URL such as redis://127.0.0.1:6379, got ${JSON.stringify(raw)}`);
+  }
+  const socket = url.protocol === 'unix:' && url.pathname.length > 1;
+  const tcp = (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '' && /^\/?\d*$/.test(url.pathname);
+  if (!socket && !tcp)
+    throw new ConfigError(
+      `CRATEHOUSE_REDIS_URL must be redis://host[:port][/db], rediss://… or unix:///path/to.sock, got ${JSON.stringify(raw)}`,
+    );
 }
 
 /** Whether project hooks may target private addresses: their own setting, else the outbound one. */

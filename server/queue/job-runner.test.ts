@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { memoryLogger, startTestApp } from '../test-support/test-app.js';
 import { MemoryAdapter } from '../store/file-adapter.js';
 import type { DbSchema } from '../store/schema.js';
@@ -7,6 +7,10 @@ import { openStore } from '../store/store.js';
 import { JobRunner, type JobHandler } from './job-runner.js';
 import { createJobsRepo } from './jobs-repo.js';
 import { createWebhookSender, type WebhookTransport } from './webhooks.js';
+import { createBullJobQueue } from './bullmq-job-queue.js';
+import type { JobQueue } from './job-queue.js';
+import type { Logger } from '../http/logger.js';
+import { redisSkipReason, startPrivateRedis, type PrivateRedis } from '../test-support/private-redis.js';
 
 /** A handler that walks `steps` checkpoints, waiting `ms` between them. */
 function steppedHandler(steps: number, ms: number, log?: string[]): JobHandler {
@@ -28,13 +32,41 @@ const waitFor = async (check: () => boolean, ms = 5000) => {
   }
 };
 
-describe('job runner', () => {
+const redisSkip = redisSkipReason(process.env);
+if (redisSkip) console.warn(redisSkip);
+
+/**
+ * The same semantics over both queue backends: in process (p-queue), and BullMQ over a private
+ * redis-server each test starts (so no state crosses tests).
+ */
+const backends = [
+  { name: 'in process', redis: false },
+  { name: 'BullMQ over Redis', redis: true },
+] as const;
+
+describe.each(backends)('job runner ($name)', ({ redis: overRedis }) => {
+  let redis: PrivateRedis | null = null;
+  beforeEach(async (ctx) => {
+    if (overRedis && redisSkip) ctx.skip();
+    if (overRedis) redis = await startPrivateRedis();
+  });
+  afterEach(async () => {
+    await redis?.stop();
+    redis = null;
+  });
+  /** startTestApp's option selecting the backend. */
+  const backend = () => (redis ? { redis: { url: redis.url, lockS: 5, analysisInApp: true } } : {});
+  /** The queue a JobRunner built by hand takes. */
+  const queueOf = (log: Logger, concurrency: number): number | JobQueue =>
+    redis ? createBullJobQueue({ url: redis.url, concurrency, lockS: 5 }, log) : concurrency;
+
   it('runs queued jobs by priority (higher first) and records the result', async () => {
     const order: string[] = [];
-    const app = await startTestApp({ jobHandlers: new Map([['demo', steppedHandler(1, 5, order)]]), jobConcurrency: 1 });
+    const app = await startTestApp({ ...backend(), jobHandlers: new Map([['demo', steppedHandler(1, 50, order)]]), jobConcurrency: 1 });
     try {
       // The first job occupies the single slot; the rest queue and are then taken by priority.
       const first = await app.jobs.submit({ type: 'demo', tenant: 'root', params: { name: 'first' } });
+      await waitFor(() => order.length === 1);
       await app.jobs.submit({ type: 'demo', tenant: 'root', params: { name: 'low' }, priority: 0 });
       await app.jobs.submit({ type: 'demo', tenant: 'root', params: { name: 'high' }, priority: 10 });
       await app.jobs.submit({ type: 'demo', tenant: 'root', params: { name: 'mid' }, priority: 5 });
@@ -71,7 +103,7 @@ describe('job runner', () => {
   });
 
   it('hides other tenants’ jobs behind a 404, for GET and DELETE alike', async () => {
-    const app = await startTestApp({ jobHandlers: new Map([['demo', steppedHandler(1, 1)]]) });
+    const app = await startTestApp({ ...backend(), jobHandlers: new Map([['demo', steppedHandler(1, 1)]]) });
     try {
       const alice = await app.addUser('alice');
       const bob = await app.addUser('bob');
@@ -100,6 +132,7 @@ describe('job runner', () => {
 
   it('cancels a pending job at once, a running one at its next checkpoint, and leaves a finished one alone', async () => {
     const app = await startTestApp({
+      ...backend(),
       jobHandlers: new Map([
         ['slow', steppedHandler(200, 10)],
         ['quick', steppedHandler(1, 1)],
@@ -143,7 +176,7 @@ describe('job runner', () => {
     const failing: JobHandler = async () => {
       throw new Error('the source answered 404');
     };
-    const app = await startTestApp({ jobHandlers: new Map([['fail', failing]]) });
+    const app = await startTestApp({ ...backend(), jobHandlers: new Map([['fail', failing]]) });
     try {
       const job = await app.jobs.submit({ type: 'fail', tenant: 'root', params: {} });
       await app.jobs.onIdle();
@@ -159,7 +192,7 @@ describe('job runner', () => {
     const noWebhooks = { deliver: () => undefined, onIdle: async () => undefined, stop: async () => undefined };
     // First "boot": two jobs submitted, the first is mid-run when the server stops.
     const store1 = await openStore(adapter);
-    const runner1 = new JobRunner(createJobsRepo(store1), new Map([['slow', steppedHandler(100, 10)]]), noWebhooks, log, 1);
+    const runner1 = new JobRunner(createJobsRepo(store1), new Map([['slow', steppedHandler(100, 10)]]), noWebhooks, log, queueOf(log, 1));
     const a = await runner1.submit({ type: 'slow', tenant: 't', params: {} });
     const b = await runner1.submit({ type: 'slow', tenant: 't', params: {} });
     await waitFor(() => store1.data.jobs.find((j) => j.jobId === a.jobId)?.status === 'running');
@@ -169,15 +202,13 @@ describe('job runner', () => {
 
     // Second boot over the same persisted document.
     const store2 = await openStore(adapter);
-    const runner2 = new JobRunner(createJobsRepo(store2), new Map([['slow', steppedHandler(2, 1)]]), noWebhooks, log, 1);
+    const runner2 = new JobRunner(createJobsRepo(store2), new Map([['slow', steppedHandler(2, 1)]]), noWebhooks, log, queueOf(log, 1));
     expect(await runner2.resume()).toBe(2);
     await runner2.onIdle();
     expect(runner2.getForTenant('t', a.jobId)).toMatchObject({ status: 'done', progress: 1 });
     expect(runner2.getForTenant('t', b.jobId)).toMatchObject({ status: 'done', progress: 1 });
+    await runner2.stop();
   });
-});
-
-describe('webhooks', () => {
   it('posts the final JobStatus once, signed with the tenant secret, retrying after a failure', async () => {
     const calls: { url: string; body: string; headers: Record<string, string> }[] = [];
     let failFirst = true;
@@ -189,7 +220,7 @@ describe('webhooks', () => {
       }
       return 204;
     };
-    const app = await startTestApp({ jobHandlers: new Map([['demo', steppedHandler(1, 1)]]), webhookTransport: transport });
+    const app = await startTestApp({ ...backend(), jobHandlers: new Map([['demo', steppedHandler(1, 1)]]), webhookTransport: transport });
     try {
       const job = await app.jobs.submit({ type: 'demo', tenant: 'root', params: { name: 'x' }, webhookUrl: 'http://receiver.test/hook' });
       await app.jobs.onIdle();
@@ -216,7 +247,9 @@ describe('webhooks', () => {
       await app.close();
     }
   });
+});
 
+describe('webhooks', () => {
   it('gives up after the attempt limit without blocking the job queue', async () => {
     let calls = 0;
     const hanging: WebhookTransport = async (_u, _b, _h, signal) => {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import PQueue from 'p-queue';
 import { AppError, notFound } from '../http/errors.js';
 import type { Logger } from '../http/logger.js';
 import type { JobRecord } from '../store/schema.js';
+import { createInProcessQueue, type JobQueue } from './job-queue.js';
 import type { JobsRepo } from './jobs-repo.js';
 import type { WebhookSender } from './webhooks.js';
 
@@ -41,26 +41,29 @@ export interface JobSubmission {
 export const cancelledMessage = 'cancelled';
 
 /**
- * Runs jobs in process on p-queue. Records live in the store; the queue holds only job ids, so a
- * restart loses nothing: resume() re-queues what was pending or running.
+ * Runs jobs from a JobQueue (in process on p-queue, or BullMQ over Redis). Records live in the store;
+ * the queue holds only job ids, so a restart loses nothing: resume() re-queues what was pending or running.
  */
 export class JobRunner {
-  private readonly queue: PQueue;
+  private readonly queue: JobQueue;
   private readonly running = new Map<string, AbortController>();
   private stopping = false;
   private readonly progressWrittenAt = new Map<string, number>();
   private readonly handlers = new Map<string, JobHandler>();
+  private started = false;
 
   constructor(
     private readonly repo: JobsRepo,
     handlers: ReadonlyMap<string, JobHandler>,
     private readonly webhooks: WebhookSender,
     private readonly log: Logger,
-    concurrency: number,
+    /** A number: the in-process queue with that many slots. */
+    queue: number | JobQueue,
     private readonly clock: () => number = () => Date.now() / 1000,
   ) {
-    this.queue = new PQueue({ concurrency });
+    this.queue = typeof queue === 'number' ? createInProcessQueue(queue, log) : queue;
     for (const [kind, handler] of handlers) this.register(kind, handler);
+    this.queue.onCancel((jobId) => this.running.get(jobId)?.abort(new JobStoppedError(cancelledMessage)));
   }
 
   /**
@@ -76,6 +79,7 @@ export class JobRunner {
   async submit(submission: JobSubmission): Promise<Readonly<JobRecord>> {
     if (!this.handlers.has(submission.type)) throw new AppError('invalid', `unknown job type ${submission.type}`);
     const job = await this.repo.insert(this.newRecord(submission, 'pending'));
+    this.startTaking();
     this.enqueue(job);
     return job;
   }
@@ -116,7 +120,8 @@ export class JobRunner {
     if (job.status === 'pending') return this.finish(job.jobId, { status: 'error', error: cancelledMessage, cancelRequested: true });
     if (job.status === 'running') {
       if (!job.cancelRequested) await this.repo.update(jobId, { cancelRequested: true });
-      this.running.get(jobId)?.abort(new JobStoppedError(cancelledMessage));
+      // The node running it may be another one: every node hears the cancellation.
+      await this.queue.publishCancel(jobId);
       return this.repo.byId(jobId) ?? job;
     }
     return job;
@@ -124,6 +129,7 @@ export class JobRunner {
 
   /** Re-queue jobs a previous run left pending or running, and retry undelivered webhooks. */
   async resume(): Promise<number> {
+    this.startTaking();
     const unfinished = this.repo
       .all()
       .filter((j) => j.status === 'pending' || j.status === 'running')
@@ -148,9 +154,8 @@ export class JobRunner {
   /** Stop taking work; running handlers are aborted and their jobs stay resumable. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.queue.clear();
     for (const controller of this.running.values()) controller.abort(new JobStoppedError('server stopping'));
-    await this.queue.onIdle();
+    await this.queue.stop();
     await this.webhooks.stop();
   }
 
@@ -175,15 +180,26 @@ export class JobRunner {
     };
   }
 
+  /**
+   * Take ids from the queue from the first submit or resume() on, not at construction: a shared queue
+   * (Redis) may hold ids of a previous run, which must find every handler registered.
+   */
+  private startTaking(): void {
+    if (this.started) return;
+    this.started = true;
+    this.queue.start((jobId) => this.run(jobId));
+  }
+
   private enqueue(job: Readonly<JobRecord>): void {
-    void this.queue
-      .add(() => this.run(job.jobId), { priority: job.priority })
-      .catch((e: unknown) => this.log.error(`job ${job.jobId} crashed the runner`, e));
+    this.queue.add(job.jobId, job.priority);
   }
 
   private async run(jobId: string): Promise<void> {
     const job = this.repo.byId(jobId);
-    if (!job || job.status !== 'pending' || this.stopping) return;
+    // `running` but not here: the queue handed it out again because the node that took it died
+    // (BullMQ's stalled-job recovery), so it runs again from the start.
+    const runnable = job?.status === 'pending' || (job?.status === 'running' && !this.running.has(jobId));
+    if (!job || !runnable || this.stopping) return;
     const handler = this.handlers.get(job.type);
     if (!handler) {
       await this.finish(jobId, { status: 'error', error: `no handler for job type ${job.type}` });

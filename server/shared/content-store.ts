@@ -80,6 +80,18 @@ export class ContentStore {
   private linkFromOwners(sha256: string, target: string): Promise<boolean> {
     return linkFromOwners(this.locators, sha256, target, this.tmpDir);
   }
+
+  /**
+   * Hold the bytes of a file someone else keeps (left in place), whose sha256 the caller computed: a
+   * hard link (a copy across devices), nothing when already held. Returns the held path.
+   */
+  async putLinked(source: string, sha256: string): Promise<string> {
+    const target = this.pathOf(sha256);
+    if (await this.has(sha256)) return target;
+    if (!(await linkFromOwners([() => Promise.resolve(source)], sha256, target, this.tmpDir)))
+      throw new Error(`cannot link ${source} into the content store`);
+    return target;
+  }
 }
 
 /**

@@ -11,7 +11,7 @@ import type { AnalysisBudget } from '../audio/analysis/task-deadline.js';
 import { defaultFailedAuthLimits, type FailedAuthLimits } from '../auth/failed-auth-limiter.js';
 import type { IdentityService } from '../auth/identity.js';
 import type { Meter } from '../auth/metering.js';
-import { buildServices } from '../build-services.js';
+import { buildServices, type RedisQueues } from '../build-services.js';
 import type { RepositoryRouteDeps } from '../hosting/git/repository-routes.js';
 import type { HookDeliveryOptions, HookService } from '../hosting/hooks/hooks.js';
 import type { ProjectService } from '../hosting/projects/projects.js';
@@ -109,6 +109,8 @@ export async function startTestApp(
     readonly libraryFolders?: readonly string[];
     /** Use this data dir (to restart over the same files) instead of a new temp dir. */
     readonly dataDir?: string;
+    /** Queues over this Redis (BullMQ) instead of in process. */
+    readonly redis?: RedisQueues;
   } = {},
 ): Promise<TestApp> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'cratehouse-test-')));
@@ -131,6 +133,7 @@ export async function startTestApp(
     webhooks: { transport: options.webhookTransport ?? (async () => 599), options: { backoffMs: 10, ...options.webhookOptions } },
     jobConcurrency: options.jobConcurrency ?? 1,
     jobHandlers: options.jobHandlers,
+    redis: options.redis ?? null,
     sources: {
       ytdlpPath: options.sources?.ytdlpPath ?? 'off',
       policy: { allowPrivate: options.sources?.allowPrivate ?? true, maxRedirects: options.sources?.maxRedirects ?? 5, timeoutMs: 10_000 },

@@ -40,10 +40,12 @@ export class EarlyAnalysis {
   private readonly feed = new FeedWriter();
   private started: { readonly path: string; readonly result: Promise<AnalysisOutput> } | null = null;
 
-  constructor(private readonly begin: (path: string, control: SharedArrayBuffer) => Promise<AnalysisOutput>) {}
+  /** `begin` null: nothing starts early (the pool cannot read a growing file), the answer comes after the upload. */
+  constructor(private readonly begin: ((path: string, control: SharedArrayBuffer) => Promise<AnalysisOutput>) | null) {}
 
   /** receiveUpload's `onFileProgress`: starts the analysis when the file opens, then reports progress. */
   readonly onFileProgress = (path: string, bytesOnDisk: number, complete: boolean): void => {
+    if (!this.begin) return;
     if (!this.started) {
       const result = this.begin(path, this.feed.shared);
       result.catch(() => undefined); // awaited only on a cache miss
@@ -110,6 +112,7 @@ export class AnalysisService {
 
   /** Start analysing an upload as it arrives; hand the result to `analyse` with the finished upload. */
   begin(engineId: EngineId, params: Readonly<Record<string, unknown>>, options: AnalysisOptions = {}): EarlyAnalysis {
+    if (this.pool.analysesGrowingFiles === false) return new EarlyAnalysis(null);
     return new EarlyAnalysis((file, control) => this.run(engineId, params, file, options, control));
   }
 

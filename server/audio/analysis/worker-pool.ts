@@ -25,6 +25,11 @@ export interface AnalysisPool {
   combine(engineId: EngineId, results: readonly unknown[], seconds: number): Promise<unknown>;
   /** True once every thread has finished its start-up warm-up (until then the first requests run slower code). */
   isWarm(): boolean;
+  /**
+   * False when tasks run on other machines (queued-pool.ts), which cannot follow an upload still
+   * arriving on this one: analyses then start once the upload is complete.
+   */
+  readonly analysesGrowingFiles?: boolean;
   destroy(): Promise<void>;
 }
 

@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { Queue, QueueEvents } from 'bullmq';
+import { AppError } from '../../http/errors.js';
+import type { Logger } from '../../http/logger.js';
+import { redisKeyPrefix, redisOptions } from '../../queue/redis-connection.js';
+import type { ContentStore } from '../../shared/content-store.js';
+import { analysisQueueName, queuePriority, type QueuedAnalysisResult, type QueuedAnalysisTask } from './analysis-queue.js';
+import type { AnalysisFailure } from './analysis-worker.js';
+import { deadlineExceeded, defaultAnalysisBudget, type AnalysisBudget } from './task-deadline.js';
+import type { AnalysisPool } from './worker-pool.js';
+
+/** How the app node hands analysis tasks to Redis. */
+export interface QueuedPoolOptions {
+  readonly url: string;
+  /** The shared data dir's input store: a task's bytes are linked in while it waits or runs. */
+  readonly inputs: ContentStore;
+  readonly budget?: AnalysisBudget;
+  readonly log: Logger;
+}
+
+/**
+ * Bytes per second of audio the wait budget assumes: 128 kbit/s, the leanest format commonly uploaded,
+ * so a file's size gives at least as many seconds as it holds and the wait outlasts the worker's own
+ * deadline (which counts the audio it really decodes).
+ */
+const leanBytesPerSecond = 16_000;
+/** Time past the budget a task may wait in the queue behind others before the app node gives up (503). */
+const queueWaitMs = 60_000;
+
+/**
+ * An AnalysisPool whose tasks run wherever a consumer takes them from Redis (a `cratehouse worker`, or
+ * this node when it analyses too): the file is hashed, linked into the input store, queued as
+ * {sha256, engine, params, priority} and its answer awaited. `local` (this node's threads) runs the
+ * split engines' combine step and what must stay here: a task reading an upload as it arrives.
+ */
+export function createQueuedAnalysisPool(local: AnalysisPool, options: QueuedPoolOptions): AnalysisPool {
+  const connection = redisOptions(options.url);
+  const queue = new Queue<QueuedAnalysisTask, QueuedAnalysisResult>(analysisQueueName, { connection, prefix: redisKeyPrefix });
+  const events = new QueueEvents(analysisQueueName, { connection, prefix: redisKeyPrefix });
+  // One listener per waiting task on each.
+  events.setMaxListeners(0);
+  queue.setMaxListeners(0);
+  const ready = events.waitUntilReady();
+  queue.on('error', (e: unknown) => options.log.error('redis (analysis queue)', e));
+  events.on('error', (e: unknown) => options.log.error('redis (analysis events)', e));
+  const budget = options.budget ?? defaultAnalysisBudget;
+  // Inputs in use by this node's waiting tasks: one link per sha256, removed with its last task.
+  const holding = new Map<string, number>();
+  return {
+    async run(task, signal, priority = 'interactive') {
+      if (task.growing) return local.run(task, signal, priority);
+      if (signal?.aborted) throw cancelled();
+      const { sha256, bytes } = await hashFile(task.file);
+      holding.set(sha256, (holding.get(sha256) ?? 0) + 1);
+      try {
+        await options.inputs.putLinked(task.file, sha256);
+        await ready;
+        const job = await queue.add(
+          'analyse',
+          {
+            sha256,
+            engineId: task.engineId,
+            params: task.params,
+            ...(task.headSeconds ? { headSeconds: task.headSeconds } : {}),
+            ...(task.split ? { split: task.split } : {}),
+            priority,
+          },
+          // Kept a while after finishing so a waiter that subscribes late still finds its answer.
+          { priority: queuePriority[priority], removeOnComplete: { age: 600 }, removeOnFail: { age: 600 } },
+        );
+        const waitMs = 1000 * (budget.baseS + (budget.perAudioS * bytes) / leanBytesPerSecond) + queueWaitMs;
+        const out = await untilAborted(job.waitUntilFinished(events, waitMs), signal).catch((error: unknown) => {
+          if (error instanceof AppError) throw error;
+          const message = error instanceof Error ? error.message : String(error);
+          if (/timed out/i.test(message)) throw deadlineExceeded(budget);
+          throw new AppError('unavailable', `The analysis failed on its worker: ${message}`, { code: 'worker_failed', retryAfter: 1 });
+        });
+        if (isFailure(out)) throw fromFailure(out);
+        return out;
+      } finally {
+        const left = (holding.get(sha256) ?? 1) - 1;
+        if (left > 0) holding.set(sha256, left);
+        else {
+          holding.delete(sha256);
+          await options.inputs.remove(sha256);
+        }
+      }
+    },
+    combine: (engineId, results, seconds) => local.combine(engineId, results, seconds),
+    isWarm: () => local.isWarm(),
+    analysesGrowingFiles: false,
+    async destroy() {
+      await events.close();
+      await queue.close();
+      await local.destroy();
+    },
+  };
+}
+
+/** The sha256 and size of a file, read once. */
+async function hashFile(file: string): Promise<{ sha256: string; bytes: number }> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return { sha256: hash.digest('hex'), bytes: (await stat(file)).size };
+}
+
+/** The answer, unless the caller stops waiting first (the task itself runs on; its answer is dropped). */
+function untilAborted<T>(answer: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return answer;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelled());
+    signal.addEventListener('abort', onAbort, { once: true });
+    answer.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function cancelled(): AppError {
+  return new AppError('unavailable', 'The analysis stopped: cancelled', { code: 'cancelled' });
+}
+
+function isFailure(out: unknown): out is AnalysisFailure {
+  return typeof out === 'object' && out !== null && 'failure' in out;
+}
+
+function fromFailure({ failure }: AnalysisFailure): AppError {
+  return new AppError(failure.kind, failure.message, {
+    ...(failure.code ? { code: failure.code } : {}),
+    ...(failure.retryAfter !== undefined ? { retryAfter: failure.retryAfter } : {}),
+  });
+}
