@@ -60,14 +60,26 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
   const db = () => store.data;
   const lower = (s: string) => s.toLowerCase();
   let index: Map<number, ProjectRecord> | null = null;
-  let indexed: ProjectRecord[] | null = null;
+  let indexedAt = -1;
   const byIdIndex = () => {
-    // Rebuilt when the array itself changed (remove replaces it; push keeps it but bumps the length).
-    if (!index || indexed !== db().projects || index.size !== db().projects.length) {
+    const revision = store.revisionOf(['projects']);
+    if (!index || indexedAt !== revision) {
       index = new Map(db().projects.map((p) => [p.id, p]));
-      indexed = db().projects;
+      indexedAt = revision;
     }
     return index;
+  };
+  /**
+   * Inside a change to the projects: carry the id index over it instead of rebuilding it (a pass over
+   * 100,000 rows) if it was current just before this change. A rollback or any other change in
+   * between moves the revision past it, and the index is rebuilt.
+   */
+  const carryIndex = (record: ProjectRecord) => {
+    const revision = store.revisionOf(['projects']);
+    if (index && indexedAt === revision - 1) {
+      index.set(record.id, record);
+      indexedAt = revision;
+    }
   };
   let forks: { readonly revision: number; readonly counts: ReadonlyMap<number, number> } | null = null;
   /** Count occurrences of `key(row)` in one tight loop, optionally only for some ids. */
@@ -102,21 +114,25 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
         if (here.some((p) => lower(p.name) === lower(project.name))) fields.name = ['has already been taken'];
         if (here.some((p) => lower(p.path) === lower(project.path))) fields.path = ['has already been taken'];
         if (Object.keys(fields).length > 0) throw new AppError('invalid', 'project is invalid', { fields });
-        const record: ProjectRecord = { ...project, id: nextId(d, 'projects') };
+        // readmePath is always written (null when there is none), so a reloaded row equals the stored one.
+        const record: ProjectRecord = { ...project, readmePath: project.readmePath ?? null, id: nextId(d, 'projects') };
         d.projects.push(record);
+        carryIndex(record);
         return record;
       }),
     update: (id, patch) =>
       store.mutate((d) => {
-        const project = d.projects.find((p) => p.id === id);
-        if (!project) throw new Error(`project ${id} vanished`);
-        Object.assign(project, patch);
+        const i = d.projects.findIndex((p) => p.id === id);
+        if (i < 0) throw new Error(`project ${id} vanished`);
+        const project: ProjectRecord = { ...d.projects[i]!, ...patch };
+        project.readmePath ??= null;
+        d.projects[i] = project;
+        carryIndex(project);
         return project;
       }),
     remove: (id) =>
       store.mutate((d) => {
-        d.projects = d.projects.filter((p) => p.id !== id);
-        for (const p of d.projects) if (p.forkedFromId === id) p.forkedFromId = null;
+        d.projects = d.projects.filter((p) => p.id !== id).map((p) => (p.forkedFromId === id ? { ...p, forkedFromId: null } : p));
         d.stars = d.stars.filter((s) => s.projectId !== id);
         d.projectShares = d.projectShares.filter((s) => s.projectId !== id);
         d.uploads = d.uploads.filter((u) => u.projectId !== id);
