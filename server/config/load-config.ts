@@ -63,6 +63,8 @@ export interface Config {
    * `loopback` behind a local nginx); null takes the socket's address.
    */
   readonly trustProxy: string | null;
+  /** PostgreSQL connection URL for the metadata (several nodes, large deployments); null keeps it in db.json in the data dir. */
+  readonly databaseUrl: string | null;
 }
 
 /** Values every deployment starts from; the data dir is relative to the working directory. */
@@ -96,6 +98,7 @@ export const defaultConfig: Config = {
   authFailBlockS: 300,
   authFailExemptLoopback: false,
   trustProxy: null,
+  databaseUrl: null,
 };
 
 /** The config file in the data dir: the same keys as Config, all optional. */
@@ -133,6 +136,7 @@ const envKeys: Readonly<Record<keyof Config, string>> = {
   authFailBlockS: 'CRATEHOUSE_AUTH_FAIL_BLOCK_S',
   authFailExemptLoopback: 'CRATEHOUSE_AUTH_FAIL_EXEMPT_LOOPBACK',
   trustProxy: 'CRATEHOUSE_TRUST_PROXY',
+  databaseUrl: 'CRATEHOUSE_DATABASE_URL',
 };
 
 /** Thrown for a value that cannot be used; the message names the setting and where it came from. */
@@ -259,6 +263,9 @@ function validate(c: Config): Config {
     throw new ConfigError(`failed-authentication window must be a positive number of seconds, got ${c.authFailWindowS}`);
   if (!Number.isInteger(c.authFailBlockS) || c.authFailBlockS < 1)
     throw new ConfigError(`failed-authentication block must be a positive number of seconds, got ${c.authFailBlockS}`);
+  // The URL itself is not echoed: it may hold a password.
+  if (c.databaseUrl !== null && !/^postgres(ql)?:\/\//.test(c.databaseUrl))
+    throw new ConfigError('database URL must be a postgres:// or postgresql:// URL');
   const accelRedirect = c.accelRedirect === null ? null : c.accelRedirect.replace(/\/*$/, '/');
   return { ...c, publicUrl: c.publicUrl?.replace(/\/+$/, '') ?? null, accelRedirect };
 }

@@ -26,6 +26,8 @@ export interface Store {
   touch(change: (db: DbSchema) => void, tables?: readonly TableName[]): void;
   /** Resolve when every mutation made so far is on disk. */
   flush(): Promise<void>;
+  /** Flush, then let go of what the store holds (the database connections); the store takes no writes after. */
+  close(): Promise<void>;
   /** Migration steps applied when the store was opened. */
   readonly migrationsApplied: readonly string[];
   /**
@@ -121,6 +123,10 @@ class GroupCommitStore implements Store {
 
   async flush(): Promise<void> {
     while (this.writer) await this.writer;
+  }
+
+  close(): Promise<void> {
+    return this.flush();
   }
 
   private startWriter(): void {

@@ -1,0 +1,243 @@
+import pg from 'pg';
+import { AppError } from '../../http/errors.js';
+import { collectChanges, restoreTables, Revisions, trackChange } from '../change-tracker.js';
+import { freezeRows, tableNames, type TableChange, type TableName, type TableSnapshot } from '../row-diff.js';
+import { emptyDb, type DbSchema } from '../schema.js';
+import type { DbView, Store } from '../store.js';
+import { runPgMigrations } from './pg-migrate.js';
+import { constraintError } from './pg-errors.js';
+import { decodeRow, encodeValue, tableSpecs, type TableSpec } from './pg-tables.js';
+
+/** A store backed by PostgreSQL; `close` ends its connections once every write is committed. */
+export type PostgresStore = Store;
+
+/** Options of the PostgreSQL store. */
+export interface PostgresStoreOptions {
+  /** Reports a failed `touch` write (nobody waits for those). */
+  readonly onTouchError?: (error: unknown) => void;
+}
+
+interface Pending {
+  readonly changes: readonly TableChange[];
+  readonly snapshots: ReadonlyMap<TableName, TableSnapshot>;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** Parameters per statement stay under PostgreSQL's limit of 65,535. */
+const maxParams = 60_000;
+
+/** int8 as a JS number (sizes, sequence values: far below 2^53), not pg's default string. */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+/**
+ * Open the PostgreSQL store at `url`: run the schema migrations, then load every table into the
+ * in-memory mirror the repositories read (the same `DbSchema` document as the embedded store).
+ */
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+  const applied = await runPgMigrations(url);
+  const pool = new pg.Pool({ connectionString: url, max: 1, types });
+  // An idle connection that breaks (server restart) is dropped by the pool; the next write reconnects.
+  pool.on('error', () => undefined);
+  try {
+    const db = await loadDocument(pool);
+    return new PgMirrorStore(pool, db, applied, options);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+}
+
+/** Read every table in document order into a fresh document, rows frozen. */
+export async function loadDocument(pool: pg.Pool): Promise<DbSchema> {
+  const db = emptyDb();
+  for (const table of tableNames) {
+    const spec = tableSpecs[table];
+    const cols = spec.columns.map((c) => c.column).join(', ');
+    const { rows } = await pool.query<Record<string, unknown>>(`SELECT ${cols} FROM ${spec.sql} ORDER BY ord`);
+    const records = rows.map((row) => decodeRow(spec, row));
+    if (table === 'sequences') for (const r of records) db.sequences[r.name as string] = r.value as number;
+    else if (table === 'usage')
+      for (const { tenant, ...usage } of records) db.usage[tenant as string] = usage as unknown as DbSchema['usage'][string];
+    else (db as unknown as Record<string, unknown>)[table] = records;
+  }
+  freezeRows(db);
+  return db;
+}
+
+class PgMirrorStore implements PostgresStore {
+  private readonly revisions = new Revisions();
+  private queue: Pending[] = [];
+  private writer: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly db: DbSchema,
+    readonly migrationsApplied: readonly string[],
+    private readonly options: PostgresStoreOptions,
+  ) {}
+
+  get data(): DbView {
+    return this.db;
+  }
+
+  get revision(): number {
+    return this.revisions.revision;
+  }
+
+  revisionOf(tables: readonly TableName[]): number {
+    return this.revisions.revisionOf(tables);
+  }
+
+  mutate<R>(change: (db: DbSchema) => R, tables?: readonly TableName[]): Promise<R> {
+    let result: R;
+    let pending: Omit<Pending, 'resolve' | 'reject'>;
+    try {
+      [result, pending] = this.apply(change, tables);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise<R>((resolve, reject) => this.enqueue({ ...pending, resolve: () => resolve(result), reject }));
+  }
+
+  touch(change: (db: DbSchema) => void, tables?: readonly TableName[]): void {
+    const [, pending] = this.apply(change, tables);
+    this.enqueue({ ...pending, resolve: () => undefined, reject: (error) => this.options.onTouchError?.(error) });
+  }
+
+  async flush(): Promise<void> {
+    while (this.writer) await this.writer;
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  /** Run a change on the mirror: undone if it throws; otherwise the rows it wrote, found by identity. */
+  private apply<R>(change: (db: DbSchema) => R, tables: readonly TableName[] | undefined) {
+    if (this.closed) throw new AppError('unavailable', 'The data store is closed.');
+    this.revisions.count(tables);
+    const { doc, snapshots } = trackChange(this.db, tables);
+    try {
+      const result = change(doc);
+      return [result, { changes: collectChanges(this.db, snapshots), snapshots }] as const;
+    } catch (error) {
+      restoreTables(this.db, [snapshots]);
+      throw error;
+    }
+  }
+
+  private enqueue(pending: Pending): void {
+    this.queue.push(pending);
+    this.startWriter();
+  }
+
+  private startWriter(): void {
+    this.writer ??= this.drain().finally(() => {
+      this.writer = null;
+      // A change queued between the loop's last check and now still gets its write.
+      if (this.queue.length > 0) this.startWriter();
+    });
+  }
+
+  /**
+   * Commit queued changes one transaction each, in the order they were applied to the mirror. A
+   * failed one is undone in the mirror with every change queued after it (they were applied on top
+   * of it): the mirror then equals what is committed.
+   */
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const next = this.queue[0]!;
+      if (next.changes.length === 0) {
+        this.queue.shift();
+        next.resolve();
+        continue;
+      }
+      try {
+        await this.commit(next.changes);
+        this.queue.shift();
+        next.resolve();
+      } catch (error) {
+        const failed = this.queue;
+        this.queue = [];
+        restoreTables(
+          this.db,
+          failed.map((p) => p.snapshots),
+        );
+        this.revisions.count(undefined);
+        const unavailable = new AppError('unavailable', 'The data store could not be written; nothing was changed. Try again.', {
+          cause: error,
+        });
+        failed[0]!.reject(constraintError(error) ?? unavailable);
+        for (const p of failed.slice(1)) p.reject(unavailable);
+      }
+    }
+  }
+
+  /** Write one change's rows in one transaction: deletes first (a moved row is deleted, then written), then upserts. */
+  private async commit(changes: readonly TableChange[]): Promise<void> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      for (const change of changes) if (change.deletes.length > 0) await deleteRows(client, tableSpecs[change.table], change);
+      for (const change of changes) if (change.upserts.length > 0) await upsertRows(client, tableSpecs[change.table], change);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+}
+
+/** A map table's entry as the row its SQL table holds. */
+function entryRow(spec: TableSpec, entry: unknown): Readonly<Record<string, unknown>> {
+  const [name, value] = entry as [string, unknown];
+  if (spec.table === 'sequences') return { name, value };
+  return { tenant: name, ...(value as object) };
+}
+
+function rowsOf(spec: TableSpec, items: readonly unknown[]): readonly Readonly<Record<string, unknown>>[] {
+  const isMap = spec.table === 'sequences' || spec.table === 'usage';
+  return isMap ? items.map((e) => entryRow(spec, e)) : (items as readonly Readonly<Record<string, unknown>>[]);
+}
+
+async function deleteRows(client: pg.PoolClient, spec: TableSpec, change: TableChange): Promise<void> {
+  const rows = rowsOf(spec, change.deletes);
+  const per = Math.floor(maxParams / spec.key.length);
+  for (let start = 0; start < rows.length; start += per) {
+    const chunk = rows.slice(start, start + per);
+    const params: unknown[] = [];
+    const tuples = chunk.map((row) => `(${spec.key.map((k) => `$${params.push(k.value(row))}`).join(', ')})`);
+    await client.query(`DELETE FROM ${spec.sql} WHERE (${spec.key.map((k) => k.column).join(', ')}) IN (${tuples.join(', ')})`, params);
+  }
+}
+
+async function upsertRows(client: pg.PoolClient, spec: TableSpec, change: TableChange): Promise<void> {
+  const rows = rowsOf(spec, change.upserts);
+  const cols = spec.columns;
+  const keyColumns = new Set(spec.key.map((k) => k.column));
+  const updates = cols.filter((c) => !keyColumns.has(c.column)).map((c) => `${c.column} = EXCLUDED.${c.column}`);
+  const conflict = `ON CONFLICT (${spec.key.map((k) => k.column).join(', ')}) ${
+    updates.length > 0 ? `DO UPDATE SET ${updates.join(', ')}` : 'DO NOTHING'
+  }`;
+  const per = Math.floor(maxParams / cols.length);
+  for (let start = 0; start < rows.length; start += per) {
+    const chunk = rows.slice(start, start + per);
+    const params: unknown[] = [];
+    const tuples = chunk.map((row) => `(${cols.map((c) => `$${params.push(encodeValue(c.type, row[c.field]))}`).join(', ')})`);
+    // VALUES keeps the rows' order, so new rows get `ord` in the order the document holds them.
+    await client.query(`INSERT INTO ${spec.sql} (${cols.map((c) => c.column).join(', ')}) VALUES ${tuples.join(', ')} ${conflict}`, params);
+  }
+}

@@ -1,0 +1,17 @@
+import { startPrivatePostgres } from '../server/test-support/private-postgres.ts';
+import { openPostgresStore } from '../server/store/postgres/pg-store.ts';
+import { nextId } from '../server/store/schema.ts';
+const t0 = Date.now();
+const pgs = await startPrivatePostgres();
+console.log('started', Date.now() - t0);
+const url = await pgs.createDatabase();
+const store = await openPostgresStore(url);
+console.log('applied', store.migrationsApplied);
+await store.mutate((d) => { d.tenants.push({ id: 't', webhookSecret: 's', createdAt: new Date().toISOString() }); nextId(d, 'x'); });
+console.log('m1'); await store.mutate((d) => { d.usage['t'] = { requests: { a: 1 }, bytesUploaded: 5, audioSeconds: 1.5, updatedAt: new Date().toISOString() }; });
+console.log('m2'); await store.close(); console.log('closed');
+const again = await openPostgresStore(url);
+console.log(again.migrationsApplied, JSON.stringify(again.data.tenants), JSON.stringify(again.data.usage), again.data.sequences);
+await again.close();
+await pgs.stop();
+console.log('done', Date.now() - t0);

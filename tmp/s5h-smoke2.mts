@@ -1,0 +1,13 @@
+import { startPrivatePostgres } from '../server/test-support/private-postgres.ts';
+import { openPostgresStore } from '../server/store/postgres/pg-store.ts';
+const pgs = await startPrivatePostgres();
+const url = await pgs.createDatabase();
+const store = await openPostgresStore(url);
+console.log('opened');
+const p = store.mutate((d) => { d.tenants.push({ id: 't', webhookSecret: 's', createdAt: new Date().toISOString() }); });
+p.then(() => console.log('ok'), (e) => console.log('err', e, e.cause));
+setTimeout(async () => { console.log('timeout'); await pgs.stop(); process.exit(1); }, 5000);
+await p.catch(() => {});
+await store.close();
+await pgs.stop();
+process.exit(0);
