@@ -36,7 +36,7 @@ export function collectChanges(data: DbSchema, snapshots: ReadonlyMap<TableName,
   const changes: TableChange[] = [];
   for (const [table, before] of snapshots) {
     const change = diffTable(table, before, data[table]);
-    if (change.upserts.length === 0 && change.deletes.length === 0) continue;
+    if (change.inserts.length === 0 && change.updates.length === 0 && change.deletes.length === 0) continue;
     freezeWritten(change);
     changes.push(change);
   }

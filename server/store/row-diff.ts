@@ -52,11 +52,13 @@ export const rowKeys: { readonly [T in RowTableName]: (row: DbSchema[T][number])
   lfsLocks: (r) => String(r.id),
 };
 
-/** What one change did to one table: rows to write (in table order) and rows to delete. */
+/** What one change did to one table: rows added, rows replaced, rows deleted. */
 export interface TableChange {
   readonly table: TableName;
-  /** Rows (or, for map tables, `[name, value]` entries) that are new or replaced, in the table's order. */
-  readonly upserts: readonly unknown[];
+  /** Rows (or, for map tables, `[name, value]` entries) whose key is new, in the table's order. */
+  readonly inserts: readonly unknown[];
+  /** Rows (or entries) that replaced a row with the same key. */
+  readonly updates: readonly unknown[];
   /** The values a row table's or map table's deleted rows had (rows, or `[name, value]` entries). */
   readonly deletes: readonly unknown[];
 }
@@ -81,7 +83,8 @@ export function diffTable(table: TableName, before: TableSnapshot, after: unknow
   const key = rowKeys[table] as (row: unknown) => string;
   const old = before as readonly unknown[];
   const now = after as readonly unknown[];
-  const upserts: unknown[] = [];
+  const inserts: unknown[] = [];
+  const updates: unknown[] = [];
   const deletes: unknown[] = [];
   let i = 0;
   let j = 0;
@@ -90,7 +93,7 @@ export function diffTable(table: TableName, before: TableSnapshot, after: unknow
       i++;
       j++;
     } else if (key(old[i]) === key(now[j])) {
-      upserts.push(now[j]);
+      updates.push(now[j]);
       i++;
       j++;
     } else {
@@ -99,17 +102,20 @@ export function diffTable(table: TableName, before: TableSnapshot, after: unknow
     }
   }
   for (; i < old.length; i++) deletes.push(old[i]);
-  for (; j < now.length; j++) upserts.push(now[j]);
-  // A key both deleted and written (a row moved) is deleted first, then written: still exact.
-  return { table, upserts, deletes };
+  for (; j < now.length; j++) inserts.push(now[j]);
+  // A key both deleted and inserted (a row moved) is deleted first, then inserted: still exact.
+  return { table, inserts, updates, deletes };
 }
 
 function diffMap(table: TableName, before: Record<string, unknown>, after: Record<string, unknown>): TableChange {
-  const upserts: [string, unknown][] = [];
+  const inserts: [string, unknown][] = [];
+  const updates: [string, unknown][] = [];
   const deletes: [string, unknown][] = [];
-  for (const [name, value] of Object.entries(after)) if (before[name] !== value) upserts.push([name, value]);
+  for (const [name, value] of Object.entries(after))
+    if (!(name in before)) inserts.push([name, value]);
+    else if (before[name] !== value) updates.push([name, value]);
   for (const [name, value] of Object.entries(before)) if (!(name in after)) deletes.push([name, value]);
-  return { table, upserts, deletes };
+  return { table, inserts, updates, deletes };
 }
 
 /** Freeze a value and everything it holds, so an in-place edit of a stored row throws instead of bypassing the write path. */
@@ -123,7 +129,7 @@ export function deepFreeze<T>(value: T): T {
 /** Freeze the rows a change wrote (map tables: their values; sequences hold numbers). */
 export function freezeWritten(change: TableChange): void {
   if (change.table === 'sequences') return;
-  for (const row of change.upserts) deepFreeze(change.table === 'usage' ? (row as [string, unknown])[1] : row);
+  for (const row of [...change.inserts, ...change.updates]) deepFreeze(change.table === 'usage' ? (row as [string, unknown])[1] : row);
 }
 
 /** Freeze every row of a document (at open). */

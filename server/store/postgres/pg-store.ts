@@ -181,14 +181,19 @@ class PgMirrorStore implements PostgresStore {
     }
   }
 
-  /** Write one change's rows in one transaction: deletes first (a moved row is deleted, then written), then upserts. */
+  /**
+   * Write one change's rows in one transaction: deletes first (a moved row is deleted, then
+   * inserted), then replaced rows, then new rows. New rows are plain INSERTs: a key another writer
+   * took meanwhile fails the write instead of overwriting that writer's row.
+   */
   private async commit(changes: readonly TableChange[]): Promise<void> {
     const client = await this.pool.connect();
     let broken = false;
     try {
       await client.query('BEGIN');
       for (const change of changes) if (change.deletes.length > 0) await deleteRows(client, tableSpecs[change.table], change);
-      for (const change of changes) if (change.upserts.length > 0) await upsertRows(client, tableSpecs[change.table], change);
+      for (const change of changes) if (change.updates.length > 0) await writeRows(client, tableSpecs[change.table], change.updates, true);
+      for (const change of changes) if (change.inserts.length > 0) await writeRows(client, tableSpecs[change.table], change.inserts, false);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {
@@ -224,14 +229,15 @@ async function deleteRows(client: pg.PoolClient, spec: TableSpec, change: TableC
   }
 }
 
-async function upsertRows(client: pg.PoolClient, spec: TableSpec, change: TableChange): Promise<void> {
-  const rows = rowsOf(spec, change.upserts);
+/** INSERT rows in their order (replacing rows with the same key when `replace`). */
+async function writeRows(client: pg.PoolClient, spec: TableSpec, items: readonly unknown[], replace: boolean): Promise<void> {
+  const rows = rowsOf(spec, items);
   const cols = spec.columns;
   const keyColumns = new Set(spec.key.map((k) => k.column));
   const updates = cols.filter((c) => !keyColumns.has(c.column)).map((c) => `${c.column} = EXCLUDED.${c.column}`);
-  const conflict = `ON CONFLICT (${spec.key.map((k) => k.column).join(', ')}) ${
-    updates.length > 0 ? `DO UPDATE SET ${updates.join(', ')}` : 'DO NOTHING'
-  }`;
+  const conflict = !replace
+    ? ''
+    : `ON CONFLICT (${spec.key.map((k) => k.column).join(', ')}) ${updates.length > 0 ? `DO UPDATE SET ${updates.join(', ')}` : 'DO NOTHING'}`;
   const per = Math.floor(maxParams / cols.length);
   for (let start = 0; start < rows.length; start += per) {
     const chunk = rows.slice(start, start + per);
