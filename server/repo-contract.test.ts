@@ -215,6 +215,7 @@ const scenarios: Readonly<Record<string, (r: Repos, s: string) => Promise<void>>
     await r.projects.setStar(other.id, user.id, true);
     expect(r.projects.starCounts()).toEqual(new Map([[p.id, 1], [other.id, 1]]));
     await r.projects.setStar(other.id, user.id, false);
+    await r.projects.update(other.id, { archived: true, lastActivityAt: at(9) });
     expect(r.projects.allStarsOf(user.id)).toEqual([p.id]);
     const share = await r.projects.insertShare({ projectId: p.id, groupId: group.id, groupAccess: 30, expiresAt: null, createdAt: at(6) });
     expect(r.projects.sharesWithGroup(group.id).map((s) => s.id)).toEqual([share.id]);

@@ -4,14 +4,42 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../test-support/store-kinds.js';
+import { postgresSkipReason } from '../test-support/private-postgres.js';
 import type { DbSchema } from './schema.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const token = 'crash-test-token';
 
+/** Where the server under test keeps its metadata: db.json in the data dir, or a PostgreSQL database. */
+interface Backend {
+  readonly name: 'embedded' | 'postgres';
+  readonly skip: string | null;
+  /** A fresh database URL for one test (postgres), or null (embedded). */
+  database(): Promise<string | null>;
+}
+
+const backends: readonly Backend[] = [
+  { name: 'embedded', skip: null, database: async () => null },
+  { name: 'postgres', skip: postgresSkipReason, database: createTestDatabase },
+];
+
+/** The groups that are persisted (read while or after the server runs): db.json's, or the groups table's. */
+async function persistedGroups(dataDir: string, databaseUrl: string | null): Promise<readonly { id: number; path: string }[]> {
+  if (databaseUrl === null) return (JSON.parse(await readFile(path.join(dataDir, 'db.json'), 'utf8')) as DbSchema).groups;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query<{ id: number; path: string }>('SELECT id, path FROM groups')).rows;
+  } finally {
+    await client.end();
+  }
+}
+
 /** Start the real headless server (through tsx) on a free port; resolve with its URL. */
-function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+function startServer(dataDir: string, databaseUrl: string | null): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     cwd: root,
     env: {
@@ -20,6 +48,7 @@ function startServer(dataDir: string): Promise<{ child: ChildProcess; url: strin
       CRATEHOUSE_DATA_DIR: dataDir,
       CRATEHOUSE_ADMIN_TOKEN: token,
       CRATEHOUSE_LOG_LEVEL: 'error',
+      CRATEHOUSE_DATABASE_URL: databaseUrl ?? '',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -33,10 +62,11 @@ function startServer(dataDir: string): Promise<{ child: ChildProcess; url: strin
   });
 }
 
-describe('durability', () => {
-  it('keeps every acknowledged write when the server is SIGKILLed in the middle of a burst', async () => {
+describe.each(backends)('durability ($name store)', (backend) => {
+  it.skipIf(backend.skip !== null)('keeps every acknowledged write when the server is SIGKILLed in the middle of a burst', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-crash-'));
-    const { child, url } = await startServer(dataDir);
+    const db = await backend.database();
+    const { child, url } = await startServer(dataDir, db);
     const exited = new Promise((r) => child.once('exit', r));
     const acknowledged: string[] = [];
     let killed = false;
@@ -66,27 +96,28 @@ describe('durability', () => {
     await exited;
     expect(acknowledged.length).toBeGreaterThanOrEqual(150);
 
-    // The document on disk is readable JSON and holds every acknowledged group.
-    const onDisk = JSON.parse(await readFile(path.join(dataDir, 'db.json'), 'utf8')) as DbSchema;
-    const paths = new Set(onDisk.groups.map((g) => g.path));
+    // The persisted groups (db.json readable as JSON, or the table) hold every acknowledged group.
+    const groups = await persistedGroups(dataDir, db);
+    const paths = new Set(groups.map((g) => g.path));
     expect(acknowledged.filter((p) => !paths.has(p))).toEqual([]);
 
     // A restart takes over the stale lock and serves the same data.
-    const second = await startServer(dataDir);
+    const second = await startServer(dataDir, db);
     try {
       const res = await fetch(`${second.url}/api/v4/groups?per_page=1`, { headers: { 'PRIVATE-TOKEN': token } });
       expect(res.status).toBe(200);
-      expect(Number(res.headers.get('x-total'))).toBe(onDisk.groups.length);
+      expect(Number(res.headers.get('x-total'))).toBe(groups.length);
     } finally {
       const stopped = new Promise((r) => second.child.once('exit', r));
       second.child.kill('SIGTERM');
       await stopped;
     }
-  }, 60_000);
+  }, 180_000);
 
-  it('leaves no name blocked when SIGKILLed in the middle of project creates (no repository without a project)', async () => {
+  it.skipIf(backend.skip !== null)('leaves no name blocked when SIGKILLed in the middle of project creates (no repository without a project)', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-crash-projects-'));
-    const { child, url } = await startServer(dataDir);
+    const db = await backend.database();
+    const { child, url } = await startServer(dataDir, db);
     const exited = new Promise((r) => child.once('exit', r));
     const attempted: string[] = [];
     let acknowledged = 0;
@@ -119,7 +150,7 @@ describe('durability', () => {
     await exited;
 
     // After a restart every attempted name is either a project with a working repository or free to create.
-    const second = await startServer(dataDir);
+    const second = await startServer(dataDir, db);
     try {
       const blocked: string[] = [];
       const broken: string[] = [];
@@ -144,11 +175,12 @@ describe('durability', () => {
       second.child.kill('SIGTERM');
       await stopped;
     }
-  }, 120_000);
+  }, 240_000);
 
-  it('acknowledges 200 concurrent writes over HTTP and has every one of them on disk', async () => {
+  it.skipIf(backend.skip !== null)('acknowledges 200 concurrent writes over HTTP and has every one of them on disk', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-burst-'));
-    const { child, url } = await startServer(dataDir);
+    const db = await backend.database();
+    const { child, url } = await startServer(dataDir, db);
     const exited = new Promise((r) => child.once('exit', r));
     try {
       const statuses = await Promise.all(
@@ -161,21 +193,22 @@ describe('durability', () => {
         ),
       );
       expect(statuses.filter((s) => s !== 201)).toEqual([]);
-      // Read the file while the server is still running: acknowledged means on disk, not "after shutdown".
-      const onDisk = JSON.parse(await readFile(path.join(dataDir, 'db.json'), 'utf8')) as DbSchema;
-      const paths = new Set(onDisk.groups.map((g) => g.path));
+      // Read while the server is still running: acknowledged means persisted, not "after shutdown".
+      const groups = await persistedGroups(dataDir, db);
+      const paths = new Set(groups.map((g) => g.path));
       expect(Array.from({ length: 200 }, (_, i) => `burst-${i}`).filter((p) => !paths.has(p))).toEqual([]);
       // Ids come from one sequence: all distinct.
-      expect(new Set(onDisk.groups.map((g) => g.id)).size).toBe(200);
+      expect(new Set(groups.map((g) => g.id)).size).toBe(200);
     } finally {
       child.kill('SIGKILL');
       await exited;
     }
-  }, 60_000);
+  }, 180_000);
 
-  it('finishes in-flight writes and releases the data dir on SIGTERM', async () => {
+  it.skipIf(backend.skip !== null)('finishes in-flight writes and releases the data dir on SIGTERM', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-term-'));
-    const { child, url } = await startServer(dataDir);
+    const db = await backend.database();
+    const { child, url } = await startServer(dataDir, db);
     const writes = Array.from({ length: 20 }, (_, i) =>
       fetch(`${url}/api/v4/groups`, {
         method: 'POST',
@@ -190,8 +223,7 @@ describe('durability', () => {
     const code = await exited;
     expect(code).toBe(0);
     const acked = statuses.filter((s) => s.status === 'fulfilled' && s.value === 201).length;
-    const onDisk = JSON.parse(await readFile(path.join(dataDir, 'db.json'), 'utf8')) as DbSchema;
-    expect(onDisk.groups.length).toBeGreaterThanOrEqual(acked);
+    expect((await persistedGroups(dataDir, db)).length).toBeGreaterThanOrEqual(acked);
     await expect(readFile(path.join(dataDir, 'server.lock'))).rejects.toThrow();
-  }, 60_000);
+  }, 180_000);
 });
