@@ -40,7 +40,16 @@ type Repos = ReturnType<typeof reposOf>;
 /** A user and a group to hang projects on (every scenario that needs them calls this first). */
 async function seed(r: Repos, s: string) {
   const user = await r.identity.insertUser(
-    { username: `Alice${s}`, name: 'Alice A', email: `Alice${s}@Example.com`, admin: false, state: 'active', tenant: `alice${s}`, passwordHash: null, createdAt: at(1) },
+    {
+      username: `Alice${s}`,
+      name: 'Alice A',
+      email: `Alice${s}@Example.com`,
+      admin: false,
+      state: 'active',
+      tenant: `alice${s}`,
+      passwordHash: null,
+      createdAt: at(1),
+    },
     'secret-1',
   );
   const group = await r.identity.insertGroup(
@@ -213,13 +222,25 @@ const scenarios: Readonly<Record<string, (r: Repos, s: string) => Promise<void>>
     expect(await r.projects.setStar(p.id, user.id, true)).toBe(true);
     expect(await r.projects.setStar(p.id, user.id, true)).toBe(false);
     await r.projects.setStar(other.id, user.id, true);
-    expect(r.projects.starCounts()).toEqual(new Map([[p.id, 1], [other.id, 1]]));
+    expect(r.projects.starCounts()).toEqual(
+      new Map([
+        [p.id, 1],
+        [other.id, 1],
+      ]),
+    );
     await r.projects.setStar(other.id, user.id, false);
     await r.projects.update(other.id, { archived: true, lastActivityAt: at(9) });
     expect(r.projects.allStarsOf(user.id)).toEqual([p.id]);
     const share = await r.projects.insertShare({ projectId: p.id, groupId: group.id, groupAccess: 30, expiresAt: null, createdAt: at(6) });
     expect(r.projects.sharesWithGroup(group.id).map((s) => s.id)).toEqual([share.id]);
-    await r.projects.insertUpload({ projectId: p.id, secret: 'a'.repeat(32), filename: 'kick.wav', size: 5_000_000_000, uploaderId: user.id, createdAt: at(7) });
+    await r.projects.insertUpload({
+      projectId: p.id,
+      secret: 'a'.repeat(32),
+      filename: 'kick.wav',
+      size: 5_000_000_000,
+      uploaderId: user.id,
+      createdAt: at(7),
+    });
     expect(r.projects.upload(p.id, 'a'.repeat(32), 'kick.wav')?.size).toBe(5_000_000_000);
     await r.projects.insertShare({ projectId: other.id, groupId: group.id, groupAccess: 20, expiresAt: '2027-02-02', createdAt: at(8) });
     expect(await r.projects.removeShare(other.id, group.id)).toBe(true);
@@ -234,8 +255,24 @@ const scenarios: Readonly<Record<string, (r: Repos, s: string) => Promise<void>>
   async hooks(r, s) {
     const { user } = await seed(r, s);
     const p = await r.projects.insert(projectInput(user.namespaceId, user.id, 'hooked'));
-    const h = await r.hooks.insert({ projectId: p.id, url: 'https://h/1', token: 's', events: hookEvents, pushEventsBranchFilter: null, enableSslVerification: true, createdAt: at(4) });
-    await r.hooks.insert({ projectId: p.id, url: 'https://h/2', token: null, events: hookEvents, pushEventsBranchFilter: 'main', enableSslVerification: false, createdAt: at(5) });
+    const h = await r.hooks.insert({
+      projectId: p.id,
+      url: 'https://h/1',
+      token: 's',
+      events: hookEvents,
+      pushEventsBranchFilter: null,
+      enableSslVerification: true,
+      createdAt: at(4),
+    });
+    await r.hooks.insert({
+      projectId: p.id,
+      url: 'https://h/2',
+      token: null,
+      events: hookEvents,
+      pushEventsBranchFilter: 'main',
+      enableSslVerification: false,
+      createdAt: at(5),
+    });
     await r.hooks.update(h.id, { url: 'https://h/changed', events: { ...hookEvents, tag_push_events: true } });
     expect(r.hooks.byId(p.id, h.id)).toMatchObject({ url: 'https://h/changed', events: { tag_push_events: true } });
     expect((await r.hooks.remove(p.id, h.id))?.id).toBe(h.id);
@@ -246,7 +283,14 @@ const scenarios: Readonly<Record<string, (r: Repos, s: string) => Promise<void>>
   async notifications(r, s) {
     const { user, group } = await seed(r, s);
     const events = { new_note: true, push_to_merge_request: false };
-    await r.notifications.save({ userId: user.id, source: 'global', sourceId: null, level: 'participating', notificationEmail: 'a@b', events });
+    await r.notifications.save({
+      userId: user.id,
+      source: 'global',
+      sourceId: null,
+      level: 'participating',
+      notificationEmail: 'a@b',
+      events,
+    });
     await r.notifications.save({ userId: user.id, source: 'group', sourceId: group.id, level: 'watch', notificationEmail: null, events });
     await r.notifications.save({ userId: user.id, source: 'global', sourceId: null, level: 'disabled', notificationEmail: null, events });
     expect(r.notifications.find(user.id, { source: 'global', sourceId: null })?.level).toBe('disabled');
@@ -258,7 +302,11 @@ const scenarios: Readonly<Record<string, (r: Repos, s: string) => Promise<void>>
     const { user } = await seed(r, s);
     const p = await r.projects.insert(projectInput(user.namespaceId, user.id, 'lfs'));
     const [oa, ob] = ['a'.repeat(64), 'b'.repeat(64)];
-    await r.lfs.link(p.id, [{ oid: oa, size: 10 }, { oid: ob, size: 20 }, { oid: oa, size: 10 }]);
+    await r.lfs.link(p.id, [
+      { oid: oa, size: 10 },
+      { oid: ob, size: 20 },
+      { oid: oa, size: 10 },
+    ]);
     await r.lfs.link(p.id, [{ oid: ob, size: 20 }]);
     expect(r.lfs.linksOf(p.id).map((l) => l.oid)).toEqual([oa, ob]);
     expect([...r.lfs.linkedOids()].sort()).toEqual([oa, ob]);
@@ -277,7 +325,18 @@ const scenarios: Readonly<Record<string, (r: Repos, s: string) => Promise<void>>
   async exports(r, s) {
     const { user } = await seed(r, s);
     const p = await r.projects.insert(projectInput(user.namespaceId, user.id, 'exp'));
-    const row = { projectId: p.id, status: 'started' as const, file: null, fileName: null, upload: { url: 'https://up', method: 'PUT' as const }, description: null, error: null, requestedBy: user.id, startedAt: at(4), finishedAt: null };
+    const row = {
+      projectId: p.id,
+      status: 'started' as const,
+      file: null,
+      fileName: null,
+      upload: { url: 'https://up', method: 'PUT' as const },
+      description: null,
+      error: null,
+      requestedBy: user.id,
+      startedAt: at(4),
+      finishedAt: null,
+    };
     await r.exports.put(row);
     await r.exports.update(p.id, { status: 'finished', file: 'exports/1.tar.gz', finishedAt: at(5) });
     expect(r.exports.byProject(p.id)).toMatchObject({ status: 'finished', file: 'exports/1.tar.gz' });
@@ -286,7 +345,16 @@ const scenarios: Readonly<Record<string, (r: Repos, s: string) => Promise<void>>
     expect(await r.exports.update(999, { status: 'failed' })).toBeUndefined();
     const imported = await r.exports.finishImport(p.id, {
       project: { importStatus: 'finished', description: 'imported' },
-      hooks: [{ url: 'https://imp', token: null, events: hookEvents, pushEventsBranchFilter: null, enableSslVerification: true, createdAt: at(7) }],
+      hooks: [
+        {
+          url: 'https://imp',
+          token: null,
+          events: hookEvents,
+          pushEventsBranchFilter: null,
+          enableSslVerification: true,
+          createdAt: at(7),
+        },
+      ],
       uploads: [{ secret: 'c'.repeat(32), filename: 'x.txt', size: 3, uploaderId: user.id, createdAt: at(7) }],
     });
     expect(imported).toBe(true);

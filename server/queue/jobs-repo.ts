@@ -34,16 +34,8 @@ export function createJobsRepo(store: Store): JobsRepo {
         },
         ['jobs'],
       ),
-    update: (jobId, patch) =>
-      store.mutate(
-        (db) => patchJob(db.jobs, jobId, patch),
-        ['jobs'],
-      ),
+    update: (jobId, patch) => store.mutate((db) => patchJob(db.jobs, jobId, patch), ['jobs']),
     // Progress arrives many times a second during analyses: named, so caches of other tables stay.
-    touch: (jobId, patch) =>
-      store.touch(
-        (db) => void patchJob(db.jobs, jobId, patch),
-        ['jobs'],
-      ),
+    touch: (jobId, patch) => store.touch((db) => void patchJob(db.jobs, jobId, patch), ['jobs']),
   };
 }

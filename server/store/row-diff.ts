@@ -79,7 +79,8 @@ export function snapshotTable(db: DbSchema, table: TableName): TableSnapshot {
  * deleting and rewriting the moved rows, which is still exact.
  */
 export function diffTable(table: TableName, before: TableSnapshot, after: unknown): TableChange {
-  if (table === 'sequences' || table === 'usage') return diffMap(table, before as Record<string, unknown>, after as Record<string, unknown>);
+  if (table === 'sequences' || table === 'usage')
+    return diffMap(table, before as Record<string, unknown>, after as Record<string, unknown>);
   const key = rowKeys[table] as (row: unknown) => string;
   const old = before as readonly unknown[];
   const now = after as readonly unknown[];

@@ -86,7 +86,18 @@ describe.skipIf(postgresSkipReason !== null)('PostgreSQL store', () => {
     await store.mutate((d) => {
       d.tenants.push(tenant('t'));
       d.namespaces.push({ id: 1, kind: 'user', name: 'u', path: 'u', ownerId: 1, parentId: null, createdAt: at });
-      d.users.push({ id: 1, username: 'u', name: 'u', email: 'u@x', admin: false, state: 'active', tenant: 't', namespaceId: 1, passwordHash: null, createdAt: at });
+      d.users.push({
+        id: 1,
+        username: 'u',
+        name: 'u',
+        email: 'u@x',
+        admin: false,
+        state: 'active',
+        tenant: 't',
+        namespaceId: 1,
+        passwordHash: null,
+        createdAt: at,
+      });
     });
     const row = (id: number, path: string) => ({
       id,
