@@ -79,7 +79,11 @@ describe.skipIf(postgresSkipReason !== null)('PostgreSQL store', () => {
     expect(store.data.tenants.map((t) => t.id)).toEqual(['kept', 'fine']);
     // The store goes on: the next write commits.
     await store.mutate((d) => void d.tenants.push(tenant('after')));
-    expect((await sql(url, 'SELECT id FROM tenants ORDER BY ord')).rows.map((r: { id: string }) => r.id)).toEqual(['kept', 'fine', 'after']);
+    expect((await sql(url, 'SELECT id FROM tenants ORDER BY ord')).rows.map((r: { id: string }) => r.id)).toEqual([
+      'kept',
+      'fine',
+      'after',
+    ]);
     await store.close();
   });
 
