@@ -59,10 +59,20 @@ module.exports = {
       to: { path: '^server/', pathNot: '^server/audio/(engines|dsp)/' },
     },
     {
+      name: 'similarity-is-pure',
+      comment:
+        'The similarity vector and index (server/audio/library/feature-vector*.ts, similarity-index.ts) import only the wire types of server/audio/api-types.ts and each other: no I/O, packages, express, service or store.',
+      severity: 'error',
+      from: { path: '^server/audio/library/(feature-vector|feature-vector-norms|similarity-index)\\.ts$' },
+      to: {
+        pathNot: ['^server/audio/api-types\\.ts$', '^server/audio/library/(feature-vector|feature-vector-norms|similarity-index)\\.ts$'],
+      },
+    },
+    {
       name: 'audio-layers-point-down',
       comment: 'audio/http → analysis, sources, artifacts → decode → engines → dsp; nothing below imports the HTTP edge or the service.',
       severity: 'error',
-      from: { path: '^server/audio/(analysis|decode|sources|artifacts)/', pathNot: '\\.test\\.ts$' },
+      from: { path: '^server/audio/(analysis|decode|sources|artifacts|library)/', pathNot: '\\.test\\.ts$' },
       to: { path: '^server/audio/http/' },
     },
     {

@@ -8,6 +8,7 @@
  * compiled server instead of tsx (profiles then have real line numbers); `--write` appends to RESULTS.md.
  * `--data <dir>` keeps the seeded data dir there: a later run with the same dir skips seeding and the
  * creates (seeding takes minutes) and measures the lists only, for iterating on the list path.
+ * `--creates-only` stops after the creates at 1,000 projects, for alternating A/B rounds of the create path.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -426,6 +427,7 @@ async function measureLists(member: Client, adminOne: Client): Promise<ListRow[]
 
 async function main(): Promise<void> {
   const profile = process.argv.includes('--profile');
+  const createsOnly = process.argv.includes('--creates-only');
   const dataAt = process.argv.indexOf('--data');
   const keptData = dataAt < 0 ? null : path.resolve(process.argv[dataAt + 1] ?? 'bench-data');
   const serverJsAt = process.argv.indexOf('--server-js');
@@ -459,7 +461,7 @@ async function main(): Promise<void> {
       printAfterWriteTable(await measureListsAfterWrites(admin, member, adminOne));
       member.close();
       adminOne.close();
-    } else await seedAndMeasure(server, admin, keptData);
+    } else await seedAndMeasure(server, admin, keptData, createsOnly);
   } finally {
     admin.close();
     await server.stop();
@@ -470,8 +472,8 @@ async function main(): Promise<void> {
   await writeResults();
 }
 
-/** Seed 10,000 projects (timing creates at 1,000 and, unless the data dir is kept, at 10,000) and time the lists. */
-async function seedAndMeasure(server: ServerChild, admin: Client, keptData: string | null): Promise<void> {
+/** Seed 10,000 projects (timing creates at 1,000 and, unless the data dir is kept, at 10,000) and time the lists; `createsOnly` stops after the creates at 1,000. */
+async function seedAndMeasure(server: ServerChild, admin: Client, keptData: string | null, createsOnly: boolean): Promise<void> {
   const t0 = performance.now();
   const seeded = await seedOwners(admin);
   const ownersS = (performance.now() - t0) / 1000;
@@ -480,6 +482,13 @@ async function seedAndMeasure(server: ServerChild, admin: Client, keptData: stri
 
   const seed1k = await seedProjects(admin, seeded, 0, 1000);
   const post1k = await measureCreates(server, member, 1000, '1k');
+  if (createsOnly) {
+    // For A/B rounds of the create path: the 1,000-project point only, a few minutes per side.
+    printPostTable([post1k]);
+    member.close();
+    adminOne.close();
+    return;
+  }
   const extra = postWarmup + postSamples;
   const seed10k = await seedProjects(admin, seeded, 1000, 10_000 - extra);
   const total = await projectCount(admin);

@@ -6,12 +6,12 @@
  *   npx tsx bench/lfs-bench.ts [--mb 500]
  */
 import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { serverNodeFlags } from '../server/config/node-flags.js';
 import { say, startServerProcess } from './bench-support.js';
+import { sha256File, writeNoiseWav } from '../server/test-support/signals.js';
 
 const adminToken = 'bench-admin';
 const mbArg = process.argv.indexOf('--mb');
@@ -31,37 +31,6 @@ function git(args: readonly string[], cwd: string, home: string): Promise<string
       (error, stdout, stderr) => (error ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout)),
     );
   });
-}
-
-/** A 16-bit stereo WAV of noise (incompressible), `size` bytes in all. */
-function writeWav(file: string, size: number): void {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(size - 8, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(2, 22);
-  header.writeUInt32LE(44_100, 24);
-  header.writeUInt32LE(44_100 * 4, 28);
-  header.writeUInt16LE(4, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(size - 44, 40);
-  const fd = openSync(file, 'w');
-  writeSync(fd, header);
-  for (let left = size - 44; left > 0;) {
-    const chunk = randomBytes(Math.min(left, 1 << 20));
-    writeSync(fd, chunk);
-    left -= chunk.length;
-  }
-  closeSync(fd);
-}
-
-async function sha256File(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
 
 /** Run `step` while sampling the server's RSS; the step's seconds and the highest RSS seen. */
@@ -106,7 +75,7 @@ async function main(): Promise<void> {
     await git(['lfs', 'track', '*.wav'], src, home);
     const wav = path.join(src, 'stem.wav');
     say(`writing a ${megabytes} MB WAV…`);
-    writeWav(wav, megabytes * 1024 * 1024);
+    writeNoiseWav(wav, megabytes * 1024 * 1024);
     const expected = await sha256File(wav);
     await git(['add', '.gitattributes', 'stem.wav'], src, home);
     await git(['commit', '-q', '-m', 'stem'], src, home);

@@ -1,14 +1,20 @@
-import { mkdir } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
+import { gitClient, withToken } from '../server/test-support/hosting-client.js';
 import { encodeWav, sine } from '../server/test-support/signals.js';
 import { monoDrumLoop } from './support/audio-fixtures.js';
-import { expect, test as base } from './support/fixtures.js';
+import { expect as baseExpect, test as base } from './support/fixtures.js';
 import { collectPageErrors, expectNoHorizontalOverflow } from './support/page-checks.js';
 import { createProducer, postAudio, signInBeforeLoad } from './support/session.js';
 
-// The Files tab walked as a producer would: a project with a README, two WAV stems dropped onto it
-// (one commit), the commit in the history, one stem opened, played, and its loudness and tempo read.
+// The Files tab walked as a producer would: a project with a README, two WAV stems of several MB
+// dropped onto it (above the commits API's 1 MB JSON limit: they go to Git LFS from the browser,
+// the commit carries pointers), a failed upload retried, the commit in the history, a git clone
+// that finds pointers whose objects the server serves, one stem opened, played, and its loudness
+// and tempo read.
 
 // e2e/ is type-checked without DOM types; these callbacks run in the page, where the globals exist.
 declare const document: { querySelector(selector: string): unknown };
@@ -24,18 +30,28 @@ const test = base.extend<object, { ownServer: void }>({
   ownServer: [async ({}, use) => use(), { scope: 'worker', auto: true }],
 });
 test.describe.configure({ mode: 'serial' });
-test.setTimeout(180_000);
+// Every request runs git or the analysis; on a shared 2-core machine one can take several seconds.
+const expect = baseExpect.configure({ timeout: 30_000 });
+test.setTimeout(900_000); // 10 MB of stems hashed, uploaded and analysed on a shared 2-core machine
 
 const BPM = 120;
-/** A 2-bar drum loop at 120 BPM: 4 s, kick on the beats (a decaying 55 Hz sine), hats off the beat. */
-const loop = encodeWav([monoDrumLoop(44100, BPM, 2)], 44100);
-/** A 3 s 220 Hz sine at −12 dBFS peak: a held bass note. */
-const pad = encodeWav([sine(44100, 3, 220, 0.25)], 44100);
+/** A 16-bar drum loop at 120 BPM, stereo: 32 s, 5.6 MB; kick on the beats (a decaying 55 Hz sine), hats off the beat. */
+const loopChannel = monoDrumLoop(44100, BPM, 16);
+const loop = encodeWav([loopChannel, loopChannel], 44100);
+/** A 24 s 220 Hz sine at −12 dBFS peak, stereo (4.2 MB): a held bass note. */
+const padChannel = sine(44100, 24, 220, 0.25);
+const pad = encodeWav([padChannel, padChannel], 44100);
+/** A 1 s sine: small enough for the JSON commits API. */
+const blip = encodeWav([sine(44100, 1, 330, 0.25)], 44100);
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+/** The pointer git-lfs writes for these bytes (git-lfs docs/spec.md). */
+const pointerOf = (bytes: Buffer) => `version https://git-lfs.github.com/spec/v1\noid sha256:${sha256(bytes)}\nsize ${bytes.length}\n`;
 const readme =
   '# Beat Tape\n\nStems for the *second* track. [Mix notes](https://example.com/notes)\n\n- kick loop\n- bass\n\n<img src=x onerror="document.title=\'pwned\'"> [bad](javascript:alert(1))\n';
 
 let producer: { token: string };
 let projectId = 0;
+let projectPath = '';
 
 async function api<T>(baseURL: string, token: string, method: string, route: string, body?: unknown): Promise<{ status: number; body: T }> {
   const response = await fetch(`${baseURL}/api/v4${route}`, {
@@ -78,9 +94,14 @@ async function screenshotsAt(page: Page, name: string): Promise<void> {
 test('drop two stems onto a project, see the commit, open one and play it', async ({ page, server }) => {
   const errors = collectPageErrors(page);
   producer = await createProducer(server.url, server.adminToken, 'files-producer');
-  const made = await api<{ id: number }>(server.url, producer.token, 'POST', '/projects', { name: 'Beat Tape' });
+  const made = await api<{ id: number; path_with_namespace: string }>(server.url, producer.token, 'POST', '/projects', {
+    name: 'Beat Tape',
+  });
   expect(made.status).toBe(201);
   projectId = made.body.id;
+  projectPath = made.body.path_with_namespace;
+  expect(loop.length).toBeGreaterThan(5_000_000);
+  expect(pad.length).toBeGreaterThan(4_000_000);
   const first = await api(server.url, producer.token, 'POST', `/projects/${projectId}/repository/commits`, {
     branch: 'main',
     commit_message: 'Start the tape',
@@ -105,31 +126,78 @@ test('drop two stems onto a project, see the commit, open one and play it', asyn
     expect(await page.title()).not.toBe('pwned');
   });
 
-  await test.step('two dropped stems become one commit with a suggested message', async () => {
+  await test.step('an upload that fails commits nothing and keeps the stems staged', async () => {
+    // The network drops every LFS transfer (PUT of the bytes); batch and verify get through.
+    await page.route('**/info/lfs/objects/*', (route) => (route.request().method() === 'PUT' ? route.abort('failed') : route.continue()));
     await dropFiles(page, [
       { name: 'kick-loop.wav', bytes: loop },
       { name: 'bass.wav', bytes: pad },
     ]);
     const staged = page.getByRole('list', { name: 'Files to commit' });
-    await expect(staged.getByRole('listitem')).toHaveText(['newkick-loop.wav', 'newbass.wav']);
+    await expect(staged.getByRole('listitem')).toHaveText([/^newkick-loop\.wav5\.6 MB · Git LFS$/, /^newbass\.wav4\.2 MB · Git LFS$/]);
     await expect(page.getByLabel('Commit message')).toHaveValue('Add 2 stems');
     await page.getByRole('button', { name: 'Commit 2 files to main' }).click();
-    await expect(page.getByRole('status').filter({ hasText: 'Committed' })).toContainText('“Add 2 stems” to main');
-    // The listing refreshes: folders first, then files by name.
-    await expect(page.getByRole('list', { name: 'Files' }).getByRole('link')).toHaveText(['bass.wav', 'kick-loop.wav', 'README.md']);
+    // Hashing 10 MB and the batch request take a few seconds on a busy machine.
+    await expect(page.getByRole('alert')).toHaveText(
+      'The commit was not made: 2 of 2 uploads failed, so nothing was committed. Commit again to retry: files already stored are not sent again.',
+      { timeout: 60_000 },
+    );
+    await expect(staged.getByRole('listitem')).toHaveText([/Upload failed: /, /Upload failed: /]);
+    const commits = await api<{ title: string }[]>(server.url, producer.token, 'GET', `/projects/${projectId}/repository/commits`);
+    expect(commits.body.map((c) => c.title)).toEqual(['Start the tape']);
+    await screenshotsAt(page, 'upload-failed');
+    await page.unroute('**/info/lfs/objects/*');
+  });
+
+  await test.step('two dropped stems go to Git LFS and become one commit of pointers', async () => {
+    await page.getByRole('button', { name: 'Commit 2 files to main' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Committed' })).toContainText('“Add 2 stems” to main', { timeout: 60_000 });
+    // The listing refreshes: folders first, then files by name; .gitattributes now tracks *.wav.
+    await expect(page.getByRole('list', { name: 'Files' }).getByRole('link')).toHaveText(
+      ['.gitattributes', 'bass.wav', 'kick-loop.wav', 'README.md'],
+      { timeout: 30_000 },
+    );
     await expect(page.getByTestId('latest-commit')).toContainText('Add 2 stems');
-    // The API agrees: one commit with both files, byte for byte.
+    // The API agrees: one commit with both stems as LFS pointers and the attributes line git lfs track writes.
     const commits = await api<{ title: string }[]>(server.url, producer.token, 'GET', `/projects/${projectId}/repository/commits`);
     expect(commits.body.map((c) => c.title)).toEqual(['Add 2 stems', 'Start the tape']);
-    const raw = await fetch(`${server.url}/api/v4/projects/${projectId}/repository/files/kick-loop.wav/raw?ref=main`, {
-      headers: { 'PRIVATE-TOKEN': producer.token },
-    });
-    expect(Buffer.from(await raw.arrayBuffer()).equals(loop)).toBe(true);
-    // Sizes come from HEAD: 4 s of 16-bit mono at 44.1 kHz plus the header.
+    const raw = async (file: string, lfs: boolean) =>
+      Buffer.from(
+        await (
+          await fetch(`${server.url}/api/v4/projects/${projectId}/repository/files/${file}/raw?ref=main${lfs ? '&lfs=true' : ''}`, {
+            headers: { 'PRIVATE-TOKEN': producer.token },
+          })
+        ).arrayBuffer(),
+      );
+    expect((await raw('kick-loop.wav', false)).toString('utf8')).toBe(pointerOf(loop));
+    expect((await raw('bass.wav', false)).toString('utf8')).toBe(pointerOf(pad));
+    expect((await raw('kick-loop.wav', true)).equals(loop)).toBe(true);
+    expect((await raw('.gitattributes', false)).toString('utf8')).toBe('*.wav filter=lfs diff=lfs merge=lfs -text\n');
+    // Sizes are the stems', not the pointers': 32 s of 16-bit stereo at 44.1 kHz plus the header.
     await expect(page.locator('.fl-row', { hasText: 'kick-loop.wav' }).locator('.fl-size')).toHaveText(
-      `${(loop.length / 1000).toFixed(1)} kB`,
+      `${(loop.length / 1_000_000).toFixed(1)} MB`,
+      { timeout: 30_000 },
     );
     await screenshotsAt(page, 'listing');
+  });
+
+  await test.step('a git clone has LFS pointers whose objects the server serves', async () => {
+    const home = await mkdtemp(path.join(tmpdir(), 'cratehouse-e2e-files-'));
+    const git = gitClient(home);
+    const url = withToken(`${server.url}/${projectPath}.git`, producer.token);
+    const clone = path.join(home, 'clone');
+    // Before git-lfs's filters are installed the working tree holds what git stores: the pointers.
+    await git.ok(['clone', '-q', url, clone]);
+    expect(await readFile(path.join(clone, 'kick-loop.wav'), 'utf8')).toBe(pointerOf(loop));
+    expect(await readFile(path.join(clone, 'bass.wav'), 'utf8')).toBe(pointerOf(pad));
+    expect((await git.ok(['lfs', 'ls-files', '--long'], clone)).split('\n').filter(Boolean).sort()).toEqual(
+      [`${sha256(pad)} - bass.wav`, `${sha256(loop)} - kick-loop.wav`].sort(),
+    );
+    // git-lfs (its filters in this HOME only) fetches the objects from the server: the stems, byte for byte.
+    await git.ok(['lfs', 'install', '--skip-repo']);
+    await git.ok(['lfs', 'pull'], clone);
+    expect((await readFile(path.join(clone, 'kick-loop.wav'))).equals(loop)).toBe(true);
+    expect((await readFile(path.join(clone, 'bass.wav'))).equals(pad)).toBe(true);
   });
 
   await test.step('a refusal shows the server’s sentence, and a retry against the refreshed folder works', async () => {
@@ -137,19 +205,19 @@ test('drop two stems onto a project, see the commit, open one and play it', asyn
     const other = await api(server.url, producer.token, 'POST', `/projects/${projectId}/repository/commits`, {
       branch: 'main',
       commit_message: 'Add a hat from elsewhere',
-      actions: [{ action: 'create', file_path: 'hat.wav', encoding: 'base64', content: pad.toString('base64') }],
+      actions: [{ action: 'create', file_path: 'hat.wav', encoding: 'base64', content: blip.toString('base64') }],
     });
     expect(other.status).toBe(201);
     await dropFiles(page, [{ name: 'hat.wav', bytes: loop }]);
     await expect(page.getByLabel('Commit message')).toHaveValue('Add hat.wav');
     await page.getByRole('button', { name: 'Commit 1 file to main' }).click();
-    await expect(page.getByRole('alert')).toHaveText('The commit was not made: A file with this name already exists.');
+    await expect(page.getByRole('alert')).toHaveText('The commit was not made: A file with this name already exists.', { timeout: 60_000 });
     // The folder was listed again: the same file is now an update, and the suggestion follows.
-    await expect(page.getByRole('list', { name: 'Files to commit' }).getByRole('listitem')).toHaveText(['updatehat.wav']);
+    await expect(page.getByRole('list', { name: 'Files to commit' }).getByRole('listitem')).toHaveText([/^updatehat\.wav/]);
     await expect(page.getByLabel('Commit message')).toHaveValue('Update hat.wav');
     await page.getByRole('button', { name: 'Commit 1 file to main' }).click();
-    await expect(page.getByTestId('latest-commit')).toContainText('Update hat.wav');
-    const hat = await fetch(`${server.url}/api/v4/projects/${projectId}/repository/files/hat.wav/raw?ref=main`, {
+    await expect(page.getByTestId('latest-commit')).toContainText('Update hat.wav', { timeout: 60_000 });
+    const hat = await fetch(`${server.url}/api/v4/projects/${projectId}/repository/files/hat.wav/raw?ref=main&lfs=true`, {
       headers: { 'PRIVATE-TOKEN': producer.token },
     });
     expect(Buffer.from(await hat.arrayBuffer()).equals(loop)).toBe(true);

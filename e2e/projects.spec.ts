@@ -7,7 +7,7 @@ import type { Locator, Page } from '@playwright/test';
 import { gitClient, withToken } from '../server/test-support/hosting-client.js';
 import { expect, saveScreenshot, test } from './support/fixtures.js';
 import type { TestServer } from './support/server.js';
-import { signInBeforeLoad } from './support/session.js';
+import { createProducer, signInBeforeLoad } from './support/session.js';
 import { collectPageErrors, expectNoHorizontalOverflow } from './support/page-checks.js';
 
 // The Projects screens walked as a person would, black box: the built renderer against a real
@@ -331,7 +331,8 @@ test('forks into a group and waits for the fork, shares with the group and unsha
     await page.getByLabel('Namespace').selectOption({ label: 'label-crew (group)' });
     await page.getByRole('button', { name: 'Fork project' }).click();
     await expect(page.getByText('Fork ready')).toBeVisible({ timeout: 60_000 });
-    await expect(page.getByText('import_status: finished')).toBeVisible();
+    // Humane words only: GitLab's raw field never shows (it did: "import_status: finished").
+    await expect(page.getByText('import_status')).toHaveCount(0);
     const { body: fork } = await projectByPath(server, 'label-crew/night-drive');
     expect(fork.import_status).toBe('finished');
     expect(fork.forked_from_project?.id).toBe(source.id);
@@ -640,11 +641,123 @@ test('reads well in light and dark at 1280×800 and 1920×1080', async ({ page, 
         await saveScreenshot(page, `projects-${view.name}-${scheme}-${size.width}x${size.height}`);
         if (view.name === 'settings') {
           // The lower half of the form: switches and merge request rules.
+          await page.getByText('Advanced: GitLab CI/CD and merge request settings').click();
           await page.getByLabel('Merge method').scrollIntoViewIfNeeded();
           await saveScreenshot(page, `projects-settings-lower-${scheme}-${size.width}x${size.height}`);
         }
       }
     }
   }
+  expect(errors).toEqual([]);
+});
+
+/** The page at a phone's and a tablet's width: no sideways scrolling, and a screenshot to look at. */
+async function checkNarrow(page: Page, name: string): Promise<void> {
+  for (const [width, height] of [
+    [390, 844],
+    [768, 1024],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await expectNoHorizontalOverflow(page);
+    await saveScreenshot(page, `projects-review-${name}-${width}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+test('review fixes: own namespace, share expiry, one failed-import state with delete and retry', async ({ page, server }) => {
+  const errors = collectPageErrors(page);
+
+  await test.step('the namespace list calls only root "you" (another user is a user)', async () => {
+    await createProducer(server.url, server.adminToken, 'mia');
+    await page.goto('/projects/import');
+    const options = page.getByLabel('Namespace').locator('option');
+    await expect(options.filter({ hasText: /^root / })).toHaveText('root (you)');
+    await expect(options.filter({ hasText: /^mia / })).toHaveText('mia (user)');
+  });
+
+  await test.step('an expiry in the past is refused; an expired share is listed as expired', async () => {
+    await ensureGroup(server, 'Old Friends', 'old-friends');
+    const made = await api<ApiProject>(server, 'POST', '/projects', { name: 'Expiry Check' });
+    expect(made.status).toBe(201);
+    await openProject(page, made.body.id, 'share');
+    await page.getByRole('combobox', { name: 'Group', exact: true }).selectOption({ label: 'old-friends' });
+    const expires = page.getByLabel('Expires (optional)');
+    await expires.fill('2020-01-01');
+    await page.getByRole('button', { name: 'Share', exact: true }).click();
+    expect(await describedError(expires)).toBe('Choose today or a later day: a share that has expired gives no access.');
+    expect((await projectByPath(server, made.body.path_with_namespace)).body.shared_with_groups).toEqual([]);
+    // GitLab itself accepts a past date (ProjectGroupLink has no such validation): the list must say it is over.
+    const group = await api<{ id: number }>(server, 'GET', '/groups/old-friends');
+    const shared = await api(server, 'POST', `/projects/${made.body.id}/share`, {
+      group_id: group.body.id,
+      group_access: 30,
+      expires_at: '2020-01-01',
+    });
+    expect(shared.status).toBe(201);
+    await page.reload();
+    const row = page.getByRole('row', { name: /old-friends/ });
+    await expect(row).toContainText('Expired');
+    await expect(row).toContainText('2020-01-01');
+    await checkNarrow(page, 'share');
+  });
+
+  await test.step('GitLab-only settings wait under "Advanced", in the project form and the hook form', async () => {
+    const { body: project } = await projectByPath(server, 'root/expiry-check');
+    // The overview does not count the expired share as access.
+    await openProject(page, project.id);
+    await expect(page.getByRole('region', { name: 'About' })).toContainText('old-friends (expired 2020-01-01)');
+    await openProject(page, project.id, 'edit');
+    await expect(page.getByLabel('Git Large File Storage (LFS)')).toBeVisible();
+    for (const label of ['Merge method', 'CI configuration path', 'Shared runners', 'Container registry'])
+      await expect(page.getByLabel(label)).toBeHidden();
+    await page.getByText('Advanced: GitLab CI/CD and merge request settings').click();
+    for (const label of ['Merge method', 'CI configuration path', 'Shared runners', 'Container registry'])
+      await expect(page.getByLabel(label)).toBeVisible();
+    await openProject(page, project.id, 'hooks');
+    await expect(page.getByLabel('Push events', { exact: true })).toBeVisible();
+    await expect(page.getByLabel('Pipeline events')).toBeHidden();
+    await page.getByText('Advanced: GitLab CI/CD events').click();
+    await expect(page.getByLabel('Pipeline events')).toBeVisible();
+  });
+
+  await test.step('a group is created from the GUI', async () => {
+    await page.getByRole('navigation', { name: 'Projects sections' }).getByRole('link', { name: 'Groups', exact: true }).click();
+    await page.getByLabel('Group name').fill('Tape Club');
+    await expect(page.getByLabel('Group path')).toHaveAttribute('placeholder', 'tape-club');
+    await page.getByRole('button', { name: 'Create group' }).click();
+    await expect(page.getByRole('status')).toHaveText('Created the group tape-club.');
+    await expect(page.getByRole('list', { name: 'Groups' })).toContainText('Tape Club');
+    await checkNarrow(page, 'groups');
+    const made = await api<{ name: string; visibility: string }>(server, 'GET', '/groups/tape-club');
+    expect(made.status).toBe(200);
+    expect(made.body).toMatchObject({ name: 'Tape Club', visibility: 'private' });
+  });
+
+  await test.step('a failed import shows one failed state, deletes the empty project or imports again over it', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'cratehouse-e2e-bad-archive-'));
+    const archive = path.join(dir, 'broken_export.tar.gz');
+    await writeFile(archive, Buffer.from('this is not a gzip archive'));
+    await page.goto('/projects/import');
+    await expect(page.getByLabel('Replace a project with the same path')).not.toBeChecked();
+    await page.getByLabel('Export archive').setInputFiles(archive);
+    await page.getByRole('button', { name: 'Import project' }).click();
+    await expect(page.getByText('The import failed.')).toBeVisible({ timeout: 60_000 });
+    await expect(page.getByText('Imported as')).toHaveCount(0);
+    expect((await projectByPath(server, 'root/broken')).status).toBe(200);
+    // Again over the empty project: without overwrite the taken path would be refused (400).
+    await page.getByRole('button', { name: 'Import again over it' }).click();
+    await expect(page.getByLabel('Replace a project with the same path')).toBeChecked();
+    await expect(page.getByText('The import failed.')).toBeVisible({ timeout: 60_000 });
+    await expect(page.getByText('has already been taken')).toHaveCount(0);
+    await checkNarrow(page, 'import-failed');
+    // That retry failed too, under the temporary path an overwrite imports into (as GitLab): delete that one.
+    await page.getByRole('button', { name: 'Delete the empty project' }).click();
+    await expect(page.getByText(/was deleted/)).toBeVisible();
+    const left = async () =>
+      (await api<ApiProject[]>(server, 'GET', '/projects?search=broken&owned=true')).body.map((p) => p.path_with_namespace);
+    await expect.poll(left, { timeout: 30_000 }).toEqual(['root/broken']);
+    await rm(dir, { recursive: true, force: true });
+  });
+
   expect(errors).toEqual([]);
 });

@@ -240,7 +240,7 @@ test('sources: fetch a WAV, download it, cancel a slow stream, and see refusals'
     const dataTransfer = await page.evaluateHandle(
       `(() => { const dt = new DataTransfer(); dt.items.add(new File([new Uint8Array(${JSON.stringify(bytes)})], 'dropped-on-home.wav', { type: 'audio/wav' })); return dt; })()`,
     );
-    const zone = page.locator('.window-drop');
+    const zone = page.locator('#main');
     await zone.dispatchEvent('dragover', { dataTransfer });
     await expect(page.getByText('Drop to analyse')).toBeVisible();
     await zone.dispatchEvent('drop', { dataTransfer });

@@ -60,6 +60,7 @@ async function startEmbeddedServer(): Promise<RunningServer> {
       fetchAllowPrivate: true,
       allowedHosts: ['loopback'],
       authFailExemptLoopback: true,
+      libraryFolders: [app.getPath('home')],
       ...(ffmpeg ? { ffmpegPath: ffmpeg } : {}),
     });
   const port = await choosePort(host, settings.lastPort);

@@ -20,6 +20,7 @@ const bridge = {
   pickFolder: () => invoke('desktop:pick-folder'),
   writeRenamedCopies: (folder, copies, mode) => invoke('desktop:write-renamed-copies', folder, copies, mode),
   reveal: (target) => invoke('desktop:reveal', target),
+  startDrag: (itemId) => invoke('desktop:start-drag', itemId),
 } as const satisfies DesktopBridge;
 
 electron.contextBridge.exposeInMainWorld('cratehouse', bridge);

@@ -26,6 +26,12 @@ import { createLfsRepo } from './hosting/lfs/lfs-repo.js';
 import { setUpHosting, type HostingServices } from './hosting/set-up-hosting.js';
 import type { Logger } from './http/logger.js';
 import { createRepositoryAudio } from './project-audio.js';
+import { librarySummaryPlan } from './audio/http/summary-plan.js';
+import { LibraryFolders, resolveFolderRoots } from './audio/library/library-folders.js';
+import { openJournalLibraryRepo } from './audio/library/library-repo.js';
+import { LibraryService } from './audio/library/library-service.js';
+import { LfsObjectStore } from './hosting/lfs/lfs-objects.js';
+import { ContentStore } from './shared/content-store.js';
 import type { OutboundPolicy } from './http/outbound.js';
 import { JobRunner, type JobHandler } from './queue/job-runner.js';
 import { createJobsRepo } from './queue/jobs-repo.js';
@@ -70,6 +76,8 @@ export interface ServiceOptions {
   /** Where uploads stream to while they arrive, and how large they may be. */
   readonly uploads: { readonly tmpDir: string; readonly maxBytes: number };
   readonly http: { readonly publicUrl: string | null; readonly maxJsonKb: number; readonly accelRedirect: string | null };
+  /** Roots below which the library may index folders in place (empty: off). */
+  readonly libraryFolders?: readonly string[];
 }
 
 /** The built service graph: what createApp takes, and the parts the host starts, stops or inspects. */
@@ -81,6 +89,7 @@ export interface Services {
   readonly sources: SourceService;
   readonly ytdlp: YtDlp | null;
   readonly pool: AnalysisPool;
+  readonly library: LibraryService;
   /** The audio, hosting and repository parts of createApp's deps. */
   readonly app: Pick<AppDeps, 'audio' | 'hosting' | 'repositories'>;
   /** Stop the job runner, hook deliveries and analysis threads (the meter and store are the host's). */
@@ -117,6 +126,19 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     options.ffmpegPath ? { kind: 'ffmpeg', path: options.ffmpegPath } : { kind: 'js' },
     meter,
   );
+  // Audio bytes held once across the library, source artifacts and Git LFS objects (hard links).
+  const lfsObjects = new LfsObjectStore(dataDir);
+  const content = new ContentStore(path.join(dataDir, 'content'), options.uploads.tmpDir, [
+    async (sha) => ((await lfsObjects.findSize(sha)) !== undefined ? lfsObjects.pathOf(sha) : null),
+    async (sha) => (await sourcesSetup.artifacts.findByContent(sha))?.file ?? null,
+  ]);
+  const libraryRepo = await openJournalLibraryRepo(path.join(dataDir, 'library'));
+  const library = new LibraryService(libraryRepo, content, analysis, librarySummaryPlan(), log);
+  const folders = new LibraryFolders(libraryRepo, library, await resolveFolderRoots(options.libraryFolders ?? []), log);
+  await folders.start();
+  const findHeldAudio = async (tenant: string, sha256: string) =>
+    (await library.findHeldFile(tenant, sha256)) ??
+    (await sources.findFetchedArtifact(tenant, sha256).then((a) => (a ? { path: a.file, sha256 } : undefined)));
   const hosting = setUpHosting({
     repos: {
       projects: createProjectsRepo(store),
@@ -154,6 +176,7 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     sources,
     ytdlp: sourcesSetup.ytdlp,
     pool,
+    library,
     app: {
       audio: {
         version,
@@ -168,6 +191,9 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
         sources,
         accelRedirect: options.http.accelRedirect,
         log,
+        library,
+        folders,
+        findHeldAudio,
       },
       hosting: {
         version,
@@ -189,10 +215,13 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
           hooks.firePush(push.project, push.identity.user, push.refUpdates);
           hosting.fileAnalyses.queueAfterPush(push.project, push.refUpdates);
         },
-        lfs: { lfs: hosting.lfs, locks: hosting.lfsLocks, publicUrl: options.http.publicUrl },
+        lfs: { lfs: hosting.lfs, locks: hosting.lfsLocks, publicUrl: options.http.publicUrl, pushCheck: hosting.lfsPushCheck },
       },
     },
     async stop() {
+      await folders.stop();
+      await library.stop();
+      await libraryRepo.close();
       await jobs.stop();
       await hooks.stop();
       await pool.destroy();

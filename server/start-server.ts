@@ -104,6 +104,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       },
       uploads,
       http: { publicUrl: config.publicUrl, maxJsonKb: config.maxJsonKb, accelRedirect: config.accelRedirect },
+      libraryFolders: config.libraryFolders,
     });
     undo.push(() => services.stop());
     const { identity, meter, jobs } = services;

@@ -136,9 +136,31 @@ const audioReadRoutes = [
   'POST /analyze/emotion',
   'POST /analyze',
   'POST /separate',
+  // The library's reads.
+  'GET /library/items',
+  'GET /library/items/:id',
+  'GET /library/items/:id/audio',
+  'GET /library/items/:id/similar',
+  'GET /library/collections',
+  'GET /library/tags',
+  'GET /library/folders',
 ];
 /** Writes: api only. */
-const audioWriteRoutes = ['DELETE /jobs/:job_id', 'POST /sources'];
+const audioWriteRoutes = [
+  'DELETE /jobs/:job_id',
+  'POST /sources',
+  // The library's writes.
+  'POST /library/items',
+  'PATCH /library/items/:id',
+  'DELETE /library/items/:id',
+  'POST /library/collections',
+  'PATCH /library/collections/:id',
+  'DELETE /library/collections/:id',
+  'POST /library/collections/:id/items',
+  'DELETE /library/collections/:id/items/:item_id',
+  'POST /library/folders',
+  'DELETE /library/folders/:id',
+];
 
 const hostingAllowed = (method: string, users: boolean, files = false): readonly Scope[] =>
   method === 'GET' || method === 'HEAD'

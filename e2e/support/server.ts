@@ -23,14 +23,25 @@ export interface TestServer {
   stop(graceMs?: number): Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>;
 }
 
+/** To start a server again where a stopped one was (shell.spec.ts: the server stopped mid-session). */
+export interface RestartOptions {
+  readonly port: number;
+  /** Kept by stop(): the caller that made it removes it. */
+  readonly dataDir: string;
+  readonly adminToken: string;
+}
+
 /**
  * Start `node dist/server/main.js` on a free port with a fresh data dir and a known admin token, and
- * resolve once it prints "Cratehouse listening on http://…". Needs `npm run build` first.
+ * resolve once it prints "Cratehouse listening on http://…" (up to 90 s: a start took 20–30 s on the shared
+ * 2-core machine under load). Needs `npm run build` first. With
+ * `restart`, on that port with that data dir and token instead.
  */
-export async function startTestServer(startTimeoutMs = 30_000): Promise<TestServer> {
+export async function startTestServer(startTimeoutMs = 90_000, restart?: RestartOptions): Promise<TestServer> {
   if (!existsSync(serverEntry)) throw new Error(`${serverEntry} does not exist: run \`npm run build\` before the e2e tests`);
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'cratehouse-e2e-'));
-  const adminToken = `e2e-admin-${randomBytes(16).toString('hex')}`;
+  const dataDir = restart?.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'cratehouse-e2e-')));
+  const adminToken = restart?.adminToken ?? `e2e-admin-${randomBytes(16).toString('hex')}`;
+  const removeDataDir = () => (restart ? Promise.resolve() : rm(dataDir, { recursive: true, force: true }));
 
   // The developer's own CRATEHOUSE_* settings must not leak into the test server; tool paths may.
   const env: NodeJS.ProcessEnv = Object.fromEntries(
@@ -39,7 +50,7 @@ export async function startTestServer(startTimeoutMs = 30_000): Promise<TestServ
     ),
   );
   Object.assign(env, {
-    CRATEHOUSE_PORT: '0',
+    CRATEHOUSE_PORT: String(restart?.port ?? 0),
     CRATEHOUSE_DATA_DIR: dataDir,
     CRATEHOUSE_ADMIN_TOKEN: adminToken,
     CRATEHOUSE_LOG_LEVEL: 'error',
@@ -61,7 +72,7 @@ export async function startTestServer(startTimeoutMs = 30_000): Promise<TestServ
   } catch (error) {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
-    await rm(dataDir, { recursive: true, force: true });
+    await removeDataDir();
     throw error;
   }
 
@@ -83,7 +94,7 @@ export async function startTestServer(startTimeoutMs = 30_000): Promise<TestServ
           }
         }
         const result = await exited;
-        await rm(dataDir, { recursive: true, force: true });
+        await removeDataDir();
         return result;
       })()),
   };

@@ -30,6 +30,7 @@ export interface DesktopChannels {
     readonly result: readonly string[];
   };
   'desktop:reveal': { readonly args: [path: string]; readonly result: void };
+  'desktop:start-drag': { readonly args: [itemId: number]; readonly result: void };
 }
 
 export type DesktopChannel = keyof DesktopChannels;
@@ -68,4 +69,9 @@ export interface DesktopBridge {
   readonly writeRenamedCopies: Invoke<'desktop:write-renamed-copies'>;
   /** Show a file or folder in the system's file manager. */
   readonly reveal: Invoke<'desktop:reveal'>;
+  /**
+   * Drag a library item out of the window as a file (Electron's native drag): the original for an
+   * item from an indexed folder, else a copy downloaded under the item's name.
+   */
+  readonly startDrag: Invoke<'desktop:start-drag'>;
 }

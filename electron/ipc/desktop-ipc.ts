@@ -1,4 +1,6 @@
-import { BrowserWindow, dialog, ipcMain, shell, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, shell, type IpcMainInvokeEvent } from 'electron';
+import path from 'node:path';
+import { startLibraryDrag } from '../native-drag.js';
 import { writeRenamedCopies } from '../renamed-copies.js';
 import type { DesktopChannel, DesktopHandlers, Handle, LocalApiDetails } from './channels.js';
 import { absolutePath, renamedCopiesArgs } from './validate.js';
@@ -54,5 +56,11 @@ export function desktopHandlers(deps: DesktopIpcDeps) {
     'desktop:reveal': (_event, target) => {
       shell.showItemInFolder(absolutePath(target, 'the path'));
     },
+    'desktop:start-drag': (event, itemId) =>
+      startLibraryDrag(event.sender, itemId, {
+        connection: deps.connection,
+        cacheDir: path.join(app.getPath('temp'), 'cratehouse-drag'),
+        iconFor: (file) => app.getFileIcon(file, { size: 'normal' }),
+      }),
   } satisfies DesktopHandlers<IpcMainInvokeEvent>;
 }

@@ -16,6 +16,17 @@ import type {
   validationErrorSchema,
   waveformSchema,
 } from './http/schemas.js';
+import type {
+  libraryCollectionListSchema,
+  libraryCollectionSchema,
+  libraryFolderListSchema,
+  libraryFolderSchema,
+  libraryItemListSchema,
+  libraryItemPatchSchema,
+  libraryItemSchema,
+  librarySimilarSchema,
+  libraryTagListSchema,
+} from './http/library-schemas.js';
 
 /**
  * Response bodies of the audio API, for clients (the renderer imports these as types only). An analysis
@@ -61,3 +72,29 @@ export interface AnalyzeResponse {
   readonly features: Omit<FeaturesResponse, 'source'>;
   readonly sample: Omit<SampleAnalysisResponse, 'source'>;
 }
+
+// The library (docs/audio-api.md, "Library").
+/** One library item (GET /library/items/{id}). */
+export type LibraryItemResponse = z.infer<typeof libraryItemSchema>;
+/** GET /library/items. */
+export type LibraryItemListResponse = z.infer<typeof libraryItemListSchema>;
+/** GET /library/items/{id}/similar. */
+export type LibrarySimilarResponse = z.infer<typeof librarySimilarSchema>;
+/** A collection (GET /library/collections items). */
+export type LibraryCollectionResponse = z.infer<typeof libraryCollectionSchema>;
+/** GET /library/collections. */
+export type LibraryCollectionListResponse = z.infer<typeof libraryCollectionListSchema>;
+/** GET /library/tags. */
+export type LibraryTagListResponse = z.infer<typeof libraryTagListSchema>;
+/** A folder indexed in place (GET/POST /library/folders). */
+export type LibraryFolderResponse = z.infer<typeof libraryFolderSchema>;
+/** GET /library/folders. */
+export type LibraryFolderListResponse = z.infer<typeof libraryFolderListSchema>;
+/** PATCH /library/items/{id} body. */
+export type LibraryItemPatch = z.input<typeof libraryItemPatchSchema>;
+/** The page of GET /library/items (the GUI's name for LibraryItemListResponse). */
+export type LibraryPageResponse = LibraryItemListResponse;
+/** A sample role the library files an item under. */
+export type LibraryRole = NonNullable<LibraryItemResponse['role']>;
+/** The user's tempo correction: the measured tempo halved, kept or doubled. */
+export type TempoMultiplier = LibraryItemResponse['tempo_multiplier'];

@@ -27,6 +27,13 @@ describe('loadConfig', () => {
     expect(c.port).toBe(0); // override beats env
   });
 
+  it('reads library folder roots separated by the path delimiter, and refuses relative ones', () => {
+    expect(loadConfig({}).libraryFolders).toEqual([]);
+    const roots = ['/home/mia/Samples', '/srv/audio'];
+    expect(loadConfig({ CRATEHOUSE_LIBRARY_FOLDERS: roots.join(path.delimiter) }).libraryFolders).toEqual(roots);
+    expect(() => loadConfig({ CRATEHOUSE_LIBRARY_FOLDERS: 'Samples' })).toThrow(ConfigError);
+  });
+
   it('reads every CRATEHOUSE_* variable it documents', () => {
     const c = loadConfig({
       CRATEHOUSE_HOST: '::1',

@@ -63,6 +63,12 @@ export interface Config {
    * `loopback` behind a local nginx); null takes the socket's address.
    */
   readonly trustProxy: string | null;
+  /**
+   * Folders on this machine the library may index in place (POST /audio/v1/library/folders), only
+   * below these roots (symlinks resolved); empty turns local folders off. The desktop app sets the
+   * user's home.
+   */
+  readonly libraryFolders: readonly string[];
   /** PostgreSQL connection URL for the metadata (several nodes, large deployments); null keeps it in db.json in the data dir. */
   readonly databaseUrl: string | null;
 }
@@ -98,6 +104,7 @@ export const defaultConfig: Config = {
   authFailBlockS: 300,
   authFailExemptLoopback: false,
   trustProxy: null,
+  libraryFolders: [],
   databaseUrl: null,
 };
 
@@ -136,6 +143,7 @@ const envKeys: Readonly<Record<keyof Config, string>> = {
   authFailBlockS: 'CRATEHOUSE_AUTH_FAIL_BLOCK_S',
   authFailExemptLoopback: 'CRATEHOUSE_AUTH_FAIL_EXEMPT_LOOPBACK',
   trustProxy: 'CRATEHOUSE_TRUST_PROXY',
+  libraryFolders: 'CRATEHOUSE_LIBRARY_FOLDERS',
   databaseUrl: 'CRATEHOUSE_DATABASE_URL',
 };
 
@@ -205,6 +213,7 @@ function parseSource(raw: Record<string, unknown>, source: string): Overrides {
     if (numberKeys.has(k)) out[k] = parseNumber(value, where);
     else if (booleanKeys.has(k)) out[k] = value === null && defaultConfig[k] === null ? null : parseBoolean(value, where);
     else if (k === 'allowedHosts') out[k] = parseHostList(value, where);
+    else if (k === 'libraryFolders') out[k] = parseFolderRoots(value, where);
     else out[k] = value === null ? null : String(value);
   }
   return out as Overrides;
@@ -225,6 +234,16 @@ function parseHostList(value: unknown, where: string): readonly string[] | null 
   const bad = hosts.find((h) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+|[0-9a-f:]+)$/.test(h));
   if (bad !== undefined) throw new ConfigError(`${where} must list host names (or loopback), got ${JSON.stringify(bad)}`);
   return hosts;
+}
+
+/** Roots separated by the platform's path delimiter (`:`; `;` on Windows) or a JSON array; each absolute. */
+function parseFolderRoots(value: unknown, where: string): readonly string[] {
+  if (value === null) return [];
+  const items = Array.isArray(value) ? value.map(String) : String(value).split(path.delimiter);
+  const roots = items.map((r) => r.trim()).filter((r) => r !== '');
+  const bad = roots.find((r) => !path.isAbsolute(r));
+  if (bad !== undefined) throw new ConfigError(`${where} must list absolute folders, got ${JSON.stringify(bad)}`);
+  return roots.map((r) => path.resolve(r));
 }
 
 function parseBoolean(value: unknown, where: string): boolean {

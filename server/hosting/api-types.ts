@@ -362,3 +362,21 @@ export type RepositoryFileAnalysis<Analysis = Readonly<Record<string, unknown>>,
       readonly waveform: Waveform;
     }
   | { readonly status: 'pending'; readonly file_path: string; readonly blob_id: string };
+
+/** One object of a Git LFS batch answer (the spec's shape, docs/api/batch.md of git-lfs). */
+export interface LfsBatchObject {
+  readonly oid: string;
+  readonly size: number;
+  readonly authenticated?: boolean;
+  readonly actions?: Readonly<
+    Record<string, { readonly href: string; readonly header: Readonly<Record<string, string>>; readonly expires_in: number }>
+  >;
+  readonly error?: { readonly code: number; readonly message: string };
+}
+
+/** A Git LFS batch answer (`POST <project>.git/info/lfs/objects/batch`). */
+export interface LfsBatchResponse {
+  readonly transfer: 'basic';
+  readonly objects: readonly LfsBatchObject[];
+  readonly hash_algo: 'sha256';
+}

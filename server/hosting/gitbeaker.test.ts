@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -10,6 +11,14 @@ import { startServer, type RunningServer } from '../start-server.js';
 import { memoryLogger } from '../test-support/test-app.js';
 
 const adminToken = 'gitbeaker-admin';
+/** git's object id of a blob, worked out here from its definition (sha1 of "blob <size>\0" and the bytes), not asked of the server. */
+const blobId = (bytes: Buffer) => createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+/** Every file under `dir`, as relative paths, sorted. */
+const filesUnder = async (dir: string): Promise<string[]> =>
+  (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
+    .sort();
 
 describe('@gitbeaker/rest (the npm GitLab client) against the hosting API', () => {
   let server: RunningServer;
@@ -108,4 +117,163 @@ describe('@gitbeaker/rest (the npm GitLab client) against the hosting API', () =
     expect((await api.Projects.edit(project.id, { defaultBranch: 'mixdown' })).default_branch).toBe('mixdown');
     expect(await remoteHead(url)).toBe('mixdown');
   }, 120_000);
+
+  describe('the repository through gitbeaker: commits, files, archives, contributors, forks', () => {
+    // The bytes pushed, known here: a binary stem (every byte value, then random), a text file, a README.
+    const stem = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), randomBytes(4096)]);
+    const notes = '120 bpm, F minor\n';
+    let project: { id: number; path: string; web_url: string };
+    let first: { id: string };
+    let second: { id: string };
+
+    beforeAll(async () => {
+      project = await api.Projects.create({ name: 'Beat Tape' });
+    }, 60_000);
+
+    it('Commits.create with several actions (one base64) is one commit holding exactly those bytes', async () => {
+      first = await api.Commits.create(project.id, 'main', 'Stems and notes', [
+        { action: 'create', filePath: 'stems/kick.wav', content: stem.toString('base64'), encoding: 'base64' },
+        { action: 'create', filePath: 'notes.txt', content: notes },
+        { action: 'create', filePath: 'README.md', content: '# Beat Tape\n' },
+      ]);
+      expect(first).toMatchObject({ title: 'Stems and notes', parent_ids: [], author_email: `${username}@example.com` });
+      const dir = path.join(work, 'beat-tape');
+      await git(['clone', '-q', cloneUrl((await api.Projects.show(project.id)) as { http_url_to_repo: string }, token), dir]);
+      expect((await git(['rev-parse', 'HEAD'], dir)).stdout.trim()).toBe(first.id);
+      expect(await filesUnder(dir).then((f) => f.filter((x) => !x.startsWith('.git/')))).toEqual([
+        'README.md',
+        'notes.txt',
+        'stems/kick.wav',
+      ]);
+      expect((await readFile(path.join(dir, 'stems/kick.wav'))).equals(stem)).toBe(true);
+
+      second = await api.Commits.create(
+        project.id,
+        'main',
+        'Louder kick, drop notes',
+        [
+          { action: 'update', filePath: 'stems/kick.wav', content: Buffer.concat([stem, stem]).toString('base64'), encoding: 'base64' },
+          { action: 'delete', filePath: 'notes.txt' },
+          { action: 'move', filePath: 'docs/README.md', previousPath: 'README.md' },
+        ],
+        { authorName: 'Dee Bass', authorEmail: 'dee@example.com' },
+      );
+      expect(second).toMatchObject({ parent_ids: [first.id], author_name: 'Dee Bass', committer_email: `${username}@example.com` });
+    }, 120_000);
+
+    it('Commits.all with refName and path, Commits.show and Commits.showDiff answer what was committed', async () => {
+      const all = await api.Commits.all(project.id, { refName: 'main' });
+      expect(all.map((c) => c.id)).toEqual([second.id, first.id]);
+      const touchingNotes = await api.Commits.all(project.id, { refName: 'main', path: 'notes.txt' });
+      expect(touchingNotes.map((c) => c.id)).toEqual([second.id, first.id]);
+      const touchingDocs = await api.Commits.all(project.id, { refName: 'main', path: 'docs' });
+      expect(touchingDocs.map((c) => c.id)).toEqual([second.id]);
+      expect(await api.Commits.all(project.id, { refName: first.id })).toHaveLength(1);
+
+      const shown = await api.Commits.show(project.id, first.id);
+      // Added lines, counted here: notes.txt 1, README.md 1, the binary stem none.
+      expect(shown).toMatchObject({ id: first.id, message: 'Stems and notes', stats: { additions: 2, deletions: 0, total: 2 } });
+      const diff = await api.Commits.showDiff(project.id, second.id);
+      const byPath = Object.fromEntries(diff.map((d) => [d.new_path, d]));
+      expect(Object.keys(byPath).sort()).toEqual(['docs/README.md', 'notes.txt', 'stems/kick.wav']);
+      expect(byPath['notes.txt']).toMatchObject({ deleted_file: true, old_path: 'notes.txt', diff: `@@ -1 +0,0 @@\n-${notes}` });
+      expect(byPath['docs/README.md']).toMatchObject({ renamed_file: true, old_path: 'README.md' });
+      expect(byPath['stems/kick.wav']).toMatchObject({ new_file: false, deleted_file: false });
+    }, 120_000);
+
+    it('RepositoryFiles create, show, edit, showRaw and remove: each one commit, the content as sent', async () => {
+      const created = await api.RepositoryFiles.create(project.id, 'lyrics/verse one.txt', 'main', 'first take\n', 'Add verse');
+      expect(created).toEqual({ file_path: 'lyrics/verse one.txt', branch: 'main' });
+      const shown = await api.RepositoryFiles.show(project.id, 'lyrics/verse one.txt', 'main');
+      const bytes = Buffer.from('first take\n');
+      expect(shown).toMatchObject({
+        file_name: 'verse one.txt',
+        file_path: 'lyrics/verse one.txt',
+        size: bytes.length,
+        encoding: 'base64',
+        content: bytes.toString('base64'),
+        content_sha256: createHash('sha256').update(bytes).digest('hex'),
+        blob_id: blobId(bytes),
+        ref: 'main',
+      });
+      expect(shown.last_commit_id).toBe(shown.commit_id);
+
+      await api.RepositoryFiles.edit(project.id, 'lyrics/verse one.txt', 'main', 'second take\n', 'Retake', {
+        lastCommitId: shown.last_commit_id,
+      });
+      const raw = await api.RepositoryFiles.showRaw(project.id, 'lyrics/verse one.txt', 'main');
+      expect(typeof raw === 'string' ? raw : await raw.text()).toBe('second take\n');
+      const stale = await api.RepositoryFiles.edit(project.id, 'lyrics/verse one.txt', 'main', 'x', 'Stale', {
+        lastCommitId: shown.last_commit_id,
+      }).then(
+        () => undefined,
+        (e: unknown) => e as GitbeakerRequestError,
+      );
+      expect(stale?.cause?.response.status).toBe(400);
+
+      await api.RepositoryFiles.remove(project.id, 'lyrics/verse one.txt', 'main', 'Cut the verse');
+      const gone = await api.RepositoryFiles.show(project.id, 'lyrics/verse one.txt', 'main').then(
+        () => undefined,
+        (e: unknown) => e as GitbeakerRequestError,
+      );
+      expect(gone?.cause?.response.status).toBe(404);
+      const titles = (await api.Commits.all(project.id, { refName: 'main', path: 'lyrics' })).map((c) => c.title);
+      expect(titles).toEqual(['Cut the verse', 'Retake', 'Add verse']);
+    }, 120_000);
+
+    it('Repositories.showArchive as tar.gz and zip holds the files of the branch, byte for byte', async () => {
+      const head = (await api.Commits.all(project.id, { refName: 'main', perPage: 1, maxPages: 1 }))[0]!.id;
+      const prefix = `${project.path}-main-${head}`;
+      const expected = { 'stems/kick.wav': Buffer.concat([stem, stem]), 'docs/README.md': Buffer.from('# Beat Tape\n') };
+      for (const fileType of ['tar.gz', 'zip'] as const) {
+        const blob = await api.Repositories.showArchive(project.id, { fileType });
+        const file = path.join(work, `archive.${fileType}`);
+        await writeFile(file, Buffer.from(await blob.arrayBuffer()));
+        const out = path.join(work, `archive-${fileType}`);
+        await mkdir(out, { recursive: true });
+        if (fileType === 'zip') await promisify(execFile)('unzip', ['-q', file, '-d', out]);
+        else await promisify(execFile)('tar', ['-xzf', file, '-C', out]);
+        expect(await readdir(out)).toEqual([prefix]);
+        expect(await filesUnder(path.join(out, prefix))).toEqual(Object.keys(expected).sort());
+        for (const [name, bytes] of Object.entries(expected))
+          expect((await readFile(path.join(out, prefix, name))).equals(bytes)).toBe(true);
+      }
+      // `sha` picks the commit; members are named <path>-<sha as given>-<commit>/… as GitLab names them.
+      const old = path.join(work, 'first.zip');
+      await writeFile(
+        old,
+        Buffer.from(await (await api.Repositories.showArchive(project.id, { fileType: 'zip', sha: first.id })).arrayBuffer()),
+      );
+      const listed = (await promisify(execFile)('unzip', ['-Z1', old], { encoding: 'utf8' })).stdout
+        .split('\n')
+        .filter((n) => n && !n.endsWith('/'));
+      expect(listed.sort()).toEqual(
+        ['README.md', 'notes.txt', 'stems/kick.wav'].map((n) => `${project.path}-${first.id}-${first.id}/${n}`),
+      );
+    }, 120_000);
+
+    it('Repositories.allContributors groups the authors of the default branch with their commit counts', async () => {
+      const byName = await api.Repositories.allContributors(project.id, { orderBy: 'name', sort: 'asc' });
+      // Authors, counted from the commits above: the user made four (one via Commits.create, three via RepositoryFiles), Dee one.
+      expect(byName).toEqual([
+        { name: 'Beaker Producer', email: `${username}@example.com`, commits: 4, additions: 0, deletions: 0 },
+        { name: 'Dee Bass', email: 'dee@example.com', commits: 1, additions: 0, deletions: 0 },
+      ]);
+      const byCommits = await api.Repositories.allContributors(project.id, { orderBy: 'commits', sort: 'desc' });
+      expect(byCommits.map((c) => c.name)).toEqual(['Beaker Producer', 'Dee Bass']);
+    }, 120_000);
+
+    it('Projects.fork, then Projects.allForks and the fork’s commits: the same history under a new path', async () => {
+      const fork = await api.Projects.fork(project.id, { name: 'Beat Tape Remix', path: 'beat-tape-remix' });
+      expect(fork).toMatchObject({ path_with_namespace: `${username}/beat-tape-remix`, forked_from_project: { id: project.id } });
+      for (let i = 0; i < 100 && (await api.Projects.show(fork.id)).import_status !== 'finished'; i++)
+        await new Promise((r) => setTimeout(r, 200));
+      expect((await api.Projects.show(fork.id)).import_status).toBe('finished');
+      expect((await api.Projects.allForks(project.id)).map((p) => p.id)).toEqual([fork.id]);
+      const source = (await api.Commits.all(project.id, { refName: 'main' })).map((c) => c.id);
+      expect((await api.Commits.all(fork.id, { refName: 'main' })).map((c) => c.id)).toEqual(source);
+      const searched = await api.Projects.all({ search: 'remix', owned: true });
+      expect(searched.map((p) => p.id)).toEqual([fork.id]);
+    }, 120_000);
+  });
 });

@@ -1,6 +1,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -161,4 +162,112 @@ describe.skipIf(!glab && !required)('the official glab CLI (Debian bookworm-back
       statistics: { commit_count: 0 },
     });
   }, 120_000);
+
+  describe('the repository through glab: view, archive, contributors, group clone', () => {
+    // The bytes committed, known here: a binary stem (every byte value twice) and a README.
+    const stem = Buffer.from(Array.from({ length: 512 }, (_, i) => i % 256));
+    const readme = '# Night Drive\n\nSynthwave stems.\n';
+    let head: string;
+    /** Commit files through the API as `author` (what the scenarios then read back through glab). */
+    const commit = async (
+      projectPath: string,
+      message: string,
+      actions: readonly Record<string, unknown>[],
+      author?: readonly [string, string],
+    ) => {
+      const res = await api(`/projects/${encodeURIComponent(projectPath)}/repository/commits`, {
+        method: 'POST',
+        body: { branch: 'main', commit_message: message, actions, ...(author ? { author_name: author[0], author_email: author[1] } : {}) },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return String(res.body.id);
+    };
+
+    beforeAll(async () => {
+      expect((await api('/projects', { method: 'POST', body: { name: 'Night Drive', description: 'Synthwave stems.' } })).status).toBe(201);
+      const project = `${username}/night-drive`;
+      await commit(project, 'README', [{ action: 'create', file_path: 'README.md', content: readme }]);
+      await commit(
+        project,
+        'Kick',
+        [{ action: 'create', file_path: 'stems/kick.wav', content: stem.toString('base64'), encoding: 'base64' }],
+        ['Dee Bass', 'dee@example.com'],
+      );
+      head = await commit(
+        project,
+        'Snare',
+        [{ action: 'create', file_path: 'stems/snare.txt', content: 'snare\n' }],
+        ['Dee Bass', 'dee@example.com'],
+      );
+    }, 120_000);
+
+    it('glab repo view prints the name, the description and the README from the default branch', async () => {
+      const r = await run(['repo', 'view', `${username}/night-drive`], home);
+      expect(r.code, r.out).toBe(0);
+      expect(r.out).toContain(`name:\tGlab Producer / Night Drive\ndescription:\tSynthwave stems.\n---\n${readme}`);
+    }, 120_000);
+
+    it('glab repo archive --format zip and tar.gz saves the branch as an archive, byte for byte', async () => {
+      const dir = await workDir('archive');
+      const prefix = `night-drive-main-${head}`;
+      const expected = { 'README.md': Buffer.from(readme), 'stems/kick.wav': stem, 'stems/snare.txt': Buffer.from('snare\n') };
+      for (const format of ['zip', 'tar.gz'] as const) {
+        const r = await run(['repo', 'archive', `${username}/night-drive`, `drive-${format}`, '--format', format], dir);
+        expect(r.code, r.out).toBe(0);
+        const file = path.join(dir, `drive-${format}.${format}`);
+        const out = path.join(dir, `out-${format}`);
+        await mkdir(out);
+        if (format === 'zip') await promisify(execFile)('unzip', ['-q', file, '-d', out]);
+        else await promisify(execFile)('tar', ['-xzf', file, '-C', out]);
+        expect(await readdir(out)).toEqual([prefix]);
+        for (const [name, bytes] of Object.entries(expected)) {
+          const got = await readFile(path.join(out, prefix, name));
+          expect(createHash('sha256').update(got).digest('hex'), `${format}: ${name}`).toBe(
+            createHash('sha256').update(bytes).digest('hex'),
+          );
+        }
+      }
+    }, 120_000);
+
+    it('glab repo contributors lists each author with their commit count', async () => {
+      const r = await run(['repo', 'contributors', '-R', `${username}/night-drive`, '--order', 'name', '--sort', 'asc'], home);
+      expect(r.code, r.out).toBe(0);
+      // Counted from the commits above: Dee Bass two, the user one.
+      const lines = r.out.split('\n').filter((l) => l.includes('@example.com'));
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(new RegExp(`Dee Bass\\s+dee@example\\.com\\s+2`));
+      expect(lines[1]).toMatch(new RegExp(`Glab Producer\\s+${username}@example\\.com\\s+1`));
+    }, 120_000);
+
+    it('glab repo clone -g clones every project of a group and its subgroups; --include-subgroups=false only its own', async () => {
+      const group = await api('/groups', { method: 'POST', body: { name: 'Beat Crew', path: `crew-${username}` } });
+      expect(group.status, JSON.stringify(group.body)).toBe(201);
+      const sub = await api('/groups', { method: 'POST', body: { name: 'Vocals', path: 'vocals', parent_id: group.body.id } });
+      expect(sub.status, JSON.stringify(sub.body)).toBe(201);
+      const projects = [
+        [group.body.id, 'Drums', `crew-${username}/drums`],
+        [group.body.id, 'Bass', `crew-${username}/bass`],
+        [sub.body.id, 'Takes', `crew-${username}/vocals/takes`],
+      ] as const;
+      for (const [namespaceId, name, full] of projects) {
+        const created = await api('/projects', { method: 'POST', body: { name, path: name.toLowerCase(), namespace_id: namespaceId } });
+        expect(created.status).toBe(201);
+        await commit(full, `First ${name}`, [{ action: 'create', file_path: `${name.toLowerCase()}.txt`, content: `${full}\n` }]);
+      }
+      // git asks for credentials for each clone: a credential store, as a glab user over HTTP would have.
+      await writeFile(path.join(home, '.git-credentials'), `http://oauth2:${token}@${host}\n`, { mode: 0o600 });
+      await execGit(['config', '--file', path.join(home, '.gitconfig'), 'credential.helper', 'store']);
+
+      const all = await workDir('group-all');
+      const r = await run(['repo', 'clone', '-g', `crew-${username}`, '-p', '--paginate'], all);
+      expect(r.code, r.out).toBe(0);
+      for (const [, name, full] of projects) {
+        expect(await readFile(path.join(all, full, `${name.toLowerCase()}.txt`), 'utf8'), full).toBe(`${full}\n`);
+      }
+      const own = await workDir('group-own');
+      const mine = await run(['repo', 'clone', '-g', `crew-${username}`, '-p', '--include-subgroups=false'], own);
+      expect(mine.code, mine.out).toBe(0);
+      expect((await readdir(path.join(own, `crew-${username}`))).sort()).toEqual(['bass', 'drums']);
+    }, 180_000);
+  });
 });

@@ -31,3 +31,13 @@ describe('Params.checked', () => {
     expect(() => p.checked(p.int('optional'))).toThrow('Params.checked: value 0 was read from a parameter that is not required');
   });
 });
+
+describe('Params.nested', () => {
+  it("names a nested hash's problems as Grape does and throws them with the parent's", () => {
+    const p = new Params({ branch: 'main' });
+    const first = p.nested('actions[0]', { action: 'create', content: 5 });
+    const second = p.nested('actions[1]', { content: { a: 1 }, file_path: ['x'] }).require('action');
+    expect([first.string('content'), second.string('content'), second.string('file_path')]).toEqual(['5', undefined, undefined]);
+    expect(() => p.check()).toThrow('actions[1][action] is missing, actions[1][content] is invalid, actions[1][file_path] is invalid');
+  });
+});

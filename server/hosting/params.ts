@@ -6,9 +6,24 @@ import { AppError, type ValidationIssue } from '../http/errors.js';
  * GitLab-worded problems; `check()` throws them as one 400 `{"error": "a is missing, b is invalid"}`.
  */
 export class Params {
-  private readonly issues: ValidationIssue[] = [];
+  /**
+   * `scope` names a nested hash (`actions[0]`): its problems read `actions[0][content] is invalid`, as
+   * Grape words them, and land in the `issues` of the Params it was made from.
+   */
+  constructor(
+    private readonly raw: Readonly<Record<string, unknown>>,
+    private readonly scope?: string,
+    private readonly issues: ValidationIssue[] = [],
+  ) {}
 
-  constructor(private readonly raw: Readonly<Record<string, unknown>>) {}
+  /** The params of a hash nested under `name` (Grape's `requires :actions, type: Array do … end`); one `check()` throws both. */
+  nested(name: string, raw: Readonly<Record<string, unknown>>): Params {
+    return new Params(raw, this.locOf(name), this.issues);
+  }
+
+  private locOf(name: string): string {
+    return this.scope === undefined ? name : `${this.scope}[${name}]`;
+  }
 
   /** True when the parameter was sent at all (null counts as sent). */
   has(name: string): boolean {
@@ -19,7 +34,7 @@ export class Params {
   require(...names: string[]): this {
     for (const n of names) {
       if (this.raw[n] === undefined || this.raw[n] === null || this.raw[n] === '')
-        this.issues.push({ loc: [n], msg: 'is missing', type: 'missing' });
+        this.issues.push({ loc: [this.locOf(n)], msg: 'is missing', type: 'missing' });
     }
     return this;
   }
@@ -27,17 +42,28 @@ export class Params {
   /** At least one of these must be present (Grape's at_least_one_of). */
   requireOneOf(...names: string[]): this {
     if (!names.some((n) => this.raw[n] !== undefined && this.raw[n] !== null && this.raw[n] !== '')) {
-      this.issues.push({ loc: [names.join(', ')], msg: 'are missing, at least one parameter must be provided', type: 'missing' });
+      this.issues.push({
+        loc: [names.map((n) => this.locOf(n)).join(', ')],
+        msg: 'are missing, at least one parameter must be provided',
+        type: 'missing',
+      });
     }
     return this;
   }
 
+  /** Record `name` as invalid: a value no reader takes (a list that is not an array, an item that is not a hash). */
+  invalid(name: string): this {
+    this.issues.push({ loc: [this.locOf(name)], msg: 'is invalid', type: 'invalid' });
+    return this;
+  }
+
+  /** A String as Grape coerces one (Coercible::String): numbers and booleans become their text; arrays and hashes are invalid. */
   string(name: string): string | undefined {
     const v = this.raw[name];
     if (v === undefined || v === null) return undefined;
     if (typeof v === 'string') return v;
     if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-    this.issues.push({ loc: [name], msg: 'is invalid', type: 'invalid', input: v });
+    this.issues.push({ loc: [this.locOf(name)], msg: 'is invalid', type: 'invalid', input: v });
     return undefined;
   }
 
@@ -46,7 +72,7 @@ export class Params {
     if (v === undefined || v === null || v === '') return undefined;
     const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : NaN;
     if (!Number.isSafeInteger(n)) {
-      this.issues.push({ loc: [name], msg: 'is invalid', type: 'invalid', input: v });
+      this.issues.push({ loc: [this.locOf(name)], msg: 'is invalid', type: 'invalid', input: v });
       return undefined;
     }
     return n;
@@ -59,7 +85,7 @@ export class Params {
     const s = String(v).trim().toLowerCase();
     if (['true', '1', 't', 'yes', 'y', 'on'].includes(s)) return true;
     if (['false', '0', 'f', 'no', 'n', 'off'].includes(s)) return false;
-    this.issues.push({ loc: [name], msg: 'is invalid', type: 'invalid', input: v });
+    this.issues.push({ loc: [this.locOf(name)], msg: 'is invalid', type: 'invalid', input: v });
     return undefined;
   }
 
@@ -68,7 +94,7 @@ export class Params {
     const v = this.string(name);
     if (v === undefined) return undefined;
     if (!(values as readonly string[]).includes(v)) {
-      this.issues.push({ loc: [name], msg: 'does not have a valid value', type: 'value', input: v });
+      this.issues.push({ loc: [this.locOf(name)], msg: 'does not have a valid value', type: 'value', input: v });
       return undefined;
     }
     return v as T;
@@ -80,7 +106,7 @@ export class Params {
     if (v === undefined || v === null) return undefined;
     if (Array.isArray(v)) return v.map(String);
     if (typeof v === 'string') return v === '' ? [] : v.split(',').map((s) => s.trim());
-    this.issues.push({ loc: [name], msg: 'is invalid', type: 'invalid', input: v });
+    this.issues.push({ loc: [this.locOf(name)], msg: 'is invalid', type: 'invalid', input: v });
     return undefined;
   }
 

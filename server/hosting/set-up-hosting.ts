@@ -12,6 +12,7 @@ import type { HooksRepo } from './hooks/hooks-repo.js';
 import type { ExportsRepo } from './import-export/exports-repo.js';
 import { LfsLockService } from './lfs/lfs-locks.js';
 import { LfsObjectStore } from './lfs/lfs-objects.js';
+import { LfsPushCheck } from './lfs/lfs-push-check.js';
 import type { LfsRepo } from './lfs/lfs-repo.js';
 import { LfsService } from './lfs/lfs.js';
 import { exportJobType, ProjectExportService } from './import-export/project-export.js';
@@ -63,6 +64,8 @@ export interface HostingServices {
   readonly reconcileRepositories: (log: Logger) => Promise<ReconcileReport>;
   readonly lfs: LfsService;
   readonly lfsLocks: LfsLockService;
+  /** GitLab's LFS integrity check that git over HTTP runs on pushes. */
+  readonly lfsPushCheck: LfsPushCheck;
   /** LFS pointers resolved to the objects their project links. */
   readonly lfsContent: LfsContent;
   /** Audio analysis of repository files (the analysis route, and what pushes queue). */
@@ -143,6 +146,7 @@ export function setUpHosting(options: {
     {
       trackedPaths: (dir, commit, paths) => findLfsTrackedPaths(dir, commit, paths, { gitPath }),
       store: (project, content) => lfs.storeContent(project, content),
+      holds: async (project, pointer) => (await lfs.findObjectFile(project, pointer.oid))?.size === pointer.size,
     },
   );
   for (const [kind, handler] of createProjectJobHandlers(stores)) {
@@ -173,6 +177,7 @@ export function setUpHosting(options: {
     reconcileRepositories: (log) => reconcileRepositories(projects, stores, log),
     lfs,
     lfsLocks: new LfsLockService(projects, identity, repos.lfs),
+    lfsPushCheck: new LfsPushCheck(lfs, options.dataDir),
     lfsContent,
     fileAnalyses,
     onProjectRemoved,

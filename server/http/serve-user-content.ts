@@ -88,6 +88,8 @@ export interface UserContentOptions {
   readonly cacheControl: string;
   /** A strong validator known without reading the file (content-addressed files); else express's own. */
   readonly etag?: string;
+  /** Always a download (a library item: the browser saves it under its name); else inline for the safe list. */
+  readonly attachment?: boolean;
 }
 
 /**
@@ -99,6 +101,7 @@ export function sendUserContent(res: Response, file: string, filename: string, o
     // Handed to send, which sets them only once it has the file: a 404 after this stays the API's own.
     const headers = {
       ...userContentHeadersFor(filename),
+      ...(options.attachment ? { 'Content-Disposition': contentDispositionOf('attachment', filename) } : {}),
       'Cache-Control': options.cacheControl,
       ...(options.etag ? { ETag: options.etag } : {}),
     };

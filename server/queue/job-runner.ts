@@ -102,6 +102,11 @@ export class JobRunner {
     return job;
   }
 
+  /** A tenant's finished jobs of one type whose result `match` accepts (a scan: for occasional lookups). */
+  findDoneForTenant(tenant: string, type: string, match: (result: unknown) => boolean): Readonly<JobRecord> | undefined {
+    return this.repo.all().find((j) => j.tenant === tenant && j.type === type && j.status === 'done' && match(j.result));
+  }
+
   /**
    * Cancel a tenant's job. Pending: ends in `error: cancelled` at once. Running: flagged and its
    * signal aborted; it ends at its next checkpoint. Finished: unchanged (idempotent).

@@ -1,16 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../test-support/store-kinds.js';
 import { postgresSkipReason } from '../test-support/private-postgres.js';
 import type { DbSchema } from './schema.js';
+import { startServerChild, type ServerChild } from '../test-support/server-child.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const token = 'crash-test-token';
 
 /** Where the server under test keeps its metadata: db.json in the data dir, or a PostgreSQL database. */
@@ -38,28 +35,9 @@ async function persistedGroups(dataDir: string, databaseUrl: string | null): Pro
   }
 }
 
-/** Start the real headless server (through tsx) on a free port; resolve with its URL. */
-function startServer(dataDir: string, databaseUrl: string | null): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      CRATEHOUSE_PORT: '0',
-      CRATEHOUSE_DATA_DIR: dataDir,
-      CRATEHOUSE_ADMIN_TOKEN: token,
-      CRATEHOUSE_LOG_LEVEL: 'error',
-      CRATEHOUSE_DATABASE_URL: databaseUrl ?? '',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      const m = /listening on (http:\/\/\S+)/.exec(line);
-      if (m?.[1]) resolve({ child, url: m[1] });
-    });
-    child.once('exit', (code) => reject(new Error(`server exited early with ${code}`)));
-  });
+/** Start the real headless server over `dataDir`, on `databaseUrl` when given (the postgres store). */
+function startServer(dataDir: string, databaseUrl: string | null): Promise<ServerChild> {
+  return startServerChild(dataDir, token, { CRATEHOUSE_DATABASE_URL: databaseUrl ?? '' });
 }
 
 describe.each(backends)('durability ($name store)', (backend) => {

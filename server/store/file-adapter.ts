@@ -1,6 +1,7 @@
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Adapter } from 'lowdb';
+import { syncDir } from '../shared/sync-dir.js';
 
 /**
  * lowdb adapter writing a JSON file atomically and durably: write a temp file, fsync it, rename it
@@ -48,17 +49,6 @@ export class DurableJsonFile<T> implements Adapter<T> {
     await syncDir(path.dirname(this.filename));
     this.writes++;
     this.lastWriteBytes = Buffer.byteLength(text);
-  }
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const fh = await open(dir, 'r');
-  try {
-    await fh.sync();
-  } catch {
-    // Some filesystems refuse fsync on a directory; the rename is still atomic there.
-  } finally {
-    await fh.close();
   }
 }
 

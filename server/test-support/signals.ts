@@ -1,6 +1,10 @@
 /** Synthesized test audio: every expected value in the audio tests is derived from these definitions. */
 
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { wavHeader } from '../audio/decode/wav-reader.js';
+
+export { sha256File } from '../audio/artifacts/artifact-store.js';
 
 /** dBFS (peak) to linear amplitude. */
 export const dbToAmp = (db: number): number => 10 ** (db / 20);
@@ -69,4 +73,20 @@ export function encodeWav(channels: readonly Float32Array[], sampleRate: number,
     }
   }
   return buf;
+}
+
+/** Write a 16-bit stereo 44.1 kHz WAV of noise (incompressible), about `size` bytes in all, without holding it in memory. */
+export function writeNoiseWav(file: string, size: number): void {
+  const frames = Math.floor((size - 44) / 4);
+  const fd = openSync(file, 'w');
+  try {
+    writeSync(fd, wavHeader(44_100, 2, frames, 'pcm16'));
+    for (let left = frames * 4; left > 0;) {
+      const chunk = randomBytes(Math.min(left, 1 << 20));
+      writeSync(fd, chunk);
+      left -= chunk.length;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { createApp } from '../app.js';
 import { resolveFfmpeg } from '../audio/decode/ffmpeg-path.js';
 import type { AudioDeps } from '../audio/http/routes.js';
+import type { LibraryService } from '../audio/library/library-service.js';
 import type { AnalysisBudget } from '../audio/analysis/task-deadline.js';
 import { defaultFailedAuthLimits, type FailedAuthLimits } from '../auth/failed-auth-limiter.js';
 import type { IdentityService } from '../auth/identity.js';
@@ -48,6 +49,7 @@ export interface TestApp {
   readonly projects: ProjectService;
   readonly hooks: HookService;
   readonly meter: Meter;
+  readonly library: LibraryService;
   readonly log: ReturnType<typeof memoryLogger>;
   /** The app's data dir (tmp/ and cache/ live here). */
   readonly dataDir: string;
@@ -103,11 +105,15 @@ export async function startTestApp(
     readonly pushAnalysis?: { readonly maxFiles: number; readonly maxBytes: number };
     /** Time budget of analysis tasks (the server's default otherwise). */
     readonly analysisBudget?: AnalysisBudget;
+    /** Roots the library may index folders below (none: local folders off). */
+    readonly libraryFolders?: readonly string[];
+    /** Use this data dir (to restart over the same files) instead of a new temp dir. */
+    readonly dataDir?: string;
   } = {},
 ): Promise<TestApp> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-test-'));
-  await mkdir(path.join(dataDir, 'tmp'));
-  await mkdir(path.join(dataDir, 'artifacts'));
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'cratehouse-test-')));
+  await mkdir(path.join(dataDir, 'tmp'), { recursive: true });
+  await mkdir(path.join(dataDir, 'artifacts'), { recursive: true });
   const adapter = new MemoryAdapter<DbSchema>();
   const store = await openStore(adapter);
   const log = memoryLogger();
@@ -146,6 +152,7 @@ export async function startTestApp(
     failedAuth: options.failedAuth ?? { ...defaultFailedAuthLimits, failures: 0 },
     uploads: { tmpDir: path.join(dataDir, 'tmp'), maxBytes: options.maxUploadBytes ?? 64 * 1024 * 1024 },
     http: { publicUrl: options.publicUrl ?? null, maxJsonKb: 64, accelRedirect: options.accelRedirect ?? null },
+    libraryFolders: options.libraryFolders,
   });
   const { identity, meter, jobs } = services;
   const { projects, hooks } = services.hosting;
@@ -170,6 +177,7 @@ export async function startTestApp(
     projects,
     hooks,
     meter,
+    library: services.library,
     log,
     dataDir,
     audioDeps,

@@ -14,7 +14,7 @@ import type {
   SpectrumResponse,
   WaveformResponse,
 } from '../../../server/audio/api-types.js';
-import { getBlob, getJson, uploadFile, type UploadProgress } from './http';
+import { getBlob, getJson, requestJson, uploadFile, type Query, type UploadProgress } from './http';
 
 export type {
   AnalyzeResponse,
@@ -91,6 +91,26 @@ export async function analyse<R extends AnalysisRoute>(
     query,
     signal: options.signal,
     onProgress: options.onProgress,
+  });
+  const cache = response.headers.get('X-Cache');
+  return { result: response.body, cache: cache === 'hit' || cache === 'miss' ? cache : null };
+}
+
+/**
+ * Ask one analysis route about audio the server already holds, by its SHA-256 (`?sha256=` and an
+ * empty body): no upload. A 404 means the server holds no such audio for this caller.
+ */
+export async function analyseByHash<R extends AnalysisRoute>(
+  route: R,
+  sha256: string,
+  query: AnalysisRoutes[R]['query'],
+  options: Pick<AnalyseOptions, 'token' | 'signal'>,
+): Promise<Analysis<AnalysisRoutes[R]['result']>> {
+  const response = await requestJson<AnalysisRoutes[R]['result']>(`${base}${paths[route]}`, {
+    method: 'POST',
+    token: options.token,
+    query: { ...(query as Query), sha256 },
+    signal: options.signal,
   });
   const cache = response.headers.get('X-Cache');
   return { result: response.body, cache: cache === 'hit' || cache === 'miss' ? cache : null };

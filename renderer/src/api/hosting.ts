@@ -256,6 +256,14 @@ export async function listGroups(
   return (await getPage<Group>(token, '/groups', { ...query, page: 1, per_page: 100 }, signal)).items;
 }
 
+/** POST /groups: a top-level group the caller owns. */
+export async function createGroup(
+  token: string,
+  input: { readonly name: string; readonly path: string; readonly visibility: 'private' | 'internal' | 'public' },
+): Promise<Group> {
+  return getJson<Group>(`${base}/groups`, { ...auth(token), method: 'POST', json: input });
+}
+
 /** GET /projects/:id/hooks (first 100). */
 export async function listHooks(token: string, projectId: number, signal?: AbortSignal): Promise<readonly ProjectHook[]> {
   return (await getPage<ProjectHook>(token, `/projects/${projectId}/hooks`, { page: 1, per_page: 100 }, signal)).items;
@@ -334,13 +342,14 @@ export async function importProject(
   token: string,
   file: Blob,
   fileName: string,
-  fields: { readonly path: string; readonly name?: string; readonly namespace?: string },
+  fields: { readonly path: string; readonly name?: string; readonly namespace?: string; readonly overwrite?: boolean },
   onProgress?: (progress: UploadProgress) => void,
   signal?: AbortSignal,
 ): Promise<ProjectImportStatus> {
   const sent: Record<string, string> = { path: fields.path };
   if (fields.name) sent.name = fields.name;
   if (fields.namespace) sent.namespace = fields.namespace;
+  if (fields.overwrite) sent.overwrite = 'true';
   return (
     await uploadFile<ProjectImportStatus>(`${base}/projects/import`, file, fileName, { ...auth(token), fields: sent, onProgress, signal })
   ).body;

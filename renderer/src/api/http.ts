@@ -1,6 +1,7 @@
 // The request core of the renderer: the api/ modules build on it, and nothing outside api/ calls
 // fetch or XMLHttpRequest. Paths are relative to the page's origin: the headless server and the
 // desktop app serve the bundle next to both APIs, and Vite's dev server proxies them.
+import { reportNetworkFailure, reportUnauthorized } from './connection-events';
 import { describeApiError } from './error-message';
 
 /** A request that did not produce the expected answer; `message` is a sentence a person can read. */
@@ -85,8 +86,9 @@ export async function send(path: string, options: RequestOptions = {}): Promise<
     headers['Content-Type'] = 'application/json';
     body = JSON.stringify(options.json);
   }
+  let response: Response;
   try {
-    return await fetch(withQuery(path, options.query), {
+    response = await fetch(withQuery(path, options.query), {
       method: options.method ?? 'GET',
       headers,
       body,
@@ -95,8 +97,11 @@ export async function send(path: string, options: RequestOptions = {}): Promise<
     });
   } catch (error) {
     if (options.signal?.aborted) throw error;
+    reportNetworkFailure();
     throw new ApiError(0, unreachable);
   }
+  if (response.status === 401 && options.token) reportUnauthorized(options.token);
+  return response;
 }
 
 /** Throw the server's own sentence for a failed response. */
@@ -163,7 +168,18 @@ export function postJsonWithProgress<T>(
   return sendWithProgress<T>(path, body, body.size, { ...options, headers: { 'Content-Type': 'application/json', ...options.headers } });
 }
 
-function sendWithProgress<T>(path: string, body: FormData | Blob, size: number, options: UploadOptions): Promise<JsonResponse<T>> {
+/** A Blob sent as the whole body (a Git LFS object to its transfer URL) with progress; any 2xx answer resolves. */
+export async function putBlobWithProgress(url: string, blob: Blob, options: Omit<UploadOptions, 'field' | 'fields'> = {}): Promise<void> {
+  await sendWithProgress<unknown>(url, blob, blob.size, { ...options, method: 'PUT' }, true);
+}
+
+function sendWithProgress<T>(
+  path: string,
+  body: FormData | Blob,
+  size: number,
+  options: UploadOptions,
+  emptyAnswerIsFine = false,
+): Promise<JsonResponse<T>> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open(options.method ?? 'POST', withQuery(path, options.query));
@@ -183,6 +199,7 @@ function sendWithProgress<T>(path: string, body: FormData | Blob, size: number, 
     };
     xhr.onerror = () => {
       settle();
+      reportNetworkFailure();
       reject(new ApiError(0, unreachable));
     };
     xhr.onload = () => {
@@ -197,10 +214,11 @@ function sendWithProgress<T>(path: string, body: FormData | Blob, size: number, 
         if (colon > 0) headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
       }
       if (xhr.status < 200 || xhr.status >= 300) {
+        if (xhr.status === 401 && options.token) reportUnauthorized(options.token);
         reject(new ApiError(xhr.status, describeApiError(xhr.status, body), body));
         return;
       }
-      if (body === undefined) {
+      if (body === undefined && !emptyAnswerIsFine) {
         reject(new ApiError(xhr.status, 'The server sent a response that is not JSON.'));
         return;
       }

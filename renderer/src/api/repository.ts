@@ -59,11 +59,29 @@ export interface FileMeta {
 export async function headFile(token: string, projectId: number, ref: string, path: string, signal?: AbortSignal): Promise<FileMeta> {
   const response = await send(`${repo(projectId)}/files/${filePath(path)}`, { ...auth(token), method: 'HEAD', query: { ref }, signal });
   if (!response.ok) throw await failureOf(response);
+  const blobSize = Number(response.headers.get('x-gitlab-size') ?? NaN);
   return {
-    size: Number(response.headers.get('x-gitlab-size') ?? NaN),
+    size: blobSize < maxLfsPointerBytes ? await lfsSizeOf(token, projectId, ref, path, blobSize, signal) : blobSize,
     blobId: response.headers.get('x-gitlab-blob-id') ?? '',
     lastCommitId: response.headers.get('x-gitlab-last-commit-id') ?? '',
   };
+}
+
+/** A Git LFS pointer file is smaller than this (the spec's limit). */
+const maxLfsPointerBytes = 1024;
+
+/** The size of the file a small blob stands for: the LFS object's when it is a pointer (HEAD of raw with lfs=true), else its own. */
+async function lfsSizeOf(
+  token: string,
+  projectId: number,
+  ref: string,
+  path: string,
+  blobSize: number,
+  signal?: AbortSignal,
+): Promise<number> {
+  const response = await send(rawFileUrl(projectId, ref, path), { ...auth(token), method: 'HEAD', signal });
+  const length = Number(response.headers.get('content-length') ?? NaN);
+  return response.ok && Number.isFinite(length) ? length : blobSize;
 }
 
 /** The URL of GET …/files/:path/raw (LFS pointers resolved); it needs the token in a header, so fetch it. */
@@ -103,12 +121,12 @@ export function listCommits(
   });
 }
 
-/** One action of POST …/commits, content always base64 (audio is binary). */
+/** One action of POST …/commits: binary content in base64, text (a Git LFS pointer, `.gitattributes`) as it is. */
 export interface CommitAction {
   readonly action: 'create' | 'update';
   readonly file_path: string;
   readonly content: string;
-  readonly encoding: 'base64';
+  readonly encoding: 'base64' | 'text';
 }
 
 /** POST …/commits: one commit of several file actions on a branch, reporting upload progress. */

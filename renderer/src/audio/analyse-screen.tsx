@@ -1,5 +1,7 @@
-import { useCallback, useEffect, useId, useMemo, useState } from 'react';
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { formatBytes, formatChannels } from '../lib/format';
+import { useConnection } from '../lib/connection-context';
+import { rememberAnalysis } from '../lib/recent-analyses';
 import { useSignedIn } from '../lib/session-context';
 import { FileDrop } from '../ui/file-drop';
 import { Panel } from '../ui/panel';
@@ -153,12 +155,12 @@ export function AnalyseScreen() {
   }, [file, scale, requestSpectrumLog]);
 
   const choose = useCallback(
-    (files: File[]) => {
+    (files: File[], sha256?: string) => {
       const first = files[0];
       if (!first) return;
-      // Start the spectrogram's worker while the uploads run, so the first spectrum does not wait for it.
+      // Start the spectrogram's worker while the upload runs, so the first spectrum does not wait for it.
       spectrogramWorker();
-      start(first);
+      start(first, sha256);
     },
     [start],
   );
@@ -167,11 +169,42 @@ export function AnalyseScreen() {
   useEffect(() => {
     const takeHandoff = () => {
       const handed = takePendingAnalysis();
-      if (handed) choose([handed]);
+      if (handed) choose([handed.file], handed.sha256);
     };
     takeHandoff();
     return onPendingAnalysis(takeHandoff);
   }, [choose]);
+
+  // Requests that failed because the server was gone or the token refused run again once the shell
+  // says the server is back and the person signed in again (the hook takes the new token).
+  const connection = useConnection();
+  const ready = connection.online && !connection.signInNeeded;
+  const interrupted = Object.values(requests).some((r) => r.status === 'failed' && (r.httpStatus === 0 || r.httpStatus === 401));
+  // Only on the change back to ready: a request that fails while the server answers its health check
+  // keeps its failure (no retry loop).
+  const wasReady = useRef(ready);
+  useEffect(() => {
+    const cameBack = ready && !wasReady.current;
+    wasReady.current = ready;
+    if (cameBack && interrupted && file) start(file);
+  }, [ready, interrupted, file, start]);
+
+  // Home lists recent work: remember the file once its role is known (again when the tempo arrives).
+  const analyzed = requests.analyze.status === 'done' ? requests.analyze.result : null;
+  const recentTempo = tempoOf(requests);
+  useEffect(() => {
+    if (!file || !analyzed) return;
+    const chroma = analyzed.features.chroma;
+    rememberAnalysis({
+      name: file.name,
+      size: file.size,
+      at: Date.now(),
+      durationS: analyzed.source.duration_s,
+      role: analyzed.sample.role,
+      tempoBpm: recentTempo,
+      key: chroma.key ? `${chroma.key} ${chroma.mode}` : null,
+    });
+  }, [file, analyzed, recentTempo]);
 
   if (!file || !url) {
     return (
@@ -272,6 +305,10 @@ export function AnalyseScreen() {
               naming={requests.naming}
               index={state.namingIndex}
               onIndex={setNamingIndex}
+              readings={{
+                tempoBpm: tempo,
+                key: analyze?.features.chroma.key ? `${analyze.features.chroma.key} ${analyze.features.chroma.mode}` : null,
+              }}
             />
           </Panel>
         </div>

@@ -17,6 +17,7 @@ import {
   type SortKey,
   type SortOrder,
 } from './batch/batch-model';
+import { Link } from 'react-router';
 import { batchStore, batchView } from './batch/batch-state';
 import { useBatch } from './batch/batch-store';
 import { BatchTable } from './batch/batch-table';
@@ -24,7 +25,7 @@ import './batch/batch.css';
 
 const noItems: readonly BatchItem[] = [];
 
-function OverallProgress({ items }: { readonly items: readonly BatchItem[] }) {
+function OverallProgress({ items, paused }: { readonly items: readonly BatchItem[]; readonly paused: boolean }) {
   const counted = items.filter((item) => item.status !== 'cancelled');
   const done = counted.filter((item) => item.status === 'done').length;
   const failed = counted.filter((item) => item.status === 'failed').length;
@@ -32,7 +33,7 @@ function OverallProgress({ items }: { readonly items: readonly BatchItem[] }) {
   // A failed file is finished too: the bar reaches the end when nothing is left to do.
   const value =
     counted.length === 0 ? 0 : counted.reduce((sum, item) => sum + (item.status === 'failed' ? 1 : item.progress), 0) / counted.length;
-  const finished = running === 0 && counted.every((item) => item.status === 'done' || item.status === 'failed');
+  const finished = !paused && running === 0 && counted.every((item) => item.status === 'done' || item.status === 'failed');
   const detail = [
     `${done} of ${counted.length} analysed`,
     failed > 0 ? `${failed} failed` : null,
@@ -42,7 +43,7 @@ function OverallProgress({ items }: { readonly items: readonly BatchItem[] }) {
     .join(' · ');
   return (
     <div className="batch-overall">
-      <ProgressBar label={finished ? 'Batch finished' : 'Batch progress'} value={value} detail={detail} />
+      <ProgressBar label={paused ? 'Batch paused' : finished ? 'Batch finished' : 'Batch progress'} value={value} detail={detail} />
     </div>
   );
 }
@@ -168,7 +169,7 @@ export function BatchScreen() {
         <p className="eyebrow">Batch</p>
         <p className="lead">
           Grade and name a whole pack: each file is measured, analysed for role, tempo and key, graded and given a name. Two files are
-          analysed at a time.
+          analysed at a time. Each file is uploaded once and kept in your <Link to="/library">Library</Link>, so a reload loses nothing.
         </p>
       </div>
 
@@ -201,7 +202,17 @@ export function BatchScreen() {
             </button>
           }
         >
-          <OverallProgress items={items} />
+          {snapshot.paused === 'offline' ? (
+            <div className="batch-paused" role="status">
+              <p>
+                <strong>Paused: server offline.</strong> The queued files wait; the batch resumes by itself when the server answers again.
+              </p>
+              <button type="button" className="button batch-small-button" onClick={() => batchStore.resume()}>
+                Resume now
+              </button>
+            </div>
+          ) : null}
+          <OverallProgress items={items} paused={snapshot.paused !== null} />
           <FilterBar filter={filter} onChange={setFilter} shown={shown.length} total={items.length} />
           {shown.length > 0 ? (
             <BatchTable
@@ -211,6 +222,7 @@ export function BatchScreen() {
               onCancel={batchStore.cancel}
               onRemove={batchStore.remove}
               onRetry={batchStore.retry}
+              paused={snapshot.paused !== null}
             />
           ) : (
             <EmptyState title="No file matches the filter">

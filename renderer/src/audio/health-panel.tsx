@@ -18,21 +18,29 @@ function ToolStatus({ tool }: { readonly tool: Tool }) {
 
 const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 
-/** The server panel: version, API version, the external tools found and where the APIs are. */
-export function HealthPanel({ state, onRecheck }: { readonly state: HealthState; readonly onRecheck: () => void }) {
+/** The server panel (About): version, API version, the external tools found and where the APIs are. */
+export function HealthPanel({
+  state,
+  onRecheck,
+  title = 'Server',
+}: {
+  readonly state: HealthState;
+  readonly onRecheck: () => void;
+  readonly title?: string;
+}) {
   const headingId = useId();
   const origin = window.location.origin;
   return (
     <section className="panel" aria-labelledby={headingId} aria-busy={state.status === 'loading'}>
       <header className="panel-header">
-        <h2 id={headingId}>Server</h2>
+        <h2 id={headingId}>{title}</h2>
         {state.status === 'ready' ? <Pill tone="ok">Online</Pill> : null}
-        {state.status === 'error' ? <Pill tone="bad">Unreachable</Pill> : null}
+        {state.status === 'offline' ? <Pill tone="bad">Unreachable</Pill> : null}
       </header>
 
       {state.status === 'loading' ? <Busy>Checking the server…</Busy> : null}
 
-      {state.status === 'error' ? (
+      {state.status === 'offline' ? (
         <>
           <Problem title="The health check failed.">
             <p>{state.message}</p>

@@ -79,7 +79,6 @@ export function ExportTab({ project }: { readonly project: Project }) {
             <dl className="facts">
               <Fact term="Status">
                 <StatusPill status={status.data.export_status} />
-                <span className="muted mono small">{status.data.export_status}</span>
               </Fact>
               <Fact term="Project">
                 <span className="mono truncate">{status.data.path_with_namespace}</span>

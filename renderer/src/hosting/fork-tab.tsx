@@ -7,6 +7,7 @@ import { Panel } from '../ui/panel';
 import { ProgressBar } from '../ui/progress-bar';
 import { Busy, Pill, Problem } from '../ui/status';
 import { fieldErrorsOf } from './field-errors';
+import { namespaceLabel } from './namespace-label';
 import { importRunning, pollDelay } from './import-status';
 import { Field, hostingKeys, InlineProblem, SubmitButton } from './widgets';
 
@@ -31,11 +32,12 @@ function ForkProgress({ fork }: { readonly fork: Project }) {
       <p className="prj-subtitle">
         Fork <span className="mono">{watched.data.path_with_namespace}</span>
       </p>
-      {importRunning(status) ? <ProgressBar label="Copying the repository" value={null} detail={`import_status: ${status}`} /> : null}
+      {importRunning(status) ? (
+        <ProgressBar label="Copying the repository" value={null} detail={status === 'scheduled' ? 'Waiting to start' : 'Copying'} />
+      ) : null}
       {status === 'finished' || status === 'none' ? (
         <p className="prj-row">
           <Pill tone="ok">Fork ready</Pill>
-          <span className="muted small">import_status: {status}</span>
           <Link to={`/projects/${fork.id}`}>Open the fork</Link>
         </p>
       ) : null}
@@ -51,7 +53,7 @@ function ForkProgress({ fork }: { readonly fork: Project }) {
 
 /** Fork: copy the project into a namespace the person chooses, then watch the copy finish. */
 export function ForkTab({ project }: { readonly project: Project }) {
-  const { token } = useSignedIn();
+  const { token, user } = useSignedIn();
   const queryClient = useQueryClient();
   const namespaces = useQuery({ queryKey: hostingKeys.namespaces, queryFn: ({ signal }) => listNamespaces(token, signal) });
   const [namespaceId, setNamespaceId] = useState('');
@@ -93,7 +95,7 @@ export function ForkTab({ project }: { readonly project: Project }) {
               >
                 {choices.map((n) => (
                   <option key={n.id} value={n.id}>
-                    {n.full_path} {n.kind === 'group' ? '(group)' : '(you)'}
+                    {namespaceLabel(n, user.username)}
                   </option>
                 ))}
               </select>

@@ -1,17 +1,20 @@
 // The hook form's state and its request body, pure so the mapping is unit-tested.
 import { hookEventKeys, type HookEventKey, type HookInput, type ProjectHook } from '../api/hosting';
 
-/** The trigger events with their labels, in the order GitLab's hook page lists them. */
-export const hookEvents: readonly { readonly key: HookEventKey; readonly label: string }[] = [
-  { key: 'push_events', label: 'Push events' },
-  { key: 'tag_push_events', label: 'Tag push events' },
-  { key: 'merge_requests_events', label: 'Merge request events' },
-  { key: 'issues_events', label: 'Issues events' },
-  { key: 'confidential_issues_events', label: 'Confidential issues events' },
-  { key: 'note_events', label: 'Comments' },
-  { key: 'job_events', label: 'Job events' },
-  { key: 'pipeline_events', label: 'Pipeline events' },
-  { key: 'wiki_page_events', label: 'Wiki page events' },
+/**
+ * The trigger events with their labels, in the order GitLab's hook page lists them. `gitlabOnly`:
+ * events of CI/CD, which Cratehouse never runs (kept for GitLab clients; the form folds them away).
+ */
+export const hookEvents: readonly { readonly key: HookEventKey; readonly label: string; readonly gitlabOnly: boolean }[] = [
+  { key: 'push_events', label: 'Push events', gitlabOnly: false },
+  { key: 'tag_push_events', label: 'Tag push events', gitlabOnly: false },
+  { key: 'merge_requests_events', label: 'Merge request events', gitlabOnly: false },
+  { key: 'issues_events', label: 'Issues events', gitlabOnly: false },
+  { key: 'confidential_issues_events', label: 'Confidential issues events', gitlabOnly: false },
+  { key: 'note_events', label: 'Comments', gitlabOnly: false },
+  { key: 'job_events', label: 'Job events', gitlabOnly: true },
+  { key: 'pipeline_events', label: 'Pipeline events', gitlabOnly: true },
+  { key: 'wiki_page_events', label: 'Wiki page events', gitlabOnly: false },
 ];
 
 /** What the hook form holds. */

@@ -88,15 +88,32 @@ function HookForm({
       <fieldset className="prj-fieldset prj-fieldset-plain">
         <legend>Trigger</legend>
         <div className="prj-switches">
-          {hookEvents.map((event) => (
-            <Switch
-              key={event.key}
-              label={event.label}
-              checked={form.events[event.key]}
-              onChange={(value) => setForm({ ...form, events: { ...form.events, [event.key]: value } })}
-            />
-          ))}
+          {hookEvents
+            .filter((event) => !event.gitlabOnly)
+            .map((event) => (
+              <Switch
+                key={event.key}
+                label={event.label}
+                checked={form.events[event.key]}
+                onChange={(value) => setForm({ ...form, events: { ...form.events, [event.key]: value } })}
+              />
+            ))}
         </div>
+        <details className="prj-advanced" open={hookEvents.some((e) => e.gitlabOnly && form.events[e.key]) || undefined}>
+          <summary>Advanced: GitLab CI/CD events</summary>
+          <div className="prj-switches">
+            {hookEvents
+              .filter((event) => event.gitlabOnly)
+              .map((event) => (
+                <Switch
+                  key={event.key}
+                  label={event.label}
+                  checked={form.events[event.key]}
+                  onChange={(value) => setForm({ ...form, events: { ...form.events, [event.key]: value } })}
+                />
+              ))}
+          </div>
+        </details>
       </fieldset>
       <Field
         label="Push events: branch filter (optional)"

@@ -2,17 +2,18 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import type { UploadProgress } from '../api/http';
-import { getImportStatus, importProject, listNamespaces, type ProjectImportStatus } from '../api/hosting';
+import { deleteProject, getImportStatus, importProject, listNamespaces, type ProjectImportStatus } from '../api/hosting';
 import { formatCount } from '../lib/format';
 import { useSignedIn } from '../lib/session-context';
 import { Panel } from '../ui/panel';
 import { ProgressBar } from '../ui/progress-bar';
 import { Busy, Pill, Problem } from '../ui/status';
 import { fieldErrorsOf } from './field-errors';
+import { namespaceLabel } from './namespace-label';
 import { importRunning, pathFromArchiveName, pollDelay } from './import-status';
 import { Field, hostingKeys, InlineProblem, SubmitButton } from './widgets';
 
-function ImportProgress({ result }: { readonly result: ProjectImportStatus }) {
+function ImportProgress({ result, onRetry }: { readonly result: ProjectImportStatus; readonly onRetry: () => void }) {
   const { token } = useSignedIn();
   const queryClient = useQueryClient();
   const status = useQuery({
@@ -29,32 +30,54 @@ function ImportProgress({ result }: { readonly result: ProjectImportStatus }) {
     initialDataUpdatedAt: 0,
     refetchInterval: (query) => (importRunning(query.state.data?.import_status) ? pollDelay(query.state.dataUpdateCount) : false),
   });
+  const removal = useMutation({
+    mutationFn: () => deleteProject(token, result.id),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: hostingKeys.projects }),
+  });
   const current = status.data.import_status;
+  const where = <span className="mono">{status.data.path_with_namespace}</span>;
+  if (current === 'failed')
+    return (
+      <div className="prj-result" aria-live="polite">
+        <Problem title="The import failed.">
+          <p>{status.data.import_error ?? 'The archive could not be imported.'}</p>
+          {removal.isSuccess ? (
+            <p>The empty project {where} was deleted. Choose another archive, or import this one again.</p>
+          ) : (
+            <>
+              <p>Nothing was imported; the project {where} was left empty. Delete it, or import again over it.</p>
+              <div className="actions">
+                <button
+                  type="button"
+                  className="button"
+                  aria-disabled={removal.isPending}
+                  onClick={() => !removal.isPending && removal.mutate()}
+                >
+                  {removal.isPending ? 'Deleting…' : 'Delete the empty project'}
+                </button>
+                <button type="button" className="button button-primary" onClick={onRetry}>
+                  Import again over it
+                </button>
+              </div>
+            </>
+          )}
+          {removal.isError ? <InlineProblem>{removal.error.message}</InlineProblem> : null}
+        </Problem>
+      </div>
+    );
   return (
     <div className="prj-result" aria-live="polite">
       <p className="prj-subtitle">
-        {importRunning(current) ? 'Importing' : 'Imported as'} <span className="mono">{status.data.path_with_namespace}</span>
+        {importRunning(current) ? 'Importing as' : 'Imported as'} {where}
       </p>
       {importRunning(current) ? (
-        <ProgressBar
-          label={current === 'scheduled' ? 'Waiting to start' : 'Unpacking the archive'}
-          value={null}
-          detail={`import_status: ${current}`}
-        />
+        <ProgressBar label={current === 'scheduled' ? 'Waiting to start' : 'Unpacking the archive'} value={null} />
       ) : null}
-      {current === 'finished' ? (
+      {current === 'finished' || current === 'none' ? (
         <p className="prj-row">
           <Pill tone="ok">Import finished</Pill>
           <Link to={`/projects/${result.id}`}>Open {status.data.name}</Link>
         </p>
-      ) : null}
-      {current === 'failed' ? (
-        <Problem title="The import failed.">
-          <p>{status.data.import_error ?? 'The archive could not be imported.'}</p>
-          <p>
-            The project was kept, empty: <Link to={`/projects/${result.id}`}>open it</Link> to delete it or import again with “overwrite”.
-          </p>
-        </Problem>
       ) : null}
       {status.isError ? <InlineProblem>{status.error.message}</InlineProblem> : null}
     </div>
@@ -69,17 +92,23 @@ export function ImportPage() {
   const [path, setPath] = useState('');
   const [name, setName] = useState('');
   const [namespace, setNamespace] = useState('');
+  const [overwrite, setOverwrite] = useState(false);
   const [progress, setProgress] = useState<UploadProgress | null>(null);
   const [problems, setProblems] = useState<Record<string, string>>({});
   const fileInput = useRef<HTMLInputElement>(null);
   const fileId = useId();
   const upload = useMutation({
-    mutationFn: (chosen: File) =>
+    mutationFn: (input: { readonly file: File; readonly overwrite: boolean }) =>
       importProject(
         token,
-        chosen,
-        chosen.name,
-        { path: path.trim() || pathFromArchiveName(chosen.name), name: name.trim() || undefined, namespace: namespace || undefined },
+        input.file,
+        input.file.name,
+        {
+          path: path.trim() || pathFromArchiveName(input.file.name),
+          name: name.trim() || undefined,
+          namespace: namespace || undefined,
+          overwrite: input.overwrite,
+        },
         setProgress,
       ),
   });
@@ -96,7 +125,14 @@ export function ImportPage() {
       return;
     }
     setProgress(null);
-    upload.mutate(file);
+    upload.mutate({ file, overwrite });
+  };
+  // After a failed import: the same archive again, over the empty project it left.
+  const retryOver = () => {
+    if (!file || upload.isPending) return;
+    setOverwrite(true);
+    setProgress(null);
+    upload.mutate({ file, overwrite: true });
   };
   const suggested = file ? pathFromArchiveName(file.name) : '';
 
@@ -169,13 +205,23 @@ export function ImportPage() {
                 >
                   {namespaces.data.map((n) => (
                     <option key={n.id} value={n.full_path}>
-                      {n.full_path} {n.kind === 'group' ? '(group)' : '(you)'}
+                      {namespaceLabel(n, user.username)}
                     </option>
                   ))}
                 </select>
               )}
             </Field>
           ) : null}
+          <label className="prj-check prj-check-long">
+            <input type="checkbox" checked={overwrite} onChange={(e) => setOverwrite(e.currentTarget.checked)} />
+            <span>
+              Replace a project with the same path
+              <span className="prj-help">
+                {' '}
+                The old project is replaced only once the import succeeded; without this, a taken path is refused.
+              </span>
+            </span>
+          </label>
           <InlineProblem>{errors.general}</InlineProblem>
           {upload.isPending && progress ? (
             <ProgressBar
@@ -194,7 +240,7 @@ export function ImportPage() {
       </Panel>
       <Panel title="Import status">
         {upload.data ? (
-          <ImportProgress key={upload.data.id} result={upload.data} />
+          <ImportProgress key={upload.data.id} result={upload.data} onRetry={retryOver} />
         ) : (
           <p className="prj-help">After the upload, the import runs on the server; its status shows here until it is finished.</p>
         )}

@@ -2,18 +2,21 @@
 // pure so the mapping and the checks made before sending are unit-tested.
 import type { Project, ProjectPayload } from '../api/hosting';
 
-/** The boolean `P` attributes a person switches, grouped as the form shows them. */
+/**
+ * The boolean `P` attributes a person switches, grouped as the form shows them. `gitlabOnly`: kept for
+ * GitLab clients but meaningless here (no CI runners, no registry), so the form folds them under "Advanced".
+ */
 export const featureSwitches = [
-  { key: 'issues_enabled', label: 'Issues' },
-  { key: 'merge_requests_enabled', label: 'Merge requests' },
-  { key: 'wiki_enabled', label: 'Wiki' },
-  { key: 'snippets_enabled', label: 'Snippets' },
-  { key: 'jobs_enabled', label: 'CI/CD jobs' },
-  { key: 'public_jobs', label: 'Jobs visible to non-members' },
-  { key: 'shared_runners_enabled', label: 'Shared runners' },
-  { key: 'container_registry_enabled', label: 'Container registry' },
-  { key: 'lfs_enabled', label: 'Git Large File Storage (LFS)' },
-  { key: 'request_access_enabled', label: 'Users can request access' },
+  { key: 'issues_enabled', label: 'Issues', gitlabOnly: false },
+  { key: 'merge_requests_enabled', label: 'Merge requests', gitlabOnly: false },
+  { key: 'wiki_enabled', label: 'Wiki', gitlabOnly: false },
+  { key: 'snippets_enabled', label: 'Snippets', gitlabOnly: false },
+  { key: 'jobs_enabled', label: 'CI/CD jobs', gitlabOnly: true },
+  { key: 'public_jobs', label: 'Jobs visible to non-members', gitlabOnly: true },
+  { key: 'shared_runners_enabled', label: 'Shared runners', gitlabOnly: true },
+  { key: 'container_registry_enabled', label: 'Container registry', gitlabOnly: true },
+  { key: 'lfs_enabled', label: 'Git Large File Storage (LFS)', gitlabOnly: false },
+  { key: 'request_access_enabled', label: 'Users can request access', gitlabOnly: false },
 ] as const;
 
 /** The merge request rules. `printing_merge_request_link_enabled` is a create attribute only (the spec). */

@@ -95,6 +95,8 @@ export function ProjectForm({
   }, [save.error]);
 
   const namespace = namespaces?.find((n) => String(n.id) === form.namespaceId);
+  // A refused field inside the fold opens it, so the person sees the sentence.
+  const advancedRefused = errorOf('merge_method') !== null || errorOf('ci_config_path') !== null;
 
   return (
     <form ref={formRef} className="prj-form" onSubmit={submit} noValidate aria-busy={save.isPending}>
@@ -218,18 +220,6 @@ export function ProjectForm({
               />
             )}
           </Field>
-          <Field label="CI configuration path" error={errorOf('ci_config_path')} help="Left empty: .gitlab-ci.yml.">
-            {(props) => (
-              <input
-                {...props}
-                className="input mono"
-                value={form.ciConfigPath}
-                onChange={(e) => set('ciConfigPath', e.currentTarget.value)}
-                autoComplete="off"
-                spellCheck={false}
-              />
-            )}
-          </Field>
         </div>
         {mode === 'create' ? (
           <Field
@@ -255,38 +245,69 @@ export function ProjectForm({
       <fieldset className="prj-fieldset">
         <legend>Features and permissions</legend>
         <div className="prj-switches">
-          {featureSwitches.map((s) => (
-            <Switch key={s.key} label={s.label} checked={form.switches[s.key]} onChange={(value) => setSwitch(s.key, value)} />
-          ))}
-        </div>
-      </fieldset>
-
-      <fieldset className="prj-fieldset">
-        <legend>Merge requests</legend>
-        <Field label="Merge method" error={errorOf('merge_method')}>
-          {(props) => (
-            <select
-              {...props}
-              className="input prj-medium"
-              value={form.mergeMethod}
-              onChange={(e) => set('mergeMethod', e.currentTarget.value as ProjectFormState['mergeMethod'])}
-            >
-              {mergeMethods.map((m) => (
-                <option key={m.value} value={m.value}>
-                  {m.label}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <div className="prj-switches">
-          {mergeSwitches
-            .filter((s) => mode === 'create' || !s.createOnly)
+          {featureSwitches
+            .filter((s) => !s.gitlabOnly)
             .map((s) => (
               <Switch key={s.key} label={s.label} checked={form.switches[s.key]} onChange={(value) => setSwitch(s.key, value)} />
             ))}
         </div>
       </fieldset>
+
+      <details className="prj-advanced" open={advancedRefused || undefined}>
+        <summary>Advanced: GitLab CI/CD and merge request settings</summary>
+        <p className="prj-help">
+          Kept for GitLab clients and exports; Cratehouse runs no pipelines, runners or registry, so these change nothing here.
+        </p>
+        <fieldset className="prj-fieldset">
+          <legend>CI/CD</legend>
+          <Field label="CI configuration path" error={errorOf('ci_config_path')} help="Left empty: .gitlab-ci.yml.">
+            {(props) => (
+              <input
+                {...props}
+                className="input mono"
+                value={form.ciConfigPath}
+                onChange={(e) => set('ciConfigPath', e.currentTarget.value)}
+                autoComplete="off"
+                spellCheck={false}
+              />
+            )}
+          </Field>
+          <div className="prj-switches">
+            {featureSwitches
+              .filter((s) => s.gitlabOnly)
+              .map((s) => (
+                <Switch key={s.key} label={s.label} checked={form.switches[s.key]} onChange={(value) => setSwitch(s.key, value)} />
+              ))}
+          </div>
+        </fieldset>
+
+        <fieldset className="prj-fieldset">
+          <legend>Merge requests</legend>
+          <Field label="Merge method" error={errorOf('merge_method')}>
+            {(props) => (
+              <select
+                {...props}
+                className="input prj-medium"
+                value={form.mergeMethod}
+                onChange={(e) => set('mergeMethod', e.currentTarget.value as ProjectFormState['mergeMethod'])}
+              >
+                {mergeMethods.map((m) => (
+                  <option key={m.value} value={m.value}>
+                    {m.label}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <div className="prj-switches">
+            {mergeSwitches
+              .filter((s) => mode === 'create' || !s.createOnly)
+              .map((s) => (
+                <Switch key={s.key} label={s.label} checked={form.switches[s.key]} onChange={(value) => setSwitch(s.key, value)} />
+              ))}
+          </div>
+        </fieldset>
+      </details>
 
       <InlineProblem>{server.general}</InlineProblem>
       {unchanged ? (

@@ -19,6 +19,7 @@ import { NotificationLevelSelect } from './notification-level';
 import { importRunning } from './import-status';
 import { formatWhen } from './project-list-query';
 import { accessLevelName, hostingKeys, InlineProblem, useNow } from './widgets';
+import { dayOf, shareState } from './share-expiry';
 
 /** The commands that put a local folder into an empty project (GitLab's "push an existing folder"). */
 export function pushInstructions(project: Pick<Project, 'http_url_to_repo' | 'default_branch'>): string {
@@ -242,7 +243,13 @@ export function ProjectOverview({ project }: { readonly project: Project }) {
             <Fact term="Shared with">
               {project.shared_with_groups.length > 0 ? (
                 <span className="truncate">
-                  {project.shared_with_groups.map((g) => `${g.group_full_path} (${accessLevelName(g.group_access_level)})`).join(', ')}
+                  {project.shared_with_groups
+                    .map((g) =>
+                      shareState(g.expires_at, dayOf(new Date())) === 'expired'
+                        ? `${g.group_full_path} (expired ${g.expires_at})`
+                        : `${g.group_full_path} (${accessLevelName(g.group_access_level)})`,
+                    )
+                    .join(', ')}
                 </span>
               ) : (
                 <span className="muted">No groups</span>

@@ -1,6 +1,7 @@
 import { NavLink, Navigate, Route, Routes } from 'react-router';
 import { BadgesPage } from './badges-page';
 import { CreateProjectPage } from './create-project-page';
+import { GroupsPage } from './groups-page';
 import { ImportPage } from './import-page';
 import { NotificationsPage } from './notifications-page';
 import { ProjectListPage } from './project-list-page';
@@ -11,6 +12,7 @@ const sections = [
   { to: '/projects', label: 'All projects', end: true },
   { to: '/projects/new', label: 'New project', end: false },
   { to: '/projects/import', label: 'Import', end: false },
+  { to: '/projects/groups', label: 'Groups', end: false },
   { to: '/projects/badges', label: 'Group badges', end: false },
   { to: '/projects/notifications', label: 'Notifications', end: false },
 ] as const;
@@ -36,6 +38,7 @@ export function ProjectsScreen() {
         <Route index element={<ProjectListPage />} />
         <Route path="new" element={<CreateProjectPage />} />
         <Route path="import" element={<ImportPage />} />
+        <Route path="groups" element={<GroupsPage />} />
         <Route path="badges" element={<BadgesPage />} />
         <Route path="notifications" element={<NotificationsPage />} />
         <Route path=":id/*" element={<ProjectPage />} />

@@ -3,16 +3,11 @@ import { useState, type FormEvent } from 'react';
 import { listGroups, shareProject, unshareProject, type Project } from '../api/hosting';
 import { useSignedIn } from '../lib/session-context';
 import { EmptyState, Panel } from '../ui/panel';
-import { Busy } from '../ui/status';
+import { Busy, Pill } from '../ui/status';
 import { ConfirmDialog, useConfirmedMutation } from './confirm-dialog';
 import { fieldErrorsOf } from './field-errors';
+import { dayOf, expiryProblem, shareState } from './share-expiry';
 import { accessLevelName, accessLevels, Field, hostingKeys, InlineProblem, SubmitButton } from './widgets';
-
-/** Today as YYYY-MM-DD in local time (the earliest expiry a date input offers). */
-function today(): string {
-  const d = new Date();
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-}
 
 /** Sharing: the groups the project is shared with, a share form (group, access, expiry), unshare. */
 export function ShareTab({ project }: { readonly project: Project }) {
@@ -48,14 +43,15 @@ export function ShareTab({ project }: { readonly project: Project }) {
   const sharedIds = new Set(project.shared_with_groups.map((g) => g.group_id));
   const available = (groups.data ?? []).filter((g) => !sharedIds.has(g.id) && g.id !== project.namespace.id);
   const [groupProblem, setGroupProblem] = useState<string | null>(null);
+  const [expiresProblem, setExpiresProblem] = useState<string | null>(null);
+  const today = dayOf(new Date());
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (share.isPending) return;
-    if (!groupId) {
-      setGroupProblem('Choose a group to share with.');
-      return;
-    }
-    setGroupProblem(null);
+    const badExpiry = expiryProblem(expires, today);
+    setGroupProblem(groupId ? null : 'Choose a group to share with.');
+    setExpiresProblem(badExpiry);
+    if (!groupId || badExpiry) return;
     share.mutate();
   };
 
@@ -68,7 +64,7 @@ export function ShareTab({ project }: { readonly project: Project }) {
           </EmptyState>
         ) : (
           <div className="prj-table-wrap">
-            <table className="data">
+            <table className="data prj-stack-table">
               <thead>
                 <tr>
                   <th scope="col">Group</th>
@@ -82,9 +78,13 @@ export function ShareTab({ project }: { readonly project: Project }) {
               <tbody>
                 {project.shared_with_groups.map((g) => (
                   <tr key={g.group_id}>
-                    <td className="mono">{g.group_full_path}</td>
-                    <td>{accessLevelName(g.group_access_level)}</td>
-                    <td>{g.expires_at ?? <span className="muted">Never</span>}</td>
+                    <td className="mono" data-label="Group">
+                      {g.group_full_path}
+                    </td>
+                    <td data-label="Access">{accessLevelName(g.group_access_level)}</td>
+                    <td data-label="Expires">
+                      <ShareExpiry expiresAt={g.expires_at} today={today} />
+                    </td>
                     <td className="num">
                       <button
                         type="button"
@@ -141,13 +141,13 @@ export function ShareTab({ project }: { readonly project: Project }) {
                   </select>
                 )}
               </Field>
-              <Field label="Expires (optional)" error={errors.fields.expires_at} help="Left empty: never.">
+              <Field label="Expires (optional)" error={expiresProblem ?? errors.fields.expires_at} help="Left empty: never.">
                 {(props) => (
                   <input
                     {...props}
                     className="input"
                     type="date"
-                    min={today()}
+                    min={today}
                     value={expires}
                     onChange={(e) => setExpires(e.currentTarget.value)}
                   />
@@ -169,5 +169,17 @@ export function ShareTab({ project }: { readonly project: Project }) {
         </p>
       </ConfirmDialog>
     </div>
+  );
+}
+
+/** A share's expiry: the day it ends, or that it has ended (GitLab keeps listing it until its cleanup runs). */
+function ShareExpiry({ expiresAt, today }: { readonly expiresAt: string | null; readonly today: string }) {
+  const state = shareState(expiresAt, today);
+  if (state === 'never') return <span className="muted">Never</span>;
+  if (state === 'active') return <>{expiresAt}</>;
+  return (
+    <span className="prj-expired">
+      <Pill tone="bad">Expired</Pill> <span className="muted small">{expiresAt}</span>
+    </span>
   );
 }

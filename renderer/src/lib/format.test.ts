@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAudioSeconds, formatBytes, formatChannels, initials, plural } from './format';
+import { formatAgo, formatAudioSeconds, formatBytes, formatChannels, initials, plural } from './format';
 
 describe('formatAudioSeconds', () => {
   it('reads like a duration', () => {
@@ -43,5 +43,16 @@ describe('plural', () => {
     expect(plural(1, 'file', 'files')).toBe('1 file');
     expect(plural(0, 'file', 'files')).toBe('0 files');
     expect(plural(3, 'renamed copy', 'renamed copies')).toBe('3 renamed copies');
+  });
+});
+
+describe('formatAgo', () => {
+  it('reads like a person says it', () => {
+    const now = Date.UTC(2026, 10, 26, 12);
+    expect(formatAgo(now - 10_000, now)).toBe('just now');
+    expect(formatAgo(now - 5 * 60_000, now)).toBe('5 minutes ago');
+    expect(formatAgo(now - 3 * 3_600_000, now)).toBe('3 hours ago');
+    expect(formatAgo(now - 24 * 3_600_000, now)).toBe('yesterday');
+    expect(formatAgo(now - 4 * 24 * 3_600_000, now)).toBe('4 days ago');
   });
 });

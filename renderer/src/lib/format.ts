@@ -54,3 +54,16 @@ export function initials(name: string, fallback: string): string {
   const letters = words.length === 1 ? (words[0] ?? '').slice(0, 2) : `${words[0]?.[0] ?? ''}${words[words.length - 1]?.[0] ?? ''}`;
   return letters.toUpperCase();
 }
+
+const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+
+/** How long ago `at` was, from `now` (ms): "just now", "5 minutes ago", "yesterday", "3 days ago". */
+export function formatAgo(at: number, now: number): string {
+  const seconds = Math.round((now - at) / 1000);
+  if (seconds < 45) return 'just now';
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return relative.format(-minutes, 'minute');
+  const hours = Math.round(minutes / 60);
+  if (hours < 24) return relative.format(-hours, 'hour');
+  return relative.format(-Math.round(hours / 24), 'day');
+}

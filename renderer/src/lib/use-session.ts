@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, getCurrentUser, getMe, type Me, type UserDetail } from '../api/client';
+import { onUnauthorized } from '../api/connection-events';
 import { desktopBridge } from './desktop-bridge';
 import { forgetToken, loadToken, saveToken } from './token-storage';
 
@@ -28,11 +29,24 @@ export type SessionState =
       readonly via: 'sign-in' | 'restore' | 'refresh';
       readonly refreshing: boolean;
       readonly refreshProblem: string | null;
+      /**
+       * Set when the server refused this token (revoked or expired) on any request: the shell asks
+       * to sign in again, once, over the screen, which stays as it is.
+       */
+      readonly expired: ExpiredSession | null;
     };
+
+/** A session whose token the server no longer accepts, while the person signs in again. */
+export interface ExpiredSession {
+  readonly busy: boolean;
+  readonly problem: SignInProblem | null;
+}
 
 export interface Session {
   readonly state: SessionState;
   signIn(token: string): void;
+  /** Sign in again after the token was refused, keeping the screen (and its work) as it is. */
+  reauthenticate(token: string): void;
   signOut(): void;
   refresh(): void;
 }
@@ -86,7 +100,7 @@ export function useSession(): Session {
       .then(
         ({ me, user }) => {
           if (mine !== generation.current) return;
-          setState({ status: 'signed-in', token, me, user, via: 'restore', refreshing: false, refreshProblem: null });
+          setState({ status: 'signed-in', token, me, user, via: 'restore', refreshing: false, refreshProblem: null, expired: null });
         },
         (error: unknown) => {
           if (controller.signal.aborted || mine !== generation.current) return;
@@ -110,7 +124,7 @@ export function useSession(): Session {
       ({ me, user }) => {
         if (mine !== generation.current) return;
         saveToken(token);
-        setState({ status: 'signed-in', token, me, user, via: 'sign-in', refreshing: false, refreshProblem: null });
+        setState({ status: 'signed-in', token, me, user, via: 'sign-in', refreshing: false, refreshProblem: null, expired: null });
       },
       (error: unknown) => {
         if (mine !== generation.current) return;
@@ -133,13 +147,17 @@ export function useSession(): Session {
     fetchAccount(token).then(
       ({ me, user }) => {
         if (mine !== generation.current) return;
-        setState({ status: 'signed-in', token, me, user, via: 'refresh', refreshing: false, refreshProblem: null });
+        setState({ status: 'signed-in', token, me, user, via: 'refresh', refreshing: false, refreshProblem: null, expired: null });
       },
       (error: unknown) => {
         if (mine !== generation.current) return;
         if (error instanceof ApiError && error.unauthorized) {
-          forgetToken();
-          setState({ status: 'signed-out', problem: problemOf(error, true), draft: '', focusForm: true });
+          // The token was refused: the shell's sign-in dialog (not a sign-out that would drop the screen).
+          setState((current) =>
+            current.status === 'signed-in'
+              ? { ...current, refreshing: false, expired: current.expired ?? { busy: false, problem: null } }
+              : current,
+          );
           return;
         }
         const message = error instanceof ApiError ? error.message : 'Refreshing failed unexpectedly.';
@@ -148,5 +166,36 @@ export function useSession(): Session {
     );
   }, [state]);
 
-  return { state, signIn, signOut, refresh };
+  // Any request refused with this session's token means it was revoked or expired: ask once.
+  useEffect(
+    () =>
+      onUnauthorized((token) =>
+        setState((current) =>
+          current.status === 'signed-in' && current.token === token && current.expired === null
+            ? { ...current, expired: { busy: false, problem: null } }
+            : current,
+        ),
+      ),
+    [],
+  );
+
+  const reauthenticate = useCallback((token: string) => {
+    const mine = ++generation.current;
+    setState((current) => (current.status === 'signed-in' ? { ...current, expired: { busy: true, problem: null } } : current));
+    fetchAccount(token).then(
+      ({ me, user }) => {
+        if (mine !== generation.current) return;
+        saveToken(token);
+        setState({ status: 'signed-in', token, me, user, via: 'refresh', refreshing: false, refreshProblem: null, expired: null });
+      },
+      (error: unknown) => {
+        if (mine !== generation.current) return;
+        setState((current) =>
+          current.status === 'signed-in' ? { ...current, expired: { busy: false, problem: problemOf(error, false) } } : current,
+        );
+      },
+    );
+  }, []);
+
+  return { state, signIn, reauthenticate, signOut, refresh };
 }

@@ -1,10 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useEffectEvent, useState } from 'react';
+import { HealthPanel } from '../audio/health-panel';
+import type { useHealth } from '../audio/use-health';
 import { desktopBridge } from '../lib/desktop-bridge';
 import { useSessionContext, useSignedIn } from '../lib/session-context';
 import { CopyButton } from './copy-button';
 import { Fact } from './fact';
 import { Panel } from './panel';
+import { PreferencesPanel } from './preferences-panel';
 import { Busy, Pill, Problem } from './status';
 import { UsageStats } from './usage-stats';
 
@@ -72,8 +75,8 @@ function LocalApiPanel({ url }: { readonly url: string }) {
   );
 }
 
-/** Settings and account: the connection, usage from /me, and the local API details for plugins. */
-export function SettingsScreen() {
+/** Settings: preferences, the connection, usage from /me, the local API details for plugins, and About (the server's versions and tools). */
+export function SettingsScreen({ health }: { readonly health: ReturnType<typeof useHealth> }) {
   const session = useSessionContext();
   const { token, user, me, refreshing, refreshProblem } = useSignedIn();
   const bridge = desktopBridge();
@@ -86,9 +89,11 @@ export function SettingsScreen() {
     <>
       <div className="intro">
         <p className="eyebrow">Settings</p>
-        <p className="lead">Where this window connects, who you are signed in as, and how plugins reach the same server.</p>
+        <p className="lead">How Cratehouse shows things, where this window connects, and how plugins reach the same server.</p>
       </div>
-      <div className="grid">
+      <div className="grid settings-grid">
+        <PreferencesPanel />
+
         <Panel title="Connection" actions={bridge ? <Pill tone="ok">Desktop app</Pill> : <Pill tone="neutral">Browser</Pill>}>
           <dl className="facts">
             <Fact term="Server URL">
@@ -133,6 +138,9 @@ export function SettingsScreen() {
         </Panel>
 
         <LocalApiPanel url={url} />
+        <div id="about" className="settings-about">
+          <HealthPanel state={health.state} onRecheck={health.recheck} title="About" />
+        </div>
       </div>
     </>
   );

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { syncDir } from '../../shared/sync-dir.js';
 
 /** A stored artifact: `artifacts/<content_id>/<name>` under the data dir. */
 export interface StoredArtifact {
@@ -68,6 +69,12 @@ export class ArtifactStore {
     }
   }
 
+  /** The artifact with these bytes under any name, or null. */
+  async findByContent(contentId: string): Promise<StoredArtifact | null> {
+    if (!isContentId(contentId)) return null;
+    return this.existingIn(path.join(this.root, contentId), contentId);
+  }
+
   /**
    * Move a finished temp file in under its content id. When the same bytes are already stored
    * (under any name), the temp file is dropped and the existing artifact returned.
@@ -115,13 +122,4 @@ export async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
   return hash.digest('hex');
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const fh = await open(dir, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
 }

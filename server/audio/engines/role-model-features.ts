@@ -3,34 +3,14 @@
  * each with the words a producer reads when it decides a role (`describeFeature`).
  */
 import { noteName } from '../dsp/pitch.js';
+import type { SampleAnalysisResult } from './sample-analysis.js';
 
-/** The measurements of a sample analysis the role model reads (a subset of SampleAnalysisResult). */
-export interface RoleMeasurements {
-  readonly duration_s: number;
-  readonly bands: {
-    readonly sub: number;
-    readonly low: number;
-    readonly low_mid: number;
-    readonly high_mid: number;
-    readonly high: number;
-  };
-  readonly spectrum: {
-    readonly centroid_hz: number;
-    readonly above_4k: number;
-    readonly flatness: number;
-    readonly tonal_peak_share: number;
-    readonly centroid_motion_oct: number;
-  };
-  readonly percussion: { readonly hpss_percussive: number; readonly onset_count: number; readonly onset_density: number };
-  readonly pitch: {
-    readonly f0_hz: number | null;
-    readonly salience: number;
-    readonly voiced_fraction: number;
-    readonly spread_semitones: number | null;
-  };
-  readonly envelope: { readonly attack_s: number; readonly decay_s: number; readonly sustain: number; readonly mean_drop_db: number };
-  readonly stereo: { readonly width: number };
-  readonly loop: { readonly halves_similarity: number; readonly end_level_db: number | null; readonly tempo_bpm: number | null };
+/** The measurements of a sample analysis the role model reads: picked from SampleAnalysisResult, so the two cannot drift. */
+export interface RoleMeasurements extends Pick<SampleAnalysisResult, 'duration_s' | 'bands' | 'spectrum' | 'envelope'> {
+  readonly percussion: Pick<SampleAnalysisResult['percussion'], 'hpss_percussive' | 'onset_count' | 'onset_density'>;
+  readonly pitch: Pick<SampleAnalysisResult['pitch'], 'f0_hz' | 'salience' | 'voiced_fraction' | 'spread_semitones'>;
+  readonly stereo: Pick<SampleAnalysisResult['stereo'], 'width'>;
+  readonly loop: Pick<SampleAnalysisResult['loop'], 'halves_similarity' | 'end_level_db' | 'tempo_bpm'>;
 }
 
 interface FeatureSpec {

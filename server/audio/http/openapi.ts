@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sha256QuerySchema } from './library-schemas.js';
 import { validationResponse, type AudioRouteSpec } from './route-specs.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -18,6 +19,8 @@ export function buildOpenApi(specs: readonly AudioRouteSpec[], serverVersion: st
     const parameters = [
       ...objectParams(spec.params, 'path'),
       ...objectParams(spec.query, 'query'),
+      // Every analysis route also analyses audio the server holds, by hash, with an empty body.
+      ...(spec.engine ? objectParams(sha256QuerySchema, 'query') : []),
       ...(spec.multipartFile
         ? [
             {
@@ -46,7 +49,9 @@ export function buildOpenApi(specs: readonly AudioRouteSpec[], serverVersion: st
     }
     const requestBody = spec.multipartFile
       ? {
-          required: true,
+          // An analysis asked by ?sha256= sends no body.
+          required: !spec.engine,
+          ...(spec.engine ? { description: 'The audio file; omit it (empty body) when asking by ?sha256=' } : {}),
           content: {
             'multipart/form-data': {
               schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } },

@@ -25,11 +25,12 @@ import {
   waveformQuerySchema,
   waveformSchema,
 } from './schemas.js';
+import { libraryRouteSpecs } from './library-route-specs.js';
 
 /** One route of the audio API: enough to mount it, validate it and describe it in openapi.json. */
 export interface AudioRouteSpec {
   readonly id: string;
-  readonly method: 'get' | 'post' | 'delete';
+  readonly method: 'get' | 'post' | 'patch' | 'delete';
   /** OpenAPI-style path relative to /audio/v1 (`/jobs/{job_id}`). */
   readonly path: string;
   readonly summary: string;
@@ -56,6 +57,10 @@ const uploadErrors = {
   415: {
     description:
       'The file could not be decoded as audio, its container is refused (playlists, lists), its format is outside 8–384 kHz and 1–32 channels, or its samples are not finite',
+    schema: errorMessageSchema,
+  },
+  404: {
+    description: 'Asked by ?sha256=: no audio with this hash is held for you (the same answer whether or not another tenant holds it)',
     schema: errorMessageSchema,
   },
   503: {
@@ -279,6 +284,7 @@ export const audioRouteSpecs = {
       401: { description: 'Missing or invalid bearer token', schema: errorMessageSchema },
     },
   },
+  ...libraryRouteSpecs,
 } as const satisfies Record<string, AudioRouteSpec>;
 
 /** The 422 response every validated route may give. */

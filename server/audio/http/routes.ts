@@ -11,7 +11,11 @@ import type { Logger } from '../../http/logger.js';
 import { receiveUpload } from '../../http/multipart.js';
 import { sendUserContent, userContentHeadersFor } from '../../http/serve-user-content.js';
 import type { JobRunner } from '../../queue/job-runner.js';
-import type { AnalysisService } from '../analysis/analysis-service.js';
+import type { AnalysisService, HeldFile } from '../analysis/analysis-service.js';
+import type { LibraryFolders } from '../library/library-folders.js';
+import type { LibraryService } from '../library/library-service.js';
+import { mountLibraryRoutes } from './library-routes.js';
+import { sha256QuerySchema } from './library-schemas.js';
 import type { SourceInfo } from '../analysis/analysis-worker.js';
 import type { StoredArtifact } from '../artifacts/artifact-store.js';
 import { scopeGrade, type GradeResult } from '../engines/grade-policy.js';
@@ -49,6 +53,11 @@ export interface AudioDeps {
   /** Internal prefix for X-Accel-Redirect (a front server streams artifacts), or null to send the bytes. */
   readonly accelRedirect: string | null;
   readonly log: Logger;
+  /** The producer's library and its folders on disk. */
+  readonly library: LibraryService;
+  readonly folders: LibraryFolders;
+  /** Audio the server holds that a tenant may read (its library, sources it fetched), for `?sha256=`. */
+  findHeldAudio(tenant: string, sha256: string): Promise<HeldFile | undefined>;
 }
 
 /** A route whose answer is its engine's analysis of the upload. */
@@ -132,6 +141,11 @@ export function createAudioRouter(deps: AudioDeps): Router {
       const options = spec.headSeconds !== undefined ? { headSeconds: spec.headSeconds } : {};
       const who = requireCaller(caller);
       const params = spec.query ? (validatePart(spec.query, 'query', req.query) as Record<string, unknown>) : {};
+      const { sha256 } = validatePart(sha256QuerySchema, 'query', { sha256: req.query.sha256 });
+      if (sha256 !== undefined) {
+        const answer = await analyseHeld(req, res, who, sha256.toLowerCase(), spec, params, options);
+        return presentAnalysis(answer.source, scope(answer.result, answer.source));
+      }
       const claimed = req.get(contentHashHeader);
       if (claimed !== undefined) {
         if (!/^[0-9a-fA-F]{64}$/.test(claimed))
@@ -189,6 +203,40 @@ export function createAudioRouter(deps: AudioDeps): Router {
       res.set('X-Cache', answer.cache);
       return presentAnalysis(answer.source, scope(answer.result, answer.source));
     });
+  /**
+   * `?sha256=` with an empty body: analyse audio the server already holds that the caller may read.
+   * Audio held only for another tenant is the same 404 as unknown audio: a hash is not possession.
+   */
+  const analyseHeld = async (
+    req: Request,
+    res: Response,
+    who: Identity,
+    sha256: string,
+    spec: AnalysisRouteSpec,
+    params: Record<string, unknown>,
+    options: { readonly headSeconds?: number },
+  ) => {
+    if (hasBody(req)) {
+      res.set('Connection', 'close');
+      throw invalidParams([
+        {
+          loc: ['query', 'sha256'],
+          msg: 'Send either ?sha256= with an empty body, or the file without it',
+          type: 'value_error',
+          input: sha256,
+        },
+      ]);
+    }
+    const held = await deps.findHeldAudio(who.tenant, sha256);
+    if (!held) throw new AppError('not-found', 'No audio with this sha256 is held for you: send the file');
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    const answer = await deps.analysis.analyseFile(who.tenant, held, spec.path, spec.engine, params, { ...options, signal: abort.signal });
+    res.set('X-Cache', answer.cache);
+    return answer;
+  };
   mountAnalysis(audioRouteSpecs.loudness);
   mountAnalysis(audioRouteSpecs.waveform);
   mountAnalysis(audioRouteSpecs.spectrum);
@@ -207,6 +255,13 @@ export function createAudioRouter(deps: AudioDeps): Router {
     return presentSeparationPending();
   });
 
+  mountLibraryRoutes(mount, {
+    library: deps.library,
+    folders: deps.folders,
+    uploads: deps.uploads,
+    onUploaded: (tenant, bytes) => deps.meter.uploaded(tenant, bytes),
+  });
+
   router.use(methodNotAllowedOrNotFound(Object.values(audioRouteSpecs)));
   router.use(createErrorMiddleware((error) => presentAudioError(error), deps.log));
   return router;
@@ -220,6 +275,13 @@ async function sendArtifact(res: Response, artifact: StoredArtifact): Promise<vo
     etag: `"${artifact.contentId}"`,
   });
   if (!sent) throw new AppError('not-found', 'Artifact not found');
+}
+
+/** True when a request carries a body (a declared length above 0, or a chunked one). */
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  if (length !== undefined) return Number(length) > 0;
+  return req.headers['transfer-encoding'] !== undefined;
 }
 
 /** FastAPI answers 405 for a known path with another method, 404 otherwise. */

@@ -12,6 +12,8 @@ import { resolveYtDlp, type YtDlp } from './yt-dlp.js';
 export interface SourcesSetup {
   readonly handler: JobHandler;
   readonly ytdlp: YtDlp | null;
+  /** The artifact store (the library's content store links from it). */
+  readonly artifacts: ArtifactStore;
   /** The service the routes use, once the runner exists. */
   connect(jobs: JobRunner): SourceService;
 }
@@ -45,5 +47,5 @@ export async function setUpSources(options: {
   const unavailable = options.ffmpegPath
     ? null
     : 'Fetching sources needs ffmpeg to convert them to WAV: install ffmpeg or set CRATEHOUSE_FFMPEG';
-  return { handler, ytdlp, connect: (jobs) => new SourceService(jobs, options.repo, artifacts, unavailable) };
+  return { handler, ytdlp, artifacts, connect: (jobs) => new SourceService(jobs, options.repo, artifacts, unavailable) };
 }

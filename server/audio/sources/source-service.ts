@@ -49,6 +49,16 @@ export class SourceService {
     return this.jobs.submit(submission);
   }
 
+  /**
+   * The artifact with these bytes if this tenant fetched it (a source job of theirs ended with it);
+   * undefined otherwise, also when another tenant fetched it: a hash is not possession.
+   */
+  async findFetchedArtifact(tenant: string, sha256: string): Promise<StoredArtifact | undefined> {
+    const job = this.jobs.findDoneForTenant(tenant, sourceJobType, (r) => (r as { content_id?: unknown } | null)?.content_id === sha256);
+    if (!job) return undefined;
+    return (await this.artifacts.findByContent(sha256)) ?? undefined;
+  }
+
   /** An artifact by its reference, or `not-found` (malformed references included: nothing escapes the folder). */
   async artifact(contentId: string, name: string): Promise<StoredArtifact> {
     const found = await this.artifacts.find(contentId, name);

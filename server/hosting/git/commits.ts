@@ -7,6 +7,7 @@ import { AppError, notFound } from '../../http/errors.js';
 import { assertBranchName, assertRevision, isObjectId, isZeroId } from './git-names.js';
 import { failure, git, QUICK_MS } from './repository-command.js';
 import { GitCommandError, runGit, type GitRunOptions } from './run-git.js';
+import { readNulFields } from './nul-fields.js';
 
 /** The last commit of `branch`, or null when the branch does not exist. */
 export async function headCommit(dir: string, branch: string, run: GitRunOptions = {}): Promise<string | null> {
@@ -121,33 +122,26 @@ async function logCommits(dir: string, revs: readonly string[], limit: number, r
 }
 
 /**
- * Parse `git log -z --name-status` output in LOG_FORMAT. Read field by field (not split on a
- * separator): a message may contain any byte but NUL, and a path any byte but NUL.
+ * Parse `git log -z --name-status` output in LOG_FORMAT (the commit fields, then status and path pairs).
  */
 export function parseLog(text: string): CommitSummary[] {
   const commits: CommitSummary[] = [];
-  let pos = 0;
-  const field = (): string => {
-    const end = text.indexOf('\0', pos);
-    const value = text.slice(pos, end < 0 ? text.length : end);
-    pos = end < 0 ? text.length : end + 1;
-    return value;
-  };
-  while (pos < text.length) {
-    if (text[pos] !== '\x1e') throw new Error(`unexpected git log output at ${pos}`);
-    pos++;
-    const id = field();
-    const name = field();
-    const email = field();
-    const timestamp = field();
-    const message = field();
+  const fields = readNulFields(text, false);
+  while (!fields.done) {
+    if (fields.peek() !== '\x1e') throw new Error('unexpected git log output');
+    fields.skip();
+    const id = fields.next();
+    const name = fields.next();
+    const email = fields.next();
+    const timestamp = fields.next();
+    const message = fields.next();
     const added: string[] = [];
     const modified: string[] = [];
     const removed: string[] = [];
-    if (text[pos] === '\n') pos++; // the line break between the header and the file list
-    while (pos < text.length && text[pos] !== '\x1e') {
-      const status = field();
-      const file = field();
+    if (fields.peek() === '\n') fields.skip(); // the line break between the header and the file list
+    while (!fields.done && fields.peek() !== '\x1e') {
+      const status = fields.next();
+      const file = fields.next();
       if (status.startsWith('A')) added.push(file);
       else if (status.startsWith('D')) removed.push(file);
       else modified.push(file); // M, T (type change) and anything else git may add

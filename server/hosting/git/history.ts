@@ -4,9 +4,9 @@
  * `--end-of-options`, every path after `--`; callers validate names with git-names.ts first.
  */
 import path from 'node:path';
-import { AppError } from '../../http/errors.js';
 import { failure, gitIn } from './repository-command.js';
 import { GitCommandError, type GitRunOptions } from './run-git.js';
+import { readNulFields } from './nul-fields.js';
 
 /** One commit as the commits API shows it. */
 export interface CommitInfo {
@@ -243,29 +243,22 @@ async function readOrMissing(dir: string, args: readonly string[], run: GitRunOp
   }
 }
 
-/** Parse FORMAT records, field by field (a message may hold any byte but NUL). */
+/** Parse FORMAT records (each starts with 0x1e; anything between records, such as a trailing newline, is skipped). */
 export function parseCommits(text: string): CommitInfo[] {
   const commits: CommitInfo[] = [];
-  let pos = text.indexOf('\x1e');
-  const field = (): string => {
-    const end = text.indexOf('\0', pos);
-    if (end < 0) throw new AppError('unavailable', 'git printed an incomplete commit record');
-    const value = text.slice(pos, end);
-    pos = end + 1;
-    return value;
-  };
-  while (pos >= 0 && pos < text.length) {
-    pos++;
-    const id = field();
-    const parents = field();
-    const authorName = field();
-    const authorEmail = field();
-    const authoredDate = field();
-    const committerName = field();
-    const committerEmail = field();
-    const committedDate = field();
-    const trailerText = field();
-    const message = field();
+  const fields = readNulFields(text, true);
+  while (fields.seek('\x1e')) {
+    fields.skip();
+    const id = fields.next();
+    const parents = fields.next();
+    const authorName = fields.next();
+    const authorEmail = fields.next();
+    const authoredDate = fields.next();
+    const committerName = fields.next();
+    const committerEmail = fields.next();
+    const committedDate = fields.next();
+    const trailerText = fields.next();
+    const message = fields.next();
     const trailers = trailerText
       .split('\x1f')
       .filter((t) => t.includes('\x1d'))
@@ -285,7 +278,6 @@ export function parseCommits(text: string): CommitInfo[] {
       message,
       trailers,
     });
-    pos = text.indexOf('\x1e', pos);
   }
   return commits;
 }

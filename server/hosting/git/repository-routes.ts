@@ -9,6 +9,7 @@ import type { ProjectRecord } from '../../store/schema.js';
 import { createLfsRouter } from '../lfs/lfs-routes.js';
 import type { LfsLockService } from '../lfs/lfs-locks.js';
 import type { LfsService } from '../lfs/lfs.js';
+import type { LfsPushCheck } from '../lfs/lfs-push-check.js';
 import { parseGitPath, serveGitHttp, type GitHttpService } from './smart-http.js';
 import { presentHostingError } from '../present.js';
 import type { ProjectService } from '../projects/projects.js';
@@ -30,7 +31,13 @@ export interface RepositoryRouteDeps {
   /** Told after every successful push (hooks fire from here); never awaited by the push. */
   readonly onPush?: (event: PushEvent) => void;
   /** Git LFS beside git (`<project>.git/info/lfs/…`); not served when absent. */
-  readonly lfs?: { readonly lfs: LfsService; readonly locks: LfsLockService; readonly publicUrl: string | null };
+  readonly lfs?: {
+    readonly lfs: LfsService;
+    readonly locks: LfsLockService;
+    readonly publicUrl: string | null;
+    /** GitLab's LFS integrity check on pushes; pushes are not checked when absent. */
+    readonly pushCheck?: LfsPushCheck;
+  };
 }
 
 const tokenSources = ['basic', 'bearer', 'private-token-header'] as const;
@@ -107,12 +114,21 @@ export function createRepositoryRouter(deps: RepositoryRouteDeps): Router {
     if (project.importStatus === 'scheduled' || project.importStatus === 'started')
       throw new AppError('unavailable', 'The repository is being imported; try again shortly.', { retryAfter: 5 });
 
-    const outcome = await serveGitHttp(req, res, {
-      repoDir: projects.repositoryOf(project),
-      gitPath: deps.gitPath,
-      service,
-      remoteUser: caller?.user.username,
-    });
+    // A push's pre-receive check: pointers to LFS objects the project does not link refuse it.
+    const gate = service === 'receive-pack' && req.method === 'POST' ? await deps.lfs?.pushCheck?.gate(project) : undefined;
+    let outcome;
+    try {
+      outcome = await serveGitHttp(req, res, {
+        repoDir: projects.repositoryOf(project),
+        gitPath: deps.gitPath,
+        service,
+        remoteUser: caller?.user.username,
+        config: gate?.config,
+        env: gate?.env,
+      });
+    } finally {
+      await gate?.release();
+    }
     if (service === 'receive-pack' && outcome.refUpdates.length > 0 && caller) {
       await afterPush(project, caller, outcome.refUpdates);
     }

@@ -98,6 +98,10 @@ export interface ServeGitHttpOptions {
   readonly signal?: AbortSignal;
   /** Stop a request that runs longer than this; none by default (a large clone may take long). */
   readonly timeoutMs?: number;
+  /** git configuration for this request only (`GIT_CONFIG_KEY_n`), e.g. `core.hooksPath` for a push's checks. */
+  readonly config?: Readonly<Record<string, string>>;
+  /** More environment for git and its hooks (the CGI variables win over these). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** The largest CGI header block accepted from http-backend. */
@@ -217,6 +221,7 @@ function cgiEnvironment(req: IncomingMessage, repo: string, options: ServeGitHtt
     queryString = `service=${wanted}`;
   } else pathInfo = options.service === 'upload-pack' ? '/git-upload-pack' : '/git-receive-pack';
   const extra: Record<string, string> = {
+    ...options.env,
     GIT_PROJECT_ROOT: path.dirname(repo),
     PATH_INFO: `/${path.basename(repo)}${pathInfo}`,
     REQUEST_METHOD: req.method ?? 'GET',
@@ -224,11 +229,14 @@ function cgiEnvironment(req: IncomingMessage, repo: string, options: ServeGitHtt
     CONTENT_TYPE: req.headers['content-type'] ?? '',
     REMOTE_ADDR: req.socket.remoteAddress ?? '',
     GIT_HTTP_EXPORT_ALL: '1',
-    // The caller authorized this request, so the repository's own switch is not a second gate.
-    GIT_CONFIG_COUNT: '1',
-    GIT_CONFIG_KEY_0: 'http.receivepack',
-    GIT_CONFIG_VALUE_0: 'true',
   };
+  // The caller authorized this request, so the repository's own switch is not a second gate.
+  const config = Object.entries({ 'http.receivepack': 'true', ...options.config });
+  extra.GIT_CONFIG_COUNT = String(config.length);
+  config.forEach(([key, value], i) => {
+    extra[`GIT_CONFIG_KEY_${i}`] = key;
+    extra[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
   if (options.remoteUser) extra.REMOTE_USER = options.remoteUser;
   // Without a length (a chunked body) http-backend reads to the end of its input.
   const length = req.headers['content-length'];

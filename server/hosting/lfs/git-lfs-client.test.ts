@@ -1,12 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { createReadStream, mkdtempSync, openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callHosting, gitClient, readJson, withToken } from '../../test-support/hosting-client.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import type { Project } from '../api-types.js';
+import { sha256File, writeNoiseWav } from '../../test-support/signals.js';
 
 /** The real git-lfs client (Debian's `git-lfs`; .ci/run installs it). */
 const hasGitLfs = (() => {
@@ -23,38 +23,6 @@ let app: TestApp;
 let token: string;
 const work = mkdtempSync(path.join(tmpdir(), 'cratehouse-lfs-'));
 const client = gitClient(work);
-
-/** A 16-bit stereo 44.1 kHz WAV of `size` bytes in all, its samples noise (so nothing compresses it). */
-function writeWav(file: string, size: number): void {
-  const dataSize = size - 44;
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(size - 8, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(2, 22);
-  header.writeUInt32LE(44_100, 24);
-  header.writeUInt32LE(44_100 * 4, 28);
-  header.writeUInt16LE(4, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(dataSize, 40);
-  const fd = openSync(file, 'w');
-  writeSync(fd, header);
-  for (let left = dataSize; left > 0;) {
-    const chunk = randomBytes(Math.min(left, 1 << 20));
-    writeSync(fd, chunk);
-    left -= chunk.length;
-  }
-  closeSync(fd);
-}
-
-async function sha256File(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
 
 beforeAll(async () => {
   if (!hasGitLfs) return;
@@ -79,7 +47,7 @@ describe.skipIf(!hasGitLfs)('the real git-lfs client over HTTP', () => {
     await client.ok(['init', '-q', src]);
     await client.ok(['lfs', 'track', '*.wav'], src);
     const wav = path.join(src, 'stem.wav');
-    writeWav(wav, wavBytes);
+    writeNoiseWav(wav, wavBytes);
     const expected = await sha256File(wav);
     await client.ok(['add', '.gitattributes', 'stem.wav'], src);
     await client.ok(['commit', '-q', '-m', 'Add the bass stem'], src);

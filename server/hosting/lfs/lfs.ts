@@ -13,27 +13,12 @@ import type { Viewer } from '../projects/project-access.js';
 import type { ProjectService } from '../projects/projects.js';
 import { oidPattern, type LfsObjectStore } from './lfs-objects.js';
 import type { LfsRepo } from './lfs-repo.js';
+import type { LfsBatchObject, LfsBatchResponse } from '../api-types.js';
+
+export type { LfsBatchObject, LfsBatchResponse };
 
 /** The two operations of the batch API. */
 export type LfsOperation = 'download' | 'upload';
-
-/** One object of a batch answer (the spec's shape). */
-export interface LfsBatchObject {
-  readonly oid: string;
-  readonly size: number;
-  readonly authenticated?: boolean;
-  readonly actions?: Readonly<
-    Record<string, { readonly href: string; readonly header: Readonly<Record<string, string>>; readonly expires_in: number }>
-  >;
-  readonly error?: { readonly code: number; readonly message: string };
-}
-
-/** The batch answer. */
-export interface LfsBatchResponse {
-  readonly transfer: 'basic';
-  readonly objects: readonly LfsBatchObject[];
-  readonly hash_algo: 'sha256';
-}
 
 /** What a valid transfer token allows. */
 export interface LfsTransferGrant {
@@ -240,6 +225,11 @@ export class LfsService {
     if (typeof oid !== 'string' || !oidPattern.test(oid) || typeof size !== 'number') throw new AppError('unprocessable', 'Invalid object');
     const link = this.repo.findLink(project.id, oid);
     if (!link || link.size !== size || (await this.objects.findSize(oid)) !== size) throw new AppError('not-found', messages.notFound);
+  }
+
+  /** The oids a project links (what a push's pointers may name). */
+  linkedOids(projectId: number): readonly string[] {
+    return this.repo.linksOf(projectId).map((l) => l.oid);
   }
 
   /** GitLab's `lfs_objects_size`: the bytes of the objects a project links. */

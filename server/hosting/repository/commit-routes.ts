@@ -1,6 +1,6 @@
 import type { Router } from 'express';
-import { AppError } from '../../http/errors.js';
 import { pageHeaders, pageParams } from '../../http/pagination.js';
+import type { Params } from '../params.js';
 import { paramsOf, viewerOf } from '../request.js';
 import { contentOf, dateParam, projectContext, type HistoryRouteDeps } from './shared-routes.js';
 import { presentCommit, presentCommitDetail, presentDiff } from './present-repository.js';
@@ -45,7 +45,7 @@ export function mountCommitRoutes(router: Router, deps: HistoryRouteDeps): void 
     const { project, links } = projectContext(deps, req, res);
     const p = paramsOf(req).require('branch', 'commit_message', 'actions');
     const [branch, message] = p.checked(p.string('branch'), p.string('commit_message'));
-    const actions = actionsOf(req.body as Record<string, unknown> | undefined);
+    const actions = actionsOf(p, req.body as Record<string, unknown> | undefined);
     const stats = paramsOf(req).bool('stats') ?? true;
     const commit = await writer.commit(viewerOf(deps.projects, res), project, {
       branch,
@@ -76,71 +76,45 @@ export function mountCommitRoutes(router: Router, deps: HistoryRouteDeps): void 
 }
 
 /**
- * `actions[]` as Grape validates them: an array of hashes, each with a known `action` and a
- * `file_path`, a `previous_path` for moves and `execute_filemode` for chmod; problems are one 400
- * `{"error": "actions[0][action] does not have a valid value"}`.
+ * `actions[]` as Grape validates them (GitLab's `requires :actions, type: Array do … end`): an array
+ * of hashes, each read through `Params.nested`, so every attribute is coerced and worded as a
+ * top-level one (`content` is a String: a number becomes its text, an array or a hash is
+ * `actions[0][content] is invalid`); all problems are one 400 `{"error": "…"}`.
  */
-function actionsOf(body: Record<string, unknown> | undefined): ActionInput[] {
+function actionsOf(p: Params, body: Record<string, unknown> | undefined): ActionInput[] {
   const raw = body?.actions;
   const list = Array.isArray(raw) ? raw : raw && typeof raw === 'object' ? Object.values(raw) : null;
-  const problems: { loc: string; msg: string }[] = [];
-  if (!list) problems.push({ loc: 'actions', msg: 'is invalid' });
-  const actions: ActionInput[] = [];
-  (list ?? []).forEach((item: unknown, i) => {
-    const at = (k: string) => `actions[${i}][${k}]`;
-    if (!item || typeof item !== 'object') {
-      problems.push({ loc: `actions[${i}]`, msg: 'is invalid' });
-      return;
+  if (!list) p.invalid('actions');
+  const actions: (ActionInput | undefined)[] = (list ?? []).map((item: unknown, i) => {
+    if (!item || typeof item !== 'object' || Array.isArray(item)) {
+      p.invalid(`actions[${i}]`);
+      return undefined;
     }
-    const a = item as Record<string, unknown>;
-    const text = (k: string) =>
-      typeof a[k] === 'string' ? (a[k] as string) : a[k] === undefined || a[k] === null ? undefined : String(a[k]);
-    const action = text('action');
-    const filePath = text('file_path');
-    if (action === undefined || action === '') problems.push({ loc: at('action'), msg: 'is missing' });
-    else if (!(actionNames as readonly string[]).includes(action)) problems.push({ loc: at('action'), msg: 'does not have a valid value' });
-    if (filePath === undefined || filePath === '') problems.push({ loc: at('file_path'), msg: 'is missing' });
-    const encoding = text('encoding');
-    if (encoding !== undefined && encoding !== 'text' && encoding !== 'base64')
-      problems.push({ loc: at('encoding'), msg: 'does not have a valid value' });
-    const mode = a.execute_filemode;
-    const executable = mode === undefined || mode === null ? undefined : mode === true || mode === 'true' || mode === 1 || mode === '1';
-    const content = text('content');
-    const lastCommitId = text('last_commit_id') || undefined;
-    if (problems.length > 0 || !action || !filePath) return;
+    const a = p.nested(`actions[${i}]`, item as Record<string, unknown>).require('action', 'file_path');
+    const action = a.oneOf('action', actionNames);
+    const filePath = a.string('file_path');
+    const encoding = a.oneOf('encoding', ['text', 'base64'] as const);
+    const executable = a.bool('execute_filemode');
+    const content = a.string('content');
+    const lastCommitId = a.string('last_commit_id') || undefined;
+    const previousPath = action === 'move' ? a.require('previous_path').string('previous_path') : undefined;
+    if (action === 'chmod') a.require('execute_filemode');
+    if (!action || !filePath) return undefined;
     switch (action) {
       case 'create':
-        actions.push({ action, filePath, content: contentOf(content, encoding), executable });
-        break;
+        return { action, filePath, content: contentOf(content, encoding), executable };
       case 'update':
-        actions.push({ action, filePath, content: contentOf(content, encoding), executable, lastCommitId });
-        break;
+        return { action, filePath, content: contentOf(content, encoding), executable, lastCommitId };
       case 'delete':
-        actions.push({ action, filePath, lastCommitId });
-        break;
-      case 'move': {
-        const previousPath = text('previous_path');
-        if (!previousPath) problems.push({ loc: at('previous_path'), msg: 'is missing' });
-        else
-          actions.push({
-            action,
-            filePath,
-            previousPath,
-            content: content === undefined ? undefined : contentOf(content, encoding),
-            lastCommitId,
-          });
-        break;
-      }
+        return { action, filePath, lastCommitId };
+      case 'move':
+        return previousPath
+          ? { action, filePath, previousPath, content: content === undefined ? undefined : contentOf(content, encoding), lastCommitId }
+          : undefined;
       case 'chmod':
-        if (executable === undefined) problems.push({ loc: at('execute_filemode'), msg: 'is missing' });
-        else actions.push({ action, filePath, executable });
-        break;
+        return executable === undefined ? undefined : { action, filePath, executable };
     }
   });
-  if (problems.length > 0) {
-    throw new AppError('invalid', problems.map((x) => `${x.loc} ${x.msg}`).join(', '), {
-      issues: problems.map((x) => ({ loc: [x.loc], msg: x.msg, type: 'invalid' })),
-    });
-  }
-  return actions;
+  p.check();
+  return actions.filter((a): a is ActionInput => a !== undefined);
 }

@@ -266,4 +266,31 @@ describe('API commits into LFS-tracked paths', () => {
     );
     expect(batch.objects[0]!.actions?.download).toBeDefined();
   });
+
+  it('commits a pointer to an object the project holds as it is, and stores a pointer to one it lacks as content', async () => {
+    // As the GUI does: upload through the batch API first, then commit the pointer.
+    const held = encodeWav([sine(22_050, 0.4, 550, 0.3)], 22_050);
+    await uploadLfsObject(held);
+    // Never uploaded: committing it as is would leave a tracked path that points nowhere.
+    const missing = encodeWav([sine(22_050, 0.4, 660, 0.3)], 22_050);
+    const res = await callHosting(app, tokens.owner!, `/projects/${project.id}/repository/commits`, {
+      method: 'POST',
+      body: {
+        branch: 'main',
+        commit_message: 'Pointers',
+        actions: [
+          { action: 'create', file_path: 'lfs/held.wav', content: pointer(held) },
+          { action: 'create', file_path: 'lfs/missing.wav', content: pointer(missing) },
+        ],
+      },
+    });
+    expect(res.status).toBe(201);
+    const raw = async (p: string, lfs = '') =>
+      Buffer.from(await (await api('owner', `/projects/${project.id}/repository/files/${filePath(p)}/raw?ref=main${lfs}`)).arrayBuffer());
+    expect((await raw('lfs/held.wav')).toString('utf8')).toBe(pointer(held));
+    expect(sha256(await raw('lfs/held.wav', '&lfs=true'))).toBe(sha256(held));
+    const missingText = Buffer.from(pointer(missing), 'utf8');
+    expect((await raw('lfs/missing.wav')).toString('utf8')).toBe(pointer(missingText));
+    expect((await raw('lfs/missing.wav', '&lfs=true')).toString('utf8')).toBe(pointer(missing));
+  });
 });

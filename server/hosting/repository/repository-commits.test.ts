@@ -169,6 +169,24 @@ describe('POST /projects/:id/repository/commits', () => {
     ]);
     const badAction = await post({ actions: [{ action: 'rename', file_path: 'a' }] });
     expect([badAction.status, await badAction.json()]).toEqual([400, { error: 'actions[0][action] does not have a valid value' }]);
+    // Grape's String coercion (Coercible::String, which rejects arrays and hashes): GitLab's 400, not a file named "[object Object]".
+    const objectContent = await post({ actions: [{ action: 'create', file_path: 'obj.txt', content: { bytes: 'x' } }] });
+    expect([objectContent.status, await objectContent.json()]).toEqual([400, { error: 'actions[0][content] is invalid' }]);
+    const several = await post({
+      actions: [
+        { action: 'create', file_path: 'ok.txt', content: 'fine' },
+        { action: 'update', file_path: 'README.md', content: ['a', 'b'], encoding: 'hex' },
+        { action: 'chmod', file_path: 'README.md' },
+        'create',
+      ],
+    });
+    expect([several.status, await several.json()]).toEqual([
+      400,
+      {
+        error:
+          'actions[1][encoding] does not have a valid value, actions[1][content] is invalid, actions[2][execute_filemode] is missing, actions[3] is invalid',
+      },
+    ]);
     const traversal = await post({ actions: [{ action: 'create', file_path: '../escape.txt', content: 'x' }] });
     expect([traversal.status, await traversal.json()]).toEqual([400, { error: 'file_path should be a valid file path' }]);
     const missingParams = await api(owner, `/projects/${project.id}/repository/commits`, { method: 'POST', body: {} });
@@ -209,6 +227,24 @@ describe('POST /projects/:id/repository/commits', () => {
       400,
       { message: "A branch called 'mix' already exists. Switch to that branch in order to make changes" },
     ]);
+  }, 120_000);
+
+  it('a number or a boolean as content is its text, as Grape coerces a String (Kernel#String)', async () => {
+    const res = await api(owner, `/projects/${project.id}/repository/commits`, {
+      method: 'POST',
+      body: {
+        branch: 'numbers',
+        start_branch: 'main',
+        commit_message: 'Numbers',
+        actions: [
+          { action: 'create', file_path: 'bpm.txt', content: 174 },
+          { action: 'create', file_path: 'loop.txt', content: true },
+        ],
+      },
+    });
+    expect(res.status).toBe(201);
+    expect(await bare(project, ['show', 'numbers:bpm.txt'])).toBe('174');
+    expect(await bare(project, ['show', 'numbers:loop.txt'])).toBe('true');
   }, 120_000);
 
   it('two commits racing on one branch: each lands or is refused with 400, never lost', async () => {

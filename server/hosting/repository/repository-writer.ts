@@ -6,7 +6,7 @@ import { isValidBranchName, ZERO_SHA } from '../git/git-names.js';
 import * as refs from '../git/refs.js';
 import type { GitRunOptions } from '../git/run-git.js';
 import { commitRefusal, writeCommit, type FileAction } from '../git/write-commit.js';
-import { formatLfsPointer, parseLfsPointer } from '../lfs/lfs-pointer.js';
+import { formatLfsPointer, parseLfsPointer, type LfsPointer } from '../lfs/lfs-pointer.js';
 import type { Viewer } from '../projects/project-access.js';
 import type { ProjectService } from '../projects/projects.js';
 import { assertPath } from './repository-history.js';
@@ -28,6 +28,8 @@ export type AfterPush = (project: Readonly<ProjectRecord>, user: Readonly<UserRe
 export interface CommitLfs {
   trackedPaths(dir: string, commit: string, paths: readonly string[]): Promise<ReadonlySet<string>>;
   store(project: Readonly<ProjectRecord>, content: Buffer): Promise<{ readonly oid: string; readonly size: number }>;
+  /** Whether the project links the object a pointer names, with that size (its bytes are on the server). */
+  holds(project: Readonly<ProjectRecord>, pointer: LfsPointer): Promise<boolean>;
 }
 
 /** An action as the API sent it, with a `last_commit_id` to check against the start branch. */
@@ -178,7 +180,10 @@ export class RepositoryWriter {
 
   /**
    * Content for paths the start commit's `.gitattributes` track with `filter=lfs` goes to the
-   * project's LFS objects, and the commit holds pointer files, as a push from git-lfs would.
+   * project's LFS objects, and the commit holds pointer files, as a push from git-lfs would. A
+   * pointer to an object the project holds (a client that uploaded through the batch API first) is
+   * committed as it is; any other content, a pointer to an object the project lacks included, is
+   * stored (as GitLab's `Lfs::FileTransformer` does), so no tracked path ever points nowhere.
    */
   private async storeTrackedInLfs(
     project: Readonly<ProjectRecord>,
@@ -188,13 +193,18 @@ export class RepositoryWriter {
   ): Promise<readonly ActionInput[]> {
     const lfs = this.lfs;
     if (!lfs || !project.settings.lfs_enabled) return actions;
-    const withContent = actions.filter((a) => 'content' in a && a.content !== undefined && !parseLfsPointer(a.content));
+    const withContent = actions.filter((a) => 'content' in a && a.content !== undefined);
     if (withContent.length === 0) return actions;
     const tracked = await lfs.trackedPaths(dir, parent, [...new Set(withContent.map((a) => a.filePath))]);
     if (tracked.size === 0) return actions;
     const out: ActionInput[] = [];
     for (const action of actions) {
       if (withContent.includes(action) && tracked.has(action.filePath) && 'content' in action && action.content) {
+        const pointer = parseLfsPointer(action.content);
+        if (pointer && (await lfs.holds(project, pointer))) {
+          out.push(action);
+          continue;
+        }
         const object = await lfs.store(project, action.content);
         out.push({ ...action, content: formatLfsPointer(object) });
       } else out.push(action);

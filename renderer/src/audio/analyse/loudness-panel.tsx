@@ -1,5 +1,7 @@
 import type { ReactNode } from 'react';
 import type { LoudnessResponse } from '../../api/audio';
+import { chosenTarget, gainToTarget } from '../../lib/preferences';
+import { usePreferences } from '../../lib/use-preferences';
 import { formatFixed, formatGain, meterFraction } from './readouts';
 
 // The meter spans the loudness a producer meets: from a quiet one-shot to a brick-walled master.
@@ -94,9 +96,12 @@ function LufsReadout({
   );
 }
 
-/** Integrated LUFS against the streaming (−14) and club (−9) targets, the ungated clip loudness, and the true peak against 0 dBTP. */
+/** Integrated LUFS against the target chosen in Settings (streaming −14 by default), the ungated clip loudness, and the true peak against −1 dBTP. */
 export function LoudnessPanel({ loudness }: { readonly loudness: LoudnessResponse }) {
+  const target = chosenTarget(usePreferences());
   const lufs = loudness.integrated_lufs;
+  // The gain is computed here for every target; the server's gain_to_target_db has streaming and club only.
+  const gain = gainToTarget(lufs, target.lufs);
   const clip = loudness.clip_lufs;
   const peak = loudness.true_peak_dbtp;
   const over = peak !== null && peak > -1;
@@ -120,13 +125,8 @@ export function LoudnessPanel({ loudness }: { readonly loudness: LoudnessRespons
 
       <Meter label="Integrated loudness" unit="LUFS" value={lufs} min={LUFS_MIN} max={LUFS_MAX} scaleTop="0" labelled>
         <Marker
-          at={meterFraction(loudness.targets.streaming, LUFS_MIN, LUFS_MAX)}
-          label={`${formatFixed(loudness.targets.streaming, 0)} streaming`}
-        />
-        <Marker
-          at={meterFraction(loudness.targets.club, LUFS_MIN, LUFS_MAX)}
-          label={`${formatFixed(loudness.targets.club, 0)} club`}
-          below
+          at={meterFraction(target.lufs, LUFS_MIN, LUFS_MAX)}
+          label={`${formatFixed(target.lufs, target.lufs % 1 === 0 ? 0 : 1)} ${target.short}`}
         />
       </Meter>
       <Meter label="True peak" unit="dBTP" value={peak} min={PEAK_MIN} max={PEAK_MAX} scaleTop={`+${PEAK_MAX}`} thin warn={over}>
@@ -135,12 +135,12 @@ export function LoudnessPanel({ loudness }: { readonly loudness: LoudnessRespons
 
       <dl className="an-pairs">
         <div>
-          <dt>Gain to −14 LUFS</dt>
-          <dd className="mono">{formatGain(loudness.gain_to_target_db.streaming)}</dd>
-        </div>
-        <div>
-          <dt>Gain to −9 LUFS</dt>
-          <dd className="mono">{formatGain(loudness.gain_to_target_db.club)}</dd>
+          <dt title="Change the target in Settings">
+            Gain to {target.label} ({formatFixed(target.lufs, target.lufs % 1 === 0 ? 0 : 1)} LUFS)
+          </dt>
+          <dd className="mono" data-testid="gain-to-target">
+            {formatGain(gain)}
+          </dd>
         </div>
         <div>
           <dt>Loudness range</dt>

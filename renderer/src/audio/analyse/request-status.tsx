@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { useConnection } from '../../lib/connection-context';
 import { ProgressBar } from '../../ui/progress-bar';
 import { Busy, Problem } from '../../ui/status';
 import { requestLabels, type RequestKey, type RequestState, type RequestStates } from './use-analysis';
@@ -57,6 +58,14 @@ export function RequestList({ requests }: { readonly requests: RequestStates }) 
  * line while the server analyses, or the server's sentence when it failed.
  */
 export function Pending({ state, what }: { readonly state: RequestState<unknown>; readonly what: string }): ReactNode {
+  const connection = useConnection();
+  // The shell already says it once (the offline banner, the sign-in dialog) and retries afterwards.
+  if (state.status === 'failed' && state.httpStatus === 0 && !connection.online)
+    return <p className="an-waiting muted">Waiting for the server to come back.</p>;
+  if (state.status === 'failed' && state.httpStatus === 401)
+    return (
+      <p className="an-waiting muted">{connection.signInNeeded ? 'Waiting for you to sign in again.' : 'Not measured: signed out.'}</p>
+    );
   switch (state.status) {
     case 'idle':
     case 'queued':

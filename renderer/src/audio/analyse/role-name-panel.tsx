@@ -1,5 +1,7 @@
 import { useEffect, useId, useState } from 'react';
 import type { AnalyzeResponse, NamingResponse } from '../../api/audio';
+import { applyNamingScheme, type NameReadings } from '../../lib/naming-scheme';
+import { usePreferences } from '../../lib/use-preferences';
 import { CopyButton } from '../../ui/copy-button';
 import { formatPercent, humanize } from './readouts';
 import { Pending } from './request-status';
@@ -92,11 +94,15 @@ export function NamePanel({
   naming,
   index,
   onIndex,
+  readings,
 }: {
   readonly naming: RequestState<NamingResponse>;
   readonly index: number;
   readonly onIndex: (index: number) => void;
+  /** Tempo and key for the naming scheme chosen in Settings. */
+  readonly readings: NameReadings;
 }) {
+  const { namesIncludeTempoKey } = usePreferences();
   const [draft, setDraft] = useState(String(index));
   const inputId = useId();
   const helpId = useId();
@@ -111,6 +117,7 @@ export function NamePanel({
 
   const result = naming.status === 'done' ? naming.result : 'previous' in naming ? naming.previous : undefined;
   const updating = naming.status === 'queued' || naming.status === 'uploading' || naming.status === 'analysing';
+  const name = result ? applyNamingScheme(result.name, namesIncludeTempoKey, readings) : '';
 
   return (
     <div className="an-name">
@@ -119,9 +126,9 @@ export function NamePanel({
           <dt>Suggested name</dt>
           <dd className="an-name-row">
             <output className={`an-name-value mono${updating ? ' an-stale' : ''}`} data-testid="suggested-name" htmlFor={inputId}>
-              {result.name}
+              {name}
             </output>
-            <CopyButton text={result.name} className="button button-secondary an-small-button" />
+            <CopyButton text={name} className="button button-secondary an-small-button" />
           </dd>
         </dl>
       ) : null}

@@ -1,7 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import {
-  analyse,
-  type AnalyseOptions,
   type Analysis,
   type AnalyzeResponse,
   type GradeResponse,
@@ -11,6 +9,7 @@ import {
   type SpectrumResponse,
   type WaveformResponse,
 } from '../../api/audio';
+import { holdAudio, httpTransport, type HeldAudio, type HeldRequestOptions } from '../../api/held-audio';
 import { ApiError, isAbort } from '../../api/http';
 import { requestGrade } from '../grade/grade-request';
 import { createLimiter } from './limiter';
@@ -76,19 +75,22 @@ export interface AnalysisState {
   readonly namingIndex: number;
 }
 
-type Call<K extends RequestKey> = (file: File, options: AnalyseOptions, namingIndex: number) => Promise<Analysis<AnalysisResults[K]>>;
+type Call<K extends RequestKey> = (
+  audio: HeldAudio,
+  options: HeldRequestOptions,
+  namingIndex: number,
+) => Promise<Analysis<AnalysisResults[K]>>;
 
+// Every request asks by hash: the file goes to the server once, with the first of them (held-audio.ts).
 const calls: { readonly [K in RequestKey]: Call<K> } = {
-  waveform: (file, options) => analyse('waveform', file, file.name, { bins: WAVEFORM_BINS }, options),
-  onsets: (file, options) => analyse('onsets', file, file.name, {}, options),
-  spectrumMel: (file, options) =>
-    analyse('spectrum', file, file.name, { bands: SPECTRUM_BANDS, frames: SPECTRUM_FRAMES, mel: true }, options),
-  spectrumLog: (file, options) =>
-    analyse('spectrum', file, file.name, { bands: SPECTRUM_BANDS, frames: SPECTRUM_FRAMES, mel: false }, options),
-  loudness: (file, options) => analyse('loudness', file, file.name, {}, options),
-  analyze: (file, options) => analyse('analyze', file, file.name, {}, options),
-  grade: (file, options) => requestGrade(file, options),
-  naming: (file, options, index) => analyse('naming', file, file.name, { index }, options),
+  waveform: (audio, options) => audio.analyse('waveform', { bins: WAVEFORM_BINS }, options),
+  onsets: (audio, options) => audio.analyse('onsets', {}, options),
+  spectrumMel: (audio, options) => audio.analyse('spectrum', { bands: SPECTRUM_BANDS, frames: SPECTRUM_FRAMES, mel: true }, options),
+  spectrumLog: (audio, options) => audio.analyse('spectrum', { bands: SPECTRUM_BANDS, frames: SPECTRUM_FRAMES, mel: false }, options),
+  loudness: (audio, options) => audio.analyse('loudness', {}, options),
+  analyze: (audio, options) => audio.analyse('analyze', {}, options),
+  grade: (audio, options) => requestGrade(audio, options),
+  naming: (audio, options, index) => audio.analyse('naming', { index }, options),
 };
 
 const idle: RequestStates = {
@@ -118,7 +120,7 @@ function previousOf<T>(state: RequestState<T>): T | undefined {
 export function useAnalysis(token: string) {
   const [state, setState] = useState<AnalysisState>({ file: null, requests: idle, fileProblem: null, namingIndex: 1 });
   const limiter = useRef(createLimiter(CONCURRENCY));
-  const run = useRef<{ file: File; controller: AbortController; id: number } | null>(null);
+  const run = useRef<{ file: File; audio: HeldAudio; controller: AbortController; id: number } | null>(null);
   const perRequest = useRef(new Map<RequestKey, AbortController>());
   const namingIndex = useRef(1);
   const nextId = useRef(0);
@@ -130,91 +132,89 @@ export function useAnalysis(token: string) {
     [],
   );
 
-  const launch = useCallback(
-    (key: RequestKey) => {
-      const current = run.current;
-      if (!current) return;
-      const { file, id } = current;
-      const update = (next: (previous: RequestState<never>) => RequestState<unknown>) =>
-        setState((s) =>
-          run.current?.id !== id ? s : { ...s, requests: { ...s.requests, [key]: next(s.requests[key] as RequestState<never>) } },
-        );
+  const launch = useCallback((key: RequestKey) => {
+    const current = run.current;
+    if (!current) return;
+    const { audio, id } = current;
+    const update = (next: (previous: RequestState<never>) => RequestState<unknown>) =>
+      setState((s) =>
+        run.current?.id !== id ? s : { ...s, requests: { ...s.requests, [key]: next(s.requests[key] as RequestState<never>) } },
+      );
 
-      // A new request for the same key (another naming index) replaces the one in flight.
-      perRequest.current.get(key)?.abort(new DOMException('Replaced by a newer request.', 'AbortError'));
-      const controller = new AbortController();
-      perRequest.current.set(key, controller);
-      const onRunAbort = () => controller.abort(current.controller.signal.reason);
-      current.controller.signal.addEventListener('abort', onRunAbort, { once: true });
+    // A new request for the same key (another naming index) replaces the one in flight.
+    perRequest.current.get(key)?.abort(new DOMException('Replaced by a newer request.', 'AbortError'));
+    const controller = new AbortController();
+    perRequest.current.set(key, controller);
+    const onRunAbort = () => controller.abort(current.controller.signal.reason);
+    current.controller.signal.addEventListener('abort', onRunAbort, { once: true });
 
-      update((s) => ({ status: 'queued', previous: previousOf(s) }));
-      const call = calls[key] as Call<RequestKey>;
-      limiter.current
-        .run(() => {
-          update((s) => ({ status: 'uploading', fraction: 0, previous: previousOf(s) }));
-          return call(
-            file,
-            {
-              token,
-              signal: controller.signal,
-              onProgress: ({ loaded, total }) => {
-                const fraction = total > 0 ? loaded / total : 0;
-                // The server analyses while the upload arrives; once it is all sent, what remains is analysis.
-                update((s) =>
-                  fraction >= 1
-                    ? { status: 'analysing', previous: previousOf(s) }
-                    : { status: 'uploading', fraction, previous: previousOf(s) },
-                );
-              },
+    update((s) => ({ status: 'queued', previous: previousOf(s) }));
+    const call = calls[key] as Call<RequestKey>;
+    limiter.current
+      .run(() => {
+        update((s) => ({ status: 'uploading', fraction: 0, previous: previousOf(s) }));
+        return call(
+          audio,
+          {
+            signal: controller.signal,
+            onProgress: ({ loaded, total }) => {
+              const fraction = total > 0 ? loaded / total : 0;
+              // The server analyses while the upload arrives; once it is all sent, what remains is analysis.
+              update((s) =>
+                fraction >= 1
+                  ? { status: 'analysing', previous: previousOf(s) }
+                  : { status: 'uploading', fraction, previous: previousOf(s) },
+              );
             },
-            namingIndex.current,
-          );
-        }, controller.signal)
-        .then(
-          (answer) => update(() => ({ status: 'done', result: answer.result, cache: answer.cache })),
-          (error: unknown) => {
-            if (controller.signal.aborted || isAbort(error)) return;
-            const message = error instanceof Error ? error.message : 'The analysis failed.';
-            const httpStatus = error instanceof ApiError ? error.status : 0;
-            if (fileStatuses.has(httpStatus) && run.current?.id === id) {
-              // Every route would refuse this file the same way: stop the rest and say it once, at the file.
-              current.controller.abort(new DOMException('The file was refused.', 'AbortError'));
-              setState((s) => {
-                const requests = Object.fromEntries(
-                  Object.entries(s.requests).map(([k, r]) => [
-                    k,
-                    k === key
-                      ? { status: 'failed', message, httpStatus }
-                      : r.status === 'done' || r.status === 'idle'
-                        ? r
-                        : { status: 'skipped' },
-                  ]),
-                ) as unknown as RequestStates;
-                return { ...s, requests, fileProblem: message };
-              });
-              return;
-            }
-            update(() => ({ status: 'failed', message, httpStatus }));
           },
-        )
-        .finally(() => {
-          current.controller.signal.removeEventListener('abort', onRunAbort);
-          if (perRequest.current.get(key) === controller) perRequest.current.delete(key);
-        });
-    },
-    [token],
-  );
+          namingIndex.current,
+        );
+      }, controller.signal)
+      .then(
+        (answer) => update(() => ({ status: 'done', result: answer.result, cache: answer.cache })),
+        (error: unknown) => {
+          if (controller.signal.aborted || isAbort(error)) return;
+          const message = error instanceof Error ? error.message : 'The analysis failed.';
+          const httpStatus = error instanceof ApiError ? error.status : 0;
+          if (fileStatuses.has(httpStatus) && run.current?.id === id) {
+            // Every route would refuse this file the same way: stop the rest and say it once, at the file.
+            current.controller.abort(new DOMException('The file was refused.', 'AbortError'));
+            setState((s) => {
+              const requests = Object.fromEntries(
+                Object.entries(s.requests).map(([k, r]) => [
+                  k,
+                  k === key
+                    ? { status: 'failed', message, httpStatus }
+                    : r.status === 'done' || r.status === 'idle'
+                      ? r
+                      : { status: 'skipped' },
+                ]),
+              ) as unknown as RequestStates;
+              return { ...s, requests, fileProblem: message };
+            });
+            return;
+          }
+          update(() => ({ status: 'failed', message, httpStatus }));
+        },
+      )
+      .finally(() => {
+        current.controller.signal.removeEventListener('abort', onRunAbort);
+        if (perRequest.current.get(key) === controller) perRequest.current.delete(key);
+      });
+  }, []);
 
   const start = useCallback(
-    (file: File) => {
+    (file: File, sha256?: string) => {
       run.current?.controller.abort(new DOMException('Another file was chosen.', 'AbortError'));
       perRequest.current.clear();
       const id = ++nextId.current;
-      run.current = { file, controller: new AbortController(), id };
+      const controller = new AbortController();
+      const audio = holdAudio(file, file.name, httpTransport(token), { sha256, signal: controller.signal });
+      run.current = { file, audio, controller, id };
       setState({ file, requests: idle, fileProblem: null, namingIndex: namingIndex.current });
       for (const key of startOrder) launch(key);
     },
-    [launch],
+    [launch, token],
   );
 
   const requestSpectrumLog = useCallback(() => {

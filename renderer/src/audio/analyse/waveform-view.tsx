@@ -1,6 +1,8 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
 import WaveSurfer from 'wavesurfer.js';
 import type { OnsetsResponse, WaveformResponse } from '../../api/audio';
+import { updatePreferences, usePreferences } from '../../lib/use-preferences';
+import { onsetStrengths, thinOnsets } from './onset-thinning';
 import { usePlayheadTime, type Playhead } from './playhead';
 import { amplitudeY, columnBins, columnMax, columnMin, formatClock, movingRms, seekTarget, zoomFactors } from './waveform-math';
 
@@ -47,6 +49,16 @@ function drawBand(channels: Array<Float32Array | number[]>, ctx: CanvasRendering
   ctx.fill();
 }
 
+/** Two drawn onset ticks are at least this far apart, CSS px (a tick is 3 px wide). */
+const ONSET_GAP_PX = 6;
+
+/** The onsets the overlay may draw: times, their strengths, and whether the person shows them. */
+interface ShownOnsets {
+  readonly times: readonly number[];
+  readonly strengths: Float32Array;
+  readonly shown: boolean;
+}
+
 /**
  * The RMS envelope and the onset ticks, on a canvas laid over the visible part of wavesurfer's
  * scrolling wrapper: only the viewport is drawn, so zooming in costs no larger canvases.
@@ -56,7 +68,7 @@ function drawOverlay(
   canvas: HTMLCanvasElement,
   ctx: CanvasRenderingContext2D,
   rms: Float32Array,
-  onsets: readonly number[],
+  onsets: ShownOnsets,
   duration: number,
   colours: Colours,
 ): void {
@@ -88,10 +100,18 @@ function drawOverlay(
     ctx.globalAlpha = 1;
   }
 
-  if (duration > 0 && onsets.length > 0) {
+  if (duration > 0 && onsets.shown && onsets.times.length > 0) {
     const tick = Math.round(9 * ratio);
     ctx.fillStyle = colours.onset;
-    for (const t of onsets) {
+    // At most one tick per ONSET_GAP_PX at the current zoom, the strongest kept: a long file is not painted solid.
+    const drawn = thinOnsets(onsets.times, onsets.strengths, {
+      duration,
+      totalPx: total,
+      scrollPx: scroll,
+      viewPx: view,
+      minGapPx: ONSET_GAP_PX,
+    });
+    for (const t of drawn) {
       const x = Math.round(((t / duration) * total - scroll) * ratio);
       if (x < -1 || x > width + 1) continue;
       ctx.globalAlpha = 0.35;
@@ -179,7 +199,8 @@ export function WaveformView({
 }) {
   const host = useRef<HTMLDivElement>(null);
   const player = useRef<WaveSurfer | null>(null);
-  const onsetTimes = useRef<readonly number[]>([]);
+  const onsetTimes = useRef<ShownOnsets>({ times: [], strengths: new Float32Array(0), shown: true });
+  const { showOnsets } = usePreferences();
   const colours = useRef<Colours | null>(null);
   const [playing, setPlaying] = useState(false);
   const [ready, setReady] = useState(false);
@@ -274,10 +295,13 @@ export function WaveformView({
       measure('cratehouse:waveform-redraw', 'cratehouse:waveform-draw-start');
     };
     scheme.addEventListener('change', onScheme);
+    // …or because the person picked a theme in Settings.
+    window.addEventListener('cratehouse:theme', onScheme);
     return () => {
       cancelAnimationFrame(frame);
       redraw.current = () => {};
       scheme.removeEventListener('change', onScheme);
+      window.removeEventListener('cratehouse:theme', onScheme);
       detach();
       ws.destroy();
       player.current = null;
@@ -288,11 +312,12 @@ export function WaveformView({
   }, [url, waveform, duration, playhead]);
 
   useEffect(() => {
-    onsetTimes.current = onsets?.onsets ?? [];
+    const times = onsets?.onsets ?? [];
+    onsetTimes.current = { times, strengths: onsetStrengths(times, waveform.rms, duration), shown: showOnsets };
     performance.mark('cratehouse:waveform-onsets-start');
     redraw.current();
     measure('cratehouse:waveform-onsets-draw', 'cratehouse:waveform-onsets-start');
-  }, [onsets]);
+  }, [onsets, waveform, duration, showOnsets]);
 
   const applyZoom = (factor: number) => {
     const ws = player.current;
@@ -374,7 +399,10 @@ export function WaveformView({
       <p id={helpId} className="help an-legend">
         <span className="an-key an-key-peak" aria-hidden="true" /> Peak
         <span className="an-key an-key-rms" aria-hidden="true" /> RMS
-        <span className="an-key an-key-onset" aria-hidden="true" /> Onsets ({onsets ? onsets.onset_count : '…'})
+        <label className="an-onset-toggle">
+          <input type="checkbox" checked={showOnsets} onChange={(event) => updatePreferences({ showOnsets: event.target.checked })} />
+          <span className="an-key an-key-onset" aria-hidden="true" /> Onsets ({onsets ? onsets.onset_count : '…'})
+        </label>
         <span className="an-legend-help">Click or drag to seek; with the waveform focused, ← → move by {stepName}, Space plays.</span>
       </p>
       {playError ? <p className="an-inline-problem">{playError}</p> : null}

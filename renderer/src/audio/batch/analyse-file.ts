@@ -1,6 +1,7 @@
-// The four requests that analyse one file of a batch, one after the other: the server has few
-// cores, and the batch already runs two files at once.
-import { analyse } from '../../api/audio';
+// The four requests that analyse one file of a batch, one after the other (the server has few
+// cores, and the batch already runs two files at once). The file is uploaded once, into the library,
+// with the first of them; the others ask by hash (held-audio.ts).
+import { holdAudio, httpTransport, type HeldAudioTransport } from '../../api/held-audio';
 import { requestGrade } from '../grade/grade-request';
 import type { BatchResult, Stage } from './batch-model';
 
@@ -16,45 +17,52 @@ export type AnalyseFile = (
 
 const stages: readonly Stage[] = ['loudness', 'analyze', 'grade', 'naming'];
 
-/** /loudness, /analyze, /grade (the shared query of requestGrade) and /naming?index=N for one file. */
-export const analyseFile: AnalyseFile = async (file, index, { token, signal, onProgress }) => {
-  // Each request is a quarter: its first half is the upload, its second the server's work.
-  const step = (stage: Stage) => {
-    const start = stages.indexOf(stage) / stages.length;
-    onProgress(stage, start);
+/** analyseFile over a given transport (the tests count its requests). */
+export function createAnalyseFile(transportOf: (token: string) => HeldAudioTransport): AnalyseFile {
+  return async (file, index, { token, signal, onProgress }) => {
+    const audio = holdAudio(file, file.name, transportOf(token), { signal });
+    // The upload is the first half of the file's progress; the four analyses share the second.
+    const step = (stage: Stage) => {
+      const start = 0.5 + stages.indexOf(stage) / (2 * stages.length);
+      onProgress(stage, stage === 'loudness' ? 0 : start);
+      return {
+        signal,
+        onProgress: ({ loaded, total }: { loaded: number; total: number }) => {
+          if (stage === 'loudness') onProgress(stage, total > 0 ? (0.5 * loaded) / total : 0);
+        },
+      };
+    };
+
+    const loudness = (await audio.analyse('loudness', {}, step('loudness'))).result;
+    const analysis = (await audio.analyse('analyze', {}, step('analyze'))).result;
+    const role = analysis.sample.role;
+    // The same request as the Analyse screen's (no role hint): one file, one grade.
+    const grade = (await requestGrade(audio, step('grade'))).result;
+    const naming = (await audio.analyse('naming', { index }, step('naming'))).result;
+    onProgress('naming', 1);
+
+    const chroma = analysis.features.chroma;
     return {
-      token,
-      signal,
-      onProgress: ({ loaded, total }: { loaded: number; total: number }) =>
-        onProgress(stage, start + (total > 0 ? loaded / total : 0) / (2 * stages.length)),
+      durationS: loudness.source.duration_s,
+      role,
+      roleConfidence: analysis.sample.confidence,
+      tier: grade.tier,
+      score: grade.score,
+      gradedS: grade.graded_s,
+      flags: grade.flags.map((flag) => ({ code: flag.code, message: flag.message })),
+      integratedLufs: loudness.integrated_lufs,
+      clipLufs: loudness.clip_lufs,
+      truePeakDbtp: loudness.true_peak_dbtp,
+      tempoBpm: analysis.features.rhythm?.tempo_bpm ?? null,
+      key: chroma.key,
+      mode: chroma.mode,
+      keyConfidence: chroma.key_confidence,
+      keyReason: chroma.key_reason,
+      suggestedName: naming.name,
+      libraryItemId: audio.item()?.id ?? null,
     };
   };
+}
 
-  const loudness = (await analyse('loudness', file, file.name, {}, step('loudness'))).result;
-  const analysis = (await analyse('analyze', file, file.name, {}, step('analyze'))).result;
-  const role = analysis.sample.role;
-  // The same request as the Analyse screen's (no role hint): one file, one grade.
-  const grade = (await requestGrade(file, step('grade'))).result;
-  const naming = (await analyse('naming', file, file.name, { index }, step('naming'))).result;
-  onProgress('naming', 1);
-
-  const chroma = analysis.features.chroma;
-  return {
-    durationS: loudness.source.duration_s,
-    role,
-    roleConfidence: analysis.sample.confidence,
-    tier: grade.tier,
-    score: grade.score,
-    gradedS: grade.graded_s,
-    flags: grade.flags.map((flag) => ({ code: flag.code, message: flag.message })),
-    integratedLufs: loudness.integrated_lufs,
-    clipLufs: loudness.clip_lufs,
-    truePeakDbtp: loudness.true_peak_dbtp,
-    tempoBpm: analysis.features.rhythm?.tempo_bpm ?? null,
-    key: chroma.key,
-    mode: chroma.mode,
-    keyConfidence: chroma.key_confidence,
-    keyReason: chroma.key_reason,
-    suggestedName: naming.name,
-  };
-};
+/** /loudness, /analyze, /grade (the shared query of requestGrade) and /naming?index=N for one file. */
+export const analyseFile: AnalyseFile = createAnalyseFile(httpTransport);

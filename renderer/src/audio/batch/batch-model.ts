@@ -33,6 +33,8 @@ export interface BatchResult {
   /** Why key is null (the API's key_reason); absent in results stored before it was reported. */
   readonly keyReason?: 'no_pitched_content' | 'low_confidence' | null;
   readonly suggestedName: string;
+  /** The library item the file was kept as (null on a server without the library); absent in older results. */
+  readonly libraryItemId?: number | null;
 }
 
 export type ItemStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';

@@ -130,3 +130,64 @@ describe('createBatchStore', () => {
     expect(calls).toBe(before);
   });
 });
+
+describe('a batch whose server stops', () => {
+  const offline = () => new ApiError(0, 'The Cratehouse server could not be reached. Check that it is running.');
+
+  it('pauses instead of failing: the interrupted files go back to the queue and nothing new starts', async () => {
+    const { calls, analyse } = controlledAnalyser();
+    const store = createBatchStore(analyse, 2);
+    store.add('t', files('a.wav', 'b.wav', 'c.wav', 'd.wav'));
+    calls[0]?.reject(offline());
+    calls[1]?.reject(offline());
+    await settle();
+    const snapshot = store.getSnapshot();
+    expect(snapshot.paused).toBe('offline');
+    expect(snapshot.items.map((i) => i.status)).toEqual(['queued', 'queued', 'queued', 'queued']);
+    expect(snapshot.items.every((i) => i.error === null)).toBe(true);
+    expect(calls).toHaveLength(2);
+
+    // The resume button: the queue starts again from the first file.
+    store.resume();
+    expect(store.getSnapshot().paused).toBeNull();
+    expect(calls.slice(2).map((c) => c.name)).toEqual(['a.wav', 'b.wav']);
+  });
+
+  it('still fails a file the server refuses (a 415 is about the file, not the server)', async () => {
+    const { calls, analyse } = controlledAnalyser();
+    const store = createBatchStore(analyse, 1);
+    store.add('t', files('notes.txt', 'b.wav'));
+    calls[0]?.reject(new ApiError(415, 'Not audio.'));
+    await settle();
+    expect(store.getSnapshot().paused).toBeNull();
+    expect(store.getSnapshot().items.map((i) => i.status)).toEqual(['failed', 'running']);
+  });
+
+  it('resumes by itself when the probe says the server is back', async () => {
+    const { calls, analyse } = controlledAnalyser();
+    let back = false;
+    let probes = 0;
+    const store = createBatchStore(analyse, 1, {
+      probe: async () => {
+        probes++;
+        return back;
+      },
+      intervalMs: 5,
+    });
+    store.add('t', files('a.wav', 'b.wav'));
+    calls[0]?.reject(offline());
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(probes).toBeGreaterThan(1);
+    expect(store.getSnapshot().paused).toBe('offline');
+    expect(calls).toHaveLength(1);
+
+    back = true;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(store.getSnapshot().paused).toBeNull();
+    expect(calls.map((c) => c.name)).toEqual(['a.wav', 'a.wav']);
+    calls[1]?.resolve(result('01_bass_a'));
+    await settle();
+    expect(calls.map((c) => c.name)).toEqual(['a.wav', 'a.wav', 'b.wav']);
+    store.clear();
+  });
+});

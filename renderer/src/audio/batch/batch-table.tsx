@@ -129,12 +129,16 @@ function ResultCells({ result }: { readonly result: BatchResult }) {
   );
 }
 
-function PendingCell({ item }: { readonly item: BatchItem }): ReactNode {
+function PendingCell({ item, paused }: { readonly item: BatchItem; readonly paused: boolean }): ReactNode {
   switch (item.status) {
     case 'running':
       return <RowProgress item={item} />;
     case 'queued':
-      return <span className="muted">Waiting for a free slot: two files are analysed at a time.</span>;
+      return paused ? (
+        <span className="muted">Waiting for the server to come back.</span>
+      ) : (
+        <span className="muted">Waiting for a free slot: two files are analysed at a time.</span>
+      );
     case 'failed':
       return <p className="batch-row-error">{item.error}</p>;
     case 'cancelled':
@@ -198,8 +202,11 @@ export function BatchTable({
   onCancel,
   onRemove,
   onRetry,
+  paused = false,
 }: {
   readonly items: readonly BatchItem[];
+  /** The batch is paused (server offline): queued files wait for the server, not for a slot. */
+  readonly paused?: boolean;
   readonly order: SortOrder | null;
   readonly onSort: (key: SortKey) => void;
   readonly onCancel: (id: string) => void;
@@ -235,7 +242,7 @@ export function BatchTable({
                 <ResultCells result={item.result} />
               ) : (
                 <td colSpan={valueColumns} className="batch-pending">
-                  <PendingCell item={item} />
+                  <PendingCell item={item} paused={paused} />
                 </td>
               )}
               <td className="batch-actions-cell">

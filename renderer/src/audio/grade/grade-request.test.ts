@@ -1,16 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
-
-const analyse = vi.fn(async () => ({ result: {}, cache: 'miss' }));
-vi.mock('../../api/audio', () => ({ analyse }));
-
-const { describeGradedLength, requestGrade } = await import('./grade-request');
+import type { HeldAudio } from '../../api/held-audio';
+import { describeGradedLength, requestGrade } from './grade-request';
 
 describe('requestGrade', () => {
   it('asks /grade without a role hint, so both screens send the same query', async () => {
-    const file = new File([new Uint8Array(4)], 'loop.wav');
-    const options = { token: 't' };
-    await requestGrade(file, options);
-    expect(analyse).toHaveBeenCalledWith('grade', file, 'loop.wav', {}, options);
+    const analyse = vi.fn(async () => ({ result: {}, cache: 'miss' }));
+    const audio = { analyse, item: () => null } as unknown as HeldAudio;
+    const options = { signal: new AbortController().signal };
+    await requestGrade(audio, options);
+    expect(analyse).toHaveBeenCalledWith('grade', {}, options);
   });
 });
 

@@ -1,5 +1,6 @@
 // The one /grade request of the Analyse and Batch screens, so that both give the same grade for the same file.
-import { analyse, type AnalyseOptions, type Analysis, type GradeResponse } from '../../api/audio';
+import type { Analysis, GradeResponse } from '../../api/audio';
+import type { HeldAudio, HeldRequestOptions } from '../../api/held-audio';
 
 /**
  * Query of /grade on both screens: no role hint. The hint only picks the weight row, and the measured role
@@ -9,9 +10,9 @@ import { analyse, type AnalyseOptions, type Analysis, type GradeResponse } from 
  */
 export const gradeQuery: { readonly role?: string } = {};
 
-/** POST /grade for one file with the shared query. */
-export function requestGrade(file: File, options: AnalyseOptions): Promise<Analysis<GradeResponse>> {
-  return analyse('grade', file, file.name, gradeQuery, options);
+/** POST /grade for one held file with the shared query. */
+export function requestGrade(audio: HeldAudio, options: HeldRequestOptions): Promise<Analysis<GradeResponse>> {
+  return audio.analyse('grade', gradeQuery, options);
 }
 
 /** "first 30 s of 3:00", or "whole file (7.7 s)" when the grade read all of it; seconds under a minute, else m:ss. */

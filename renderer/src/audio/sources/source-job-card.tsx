@@ -89,7 +89,8 @@ function FinishedActions({ token, source }: { readonly token: string; readonly s
         saveBlob(blob, source.name);
         setBusy(null);
       } else {
-        setPendingAnalysis(new File([blob], source.name, { type: 'audio/wav' }));
+        // The server holds the artifact (content_id is its SHA-256): Analyse asks by hash, uploading nothing.
+        setPendingAnalysis(new File([blob], source.name, { type: 'audio/wav' }), source.content_id);
         void navigate('/analyse');
       }
     } catch (error) {

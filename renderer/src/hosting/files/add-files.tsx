@@ -1,12 +1,13 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { Project } from '../../api/hosting';
-import { createCommit, type CommitDetail, type RepositoryTreeEntry, type UploadProgress } from '../../api/repository';
+import type { CommitDetail, RepositoryTreeEntry, UploadProgress } from '../../api/repository';
 import { formatBytes } from '../../lib/format';
 import { useSignedIn } from '../../lib/session-context';
 import { FileDrop } from '../../ui/file-drop';
 import { ProgressBar } from '../../ui/progress-bar';
-import { base64Of, defaultCommitMessage, planFiles, type PlannedFile } from './file-kinds';
+import { commitDrop, defaultJsonLimitBytes, jsonBytesOf, lfsFilesOf, tooLargeSentence, type FileStage } from './commit-drop';
+import { defaultCommitMessage, planFiles, type PlannedFile } from './file-kinds';
 import { repositoryKeys } from './repository-keys';
 
 interface Staged {
@@ -46,6 +47,8 @@ export function AddFiles({
   const [typed, setTyped] = useState<string | null>(null);
   const [progress, setProgress] = useState<UploadProgress | null>(null);
   const [done, setDone] = useState<CommitDetail | null>(null);
+  // Per file on its way to LFS; kept after a failure so the person sees which one failed.
+  const [stages, setStages] = useState<ReadonlyMap<string, FileStage>>(new Map());
   const messageId = useId();
 
   const staged: Staged | null = files ? { files, planned: planOf(files, folder, entries) } : null;
@@ -54,23 +57,27 @@ export function AddFiles({
     setFiles(dropped);
     setTyped(null);
     setDone(null);
+    setStages(new Map());
     commit.reset();
   };
 
   const commit = useMutation({
     mutationFn: async (input: { readonly staged: Staged; readonly message: string }) => {
-      setProgress({ loaded: 0, total: input.staged.files.reduce((n, f) => n + f.size, 0) });
-      const actions = await Promise.all(
-        input.staged.planned.map(async (plan) => {
-          const bytes = new Uint8Array((await input.staged.files[plan.source]?.arrayBuffer()) ?? new ArrayBuffer(0));
-          return { action: plan.action, file_path: plan.path, encoding: 'base64' as const, content: base64Of(bytes) };
-        }),
-      );
-      return createCommit(token, project.id, { branch, commit_message: input.message, actions }, setProgress);
+      setStages(new Map());
+      return commitDrop({
+        token,
+        project,
+        branch,
+        message: input.message,
+        drop: input.staged,
+        onFileStage: (path, stage) => setStages((before) => new Map(before).set(path, stage)),
+        onCommitProgress: setProgress,
+      });
     },
     onSuccess: async (result) => {
       setDone(result);
       setFiles(null);
+      setStages(new Map());
       setTyped(null);
       await queryClient.invalidateQueries({ queryKey: repositoryKeys.repository(project.id) });
       await queryClient.invalidateQueries({ queryKey: ['hosting', 'project', project.id] });
@@ -81,6 +88,8 @@ export function AddFiles({
   });
 
   const totalSize = staged?.files.reduce((n, f) => n + f.size, 0) ?? 0;
+  const viaLfs = staged ? lfsFilesOf(project, staged.planned) : [];
+  const jsonTooLarge = staged !== null && jsonBytesOf(staged.files, staged.planned, viaLfs) > defaultJsonLimitBytes;
   const message = typed ?? (staged ? defaultCommitMessage(staged.planned) : '');
   const canCommit = staged !== null && staged.planned.length > 0 && message.trim() !== '' && !commit.isPending;
 
@@ -106,9 +115,15 @@ export function AddFiles({
               <li key={plan.path}>
                 <span className={`fl-action fl-action-${plan.action}`}>{plan.action === 'create' ? 'new' : 'update'}</span>
                 <span className="fl-staged-name">{plan.path}</span>
+                {viaLfs.includes(plan) ? <LfsStage stage={stages.get(plan.path)} size={staged.files[plan.source]?.size ?? 0} /> : null}
               </li>
             ))}
           </ul>
+          {jsonTooLarge ? (
+            <p className="fl-warning" role="note">
+              {tooLargeSentence(project.lfs_enabled)}
+            </p>
+          ) : null}
           <div className="prj-field">
             <label className="label" htmlFor={messageId}>
               Commit message
@@ -128,7 +143,7 @@ export function AddFiles({
       ) : null}
       {progress ? (
         <ProgressBar
-          label="Uploading the commit"
+          label={viaLfs.length > 0 ? 'Committing' : 'Uploading the commit'}
           value={progress.total > 0 ? progress.loaded / progress.total : null}
           detail={`${formatBytes(progress.loaded)} of ${formatBytes(progress.total)}`}
         />
@@ -145,4 +160,27 @@ export function AddFiles({
       ) : null}
     </section>
   );
+}
+
+/** Where one audio file is on its way to Git LFS, in words and (while it uploads) a bar. */
+function LfsStage({ stage, size }: { readonly stage: FileStage | undefined; readonly size: number }) {
+  if (!stage) return <span className="fl-lfs muted small">{formatBytes(size)} · Git LFS</span>;
+  switch (stage.phase) {
+    case 'hashing':
+      return <span className="fl-lfs muted small">Preparing…</span>;
+    case 'uploading':
+      return (
+        <span className="fl-lfs fl-lfs-uploading">
+          <ProgressBar
+            label="Uploading"
+            value={stage.total > 0 ? stage.loaded / stage.total : null}
+            detail={`${formatBytes(stage.loaded)} of ${formatBytes(stage.total)}`}
+          />
+        </span>
+      );
+    case 'stored':
+      return <span className="fl-lfs fl-lfs-stored small">Stored in Git LFS</span>;
+    case 'failed':
+      return <span className="fl-lfs fl-lfs-failed small">Upload failed: {stage.reason}</span>;
+  }
 }

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { copyFile, link, mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { syncDir } from './sync-dir.js';
+
+/** Where another owner may already hold the bytes of a sha256 (an LFS object, a source artifact). */
+export type ContentLocator = (sha256: string) => Promise<string | null>;
+
+const sha256Pattern = /^[0-9a-f]{64}$/;
+
+/**
+ * Files named by the sha256 of their bytes, `<root>/ab/cd/<sha256>`, each stored once. When the same
+ * bytes already exist elsewhere on the server (the locators: Git LFS objects, source artifacts) they
+ * are hard-linked, not copied. Every owner holds its own directory entry of the same inode, so an
+ * owner removing its entry never deletes bytes another owner still references: the link count is the
+ * reference count across owners, kept by the file system. Within this store the caller counts its
+ * own references (see `remove`).
+ */
+export class ContentStore {
+  constructor(
+    readonly root: string,
+    private readonly tmpDir: string,
+    private readonly locators: readonly ContentLocator[] = [],
+  ) {}
+
+  /** The path of a sha256's file (whether or not it is held); throws on a malformed hash. */
+  pathOf(sha256: string): string {
+    if (!sha256Pattern.test(sha256)) throw new Error(`not a sha256: ${sha256}`);
+    return path.join(this.root, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+  }
+
+  /** True when the bytes are held here. */
+  async has(sha256: string): Promise<boolean> {
+    try {
+      return (await stat(this.pathOf(sha256))).isFile();
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Keep a finished temp file whose sha256 the caller computed: dropped when the bytes are already
+   * held here; hard-linked from another owner's copy when one exists; else fsynced and renamed in.
+   */
+  async putFile(tempFile: string, sha256: string): Promise<string> {
+    const target = this.pathOf(sha256);
+    if (await this.has(sha256)) {
+      await rm(tempFile, { force: true });
+      return target;
+    }
+    await mkdir(path.dirname(target), { recursive: true });
+    if (await this.linkFromOwners(sha256, target)) {
+      await rm(tempFile, { force: true });
+      return target;
+    }
+    const fh = await open(tempFile, 'r+');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tempFile, target);
+    await syncDir(path.dirname(target));
+    return target;
+  }
+
+  /** Hold bytes another owner has (no upload needed); false when nobody holds them. */
+  async adopt(sha256: string): Promise<boolean> {
+    if (await this.has(sha256)) return true;
+    const target = this.pathOf(sha256);
+    await mkdir(path.dirname(target), { recursive: true });
+    return this.linkFromOwners(sha256, target);
+  }
+
+  /** Drop this store's copy; call only when none of the store's own references remain. */
+  async remove(sha256: string): Promise<void> {
+    await rm(this.pathOf(sha256), { force: true });
+  }
+
+  private async linkFromOwners(sha256: string, target: string): Promise<boolean> {
+    for (const locate of this.locators) {
+      const source = await locate(sha256);
+      if (!source) continue;
+      // Linked under a temp name, then renamed: a concurrent put of the same bytes cannot see half a file.
+      const temp = path.join(this.tmpDir, `content-${randomUUID()}`);
+      try {
+        await link(source, temp);
+      } catch (e) {
+        // Another device: a copy is the only way (still stored once here).
+        if ((e as NodeJS.ErrnoException).code !== 'EXDEV') continue;
+        await copyFile(source, temp);
+      }
+      await rename(temp, target);
+      await syncDir(path.dirname(target));
+      return true;
+    }
+    return false;
+  }
+}
