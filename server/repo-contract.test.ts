@@ -231,6 +231,14 @@ const scenarios: Readonly<Record<string, (r: Repos, s: string) => Promise<void>>
     await r.projects.setStar(other.id, user.id, false);
     await r.projects.update(other.id, { archived: true, lastActivityAt: at(9) });
     expect(r.projects.allStarsOf(user.id)).toEqual([p.id]);
+    // A rename frees the old path and name and takes the new ones at once (lookups read the index the writes keep).
+    await r.projects.update(other.id, { path: 'loop', name: 'Loop' });
+    expect([r.projects.byPath(group.id, 'BEAT'), r.projects.byName(group.id, 'beat')]).toEqual([undefined, undefined]);
+    expect([r.projects.byPath(group.id, 'LOOP')?.id, r.projects.byName(group.id, 'loop')?.id]).toEqual([other.id, other.id]);
+    const again = await r.projects.insert(projectInput(group.id, user.id, 'Beat'));
+    expect(r.projects.byPath(group.id, 'beat')?.id).toBe(again.id);
+    const retaken = await r.projects.insert(projectInput(group.id, user.id, 'loop')).catch((e: unknown) => e);
+    expect((retaken as AppError).options.fields).toEqual({ name: ['has already been taken'], path: ['has already been taken'] });
     const share = await r.projects.insertShare({ projectId: p.id, groupId: group.id, groupAccess: 30, expiresAt: null, createdAt: at(6) });
     expect(r.projects.sharesWithGroup(group.id).map((s) => s.id)).toEqual([share.id]);
     await r.projects.insertUpload({
@@ -249,7 +257,8 @@ const scenarios: Readonly<Record<string, (r: Repos, s: string) => Promise<void>>
     expect(r.projects.byId(p.id)).toBeUndefined();
     expect(r.projects.byId(fork.id)?.forkedFromId).toBeNull();
     expect([r.projects.starsOf(p.id), r.projects.sharesOf(p.id), r.projects.uploadsOf(p.id)]).toEqual([[], [], []]);
-    expect(r.projects.projects.map((x) => x.path)).toEqual(['beat', 'fork']);
+    expect(r.projects.projects.map((x) => x.path)).toEqual(['loop', 'fork', 'Beat']);
+    expect(r.projects.byPath(user.namespaceId, 'beat')).toBeUndefined();
   },
 
   async hooks(r, s) {

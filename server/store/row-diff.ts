@@ -108,6 +108,63 @@ export function diffTable(table: TableName, before: TableSnapshot, after: unknow
   return { table, inserts, updates, deletes };
 }
 
+/**
+ * The net effect of several changes applied one after another (oldest first), per table, by key: a
+ * row added then replaced is one insert of its last value, added then deleted is nothing, replaced
+ * then deleted is a delete. A key deleted and added again is written as a delete then an insert, and
+ * inserts come in the order the rows were last added, so the committed order matches the mirror's.
+ */
+export function composeChanges(oldestFirst: readonly (readonly TableChange[])[]): readonly TableChange[] {
+  const perTable = new Map<TableName, Map<string, { before: unknown; after: unknown; moved: boolean }>>();
+  for (const changes of oldestFirst)
+    for (const change of changes) {
+      const keyOf = entryKey(change.table);
+      let keys = perTable.get(change.table);
+      if (!keys) perTable.set(change.table, (keys = new Map()));
+      for (const row of change.deletes) {
+        const k = keyOf(row);
+        const state = keys.get(k);
+        if (state) state.after = undefined;
+        else keys.set(k, { before: row, after: undefined, moved: false });
+      }
+      for (const row of change.updates) {
+        const k = keyOf(row);
+        const state = keys.get(k);
+        if (state) state.after = row;
+        else keys.set(k, { before: row, after: row, moved: false });
+      }
+      for (const row of change.inserts) {
+        const k = keyOf(row);
+        const state = keys.get(k);
+        keys.delete(k);
+        keys.set(k, { before: state?.before, after: row, moved: state?.before !== undefined });
+      }
+    }
+  const out: TableChange[] = [];
+  for (const [table, keys] of perTable) {
+    const inserts: unknown[] = [];
+    const updates: unknown[] = [];
+    const deletes: unknown[] = [];
+    for (const s of keys.values()) {
+      if (s.before === undefined) {
+        if (s.after !== undefined) inserts.push(s.after);
+      } else if (s.after === undefined) deletes.push(s.before);
+      else if (s.moved) {
+        deletes.push(s.before);
+        inserts.push(s.after);
+      } else updates.push(s.after);
+    }
+    if (inserts.length + updates.length + deletes.length > 0) out.push({ table, inserts, updates, deletes });
+  }
+  return out;
+}
+
+/** How to key a table's change entries: rows by their primary key, map entries by name. */
+function entryKey(table: TableName): (entry: unknown) => string {
+  if (table === 'sequences' || table === 'usage') return (entry) => (entry as [string, unknown])[0];
+  return rowKeys[table] as (row: unknown) => string;
+}
+
 function diffMap(table: TableName, before: Record<string, unknown>, after: Record<string, unknown>): TableChange {
   const inserts: [string, unknown][] = [];
   const updates: [string, unknown][] = [];

@@ -1,6 +1,6 @@
 import { Low, type Adapter } from 'lowdb';
 import { AppError } from '../http/errors.js';
-import { collectChanges, restoreTables, Revisions, trackChange } from './change-tracker.js';
+import { Revisions, trackChange } from './change-tracker.js';
 import { migrate } from './migrations.js';
 import { freezeRows, type TableName } from './row-diff.js';
 import { emptyDb, type DbSchema } from './schema.js';
@@ -90,13 +90,13 @@ class GroupCommitStore implements Store {
   /** Run a change on the document (fenced to its tables if it named them): undone if it throws, its written rows frozen if not. */
   private apply<R>(change: (db: DbSchema) => R, tables: readonly TableName[] | undefined): R {
     this.revisions.count(tables);
-    const { doc, snapshots } = trackChange(this.low.data, tables);
+    const { doc, track } = trackChange(this.low.data, tables);
     try {
       const result = change(doc);
-      collectChanges(this.low.data, snapshots);
+      track.collect();
       return result;
     } catch (error) {
-      restoreTables(this.low.data, [snapshots]);
+      track.undo();
       throw error;
     }
   }

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { AppError } from '../../http/errors.js';
-import { collectChanges, restoreTables, Revisions, trackChange } from '../change-tracker.js';
-import { diffTable, freezeRows, tableNames, type TableChange, type TableName, type TableSnapshot } from '../row-diff.js';
+import { Revisions, trackChange, undoChanges, type ChangeTrack } from '../change-tracker.js';
+import { composeChanges, freezeRows, tableNames, type TableChange, type TableName } from '../row-diff.js';
 import { emptyDb, type DbSchema } from '../schema.js';
 import type { DbView, Store } from '../store.js';
 import { runPgMigrations } from './pg-migrate.js';
@@ -19,7 +19,7 @@ export interface PostgresStoreOptions {
 
 interface Pending {
   readonly changes: readonly TableChange[];
-  readonly snapshots: ReadonlyMap<TableName, TableSnapshot>;
+  readonly track: ChangeTrack;
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -124,12 +124,12 @@ class PgMirrorStore implements PostgresStore {
   private apply<R>(change: (db: DbSchema) => R, tables: readonly TableName[] | undefined) {
     if (this.closed) throw new AppError('unavailable', 'The data store is closed.');
     this.revisions.count(tables);
-    const { doc, snapshots } = trackChange(this.db, tables);
+    const { doc, track } = trackChange(this.db, tables);
     try {
       const result = change(doc);
-      return [result, { changes: collectChanges(this.db, snapshots), snapshots }] as const;
+      return [result, { changes: track.collect(), track }] as const;
     } catch (error) {
-      restoreTables(this.db, [snapshots]);
+      track.undo();
       throw error;
     }
   }
@@ -150,8 +150,8 @@ class PgMirrorStore implements PostgresStore {
   /**
    * Commit queued changes in the order they were applied to the mirror. Everything queued is
    * committed as one transaction (group commit: a burst costs one round of statements and one WAL
-   * flush), written as the net difference between the batch's earliest copy of each table and the
-   * mirror now. If that fails, the batch's changes are committed one by one to find the one that
+   * flush), written as the batch's changes composed by key (composeChanges: no pass over the
+   * tables). If that fails, the batch's changes are committed one by one to find the one that
    * fails: those before it stand; it and every change queued after it (applied on top of it) are
    * undone in the mirror, so the mirror equals what is committed.
    */
@@ -164,7 +164,7 @@ class PgMirrorStore implements PostgresStore {
         continue;
       }
       try {
-        await this.commit(batch.length === 1 ? batch[0]!.changes : netChanges(this.db, batch));
+        await this.commit(batch.length === 1 ? batch[0]!.changes : composeChanges(batch.map((p) => p.changes)));
         for (const p of batch) p.resolve();
         continue;
       } catch (error) {
@@ -191,10 +191,7 @@ class PgMirrorStore implements PostgresStore {
   private fail(failed: readonly Pending[], error: unknown): void {
     const all = [...failed, ...this.queue];
     this.queue = [];
-    restoreTables(
-      this.db,
-      all.map((p) => p.snapshots),
-    );
+    undoChanges(all.map((p) => p.track));
     this.revisions.count(undefined);
     const unavailable = new AppError('unavailable', 'The data store could not be written; nothing was changed. Try again.', {
       cause: error,
@@ -226,18 +223,6 @@ class PgMirrorStore implements PostgresStore {
       client.release(broken);
     }
   }
-}
-
-/** What a batch of changes did in all, per table: the mirror now against the batch's earliest copy of each table it reached. */
-function netChanges(db: DbSchema, batch: readonly Pending[]): readonly TableChange[] {
-  const earliest = new Map<TableName, TableSnapshot>();
-  for (const p of batch) for (const [table, snapshot] of p.snapshots) if (!earliest.has(table)) earliest.set(table, snapshot);
-  const changes: TableChange[] = [];
-  for (const [table, before] of earliest) {
-    const change = diffTable(table, before, db[table]);
-    if (change.inserts.length + change.updates.length + change.deletes.length > 0) changes.push(change);
-  }
-  return changes;
 }
 
 /** A map table's entry as the row its SQL table holds. */
