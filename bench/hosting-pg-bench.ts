@@ -9,7 +9,7 @@
  * would also make 100,000 git repositories; lists read only the metadata, so the seeded projects
  * have no repository). `--small` seeds 10,000 / 1,000 (a quick check); `--write` appends to RESULTS.md.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -86,6 +86,9 @@ function startServer(dataDir: string, databaseUrl: string | null): Promise<Serve
   });
 }
 
+/** The member's namespace path and the groups'. */
+const namespacePaths = ['member', ...Array.from({ length: groups }, (_, g) => `label-${g}`)];
+
 /** Through the API: a member user with a token, `groups` groups the member belongs to, and one project to copy. */
 async function seedOwners(url: string): Promise<{ token: string; namespaceIds: readonly number[] }> {
   const admin = new Client(url, adminToken);
@@ -106,8 +109,14 @@ async function seedOwners(url: string): Promise<{ token: string; namespaceIds: r
   return { token, namespaceIds };
 }
 
-/** Add projects up to `total` at store level, copies of the template spread over the namespaces; every 20th name holds the search term. */
-async function seedProjects(store: Store, total: number, namespaceIds: readonly number[]): Promise<void> {
+/**
+ * Add projects up to `total` at store level, copies of the template spread over the namespaces; every
+ * 20th name holds the search term. Each gets an empty directory where its repository would be: the
+ * boot's reconciliation would otherwise `git init` every one (lists never open them).
+ */
+async function seedProjects(store: Store, total: number, namespaceIds: readonly number[], dataDir: string): Promise<void> {
+  for (const ns of namespacePaths) await mkdir(path.join(dataDir, 'repositories', ns), { recursive: true });
+  for (let i = 1; i < total; i++) await mkdir(path.join(dataDir, 'repositories', namespacePaths[i % namespacePaths.length]!, `bounce-${i}.git`));
   await store.mutate((d: DbSchema) => {
     const template = d.projects[0]!;
     const rows: ProjectRecord[] = [...d.projects];
@@ -147,7 +156,7 @@ async function measure(name: string, total: number, databaseUrl: string | null):
   const { token, namespaceIds } = await seedOwners(server.url);
   await server.stop();
   const store = databaseUrl ? await openPostgresStore(databaseUrl) : await openStore(new DurableJsonFile<DbSchema>(path.join(dataDir, 'db.json')));
-  await seedProjects(store, total, namespaceIds);
+  await seedProjects(store, total, namespaceIds, dataDir);
   const t0 = performance.now();
   server = await startServer(dataDir, databaseUrl);
   const startS = (performance.now() - t0) / 1000;

@@ -27,13 +27,16 @@ export interface StoreKind {
 
 let cluster: Promise<PrivatePostgres> | null = null;
 
+// Registered when a test file imports this module (a hook registered inside a running test is not
+// run: the clusters outlived their files).
+afterAll(async () => {
+  if (cluster) await (await cluster).stop();
+  cluster = null;
+}, 60_000);
+
 /** One private PostgreSQL per test file, started on first use and stopped after the file's tests. */
 function privateCluster(): Promise<PrivatePostgres> {
-  if (!cluster) {
-    const started = startPrivatePostgres();
-    cluster = started;
-    afterAll(async () => (await started).stop(), 60_000);
-  }
+  cluster ??= startPrivatePostgres();
   return cluster;
 }
 
