@@ -92,10 +92,12 @@ const namespacePaths = ['member', ...Array.from({ length: groups }, (_, g) => `l
 /** Through the API: a member user with a token, `groups` groups the member belongs to, and one project to copy. */
 async function seedOwners(url: string): Promise<{ token: string; namespaceIds: readonly number[] }> {
   const admin = new Client(url, adminToken);
-  const user = (await admin.ok('POST', '/users', { username: 'member', name: 'Member', email: 'member@bench.local', force_random_password: true }))
-    .body as { id: number; namespace_id: number };
-  const token = ((await admin.ok('POST', `/users/${user.id}/personal_access_tokens`, { name: 'bench', scopes: ['api'] })).body as { token: string })
-    .token;
+  const user = (
+    await admin.ok('POST', '/users', { username: 'member', name: 'Member', email: 'member@bench.local', force_random_password: true })
+  ).body as { id: number; namespace_id: number };
+  const token = (
+    (await admin.ok('POST', `/users/${user.id}/personal_access_tokens`, { name: 'bench', scopes: ['api'] })).body as { token: string }
+  ).token;
   const namespaceIds = [user.namespace_id];
   for (let g = 0; g < groups; g++) {
     const group = (await admin.ok('POST', '/groups', { name: `Label ${g}`, path: `label-${g}`, visibility: visibilities[g % 3] })).body as {
@@ -116,7 +118,8 @@ async function seedOwners(url: string): Promise<{ token: string; namespaceIds: r
  */
 async function seedProjects(store: Store, total: number, namespaceIds: readonly number[], dataDir: string): Promise<void> {
   for (const ns of namespacePaths) await mkdir(path.join(dataDir, 'repositories', ns), { recursive: true });
-  for (let i = 1; i < total; i++) await mkdir(path.join(dataDir, 'repositories', namespacePaths[i % namespacePaths.length]!, `bounce-${i}.git`));
+  for (let i = 1; i < total; i++)
+    await mkdir(path.join(dataDir, 'repositories', namespacePaths[i % namespacePaths.length]!, `bounce-${i}.git`));
   await store.mutate((d: DbSchema) => {
     const template = d.projects[0]!;
     const rows: ProjectRecord[] = [...d.projects];
@@ -155,7 +158,9 @@ async function measure(name: string, total: number, databaseUrl: string | null):
   let server = await startServer(dataDir, databaseUrl);
   const { token, namespaceIds } = await seedOwners(server.url);
   await server.stop();
-  const store = databaseUrl ? await openPostgresStore(databaseUrl) : await openStore(new DurableJsonFile<DbSchema>(path.join(dataDir, 'db.json')));
+  const store = databaseUrl
+    ? await openPostgresStore(databaseUrl)
+    : await openStore(new DurableJsonFile<DbSchema>(path.join(dataDir, 'db.json')));
   await seedProjects(store, total, namespaceIds, dataDir);
   const t0 = performance.now();
   server = await startServer(dataDir, databaseUrl);
@@ -176,7 +181,10 @@ async function measure(name: string, total: number, databaseUrl: string | null):
     for (let i = 0; i < postWarmup; i++) await member.ok('POST', '/projects', { name: `Warmup ${i}`, visibility: 'private' });
     const posts: number[] = [];
     for (let i = 0; i < postSamples; i++)
-      posts.push((await member.ok('POST', '/projects', { name: `Create ${i}`, visibility: visibilities[i % 3], description: 'benchmark create' })).ms);
+      posts.push(
+        (await member.ok('POST', '/projects', { name: `Create ${i}`, visibility: visibilities[i % 3], description: 'benchmark create' }))
+          .ms,
+      );
     return { store: name, projects: total, startS, posts, lists };
   } finally {
     member.close();
@@ -203,7 +211,11 @@ async function main(): Promise<void> {
     await cluster.stop();
   }
   say('');
-  say(`Load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}.`);
+  say(
+    `Load average at the end ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}.`,
+  );
   say('');
   say(`| store | projects | server start (s) | POST /projects median (ms) | p99 (ms) | target |`);
   say('|---|---|---|---|---|---|');

@@ -29,7 +29,7 @@ function applyToTable(table: readonly Row[], change: TableChange | undefined): R
 /** A deterministic pseudo-random source (so a failure can be replayed). */
 function random(seed: number): () => number {
   let s = seed;
-  return () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  return () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 }
 
 type Op = (d: DbSchema, next: () => number) => void;
@@ -53,7 +53,11 @@ const recordedOps: readonly Op[] = [
 /** Writes it cannot record: the table falls back to a copy and a full diff. */
 const fallbackOps: readonly Op[] = [
   (d) => void rows(d).splice(0, 1),
-  (d) => setRows(d, rows(d).filter((r) => r.id % 3 !== 0)),
+  (d) =>
+    setRows(
+      d,
+      rows(d).filter((r) => r.id % 3 !== 0),
+    ),
   (d) => void rows(d).sort((a, b) => b.id - a.id),
   (d, next) => void rows(d).unshift({ id: next(), v: 0 }),
 ];
@@ -63,7 +67,10 @@ function run(seed: number, ops: readonly Op[], steps: number) {
   let nextId = 1000;
   const next = () => nextId++;
   const db = emptyDb();
-  setRows(db, Array.from({ length: 20 }, (_, i) => Object.freeze({ id: i + 1, v: 0 })));
+  setRows(
+    db,
+    Array.from({ length: 20 }, (_, i) => Object.freeze({ id: i + 1, v: 0 })),
+  );
   const tracks: ChangeTrack[] = [];
   const changes: (readonly TableChange[])[] = [];
   const states: Row[][] = [rows(db).slice()];
@@ -85,7 +92,12 @@ describe('change tracker', () => {
       for (let c = 0; c < tracks.length; c++) {
         expect(tracks[c]!.recorded('projects')).toBe(true);
         // A missed append, replacement or delete leaves the written table unlike the mirror.
-        expect(applyToTable(states[c]!, changes[c]!.find((x) => x.table === 'projects'))).toEqual(states[c + 1]);
+        expect(
+          applyToTable(
+            states[c]!,
+            changes[c]!.find((x) => x.table === 'projects'),
+          ),
+        ).toEqual(states[c + 1]);
       }
     }
   });
@@ -94,13 +106,22 @@ describe('change tracker', () => {
     for (let seed = 1; seed <= 200; seed++) {
       const { tracks, changes, states } = run(seed, [...recordedOps, ...fallbackOps], 6);
       for (let c = 0; c < tracks.length; c++)
-        expect(applyToTable(states[c]!, changes[c]!.find((x) => x.table === 'projects'))).toEqual(states[c + 1]);
+        expect(
+          applyToTable(
+            states[c]!,
+            changes[c]!.find((x) => x.table === 'projects'),
+          ),
+        ).toEqual(states[c + 1]);
     }
   });
 
   it('a splice after recorded writes in one change still reports them (the fallback rebuilds the table before the change)', () => {
     const db = emptyDb();
-    setRows(db, [{ id: 1, v: 0 }, { id: 2, v: 0 }, { id: 3, v: 0 }]);
+    setRows(db, [
+      { id: 1, v: 0 },
+      { id: 2, v: 0 },
+      { id: 3, v: 0 },
+    ]);
     const before = rows(db).slice();
     const { doc, track } = trackChange(db);
     rows(doc).push({ id: 4, v: 0 });
@@ -109,7 +130,11 @@ describe('change tracker', () => {
     rows(doc).splice(0, 1);
     expect(track.recorded('projects')).toBe(false);
     const change = track.collect().find((x) => x.table === 'projects')!;
-    expect(applyToTable(before, change)).toEqual([{ id: 2, v: 1 }, { id: 3, v: 0 }, { id: 4, v: 0 }]);
+    expect(applyToTable(before, change)).toEqual([
+      { id: 2, v: 1 },
+      { id: 3, v: 0 },
+      { id: 4, v: 0 },
+    ]);
     track.undo();
     expect(rows(db)).toEqual(before);
   });

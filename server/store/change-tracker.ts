@@ -87,7 +87,9 @@ export function trackChange(data: DbSchema, tables?: readonly TableName[]): Trac
       const value = data[table] as unknown;
       track.tables.set(
         table,
-        Array.isArray(value) ? { kind: 'recorded', table, undo: [], keys: new Map() } : { kind: 'snapshot', table, before: snapshotTable(data, table) },
+        Array.isArray(value)
+          ? { kind: 'recorded', table, undo: [], keys: new Map() }
+          : { kind: 'snapshot', table, before: snapshotTable(data, table) },
       );
     }
     return table;
@@ -143,7 +145,13 @@ export function trackChange(data: DbSchema, tables?: readonly TableName[]): Trac
  * at the end, a replacement of a row by a row with the same key, or a truncation. False otherwise
  * (the caller falls back to a snapshot; nothing was logged).
  */
-function recordWrite(table: TableName, t: Extract<TableTrack, { kind: 'recorded' }>, arr: unknown[], key: PropertyKey, value: unknown): boolean {
+function recordWrite(
+  table: TableName,
+  t: Extract<TableTrack, { kind: 'recorded' }>,
+  arr: unknown[],
+  key: PropertyKey,
+  value: unknown,
+): boolean {
   const keyOf = rowKeys[table as keyof typeof rowKeys] as (row: unknown) => string;
   if (key === 'length') {
     const length = Number(value);
@@ -191,7 +199,10 @@ function noteInsert(keys: Map<string, KeyState>, k: string, row: unknown): void 
   const state = keys.get(k);
   // Re-added after a delete in the same change: moved to the end of the key order (inserts keep the table's order).
   keys.delete(k);
-  keys.set(k, state ? { before: state.before, after: row, moved: state.before !== undefined } : { before: undefined, after: row, moved: false });
+  keys.set(
+    k,
+    state ? { before: state.before, after: row, moved: state.before !== undefined } : { before: undefined, after: row, moved: false },
+  );
 }
 
 function noteDelete(keys: Map<string, KeyState>, k: string, row: unknown): void {

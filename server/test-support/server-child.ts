@@ -12,11 +12,7 @@ export interface ServerChild {
 }
 
 /** Start the real headless server (through tsx) on a free port over `dataDir` (plus `env`); resolve once it listens. For tests that kill it. */
-export function startServerChild(
-  dataDir: string,
-  adminToken: string,
-  env: Readonly<Record<string, string>> = {},
-): Promise<ServerChild> {
+export function startServerChild(dataDir: string, adminToken: string, env: Readonly<Record<string, string>> = {}): Promise<ServerChild> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     cwd: root,
     env: {
