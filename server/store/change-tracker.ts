@@ -1,6 +1,27 @@
 import { diffTable, freezeWritten, rowKeys, snapshotTable, type TableChange, type TableName, type TableSnapshot } from './row-diff.js';
 import type { DbSchema } from './schema.js';
 
+/** Array methods that never write the array (safe to run on it directly, unrecorded). */
+const readOnlyMethods: ReadonlySet<string> = new Set([
+  'at',
+  'every',
+  'filter',
+  'find',
+  'findIndex',
+  'findLast',
+  'findLastIndex',
+  'flatMap',
+  'forEach',
+  'includes',
+  'indexOf',
+  'join',
+  'lastIndexOf',
+  'map',
+  'reduce',
+  'slice',
+  'some',
+]);
+
 /** One step that puts an array back as it was before one recorded write (applied newest first). */
 type UndoStep =
   | { readonly kind: 'set'; readonly index: number; readonly old: unknown }
@@ -106,6 +127,11 @@ export function trackChange(data: DbSchema, tables?: readonly TableName[]): Trac
     const known = proxies.get(table);
     if (known?.target === target) return known.proxy;
     const proxy = new Proxy(target, {
+      // Read-only methods run on the array itself: element reads through a proxy cost 3–5× more.
+      get: (arr, key) => {
+        const value = Reflect.get(arr, key) as unknown;
+        return typeof key === 'string' && readOnlyMethods.has(key) ? (value as (...args: unknown[]) => unknown).bind(arr) : value;
+      },
       set: (arr, key, value) => {
         const t = track.tables.get(table);
         if (t?.kind !== 'recorded' || data[table] !== arr || !recordWrite(table, t, arr, key, value)) toSnapshot(table);
