@@ -7,9 +7,8 @@ import { ConfigError, loadConfig, type Config } from './config/load-config.js';
 import { AppError } from './http/errors.js';
 import { presentGroup, presentToken, presentUser } from './hosting/present.js';
 import { acquireLock, DataDirLockedError, prepareDataDir, readLiveLock } from './store/data-dir.js';
-import { DurableJsonFile } from './store/file-adapter.js';
-import type { DbSchema, UserRecord, Visibility } from './store/schema.js';
-import { openStore } from './store/store.js';
+import { openDataStore } from './store/open-data-store.js';
+import type { UserRecord, Visibility } from './store/schema.js';
 
 /** The admin operations the CLI offers, the same whether it talks to a server or to the files. */
 interface AdminOps {
@@ -141,7 +140,7 @@ function httpOps(url: string, token: string): AdminOps {
 async function fileOps(config: Config): Promise<AdminOps & { close(): Promise<void> }> {
   prepareDataDir(config.dataDir);
   const lock = acquireLock(config.dataDir, 'cli');
-  const store = await openStore(new DurableJsonFile<DbSchema>(path.join(config.dataDir, 'db.json')));
+  const store = await openDataStore(config);
   const identity = createIdentityService(createIdentityRepo(store));
   const base = config.publicUrl ?? `http://${config.host}:${config.port}`;
   // Whoever can edit the files is an administrator; this stand-in is used only for permission checks.
@@ -180,7 +179,7 @@ async function fileOps(config: Config): Promise<AdminOps & { close(): Promise<vo
       return presentGroup(group, identity.fullPath(group), group.name, base) as unknown as Record<string, unknown>;
     },
     close: async () => {
-      await store.flush();
+      await store.close();
       lock.release();
     },
   };

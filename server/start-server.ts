@@ -19,9 +19,7 @@ import { checkRedisReachable } from './queue/redis-connection.js';
 import { outboundTransport, type WebhookOptions, type WebhookTransport } from './queue/webhooks.js';
 import { defaultArchiveLimits } from './shared/tar-archive.js';
 import { acquireLock, prepareDataDir } from './store/data-dir.js';
-import { DurableJsonFile } from './store/file-adapter.js';
-import type { DbSchema } from './store/schema.js';
-import { openStore } from './store/store.js';
+import { openDataStore } from './store/open-data-store.js';
 
 /** A server that is listening. */
 export interface RunningServer {
@@ -56,9 +54,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // What a start that fails part-way (e.g. EADDRINUSE at the listen) must stop again, newest first.
   const undo: (() => Promise<void>)[] = [];
   try {
-    const adapter = new DurableJsonFile<DbSchema>(path.join(config.dataDir, 'db.json'));
-    const store = await openStore(adapter);
-    undo.push(() => store.flush());
+    const store = await openDataStore(config);
+    undo.push(() => store.close());
     for (const step of store.migrationsApplied) log.info(`store: ${step}`);
 
     if (config.redisUrl) await checkRedisReachable(config.redisUrl);
@@ -150,7 +147,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           await closeServer(server, 10_000);
           await services.stop();
           await meter.stop();
-          await store.flush();
+          await store.close();
           lock.release();
         })()),
     };

@@ -122,10 +122,11 @@ export function createIdentityRepo(store: Store): IdentityRepo {
       }),
     upsertMember: (member) =>
       store.mutate((d) => {
-        const existing = d.groupMembers.find((m) => m.groupId === member.groupId && m.userId === member.userId);
-        if (existing) Object.assign(existing, member);
-        else d.groupMembers.push({ ...member });
-        return existing ?? member;
+        const i = d.groupMembers.findIndex((m) => m.groupId === member.groupId && m.userId === member.userId);
+        const record = { ...(i >= 0 ? d.groupMembers[i] : undefined), ...member };
+        if (i >= 0) d.groupMembers[i] = record;
+        else d.groupMembers.push(record);
+        return record;
       }),
     insertToken: (input) =>
       store.mutate((d) => {
@@ -135,14 +136,14 @@ export function createIdentityRepo(store: Store): IdentityRepo {
       }),
     revokeToken: (id) =>
       store.mutate((d) => {
-        const token = d.tokens.find((t) => t.id === id);
-        if (token) token.revoked = true;
+        const i = d.tokens.findIndex((t) => t.id === id);
+        if (i >= 0) d.tokens[i] = { ...d.tokens[i]!, revoked: true };
       }),
     markTokenUsed: (id, at) =>
       store.touch(
         (d) => {
-          const token = d.tokens.find((t) => t.id === id);
-          if (token) token.lastUsedAt = at;
+          const i = d.tokens.findIndex((t) => t.id === id);
+          if (i >= 0) d.tokens[i] = { ...d.tokens[i]!, lastUsedAt: at };
         },
         ['tokens'],
       ),

@@ -23,11 +23,16 @@ export function createUsageRepo(store: Store): UsageRepo {
       store.mutate(
         (db) => {
           for (const [tenant, delta] of deltas) {
-            const usage = (db.usage[tenant] ??= { requests: {}, bytesUploaded: 0, audioSeconds: 0, updatedAt: at });
-            for (const [route, n] of delta.requests) usage.requests[route] = (usage.requests[route] ?? 0) + n;
-            usage.bytesUploaded += delta.bytesUploaded;
-            usage.audioSeconds = Math.round((usage.audioSeconds + delta.audioSeconds) * 1000) / 1000;
-            usage.updatedAt = at;
+            // Entries are immutable (the store freezes them): each flush writes a new one.
+            const old = db.usage[tenant] ?? { requests: {}, bytesUploaded: 0, audioSeconds: 0, updatedAt: at };
+            const requests = { ...old.requests };
+            for (const [route, n] of delta.requests) requests[route] = (requests[route] ?? 0) + n;
+            db.usage[tenant] = {
+              requests,
+              bytesUploaded: old.bytesUploaded + delta.bytesUploaded,
+              audioSeconds: Math.round((old.audioSeconds + delta.audioSeconds) * 1000) / 1000,
+              updatedAt: at,
+            };
           }
           // Named, so the flush every few seconds leaves caches of other tables alone.
         },

@@ -80,6 +80,8 @@ export interface Config {
   readonly analysisInApp: boolean;
   /** Analysis threads of this node (server or `cratehouse worker`); 0: one per core. */
   readonly analysisThreads: number;
+  /** PostgreSQL connection URL for the metadata (several nodes, large deployments); null keeps it in db.json in the data dir. */
+  readonly databaseUrl: string | null;
 }
 
 /** Values every deployment starts from; the data dir is relative to the working directory. */
@@ -118,6 +120,7 @@ export const defaultConfig: Config = {
   redisLockS: 30,
   analysisInApp: true,
   analysisThreads: 0,
+  databaseUrl: null,
 };
 
 /** The config file in the data dir: the same keys as Config, all optional. */
@@ -160,6 +163,7 @@ const envKeys: Readonly<Record<keyof Config, string>> = {
   redisLockS: 'CRATEHOUSE_REDIS_LOCK_S',
   analysisInApp: 'CRATEHOUSE_ANALYSIS_IN_APP',
   analysisThreads: 'CRATEHOUSE_ANALYSIS_THREADS',
+  databaseUrl: 'CRATEHOUSE_DATABASE_URL',
 };
 
 /** Thrown for a value that cannot be used; the message names the setting and where it came from. */
@@ -303,6 +307,9 @@ function validate(c: Config): Config {
   if (!Number.isInteger(c.analysisThreads) || c.analysisThreads < 0)
     throw new ConfigError(`CRATEHOUSE_ANALYSIS_THREADS must be a whole number (0: one per core), got ${c.analysisThreads}`);
   if (!(c.redisLockS >= 1)) throw new ConfigError(`CRATEHOUSE_REDIS_LOCK_S must be at least 1 second, got ${c.redisLockS}`);
+  // The URL itself is not echoed: it may hold a password.
+  if (c.databaseUrl !== null && !/^postgres(ql)?:\/\//.test(c.databaseUrl))
+    throw new ConfigError('database URL must be a postgres:// or postgresql:// URL');
   const accelRedirect = c.accelRedirect === null ? null : c.accelRedirect.replace(/\/*$/, '/');
   return { ...c, publicUrl: c.publicUrl?.replace(/\/+$/, '') ?? null, accelRedirect };
 }

@@ -15,6 +15,14 @@ export interface JobsRepo {
 /** A JobsRepo over the store, with an id index so lookups stay O(1) as jobs accumulate. */
 export function createJobsRepo(store: Store): JobsRepo {
   const find = (jobs: readonly JobRecord[], id: string) => jobs.find((j) => j.jobId === id);
+  /** Replace a job's row (rows are immutable); undefined when there is none. */
+  const patchJob = (jobs: JobRecord[], id: string, patch: Partial<JobRecord>) => {
+    const i = jobs.findIndex((j) => j.jobId === id);
+    if (i < 0) return undefined;
+    const job = { ...jobs[i]!, ...patch };
+    jobs[i] = job;
+    return job;
+  };
   return {
     byId: (jobId) => find(store.data.jobs, jobId),
     all: () => store.data.jobs,
@@ -26,23 +34,8 @@ export function createJobsRepo(store: Store): JobsRepo {
         },
         ['jobs'],
       ),
-    update: (jobId, patch) =>
-      store.mutate(
-        (db) => {
-          const job = find(db.jobs, jobId);
-          if (job) Object.assign(job, patch);
-          return job;
-        },
-        ['jobs'],
-      ),
+    update: (jobId, patch) => store.mutate((db) => patchJob(db.jobs, jobId, patch), ['jobs']),
     // Progress arrives many times a second during analyses: named, so caches of other tables stay.
-    touch: (jobId, patch) =>
-      store.touch(
-        (db) => {
-          const job = find(db.jobs, jobId);
-          if (job) Object.assign(job, patch);
-        },
-        ['jobs'],
-      ),
+    touch: (jobId, patch) => store.touch((db) => void patchJob(db.jobs, jobId, patch), ['jobs']),
   };
 }

@@ -80,7 +80,7 @@ describe('store', () => {
     await store.mutate((db) => db.tenants.push({ id: 'a', webhookSecret: 's', createdAt: 'now' }));
     expect(store.revision).toBeGreaterThan(r0);
     const r1 = store.revision;
-    store.touch((db) => void (db.tenants[0]!.createdAt = 'later'));
+    store.touch((db) => void (db.tenants[0] = { ...db.tenants[0]!, createdAt: 'later' }));
     expect(store.revision).toBeGreaterThan(r1);
     await store.flush();
     const r2 = store.revision;

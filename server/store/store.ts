@@ -1,13 +1,14 @@
 import { Low, type Adapter } from 'lowdb';
 import { AppError } from '../http/errors.js';
+import { Revisions, trackChange } from './change-tracker.js';
 import { migrate } from './migrations.js';
+import { freezeRows, type TableName } from './row-diff.js';
 import { emptyDb, type DbSchema } from './schema.js';
+
+export type { TableName } from './row-diff.js';
 
 /** Read access to the document; callers must not mutate what they read. */
 export type DbView = Readonly<DbSchema>;
-
-/** A top-level table of the document. */
-export type TableName = Exclude<keyof DbSchema, 'schemaVersion'>;
 
 /** The one way to read and change persisted metadata. Only repository modules use it. */
 export interface Store {
@@ -15,7 +16,8 @@ export interface Store {
   readonly data: DbView;
   /**
    * Apply `change` synchronously and resolve once a write containing it has reached disk.
-   * `change` must validate before it edits: a throw leaves nothing scheduled. Concurrent mutations
+   * A change that throws leaves nothing scheduled and the tables it reached as they were. Rows are
+   * frozen: a change replaces a row (`d.t[i] = { ...row, ...patch }`) rather than editing it. Concurrent mutations
    * share one write (group commit). If the write fails, every mutation in it is rolled back (the
    * document is reloaded from disk) and rejected with an `unavailable` AppError.
    */
@@ -24,6 +26,8 @@ export interface Store {
   touch(change: (db: DbSchema) => void, tables?: readonly TableName[]): void;
   /** Resolve when every mutation made so far is on disk. */
   flush(): Promise<void>;
+  /** Flush, then let go of what the store holds (the database connections); the store takes no writes after. */
+  close(): Promise<void>;
   /** Migration steps applied when the store was opened. */
   readonly migrationsApplied: readonly string[];
   /**
@@ -51,6 +55,7 @@ export async function openStore(adapter: Adapter<DbSchema>): Promise<Store> {
   const raw = await adapter.read();
   const { db, applied } =
     raw === null ? { db: emptyDb(), applied: ['created a new document'] } : migrate(raw as unknown as Record<string, unknown>);
+  freezeRows(db);
   low.data = db;
   const store = new GroupCommitStore(low, applied);
   if (applied.length > 0) await store.mutate(() => undefined);
@@ -63,11 +68,7 @@ class GroupCommitStore implements Store {
   private dirty = false;
   private writer: Promise<void> | null = null;
   readonly migrationsApplied: readonly string[];
-  /** Changes that named no tables (and rollbacks): they move every revision. */
-  private everything = 0;
-  /** Changes per named table. */
-  private readonly byTable = new Map<TableName, number>();
-  private changes = 0;
+  private readonly revisions = new Revisions();
 
   constructor(low: Low<DbSchema>, applied: readonly string[]) {
     this.low = low;
@@ -79,30 +80,31 @@ class GroupCommitStore implements Store {
   }
 
   get revision(): number {
-    return this.changes;
+    return this.revisions.revision;
   }
 
   revisionOf(tables: readonly TableName[]): number {
-    let sum = this.everything;
-    for (const t of tables) sum += this.byTable.get(t) ?? 0;
-    return sum;
+    return this.revisions.revisionOf(tables);
   }
 
-  /** Count a change (even one that will throw: it may have edited before it threw) and give it the document, fenced to its tables if it named them. */
-  private document(tables: readonly TableName[] | undefined): DbSchema {
-    this.changes++;
-    if (tables === undefined) {
-      this.everything++;
-      return this.low.data;
+  /** Run a change on the document (fenced to its tables if it named them): undone if it throws, its written rows frozen if not. */
+  private apply<R>(change: (db: DbSchema) => R, tables: readonly TableName[] | undefined): R {
+    this.revisions.count(tables);
+    const { doc, track } = trackChange(this.low.data, tables);
+    try {
+      const result = change(doc);
+      track.collect();
+      return result;
+    } catch (error) {
+      track.undo();
+      throw error;
     }
-    for (const t of tables) this.byTable.set(t, (this.byTable.get(t) ?? 0) + 1);
-    return fenced(this.low.data, tables);
   }
 
   mutate<R>(change: (db: DbSchema) => R, tables?: readonly TableName[]): Promise<R> {
     let result: R;
     try {
-      result = change(this.document(tables));
+      result = this.apply(change, tables);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -114,13 +116,17 @@ class GroupCommitStore implements Store {
   }
 
   touch(change: (db: DbSchema) => void, tables?: readonly TableName[]): void {
-    change(this.document(tables));
+    this.apply(change, tables);
     this.dirty = true;
     this.startWriter();
   }
 
   async flush(): Promise<void> {
     while (this.writer) await this.writer;
+  }
+
+  close(): Promise<void> {
+    return this.flush();
   }
 
   private startWriter(): void {
@@ -158,27 +164,14 @@ class GroupCommitStore implements Store {
   private async rollback(): Promise<void> {
     try {
       const raw = await this.low.adapter.read();
-      if (raw !== null) this.low.data = migrate(raw as unknown as Record<string, unknown>).db;
-      this.changes++;
-      this.everything++;
+      if (raw !== null) {
+        const { db } = migrate(raw as unknown as Record<string, unknown>);
+        freezeRows(db);
+        this.low.data = db;
+      }
+      this.revisions.count(undefined);
     } catch {
       // Keep the in-memory state if even reading fails; the next write will try again.
     }
   }
-}
-
-/** The document as a change that named its tables sees it: touching any other table throws, so a wrong list cannot leave a reader's cache stale. */
-function fenced(db: DbSchema, tables: readonly TableName[]): DbSchema {
-  const allowed = new Set<PropertyKey>(tables);
-  const check = (key: PropertyKey) => {
-    if (!allowed.has(key)) throw new Error(`a change limited to ${tables.join(', ')} touched ${String(key)}`);
-  };
-  return new Proxy(db, {
-    get: (target, key, receiver) => (check(key), Reflect.get(target, key, receiver)),
-    set: (target, key, value, receiver) => (check(key), Reflect.set(target, key, value, receiver)),
-    deleteProperty: (target, key) => (check(key), Reflect.deleteProperty(target, key)),
-    defineProperty: (target, key, attributes) => (check(key), Reflect.defineProperty(target, key, attributes)),
-    has: (target, key) => (check(key), Reflect.has(target, key)),
-    getOwnPropertyDescriptor: (target, key) => (check(key), Reflect.getOwnPropertyDescriptor(target, key)),
-  });
 }

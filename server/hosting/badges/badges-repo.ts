@@ -44,9 +44,10 @@ export function createBadgesRepo(store: Store): BadgesRepo {
     update: (badgeId, patch) =>
       store.mutate(
         (d) => {
-          const badge = d.groupBadges.find((b) => b.id === badgeId);
-          if (!badge) throw new Error(`badge ${badgeId} vanished`);
-          Object.assign(badge, patch);
+          const i = d.groupBadges.findIndex((b) => b.id === badgeId);
+          if (i < 0) throw new Error(`badge ${badgeId} vanished`);
+          const badge = { ...d.groupBadges[i]!, ...patch };
+          d.groupBadges[i] = badge;
           return badge;
         },
         ['groupBadges'],

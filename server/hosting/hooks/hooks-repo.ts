@@ -29,9 +29,10 @@ export function createHooksRepo(store: Store): HooksRepo {
     update: (hookId, patch) =>
       store.mutate(
         (d) => {
-          const hook = d.hooks.find((h) => h.id === hookId);
-          if (!hook) throw new Error(`hook ${hookId} vanished`);
-          Object.assign(hook, patch);
+          const i = d.hooks.findIndex((h) => h.id === hookId);
+          if (i < 0) throw new Error(`hook ${hookId} vanished`);
+          const hook = { ...d.hooks[i]!, ...patch };
+          d.hooks[i] = hook;
           return hook;
         },
         ['hooks'],

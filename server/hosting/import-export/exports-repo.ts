@@ -48,16 +48,22 @@ export function createExportsRepo(store: Store): ExportsRepo {
     put: (record) =>
       store.mutate(
         (d) => {
-          d.projectExports = [...d.projectExports.filter((e) => e.projectId !== record.projectId), record];
-          return record;
+          // Replaced where it stands (one row per project), so the table keeps its order.
+          const copy = { ...record };
+          const i = d.projectExports.findIndex((e) => e.projectId === record.projectId);
+          if (i >= 0) d.projectExports[i] = copy;
+          else d.projectExports.push(copy);
+          return copy;
         },
         ['projectExports'],
       ),
     update: (projectId, patch) =>
       store.mutate(
         (d) => {
-          const row = d.projectExports.find((e) => e.projectId === projectId);
-          if (row) Object.assign(row, patch);
+          const i = d.projectExports.findIndex((e) => e.projectId === projectId);
+          if (i < 0) return undefined;
+          const row = { ...d.projectExports[i]!, ...patch };
+          d.projectExports[i] = row;
           return row;
         },
         ['projectExports'],
@@ -67,12 +73,12 @@ export function createExportsRepo(store: Store): ExportsRepo {
     finishImport: (projectId, content) =>
       store.mutate(
         (d) => {
-          const project = d.projects.find((p) => p.id === projectId);
-          if (!project) return false;
+          const i = d.projects.findIndex((p) => p.id === projectId);
+          if (i < 0) return false;
           for (const hook of content.hooks) d.hooks.push({ ...hook, id: nextId(d, 'hooks'), projectId });
           for (const badge of content.badges ?? []) d.projectBadges.push({ ...badge, id: nextId(d, badgeSequence), projectId });
           for (const upload of content.uploads) d.uploads.push({ ...upload, id: nextId(d, 'uploads'), projectId });
-          Object.assign(project, content.project);
+          d.projects[i] = { ...d.projects[i]!, ...content.project };
           return true;
         },
         ['projects', 'hooks', 'projectBadges', 'uploads', 'sequences'],

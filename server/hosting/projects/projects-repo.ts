@@ -1,6 +1,7 @@
 import { AppError } from '../../http/errors.js';
 import { nextId, type ProjectRecord, type ProjectShareRecord, type StarRecord, type UploadRecord } from '../../store/schema.js';
 import type { Store, TableName } from '../../store/store.js';
+import { ProjectsIndex } from './projects-index.js';
 
 /** What a project's JSON and the project lists are derived from (the caller's memberships and notification levels included, to be safe). */
 const projectTables: readonly TableName[] = [
@@ -55,19 +56,35 @@ export interface ProjectsRepo {
   uploadsOf(projectId: number): readonly Readonly<UploadRecord>[];
 }
 
-/** A ProjectsRepo over the store, with an id index (lists of 10,000 projects stay cheap). */
+/** A ProjectsRepo over the store, with an index by id and by namespace path and name (lists and creates stay cheap at 100,000 projects). */
 export function createProjectsRepo(store: Store): ProjectsRepo {
   const db = () => store.data;
-  const lower = (s: string) => s.toLowerCase();
-  let index: Map<number, ProjectRecord> | null = null;
-  let indexed: ProjectRecord[] | null = null;
-  const byIdIndex = () => {
-    // Rebuilt when the array itself changed (remove replaces it; push keeps it but bumps the length).
-    if (!index || indexed !== db().projects || index.size !== db().projects.length) {
-      index = new Map(db().projects.map((p) => [p.id, p]));
-      indexed = db().projects;
+  let index: ProjectsIndex | null = null;
+  let indexedAt = -1;
+  /**
+   * The index as of the projects' current revision, rebuilt (one pass) when anything else moved it.
+   * Inside a change to the projects (`inChange`) the revision has already moved by one, and the
+   * table is still as it was before the change.
+   */
+  const currentIndex = (inChange = false) => {
+    const revision = store.revisionOf(['projects']) - (inChange ? 1 : 0);
+    if (!index || indexedAt !== revision) {
+      index = new ProjectsIndex(db().projects);
+      indexedAt = revision;
     }
     return index;
+  };
+  /**
+   * Inside a change to the projects: carry the index over it instead of rebuilding it (a pass over
+   * 100,000 rows) if it was current just before this change. A rollback or any other change in
+   * between moves the revision past it, and the index is rebuilt.
+   */
+  const carryIndex = (record: ProjectRecord) => {
+    const revision = store.revisionOf(['projects']);
+    if (index && indexedAt === revision - 1) {
+      index.put(record);
+      indexedAt = revision;
+    }
   };
   let forks: { readonly revision: number; readonly counts: ReadonlyMap<number, number> } | null = null;
   /** Count occurrences of `key(row)` in one tight loop, optionally only for some ids. */
@@ -91,32 +108,36 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
     get recordsRevision() {
       return store.revisionOf(['projects']);
     },
-    byId: (id) => byIdIndex().get(id),
-    byPath: (namespaceId, path) => db().projects.find((p) => p.namespaceId === namespaceId && lower(p.path) === lower(path)),
-    byName: (namespaceId, name) => db().projects.find((p) => p.namespaceId === namespaceId && lower(p.name) === lower(name)),
+    byId: (id) => currentIndex().findById(id),
+    byPath: (namespaceId, path) => currentIndex().findByPath(namespaceId, path),
+    byName: (namespaceId, name) => currentIndex().findByName(namespaceId, name),
     insert: (project) =>
       store.mutate((d) => {
         // Checked again here, atomically: a create awaits git between its own check and this write.
         const fields: Record<string, string[]> = {};
-        const here = d.projects.filter((p) => p.namespaceId === project.namespaceId);
-        if (here.some((p) => lower(p.name) === lower(project.name))) fields.name = ['has already been taken'];
-        if (here.some((p) => lower(p.path) === lower(project.path))) fields.path = ['has already been taken'];
+        const here = currentIndex(true);
+        if (here.findByName(project.namespaceId, project.name)) fields.name = ['has already been taken'];
+        if (here.findByPath(project.namespaceId, project.path)) fields.path = ['has already been taken'];
         if (Object.keys(fields).length > 0) throw new AppError('invalid', 'project is invalid', { fields });
-        const record: ProjectRecord = { ...project, id: nextId(d, 'projects') };
+        // readmePath is always written (null when there is none), so a reloaded row equals the stored one.
+        const record: ProjectRecord = { ...project, readmePath: project.readmePath ?? null, id: nextId(d, 'projects') };
         d.projects.push(record);
+        carryIndex(record);
         return record;
       }),
     update: (id, patch) =>
       store.mutate((d) => {
-        const project = d.projects.find((p) => p.id === id);
-        if (!project) throw new Error(`project ${id} vanished`);
-        Object.assign(project, patch);
+        const i = d.projects.findIndex((p) => p.id === id);
+        if (i < 0) throw new Error(`project ${id} vanished`);
+        const project: ProjectRecord = { ...d.projects[i]!, ...patch };
+        project.readmePath ??= null;
+        d.projects[i] = project;
+        carryIndex(project);
         return project;
       }),
     remove: (id) =>
       store.mutate((d) => {
-        d.projects = d.projects.filter((p) => p.id !== id);
-        for (const p of d.projects) if (p.forkedFromId === id) p.forkedFromId = null;
+        d.projects = d.projects.filter((p) => p.id !== id).map((p) => (p.forkedFromId === id ? { ...p, forkedFromId: null } : p));
         d.stars = d.stars.filter((s) => s.projectId !== id);
         d.projectShares = d.projectShares.filter((s) => s.projectId !== id);
         d.uploads = d.uploads.filter((u) => u.projectId !== id);
