@@ -75,9 +75,11 @@ export function createBadgesRepo(store: Store): BadgesRepo {
     updateProjectBadge: (badgeId, patch) =>
       store.mutate(
         (d) => {
-          const badge = d.projectBadges.find((b) => b.id === badgeId);
-          if (!badge) throw new Error(`badge ${badgeId} vanished`);
-          Object.assign(badge, patch);
+          // Rows are frozen: replace the row, never edit it (server/store/store.ts).
+          const i = d.projectBadges.findIndex((b) => b.id === badgeId);
+          if (i < 0) throw new Error(`badge ${badgeId} vanished`);
+          const badge = { ...d.projectBadges[i]!, ...patch };
+          d.projectBadges[i] = badge;
           return badge;
         },
         ['projectBadges'],
