@@ -24,10 +24,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/server ./dist/server
 COPY --from=build /app/dist/renderer ./dist/renderer
 RUN mkdir /data && chown node:node /data
-# glibc malloc thresholds: see serverMallocEnv in server/config/node-flags.ts.
 ENV NODE_ENV=production \
-    MALLOC_MMAP_THRESHOLD_=131072 \
-    MALLOC_TRIM_THRESHOLD_=131072 \
     CRATEHOUSE_HOST=0.0.0.0 \
     CRATEHOUSE_PORT=8080 \
     CRATEHOUSE_DATA_DIR=/data

@@ -1,7 +1,7 @@
 /**
  * How heavy an idle node is, and how responsive it stays under uploads (issue 23, "Lighter nodes"):
  * for a "before" build (`--before <checkout with dist/ built>`, started the way its npm start did) and
- * this checkout's build (started the way npm start does now: serverNodeFlags and serverMallocEnv), in
+ * this checkout's build (started the way npm start does: serverNodeFlags), in
  * one run: RSS once the analysis threads are warm; the first `/analyze` of a 3-minute WAV (the speed the
  * warm-up buys) and the median of the next five; RSS right after them and again once the server has
  * been idle past CRATEHOUSE_IDLE_RELEASE_S (set to 5 here); then `/healthz` probed every 20 ms while 200
@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { serverMallocEnv, serverNodeFlags } from '../server/config/node-flags.js';
+import { lowMemoryMallocEnv, serverNodeFlags } from '../server/config/node-flags.js';
 import { machineHeader, median, root, say, startServerProcess, writeResults } from './bench-support.js';
 import { writeSynthTrack } from './synth-track.js';
 
@@ -50,7 +50,13 @@ interface Side {
   readonly uploadsS: number;
 }
 
-async function measure(label: string, serverJs: string, env: Readonly<Record<string, string>>, track: Buffer, clips: readonly Buffer[]): Promise<Side> {
+async function measure(
+  label: string,
+  serverJs: string,
+  env: Readonly<Record<string, string>>,
+  track: Buffer,
+  clips: readonly Buffer[],
+): Promise<Side> {
   const data = await mkdtemp(path.join(tmpdir(), 'node-weight-'));
   const server = await startServerProcess([...serverNodeFlags, serverJs], {
     ...env,
@@ -114,6 +120,13 @@ async function main(): Promise<void> {
   if (at < 0 || !process.argv[at + 1]) throw new Error('usage: node-weight-bench.ts --before <checkout with dist/server built> [--write]');
   const beforeJs = path.resolve(process.argv[at + 1]!, 'dist/server/main.js');
   const afterJs = path.join(root, 'dist/server/main.js');
+  // `--after-env K=V,K=V`: environment for the after side only (`--low-memory`: lowMemoryMallocEnv).
+  const envAt = process.argv.indexOf('--after-env');
+  const afterEnv: Readonly<Record<string, string>> = process.argv.includes('--low-memory')
+    ? lowMemoryMallocEnv
+    : envAt < 0
+      ? {}
+      : Object.fromEntries((process.argv[envAt + 1] ?? '').split(',').map((kv) => kv.split('=') as [string, string]));
   const work = await mkdtemp(path.join(tmpdir(), 'node-weight-audio-'));
   const track = await readFile((await writeSynthTrack(path.join(work, 'track.wav'), 180)).file);
   const clip = await readFile((await writeSynthTrack(path.join(work, 'clip.wav'), uploadSeconds)).file);
@@ -126,9 +139,15 @@ async function main(): Promise<void> {
   await rm(work, { recursive: true, force: true });
 
   say(machineHeader('Node weight: idle RSS, first-call speed, /healthz under 200 uploads'));
-  say(`Load average at start ${loadavg()[0]!.toFixed(2)}. Before: \`node ${serverNodeFlags.join(' ')} ${path.relative(root, beforeJs)}\` (no malloc settings, its npm start). After: the same flags with ${Object.entries(serverMallocEnv).map(([k, v]) => `${k}=${v}`).join(' ')} (this npm start). Both with CRATEHOUSE_IDLE_RELEASE_S=${idleReleaseS} (before ignores it).`);
+  say(
+    `Load average at start ${loadavg()[0]!.toFixed(2)}. Before: \`node ${serverNodeFlags.join(' ')} ${path.relative(root, beforeJs)}\` . After: the same flags with ${Object.entries(
+      afterEnv,
+    )
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')} (this npm start). Both with CRATEHOUSE_IDLE_RELEASE_S=${idleReleaseS} (before ignores it).`,
+  );
   say('');
-  const sides = [await measure('before', beforeJs, {}, track, clips), await measure('after', afterJs, serverMallocEnv, track, clips)];
+  const sides = [await measure('before', beforeJs, {}, track, clips), await measure('after', afterJs, afterEnv, track, clips)];
   const [b, a] = sides as [Side, Side];
   const row = (name: string, f: (s: Side) => number, unit: string, digits = 1) =>
     say(`| ${name} | ${f(b).toFixed(digits)} ${unit} | ${f(a).toFixed(digits)} ${unit} | ${(f(a) / f(b)).toFixed(2)}× |`);

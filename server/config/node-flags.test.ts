@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { isServerNodeFlag, serverMallocEnv, serverNodeFlags } from './node-flags.js';
+import { isServerNodeFlag, serverNodeFlags } from './node-flags.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
@@ -13,12 +13,6 @@ describe('serverNodeFlags', () => {
   it('are the flags npm start runs the server with (the Dockerfile and systemd unit: electron/packaging-config.test.ts)', () => {
     const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
     expect(scripts.start).toContain(`node ${serverNodeFlags.join(' ')} dist/server/main.js`);
-  });
-
-  it('come with the malloc settings on npm start (the Dockerfile and systemd unit: electron/packaging-config.test.ts)', () => {
-    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
-    const env = Object.entries(serverMallocEnv).map(([name, value]) => `${name}=${value}`);
-    expect(scripts.start).toContain(`${env.join(' ')} node ${serverNodeFlags.join(' ')} dist/server/main.js`);
   });
 
   it('start a process whose analysis threads run (worker threads refuse V8 flags in their execArgv)', () => {

@@ -20,16 +20,15 @@ export function isServerNodeFlag(arg: string): boolean {
 }
 
 /**
- * Environment the headless server is started with on Linux (glibc reads it before any code runs, so it
- * must come from the launcher: npm start, the Dockerfile, docs/deploy/cratehouse.service).
- * glibc raises its mmap threshold to the size of the largest block it has freed (up to 32 MB) and its
- * trim threshold to twice that: after one 3-minute WAV's 30 MB sample buffers, every later buffer comes
- * from the arenas, and each analysis thread's arena keeps tens of MB it never hands back. Pinning both at
- * glibc's own defaults keeps large buffers in their own mappings, returned on free. Measured on an idle
- * server after its warm-up: 246 → 157 MB RSS with the analysis threads' garbage collected (docs/performance.md).
- * Other C libraries ignore these names.
+ * Optional glibc malloc settings for a memory-constrained Linux host, set by whoever launches the
+ * server (glibc reads them before any code runs): not the default. glibc raises its mmap threshold to
+ * the largest block it has freed (up to 32 MB) and its trim threshold to twice that, so after a few
+ * analyses each analysis thread's arena keeps tens of MB of freed sample buffers. Pinning both gives
+ * them back: idle RSS after the warm-up 230–248 → 153–170 MiB, and 120–141 MiB once idle. But every
+ * large buffer then costs an mmap and munmap: 200 concurrent uploads took 2.1–2.9× as long
+ * (bench/node-weight-bench.ts, docs/performance.md "Idle memory"), so the default keeps throughput.
  */
-export const serverMallocEnv: Readonly<Record<string, string>> = {
+export const lowMemoryMallocEnv: Readonly<Record<string, string>> = {
   MALLOC_MMAP_THRESHOLD_: '131072',
   MALLOC_TRIM_THRESHOLD_: '131072',
 };
