@@ -4,7 +4,7 @@
  * this checkout's build (started the way npm start does: serverNodeFlags), in
  * one run: RSS once the analysis threads are warm; the first `/analyze` of a 3-minute WAV (the speed the
  * warm-up buys) and the median of the next five; RSS right after them and again once the server has
- * been idle past CRATEHOUSE_IDLE_RELEASE_S (set to 5 here); then `/healthz` probed every 20 ms while 200
+ * been idle 13 s; then `/healthz` probed every 20 ms while 200
  * uploads to `/analyze` run at once (p50, p99, max). Needs `npm run build:server` in both trees.
  * `--write` appends to RESULTS.md.
  */
@@ -12,12 +12,19 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { lowMemoryMallocEnv, serverNodeFlags } from '../server/config/node-flags.js';
+import { serverNodeFlags } from '../server/config/node-flags.js';
 import { machineHeader, median, root, say, startServerProcess, writeResults } from './bench-support.js';
 import { writeSynthTrack } from './synth-track.js';
 
 const token = 'bench-token';
-const idleReleaseS = 5;
+/**
+ * glibc's thresholds pinned at its defaults (`--low-memory`): glibc otherwise raises its mmap threshold
+ * to the largest block freed (up to 32 MB) and its trim threshold to twice that, so the analysis
+ * threads' arenas keep freed sample buffers (docs/performance.md, "Idle memory").
+ */
+const lowMemoryMallocEnv: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' };
+/** Seconds of idling after the burst before RSS is read again. */
+const idleS = 13;
 const uploads = 200;
 const uploadSeconds = 4;
 
@@ -65,7 +72,6 @@ async function measure(
     CRATEHOUSE_DATA_DIR: data,
     CRATEHOUSE_ADMIN_TOKEN: token,
     CRATEHOUSE_LOG_LEVEL: 'error',
-    CRATEHOUSE_IDLE_RELEASE_S: String(idleReleaseS),
     CRATEHOUSE_AUTH_FAIL_LIMIT: '0',
   });
   try {
@@ -85,7 +91,7 @@ async function measure(
       next.push(await upload(server.url, '/analyze', copy, `track-${i}.wav`));
     }
     const busyMib = rssMib(server.pid);
-    await sleep((idleReleaseS + 8) * 1000);
+    await sleep(idleS * 1000);
     const releasedMib = rssMib(server.pid);
 
     const probes: number[] = [];
@@ -144,7 +150,7 @@ async function main(): Promise<void> {
       afterEnv,
     )
       .map(([k, v]) => `${k}=${v}`)
-      .join(' ')} (this npm start). Both with CRATEHOUSE_IDLE_RELEASE_S=${idleReleaseS} (before ignores it).`,
+      .join(' ')} (this npm start).`,
   );
   say('');
   const sides = [await measure('before', beforeJs, {}, track, clips), await measure('after', afterJs, afterEnv, track, clips)];
@@ -157,7 +163,7 @@ async function main(): Promise<void> {
   row('first /analyze of a 3-minute WAV', (s) => s.firstMs, 'ms', 0);
   row('median of the next five', (s) => s.nextMs, 'ms', 0);
   row('RSS right after those six', (s) => s.busyMib, 'MiB');
-  row(`RSS ${idleReleaseS + 8} s later (idle)`, (s) => s.releasedMib, 'MiB');
+  row(`RSS ${idleS} s later (idle)`, (s) => s.releasedMib, 'MiB');
   row(`/healthz p50 during ${uploads} concurrent ${uploadSeconds} s uploads`, (s) => percentile(s.probes, 50), 'ms');
   row('/healthz p99', (s) => percentile(s.probes, 99), 'ms');
   row('/healthz max', (s) => Math.max(...s.probes), 'ms');

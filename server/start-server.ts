@@ -14,8 +14,6 @@ import { keepIdleConnectionsOpen } from './http/keep-alive.js';
 import { handleExpectContinue } from './http/expect-continue.js';
 import { createLogger, type Logger } from './http/logger.js';
 import { warmUpUploads } from './http/multipart.js';
-import { startIdleRelease } from './shared/idle-release.js';
-import { collectGarbage } from './shared/release-memory.js';
 import type { JobHandler } from './queue/job-runner.js';
 import { outboundTransport, type WebhookOptions, type WebhookTransport } from './queue/webhooks.js';
 import { defaultArchiveLimits } from './shared/tar-archive.js';
@@ -130,15 +128,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
     const server = await listen(app, config.host, config.port);
     undo.push(() => closeServer(server, 0));
-    // Give back what start-up and bursts of work grew (docs/performance.md, "Idle memory").
-    const releaseMemory = async () => {
-      collectGarbage();
-      await services.pool.releaseMemory();
-    };
-    void services.pool.whenWarm().then(() => collectGarbage());
-    const idle = config.idleReleaseS > 0 ? startIdleRelease(config.idleReleaseS * 1000, releaseMemory) : null;
-    if (idle) server.on('request', () => idle.noteActivity());
-    undo.push(async () => idle?.stop());
     const port = (server.address() as AddressInfo).port;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     lock.update(url);
@@ -154,7 +143,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       admin,
       stop: () =>
         (stopping ??= (async () => {
-          idle?.stop();
           await closeServer(server, 10_000);
           await services.stop();
           await meter.stop();

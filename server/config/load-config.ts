@@ -58,8 +58,6 @@ export interface Config {
   readonly authFailBlockS: number;
   /** Leave loopback clients out of the failed-authentication limit (the desktop app sets it). */
   readonly authFailExemptLoopback: boolean;
-  /** Seconds without a request after which the server gives back memory it grew for work (full GC on every thread); 0 turns it off. */
-  readonly idleReleaseS: number;
   /**
    * Express's `trust proxy`: which proxies' X-Forwarded-For to believe for the client address (e.g.
    * `loopback` behind a local nginx); null takes the socket's address.
@@ -103,7 +101,6 @@ export const defaultConfig: Config = {
   authFailWindowS: 60,
   authFailBlockS: 300,
   authFailExemptLoopback: false,
-  idleReleaseS: 30,
   trustProxy: null,
   libraryFolders: [],
 };
@@ -142,7 +139,6 @@ const envKeys: Readonly<Record<keyof Config, string>> = {
   authFailWindowS: 'CRATEHOUSE_AUTH_FAIL_WINDOW_S',
   authFailBlockS: 'CRATEHOUSE_AUTH_FAIL_BLOCK_S',
   authFailExemptLoopback: 'CRATEHOUSE_AUTH_FAIL_EXEMPT_LOOPBACK',
-  idleReleaseS: 'CRATEHOUSE_IDLE_RELEASE_S',
   trustProxy: 'CRATEHOUSE_TRUST_PROXY',
   libraryFolders: 'CRATEHOUSE_LIBRARY_FOLDERS',
 };
@@ -201,7 +197,6 @@ const numberKeys = new Set<keyof Config>([
   'authFailLimit',
   'authFailWindowS',
   'authFailBlockS',
-  'idleReleaseS',
 ]);
 const booleanKeys = new Set<keyof Config>(['fetchAllowPrivate', 'hooksAllowPrivate', 'authFailExemptLoopback']);
 
@@ -283,8 +278,6 @@ function validate(c: Config): Config {
     throw new ConfigError(`failed-authentication window must be a positive number of seconds, got ${c.authFailWindowS}`);
   if (!Number.isInteger(c.authFailBlockS) || c.authFailBlockS < 1)
     throw new ConfigError(`failed-authentication block must be a positive number of seconds, got ${c.authFailBlockS}`);
-  if (!Number.isInteger(c.idleReleaseS) || c.idleReleaseS < 0)
-    throw new ConfigError(`idle memory release must be a whole number of seconds (0: off), got ${c.idleReleaseS}`);
   const accelRedirect = c.accelRedirect === null ? null : c.accelRedirect.replace(/\/*$/, '/');
   return { ...c, publicUrl: c.publicUrl?.replace(/\/+$/, '') ?? null, accelRedirect };
 }

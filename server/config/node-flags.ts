@@ -18,17 +18,3 @@ export function isServerNodeFlag(arg: string): boolean {
   const name = arg.split('=')[0];
   return serverNodeFlags.some((flag) => flag.split('=')[0] === name);
 }
-
-/**
- * Optional glibc malloc settings for a memory-constrained Linux host, set by whoever launches the
- * server (glibc reads them before any code runs): not the default. glibc raises its mmap threshold to
- * the largest block it has freed (up to 32 MB) and its trim threshold to twice that, so after a few
- * analyses each analysis thread's arena keeps tens of MB of freed sample buffers. Pinning both gives
- * them back: idle RSS after the warm-up 230–248 → 153–170 MiB, and 120–141 MiB once idle. But every
- * large buffer then costs an mmap and munmap: 200 concurrent uploads took 2.1–2.9× as long
- * (bench/node-weight-bench.ts, docs/performance.md "Idle memory"), so the default keeps throughput.
- */
-export const lowMemoryMallocEnv: Readonly<Record<string, string>> = {
-  MALLOC_MMAP_THRESHOLD_: '131072',
-  MALLOC_TRIM_THRESHOLD_: '131072',
-};

@@ -8,4 +8,3 @@ export const analyse = worker.analyse;
 export const warmUp = worker.warmUp;
 export const hashFile = worker.hashFile;
 export const combineParts = worker.combineParts;
-export const releaseMemory = worker.releaseMemory;

@@ -11,7 +11,6 @@ import { FeedReader, FeedStopped, FeedWriter } from '../decode/upload-feed.js';
 import { DeadlineClock, type AnalysisBudget } from './task-deadline.js';
 import { wavHeader } from '../decode/wav-reader.js';
 import { engines, getEngineId, type EngineId } from '../engines/registry.js';
-import { collectGarbage } from '../../shared/release-memory.js';
 
 /** One analysis to run in a worker thread: decode `file` and stream it through the engine. */
 export interface AnalysisTask {
@@ -334,14 +333,7 @@ export async function warmUp(task?: WarmUpTask | null): Promise<number> {
     }
   }
   if (task?.dir) ran += await warmUpAnalyzePath(task.dir, sampleRate);
-  // The warm-up's buffers are garbage now: collect them, or the thread idles holding ~50 MB it grew for them.
-  collectGarbage();
   return ran;
-}
-
-/** A worker task: give back memory this thread grew for finished work (see collectGarbage). */
-export function releaseMemory(): boolean {
-  return collectGarbage();
 }
 
 /** The /analyze path over a synthetic WAV written to `dir` (removed afterwards): see warmUp. */

@@ -25,10 +25,6 @@ export interface AnalysisPool {
   combine(engineId: EngineId, results: readonly unknown[], seconds: number): Promise<unknown>;
   /** True once every thread has finished its start-up warm-up (until then the first requests run slower code). */
   isWarm(): boolean;
-  /** Resolves once every thread has finished its warm-up (whether or not it succeeded). */
-  whenWarm(): Promise<void>;
-  /** Ask every thread to collect its garbage (one task per thread; best effort: an idle pool spreads them one per thread). */
-  releaseMemory(): Promise<void>;
   destroy(): Promise<void>;
 }
 
@@ -77,9 +73,7 @@ export function createAnalysisPool(threads = availableParallelism(), options: Po
   const warmUp: WarmUpTask = options.warmUpDir ? { dir: options.warmUpDir } : {};
   let warm = false;
   const warming = Array.from({ length: Math.max(1, threads) }, () => pool.run(warmUp, { name: 'warmUp' }));
-  const warmed = Promise.allSettled(warming).then(() => {
-    warm = true;
-  });
+  void Promise.allSettled(warming).then(() => (warm = true));
   const budget = options.budget ?? defaultAnalysisBudget;
   const graceMs = options.overdueGraceMs ?? 10_000;
   const gate = createPriorityGate();
@@ -98,11 +92,6 @@ export function createAnalysisPool(threads = availableParallelism(), options: Po
       return out;
     },
     isWarm: () => warm,
-    whenWarm: () => warmed,
-    async releaseMemory() {
-      // Dispatched together, so piscina gives each idle thread one (it picks the least busy thread).
-      await Promise.allSettled(Array.from({ length: Math.max(1, threads) }, () => pool.run(null, { name: 'releaseMemory' })));
-    },
     destroy: () => pool.destroy(),
   };
 
