@@ -1,4 +1,14 @@
-import { diffTable, freezeWritten, rowKeys, snapshotTable, type TableChange, type TableName, type TableSnapshot } from './row-diff.js';
+import {
+  changeFromKeys,
+  diffTable,
+  freezeWritten,
+  rowKeys,
+  snapshotTable,
+  type KeyState,
+  type TableChange,
+  type TableName,
+  type TableSnapshot,
+} from './row-diff.js';
 import type { DbSchema } from './schema.js';
 
 /** Array methods that never write the array (safe to run on it directly, unrecorded). */
@@ -27,16 +37,6 @@ type UndoStep =
   | { readonly kind: 'set'; readonly index: number; readonly old: unknown }
   | { readonly kind: 'length'; readonly length: number; readonly tail: readonly unknown[] };
 
-/** What one change did to one key of a recorded table. */
-interface KeyState {
-  /** The row the key had before the change (undefined: the key is new). */
-  readonly before: unknown;
-  /** The row it has now (undefined: deleted). */
-  after: unknown;
-  /** Deleted, then added again at the end during the change (written as a delete and an insert, so its order holds). */
-  moved: boolean;
-}
-
 /**
  * How one change reached one table. Row tables start `recorded`: appends, replacements of a row by a
  * row with the same key and truncations made through the array are logged as they happen (cost: the
@@ -60,7 +60,7 @@ export class ChangeTrack {
     const changes: TableChange[] = [];
     for (const track of this.tables.values()) {
       const change =
-        track.kind === 'snapshot' ? diffTable(track.table, track.before, this.data[track.table]) : recordedChange(track.table, track.keys);
+        track.kind === 'snapshot' ? diffTable(track.table, track.before, this.data[track.table]) : changeFromKeys(track.table, track.keys);
       if (change.inserts.length === 0 && change.updates.length === 0 && change.deletes.length === 0) continue;
       freezeWritten(change);
       changes.push(change);
@@ -247,23 +247,6 @@ function undoSteps(arr: unknown[], steps: readonly UndoStep[]): void {
       for (const row of step.tail) arr.push(row);
     }
   }
-}
-
-/** A recorded table's change from its key states: deletes, replacements, and new rows in the order they were added. */
-function recordedChange(table: TableName, keys: ReadonlyMap<string, KeyState>): TableChange {
-  const inserts: unknown[] = [];
-  const updates: unknown[] = [];
-  const deletes: unknown[] = [];
-  for (const s of keys.values()) {
-    if (s.before === undefined) {
-      if (s.after !== undefined) inserts.push(s.after);
-    } else if (s.after === undefined) deletes.push(s.before);
-    else if (s.moved) {
-      deletes.push(s.before);
-      inserts.push(s.after);
-    } else if (s.after !== s.before) updates.push(s.after);
-  }
-  return { table, inserts, updates, deletes };
 }
 
 /** Undo changes (oldest first in the list): the newest is undone first, so each finds its tables as it left them. */

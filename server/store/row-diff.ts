@@ -117,7 +117,7 @@ export function diffTable(table: TableName, before: TableSnapshot, after: unknow
  * inserts come in the order the rows were last added, so the committed order matches the mirror's.
  */
 export function composeChanges(oldestFirst: readonly (readonly TableChange[])[]): readonly TableChange[] {
-  const perTable = new Map<TableName, Map<string, { before: unknown; after: unknown; moved: boolean }>>();
+  const perTable = new Map<TableName, Map<string, KeyState>>();
   for (const changes of oldestFirst)
     for (const change of changes) {
       const keyOf = entryKey(change.table);
@@ -144,21 +144,37 @@ export function composeChanges(oldestFirst: readonly (readonly TableChange[])[])
     }
   const out: TableChange[] = [];
   for (const [table, keys] of perTable) {
-    const inserts: unknown[] = [];
-    const updates: unknown[] = [];
-    const deletes: unknown[] = [];
-    for (const s of keys.values()) {
-      if (s.before === undefined) {
-        if (s.after !== undefined) inserts.push(s.after);
-      } else if (s.after === undefined) deletes.push(s.before);
-      else if (s.moved) {
-        deletes.push(s.before);
-        inserts.push(s.after);
-      } else updates.push(s.after);
-    }
-    if (inserts.length + updates.length + deletes.length > 0) out.push({ table, inserts, updates, deletes });
+    const change = changeFromKeys(table, keys);
+    if (change.inserts.length + change.updates.length + change.deletes.length > 0) out.push(change);
   }
   return out;
+}
+
+/** What a run of writes did to one key of a table. */
+export interface KeyState {
+  /** The row the key had before the run (undefined: the key is new). */
+  before: unknown;
+  /** The row it has now (undefined: deleted). */
+  after: unknown;
+  /** Deleted, then added again at the end during the run (written as a delete and an insert, so its order holds). */
+  moved: boolean;
+}
+
+/** A table's net change from its keys' states, new rows in the order they were added (a moved row: deleted, then inserted). */
+export function changeFromKeys(table: TableName, keys: ReadonlyMap<string, KeyState>): TableChange {
+  const inserts: unknown[] = [];
+  const updates: unknown[] = [];
+  const deletes: unknown[] = [];
+  for (const s of keys.values()) {
+    if (s.before === undefined) {
+      if (s.after !== undefined) inserts.push(s.after);
+    } else if (s.after === undefined) deletes.push(s.before);
+    else if (s.moved) {
+      deletes.push(s.before);
+      inserts.push(s.after);
+    } else updates.push(s.after);
+  }
+  return { table, inserts, updates, deletes };
 }
 
 /** How to key a table's change entries: rows by their primary key, map entries by name. */

@@ -8,6 +8,7 @@ import { openPcmSource, type DecoderChoice, type PcmRanges, type PcmSource } fro
 import { headSeconds, type EngineSpec } from '../engines/engine.js';
 import { roundTo } from '../dsp/round.js';
 import { FeedReader, FeedStopped, FeedWriter } from '../decode/upload-feed.js';
+import { toFailure, type AnalysisFailure } from './analysis-failure.js';
 import { DeadlineClock, type AnalysisBudget } from './task-deadline.js';
 import { wavHeader } from '../decode/wav-reader.js';
 import { engines, getEngineId, type EngineId } from '../engines/registry.js';
@@ -53,17 +54,7 @@ export interface AnalysisOutput {
 }
 
 /** An AppError crossing the thread boundary as plain data (structured clone drops Error subclasses' fields). */
-export interface AnalysisFailure {
-  readonly failure: { readonly kind: AppError['kind']; readonly message: string; readonly code?: string; readonly retryAfter?: number };
-}
-
-/** An AppError as an AnalysisFailure value. */
-function toFailure(error: AppError): AnalysisFailure {
-  const { code, retryAfter } = error.options;
-  return {
-    failure: { kind: error.kind, message: error.message, ...(code ? { code } : {}), ...(retryAfter !== undefined ? { retryAfter } : {}) },
-  };
-}
+export type { AnalysisFailure } from './analysis-failure.js';
 
 /**
  * Worker entry (piscina, export name `analyse`). Runs off the HTTP event loop: ffmpeg decodes in a

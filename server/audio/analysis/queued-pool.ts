@@ -7,7 +7,7 @@ import type { Logger } from '../../http/logger.js';
 import { redisKeyPrefix, redisOptions } from '../../queue/redis-connection.js';
 import type { ContentStore } from '../../shared/content-store.js';
 import { analysisQueueName, queuePriority, type QueuedAnalysisResult, type QueuedAnalysisTask } from './analysis-queue.js';
-import type { AnalysisFailure } from './analysis-worker.js';
+import { fromFailure, isFailure } from './analysis-failure.js';
 import { deadlineExceeded, defaultAnalysisBudget, type AnalysisBudget } from './task-deadline.js';
 import type { AnalysisPool } from './worker-pool.js';
 
@@ -118,15 +118,4 @@ function untilAborted<T>(answer: Promise<T>, signal: AbortSignal | undefined): P
 
 function cancelled(): AppError {
   return new AppError('unavailable', 'The analysis stopped: cancelled', { code: 'cancelled' });
-}
-
-function isFailure(out: unknown): out is AnalysisFailure {
-  return typeof out === 'object' && out !== null && 'failure' in out;
-}
-
-function fromFailure({ failure }: AnalysisFailure): AppError {
-  return new AppError(failure.kind, failure.message, {
-    ...(failure.code ? { code: failure.code } : {}),
-    ...(failure.retryAfter !== undefined ? { retryAfter: failure.retryAfter } : {}),
-  });
 }

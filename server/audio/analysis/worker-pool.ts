@@ -12,7 +12,8 @@ import {
   type AnalysisBudget,
 } from './task-deadline.js';
 import type { EngineId } from '../engines/registry.js';
-import type { AnalysisFailure, AnalysisOutput, AnalysisTask, CombineTask, WarmUpTask } from './analysis-worker.js';
+import { fromFailure, isFailure, type AnalysisFailure } from './analysis-failure.js';
+import type { AnalysisOutput, AnalysisTask, CombineTask, WarmUpTask } from './analysis-worker.js';
 
 /** The DSP worker pool: analyses never run on the event loop that serves HTTP. */
 export interface AnalysisPool {
@@ -193,15 +194,4 @@ function watchDeadline(
   );
   timer.unref();
   return timer;
-}
-
-function isFailure(out: unknown): out is AnalysisFailure {
-  return typeof out === 'object' && out !== null && 'failure' in out;
-}
-
-function fromFailure({ failure }: AnalysisFailure): AppError {
-  return new AppError(failure.kind, failure.message, {
-    ...(failure.code ? { code: failure.code } : {}),
-    ...(failure.retryAfter !== undefined ? { retryAfter: failure.retryAfter } : {}),
-  });
 }

@@ -1,8 +1,8 @@
 import type { Request, Response, Router } from 'express';
 import { paginate } from '../../http/pagination.js';
 import type { GroupRecord } from '../../store/schema.js';
-import { presentBadge, presentBadgeRender, type BadgeInput, type BadgeService } from './badges.js';
-import { Params } from '../params.js';
+import { presentBadge, presentBadgeRender, type BadgeService } from './badges.js';
+import { badgeIdOf, badgeInputOf } from './badge-params.js';
 import type { ProjectService } from '../projects/projects.js';
 import { paramsOf, requireUser, userOf, viewerOf, type RequestLinks } from '../request.js';
 
@@ -21,16 +21,6 @@ export interface BadgeRouteDeps {
 export function mountBadgeRoutes(router: Router, deps: BadgeRouteDeps): void {
   const { projects } = deps;
   const { badges } = deps;
-  const badgeIdOf = (req: Request): number => {
-    const p = new Params({ badge_id: req.params.badge_id });
-    const [id] = p.checked(p.int('badge_id'));
-    return id;
-  };
-  const inputOf = (p: Params): BadgeInput => ({
-    name: p.has('name') ? (p.string('name') ?? null) : undefined,
-    linkUrl: p.string('link_url'),
-    imageUrl: p.string('image_url'),
-  });
   // `%{gitlab_server}` is the host clients reach this server at (the public URL's, when configured).
   const valuesFor = (req: Request, res: Response, group: Readonly<GroupRecord>) =>
     badges.placeholderValues(viewerOf(projects, res), group, new URL(deps.links.baseUrl(req)).host);
@@ -68,7 +58,7 @@ export function mountBadgeRoutes(router: Router, deps: BadgeRouteDeps): void {
     const user = requireUser(res);
     const p = paramsOf(req);
     p.require('link_url', 'image_url');
-    const input = inputOf(p);
+    const input = badgeInputOf(p);
     p.check();
     const group = badges.ownedGroup(user, groupId(req));
     const badge = await badges.create(group, input);
@@ -79,7 +69,7 @@ export function mountBadgeRoutes(router: Router, deps: BadgeRouteDeps): void {
     const user = requireUser(res);
     const badgeId = badgeIdOf(req);
     const p = paramsOf(req);
-    const input = inputOf(p);
+    const input = badgeInputOf(p);
     p.check();
     const group = badges.ownedGroup(user, groupId(req));
     const badge = await badges.update(group, badgeId, input);

@@ -1,9 +1,9 @@
 import type { Request, Response, Router } from 'express';
 import { paginate } from '../../http/pagination.js';
 import type { ProjectRecord } from '../../store/schema.js';
-import { presentBadge, presentBadgeRender, type BadgeInput } from './badges.js';
+import { presentBadge, presentBadgeRender } from './badges.js';
 import type { ProjectBadgeService, ShownBadge } from './project-badges.js';
-import { Params } from '../params.js';
+import { badgeIdOf, badgeInputOf } from './badge-params.js';
 import type { ProjectService } from '../projects/projects.js';
 import { paramsOf, requireUser, viewerOf, type RequestLinks } from '../request.js';
 
@@ -20,16 +20,6 @@ export interface ProjectBadgeRouteDeps {
  */
 export function mountProjectBadgeRoutes(router: Router, deps: ProjectBadgeRouteDeps): void {
   const { projects, projectBadges } = deps;
-  const badgeIdOf = (req: Request): number => {
-    const p = new Params({ badge_id: req.params.badge_id });
-    const [id] = p.checked(p.int('badge_id'));
-    return id;
-  };
-  const inputOf = (p: Params): BadgeInput => ({
-    name: p.has('name') ? (p.string('name') ?? null) : undefined,
-    linkUrl: p.string('link_url'),
-    imageUrl: p.string('image_url'),
-  });
   const projectId = (req: Request) => String(req.params.id);
   const valuesFor = (req: Request, project: Readonly<ProjectRecord>) =>
     projectBadges.placeholderValues(project, new URL(deps.links.baseUrl(req)).host);
@@ -71,7 +61,7 @@ export function mountProjectBadgeRoutes(router: Router, deps: ProjectBadgeRouteD
     requireUser(res);
     const p = paramsOf(req);
     p.require('link_url', 'image_url');
-    const input = inputOf(p);
+    const input = badgeInputOf(p);
     p.check();
     const project = administered(req, res);
     const badge = await projectBadges.create(project, input);
@@ -82,7 +72,7 @@ export function mountProjectBadgeRoutes(router: Router, deps: ProjectBadgeRouteD
     requireUser(res);
     const badgeId = badgeIdOf(req);
     const p = paramsOf(req);
-    const input = inputOf(p);
+    const input = badgeInputOf(p);
     p.check();
     const project = administered(req, res);
     const badge = await projectBadges.update(project, badgeId, input);

@@ -225,8 +225,10 @@ describe('Git LFS batch API and basic transfer', () => {
     });
     expect(res.status).toBe(201);
     const fork = (await res.json()) as Project;
-    for (let i = 0; i < 100 && app.projects.policy.find(String(fork.id))?.importStatus !== 'finished'; i++)
+    // The fork links the parent's objects in its job: wait for it (up to 60 s: the full suite loads the machine).
+    for (let i = 0; i < 1200 && app.projects.policy.find(String(fork.id))?.importStatus !== 'finished'; i++)
       await new Promise((r) => setTimeout(r, 50));
+    expect(app.projects.policy.find(String(fork.id))?.importStatus).toBe('finished');
     expect(sha256(await download(fork, tokens.maker!, oid, bytes.length))).toBe(oid);
 
     const lonely = randomBytes(2000);
@@ -238,7 +240,7 @@ describe('Git LFS batch API and basic transfer', () => {
     expect((await callHosting(app, adminToken, `/projects/${fork.id}/housekeeping`, { method: 'POST' })).status).toBe(201);
     expect(existsSync(file(sha256(lonely)))).toBe(false);
     expect(existsSync(file(oid))).toBe(true);
-  });
+  }, 90_000);
 });
 
 describe('Git LFS objects in project export and import', () => {

@@ -1,0 +1,19 @@
+import type { Request } from 'express';
+import { Params } from '../params.js';
+import type { BadgeInput } from './badges.js';
+
+/** The `:badge_id` of a group or project badge route (400 when it is not a whole number). */
+export function badgeIdOf(req: Request): number {
+  const p = new Params({ badge_id: req.params.badge_id });
+  const [id] = p.checked(p.int('badge_id'));
+  return id;
+}
+
+/** A badge's fields as a create or edit names them (the service checks which are required). */
+export function badgeInputOf(p: Params): BadgeInput {
+  return {
+    name: p.has('name') ? (p.string('name') ?? null) : undefined,
+    linkUrl: p.string('link_url'),
+    imageUrl: p.string('image_url'),
+  };
+}
