@@ -1,10 +1,9 @@
-import type { Request } from 'express';
 import { Params } from '../params.js';
 import type { BadgeInput } from './badges.js';
 
-/** The `:badge_id` of a group or project badge route (400 when it is not a whole number). */
-export function badgeIdOf(req: Request): number {
-  const p = new Params({ badge_id: req.params.badge_id });
+/** The `:badge_id` path parameter of a group or project badge route (400 when it is not a whole number). */
+export function badgeIdOf(raw: string | undefined): number {
+  const p = new Params({ badge_id: raw });
   const [id] = p.checked(p.int('badge_id'));
   return id;
 }

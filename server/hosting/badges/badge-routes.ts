@@ -48,7 +48,7 @@ export function mountBadgeRoutes(router: Router, deps: BadgeRouteDeps): void {
   });
 
   router.get('/groups/:id/badges/:badge_id', async (req, res) => {
-    const badgeId = badgeIdOf(req);
+    const badgeId = badgeIdOf(req.params.badge_id);
     const group = badges.readableGroup(userOf(res), groupId(req));
     const badge = badges.find(group, badgeId);
     res.json(presentBadge(badge, await valuesFor(req, res, group)));
@@ -67,7 +67,7 @@ export function mountBadgeRoutes(router: Router, deps: BadgeRouteDeps): void {
 
   router.put('/groups/:id/badges/:badge_id', async (req, res) => {
     const user = requireUser(res);
-    const badgeId = badgeIdOf(req);
+    const badgeId = badgeIdOf(req.params.badge_id);
     const p = paramsOf(req);
     const input = badgeInputOf(p);
     p.check();
@@ -78,7 +78,7 @@ export function mountBadgeRoutes(router: Router, deps: BadgeRouteDeps): void {
 
   router.delete('/groups/:id/badges/:badge_id', async (req, res) => {
     const user = requireUser(res);
-    const badgeId = badgeIdOf(req);
+    const badgeId = badgeIdOf(req.params.badge_id);
     const group = badges.ownedGroup(user, groupId(req));
     await badges.remove(group, badgeId);
     res.status(204).end();

@@ -51,7 +51,7 @@ export function mountProjectBadgeRoutes(router: Router, deps: ProjectBadgeRouteD
   });
 
   router.get('/projects/:id/badges/:badge_id', async (req, res) => {
-    const badgeId = badgeIdOf(req);
+    const badgeId = badgeIdOf(req.params.badge_id);
     const project = readable(req, res);
     const shown = projectBadges.find(project, badgeId);
     res.json(present(shown, await valuesFor(req, project)));
@@ -70,7 +70,7 @@ export function mountProjectBadgeRoutes(router: Router, deps: ProjectBadgeRouteD
 
   router.put('/projects/:id/badges/:badge_id', async (req, res) => {
     requireUser(res);
-    const badgeId = badgeIdOf(req);
+    const badgeId = badgeIdOf(req.params.badge_id);
     const p = paramsOf(req);
     const input = badgeInputOf(p);
     p.check();
@@ -81,7 +81,7 @@ export function mountProjectBadgeRoutes(router: Router, deps: ProjectBadgeRouteD
 
   router.delete('/projects/:id/badges/:badge_id', async (req, res) => {
     requireUser(res);
-    const badgeId = badgeIdOf(req);
+    const badgeId = badgeIdOf(req.params.badge_id);
     const project = administered(req, res);
     await projectBadges.remove(project, badgeId);
     res.status(204).end();
