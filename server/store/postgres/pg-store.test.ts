@@ -28,7 +28,7 @@ describe.skipIf(postgresSkipReason !== null)('PostgreSQL store', () => {
     const second = await openPostgresStore(url);
     expect(second.migrationsApplied).toEqual([]);
     const { rows } = await sql(url, 'SELECT name FROM pgmigrations');
-    expect(rows.map((r: { name: string }) => r.name)).toEqual(['0001-initial-schema']);
+    expect(rows.map((r: { name: string }) => r.name)).toEqual(['0001-initial-schema', '0002-project-badges']);
     await second.close();
   });
 
