@@ -404,6 +404,31 @@ for (const kind of storeKinds) {
       await expectReopenedIdentical(opened);
     }, 120_000);
 
+    it('a write that names no tables moves the revisions of the tables it wrote, and no others', async () => {
+      const { store } = await kind.open();
+      const repos = reposOf(store);
+      const { user } = await seed(repos, '');
+      const project = await repos.projects.insert(projectInput(user.namespaceId, user.id, 'rev'));
+      const projects0 = store.revisionOf(['projects']);
+      // A new group (identity names no tables) and a fetched source leave the projects' caches alone.
+      const groups0 = store.revisionOf(['groups']);
+      await repos.identity.insertGroup(
+        { name: 'Other', path: 'other', description: '', visibility: 'public', parentId: null, createdAt: at(4) },
+        null,
+      );
+      await repos.sources.save({ url: 'https://a.example/r', contentId: 'c', name: 'r', descriptor: {}, fetchedAt: at(5) });
+      expect(store.revisionOf(['projects'])).toBe(projects0);
+      expect(store.revisionOf(['groups'])).toBeGreaterThan(groups0);
+      // A write to the projects that does not name its tables moves them.
+      await store.mutate((d) => {
+        const i = d.projects.findIndex((p) => p.id === project.id);
+        d.projects[i] = { ...d.projects[i]!, description: 'moved' };
+      });
+      expect(store.revisionOf(['projects'])).toBe(projects0 + 1);
+      expect(repos.projects.byId(project.id)?.description).toBe('moved');
+      await store.close();
+    });
+
     it('rows are frozen: an in-place edit throws and changes nothing', async () => {
       const { store } = await kind.open();
       const repos = reposOf(store);

@@ -78,6 +78,11 @@ export class ChangeTrack {
     }
   }
 
+  /** The tables the change reached (read or wrote), for counting a change that threw and was undone. */
+  reached(): readonly TableName[] {
+    return [...this.tables.keys()];
+  }
+
   /** Whether the change reached `table` and wrote it through the recorded path (for tests of the fast path). */
   recorded(table: TableName): boolean {
     return this.tables.get(table)?.kind === 'recorded';
@@ -254,9 +259,13 @@ export function undoChanges(oldestFirst: readonly ChangeTrack[]): void {
   for (let i = oldestFirst.length - 1; i >= 0; i--) oldestFirst[i]!.undo();
 }
 
-/** Revision counters shared by both stores: one for everything, one per named table. */
+/**
+ * Revision counters shared by both stores: one for everything, one per table. A change is counted
+ * after it ran, with the tables it wrote (whether it named them or not); a change that threw, with
+ * the tables it reached before it was undone; a rollback of a failed write moves every revision.
+ */
 export class Revisions {
-  /** Changes that named no tables (and rollbacks): they move every revision. */
+  /** Rollbacks (the document replaced or undone past several changes): they move every revision. */
   private everything = 0;
   private readonly byTable = new Map<TableName, number>();
   private changes = 0;
@@ -271,7 +280,7 @@ export class Revisions {
     return sum;
   }
 
-  /** Count a change (even one that will throw: it may have edited before it threw). */
+  /** Count a change that wrote `tables`, or a rollback (`undefined`: every table may have changed). */
   count(tables: readonly TableName[] | undefined): void {
     this.changes++;
     if (tables === undefined) {

@@ -100,7 +100,7 @@ describe('store', () => {
     expect(store.data.tenants.map((t) => t.id)).toEqual(['a']);
   });
 
-  it('a change that names its tables moves only their revisions, and may touch nothing else', async () => {
+  it('a change moves only the revisions of the tables it wrote, and one that names its tables may touch nothing else', async () => {
     const store = await openStore(new MemoryAdapter<DbSchema>());
     const projects = () => store.revisionOf(['projects', 'users']);
     const usage = () => store.revisionOf(['usage']);
@@ -109,11 +109,26 @@ describe('store', () => {
     expect([projects(), usage() > u0, store.revision > all0]).toEqual([p0, true, true]);
     store.touch((db) => void db.tokens.length, ['tokens']);
     expect(projects()).toBe(p0);
-    // A change that names no tables moves every revision.
-    const u1 = usage();
+    // A change that names no tables moves the revisions of the tables it wrote, and no others.
+    const [u1, t1, all1] = [usage(), store.revisionOf(['tenants']), store.revision];
     await store.mutate((db) => db.tenants.push({ id: 'a', webhookSecret: 's', createdAt: 'now' }));
+    expect([projects(), usage(), store.revisionOf(['tenants']) > t1, store.revision > all1]).toEqual([p0, u1, true, true]);
+    await store.mutate((db) => void db.users.length);
+    expect(projects()).toBe(p0);
+    await store.mutate((db) => void (db.users = [...db.users]));
+    expect(projects()).toBe(p0);
+    await store.mutate((db) => void db.users.push({ id: 1 } as DbSchema['users'][number]));
     expect(projects()).toBeGreaterThan(p0);
-    expect(usage()).toBeGreaterThan(u1);
+    // A change that threw is undone, but counts the tables it reached: it may have edited them first.
+    const p2 = projects();
+    await expect(
+      store.mutate((db) => {
+        db.users.pop();
+        throw new Error('invalid');
+      }),
+    ).rejects.toThrow('invalid');
+    expect(projects()).toBeGreaterThan(p2);
+    expect(store.data.users).toHaveLength(1);
     // Reaching outside the named tables throws before anything is edited there.
     const p1 = projects();
     await expect(store.mutate((db) => db.projects.length, ['usage'])).rejects.toThrow('a change limited to usage touched projects');

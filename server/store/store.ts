@@ -36,10 +36,11 @@ export interface Store {
    */
   readonly revision: number;
   /**
-   * Like `revision`, but unmoved by changes that named their tables (the `tables` argument of
-   * mutate and touch) when none of those is in `tables`: frequent bookkeeping (usage counters,
-   * token last use, job progress) then leaves readers of other tables their caches. A change that
-   * names no tables moves every revision.
+   * Like `revision`, but moved only by changes that wrote one of `tables` (counted after the change,
+   * from the rows it actually wrote, whether or not it named its tables), by a change that threw
+   * after reaching one of them, and by every rollback: frequent bookkeeping (usage counters, token
+   * last use, job progress) and writes elsewhere leave readers of other tables their caches. Inside
+   * a change it still reads as before the change.
    */
   revisionOf(tables: readonly TableName[]): number;
 }
@@ -89,16 +90,18 @@ class GroupCommitStore implements Store {
 
   /** Run a change on the document (fenced to its tables if it named them): undone if it throws, its written rows frozen if not. */
   private apply<R>(change: (db: DbSchema) => R, tables: readonly TableName[] | undefined): R {
-    this.revisions.count(tables);
     const { doc, track } = trackChange(this.low.data, tables);
+    let result: R;
     try {
-      const result = change(doc);
-      track.collect();
-      return result;
+      result = change(doc);
     } catch (error) {
       track.undo();
+      // It may have edited (and a reader derived from the edit) before it threw.
+      this.revisions.count(track.reached());
       throw error;
     }
+    this.revisions.count(track.collect().map((c) => c.table));
+    return result;
   }
 
   mutate<R>(change: (db: DbSchema) => R, tables?: readonly TableName[]): Promise<R> {

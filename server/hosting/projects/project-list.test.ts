@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUsageRepo } from '../../auth/usage-repo.js';
 import { createJobsRepo } from '../../queue/jobs-repo.js';
 import { MemoryAdapter } from '../../store/file-adapter.js';
-import type { DbSchema, ProjectRecord } from '../../store/schema.js';
+import { nextId, type DbSchema, type ProjectRecord } from '../../store/schema.js';
 import { openStore } from '../../store/store.js';
 import { callHosting, readJson, type CallInit } from '../../test-support/hosting-client.js';
 import { addUsers, adminToken, startTestApp, type TestApp } from '../../test-support/test-app.js';
@@ -78,7 +78,7 @@ describe('ProjectListIndex', () => {
 });
 
 describe('ProjectsRepo.revision', () => {
-  it('ignores usage counters and job progress, and moves with stars and every change that names no tables', async () => {
+  it('ignores usage counters, job progress and writes to other tables, and moves with stars and any change that writes its tables', async () => {
     const store = await openStore(new MemoryAdapter<DbSchema>());
     const repo = createProjectsRepo(store);
     const r0 = repo.revision;
@@ -93,7 +93,9 @@ describe('ProjectsRepo.revision', () => {
     // Stars leave the records (and what is derived from them alone) as they were.
     expect(repo.recordsRevision).toBe(records0);
     const r1 = repo.revision;
-    await store.mutate((db) => void db.tenants.length);
+    await store.mutate((db) => void db.tenants.push({ id: 't', webhookSecret: 's', createdAt: 'now' }));
+    expect(repo.revision).toBe(r1);
+    await store.mutate((db) => void nextId(db, 'groups'));
     expect(repo.revision).toBeGreaterThan(r1);
   });
 

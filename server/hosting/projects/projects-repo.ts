@@ -19,7 +19,7 @@ const projectTables: readonly TableName[] = [
 /** Store access for projects and what hangs off them (stars, shares, uploads). */
 export interface ProjectsRepo {
   readonly projects: readonly Readonly<ProjectRecord>[];
-  /** Changes whenever what a project's JSON is derived from may have changed (projects, users, groups, stars, shares…; any change that does not name its tables). */
+  /** Changes whenever what a project's JSON is derived from may have changed (projects, users, groups, stars, shares…: whichever of them a change wrote). */
   readonly revision: number;
   /** Changes whenever the project records themselves may have changed (not with stars, shares or uploads). */
   readonly recordsRevision: number;
@@ -63,11 +63,11 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
   let indexedAt = -1;
   /**
    * The index as of the projects' current revision, rebuilt (one pass) when anything else moved it.
-   * Inside a change to the projects (`inChange`) the revision has already moved by one, and the
-   * table is still as it was before the change.
+   * Inside a change the revision still reads as before the change (the store counts a change after
+   * it ran, with the tables it wrote).
    */
-  const currentIndex = (inChange = false) => {
-    const revision = store.revisionOf(['projects']) - (inChange ? 1 : 0);
+  const currentIndex = () => {
+    const revision = store.revisionOf(['projects']);
     if (!index || indexedAt !== revision) {
       index = new ProjectsIndex(db().projects);
       indexedAt = revision;
@@ -75,15 +75,15 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
     return index;
   };
   /**
-   * Inside a change to the projects: carry the index over it instead of rebuilding it (a pass over
-   * 100,000 rows) if it was current just before this change. A rollback or any other change in
-   * between moves the revision past it, and the index is rebuilt.
+   * Inside a change that writes a project row: carry the index over it instead of rebuilding it (a
+   * pass over 100,000 rows) if it is current, and date it to the revision the store counts once the
+   * change has run (one more: the change writes the projects table). A rollback or any other change
+   * in between moves the revision past it, and the index is rebuilt.
    */
   const carryIndex = (record: ProjectRecord) => {
-    const revision = store.revisionOf(['projects']);
-    if (index && indexedAt === revision - 1) {
+    if (index && indexedAt === store.revisionOf(['projects'])) {
       index.put(record);
-      indexedAt = revision;
+      indexedAt++;
     }
   };
   let forks: { readonly revision: number; readonly counts: ReadonlyMap<number, number> } | null = null;
@@ -115,7 +115,7 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
       store.mutate((d) => {
         // Checked again here, atomically: a create awaits git between its own check and this write.
         const fields: Record<string, string[]> = {};
-        const here = currentIndex(true);
+        const here = currentIndex();
         if (here.findByName(project.namespaceId, project.name)) fields.name = ['has already been taken'];
         if (here.findByPath(project.namespaceId, project.path)) fields.path = ['has already been taken'];
         if (Object.keys(fields).length > 0) throw new AppError('invalid', 'project is invalid', { fields });

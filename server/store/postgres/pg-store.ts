@@ -123,15 +123,19 @@ class PgMirrorStore implements PostgresStore {
   /** Run a change on the mirror: undone if it throws; otherwise the rows it wrote, found by identity. */
   private apply<R>(change: (db: DbSchema) => R, tables: readonly TableName[] | undefined) {
     if (this.closed) throw new AppError('unavailable', 'The data store is closed.');
-    this.revisions.count(tables);
     const { doc, track } = trackChange(this.db, tables);
+    let result: R;
     try {
-      const result = change(doc);
-      return [result, { changes: track.collect(), track }] as const;
+      result = change(doc);
     } catch (error) {
       track.undo();
+      // It may have edited (and a reader derived from the edit) before it threw.
+      this.revisions.count(track.reached());
       throw error;
     }
+    const changes = track.collect();
+    this.revisions.count(changes.map((c) => c.table));
+    return [result, { changes, track }] as const;
   }
 
   private enqueue(pending: Pending): void {
