@@ -92,6 +92,7 @@ const projectInput = (namespaceId: number, creatorId: number, path: string): Omi
   importError: null,
   forkedFromId: null,
   emptyRepo: true,
+  readmePath: null,
   runnersToken: 'rt',
   customAttributes: { zeta: '1', alpha: '2' },
   createdAt: at(3),

@@ -136,8 +136,11 @@ export interface ProjectRecord {
   forkedFromId: number | null;
   /** No branch in the repository yet (kept current on push, fork and import, so lists need no git call). */
   emptyRepo: boolean;
-  /** The default branch's README (GitLab's readme_path), kept current like emptyRepo; absent in records older than it. */
-  readmePath?: string | null;
+  /**
+   * The default branch's README (GitLab's readme_path), kept current like emptyRepo. Rows of a
+   * db.json written before the field lack it until their next update; readers test it for truth only.
+   */
+  readmePath: string | null;
   runnersToken: string;
   customAttributes: Record<string, string>;
   createdAt: string;

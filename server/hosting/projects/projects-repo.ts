@@ -119,8 +119,7 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
         if (here.findByName(project.namespaceId, project.name)) fields.name = ['has already been taken'];
         if (here.findByPath(project.namespaceId, project.path)) fields.path = ['has already been taken'];
         if (Object.keys(fields).length > 0) throw new AppError('invalid', 'project is invalid', { fields });
-        // readmePath is always written (null when there is none), so a reloaded row equals the stored one.
-        const record: ProjectRecord = { ...project, readmePath: project.readmePath ?? null, id: nextId(d, 'projects') };
+        const record: ProjectRecord = { ...project, id: nextId(d, 'projects') };
         d.projects.push(record);
         carryIndex(record);
         return record;
@@ -130,7 +129,6 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
         const i = d.projects.findIndex((p) => p.id === id);
         if (i < 0) throw new Error(`project ${id} vanished`);
         const project: ProjectRecord = { ...d.projects[i]!, ...patch };
-        project.readmePath ??= null;
         d.projects[i] = project;
         carryIndex(project);
         return project;

@@ -203,7 +203,7 @@ export class ProjectService {
       importError: null,
       forkedFromId: null,
       emptyRepo: !withReadme,
-      ...(withReadme ? { readmePath: 'README.md' } : {}),
+      readmePath: withReadme ? 'README.md' : null,
       runnersToken: randomBytes(20).toString('hex'),
       customAttributes: {},
       createdAt: at,
