@@ -1,6 +1,7 @@
 import type { Store } from '../store/store.js';
 import {
   nextId,
+  patchRow,
   type GroupMemberRecord,
   type GroupRecord,
   type NamespaceRecord,
@@ -123,7 +124,8 @@ export function createIdentityRepo(store: Store): IdentityRepo {
     upsertMember: (member) =>
       store.mutate((d) => {
         const i = d.groupMembers.findIndex((m) => m.groupId === member.groupId && m.userId === member.userId);
-        const record = { ...(i >= 0 ? d.groupMembers[i] : undefined), ...member };
+        // A full record: it replaces the old one (a copy, so the caller's object is not frozen with the row).
+        const record = { ...member };
         if (i >= 0) d.groupMembers[i] = record;
         else d.groupMembers.push(record);
         return record;
@@ -136,14 +138,12 @@ export function createIdentityRepo(store: Store): IdentityRepo {
       }),
     revokeToken: (id) =>
       store.mutate((d) => {
-        const i = d.tokens.findIndex((t) => t.id === id);
-        if (i >= 0) d.tokens[i] = { ...d.tokens[i]!, revoked: true };
+        patchRow(d.tokens, (t) => t.id === id, { revoked: true });
       }),
     markTokenUsed: (id, at) =>
       store.touch(
         (d) => {
-          const i = d.tokens.findIndex((t) => t.id === id);
-          if (i >= 0) d.tokens[i] = { ...d.tokens[i]!, lastUsedAt: at };
+          patchRow(d.tokens, (t) => t.id === id, { lastUsedAt: at });
         },
         ['tokens'],
       ),

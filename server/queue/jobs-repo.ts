@@ -1,5 +1,5 @@
 import type { Store } from '../store/store.js';
-import type { JobRecord } from '../store/schema.js';
+import { patchRow, type JobRecord } from '../store/schema.js';
 
 /** Store access for job records. */
 export interface JobsRepo {
@@ -16,13 +16,7 @@ export interface JobsRepo {
 export function createJobsRepo(store: Store): JobsRepo {
   const find = (jobs: readonly JobRecord[], id: string) => jobs.find((j) => j.jobId === id);
   /** Replace a job's row (rows are immutable); undefined when there is none. */
-  const patchJob = (jobs: JobRecord[], id: string, patch: Partial<JobRecord>) => {
-    const i = jobs.findIndex((j) => j.jobId === id);
-    if (i < 0) return undefined;
-    const job = { ...jobs[i]!, ...patch };
-    jobs[i] = job;
-    return job;
-  };
+  const patchJob = (jobs: JobRecord[], id: string, patch: Partial<JobRecord>) => patchRow(jobs, (j) => j.jobId === id, patch);
   return {
     byId: (jobId) => find(store.data.jobs, jobId),
     all: () => store.data.jobs,

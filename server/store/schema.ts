@@ -360,3 +360,15 @@ export function nextId(db: DbSchema, table: string): number {
   db.sequences[table] = id;
   return id;
 }
+
+/**
+ * Replace the first row `match` finds with `{ ...row, ...patch }` (rows are immutable; call inside a
+ * mutation); the new row, or undefined when there is none.
+ */
+export function patchRow<T extends object>(rows: T[], match: (row: T) => boolean, patch: Partial<NoInfer<T>>): T | undefined {
+  const i = rows.findIndex(match);
+  if (i < 0) return undefined;
+  const row = { ...rows[i]!, ...patch };
+  rows[i] = row;
+  return row;
+}

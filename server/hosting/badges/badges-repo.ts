@@ -1,4 +1,4 @@
-import { badgeSequence, nextId, type GroupBadgeRecord, type ProjectBadgeRecord } from '../../store/schema.js';
+import { badgeSequence, nextId, patchRow, type GroupBadgeRecord, type ProjectBadgeRecord } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 
 /** The badge attributes an edit may change. */
@@ -44,10 +44,8 @@ export function createBadgesRepo(store: Store): BadgesRepo {
     update: (badgeId, patch) =>
       store.mutate(
         (d) => {
-          const i = d.groupBadges.findIndex((b) => b.id === badgeId);
-          if (i < 0) throw new Error(`badge ${badgeId} vanished`);
-          const badge = { ...d.groupBadges[i]!, ...patch };
-          d.groupBadges[i] = badge;
+          const badge = patchRow(d.groupBadges, (b) => b.id === badgeId, patch);
+          if (!badge) throw new Error(`badge ${badgeId} vanished`);
           return badge;
         },
         ['groupBadges'],
@@ -61,7 +59,8 @@ export function createBadgesRepo(store: Store): BadgesRepo {
         },
         ['groupBadges'],
       ),
-    ofProject: (projectId) => store.data.projectBadges.filter((b) => b.projectId === projectId).sort((a, b) => a.id - b.id),
+    // Rows are appended as their ids are taken, so the table's order is id order (the caller sorts with the group badges anyway).
+    ofProject: (projectId) => store.data.projectBadges.filter((b) => b.projectId === projectId),
     projectBadgeById: (projectId, badgeId) => store.data.projectBadges.find((b) => b.projectId === projectId && b.id === badgeId),
     insertProjectBadge: (badge) =>
       store.mutate(
@@ -75,11 +74,8 @@ export function createBadgesRepo(store: Store): BadgesRepo {
     updateProjectBadge: (badgeId, patch) =>
       store.mutate(
         (d) => {
-          // Rows are frozen: replace the row, never edit it (server/store/store.ts).
-          const i = d.projectBadges.findIndex((b) => b.id === badgeId);
-          if (i < 0) throw new Error(`badge ${badgeId} vanished`);
-          const badge = { ...d.projectBadges[i]!, ...patch };
-          d.projectBadges[i] = badge;
+          const badge = patchRow(d.projectBadges, (b) => b.id === badgeId, patch);
+          if (!badge) throw new Error(`badge ${badgeId} vanished`);
           return badge;
         },
         ['projectBadges'],

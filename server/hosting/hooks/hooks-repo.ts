@@ -1,4 +1,4 @@
-import { nextId, type ProjectHookRecord } from '../../store/schema.js';
+import { nextId, patchRow, type ProjectHookRecord } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
 
 /** Store access for project hooks. */
@@ -29,10 +29,8 @@ export function createHooksRepo(store: Store): HooksRepo {
     update: (hookId, patch) =>
       store.mutate(
         (d) => {
-          const i = d.hooks.findIndex((h) => h.id === hookId);
-          if (i < 0) throw new Error(`hook ${hookId} vanished`);
-          const hook = { ...d.hooks[i]!, ...patch };
-          d.hooks[i] = hook;
+          const hook = patchRow(d.hooks, (h) => h.id === hookId, patch);
+          if (!hook) throw new Error(`hook ${hookId} vanished`);
           return hook;
         },
         ['hooks'],

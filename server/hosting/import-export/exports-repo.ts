@@ -1,6 +1,7 @@
 import {
   badgeSequence,
   nextId,
+  patchRow,
   type ProjectBadgeRecord,
   type ProjectExportRecord,
   type ProjectHookRecord,
@@ -60,11 +61,7 @@ export function createExportsRepo(store: Store): ExportsRepo {
     update: (projectId, patch) =>
       store.mutate(
         (d) => {
-          const i = d.projectExports.findIndex((e) => e.projectId === projectId);
-          if (i < 0) return undefined;
-          const row = { ...d.projectExports[i]!, ...patch };
-          d.projectExports[i] = row;
-          return row;
+          return patchRow(d.projectExports, (e) => e.projectId === projectId, patch);
         },
         ['projectExports'],
       ),
@@ -73,12 +70,10 @@ export function createExportsRepo(store: Store): ExportsRepo {
     finishImport: (projectId, content) =>
       store.mutate(
         (d) => {
-          const i = d.projects.findIndex((p) => p.id === projectId);
-          if (i < 0) return false;
+          if (!patchRow(d.projects, (p) => p.id === projectId, content.project)) return false;
           for (const hook of content.hooks) d.hooks.push({ ...hook, id: nextId(d, 'hooks'), projectId });
           for (const badge of content.badges ?? []) d.projectBadges.push({ ...badge, id: nextId(d, badgeSequence), projectId });
           for (const upload of content.uploads) d.uploads.push({ ...upload, id: nextId(d, 'uploads'), projectId });
-          d.projects[i] = { ...d.projects[i]!, ...content.project };
           return true;
         },
         ['projects', 'hooks', 'projectBadges', 'uploads', 'sequences'],

@@ -1,5 +1,5 @@
 import { AppError } from '../../http/errors.js';
-import { nextId, type ProjectRecord, type ProjectShareRecord, type StarRecord, type UploadRecord } from '../../store/schema.js';
+import { nextId, patchRow, type ProjectRecord, type ProjectShareRecord, type StarRecord, type UploadRecord } from '../../store/schema.js';
 import type { Store, TableName } from '../../store/store.js';
 import { ProjectsIndex } from './projects-index.js';
 
@@ -126,10 +126,8 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
       }),
     update: (id, patch) =>
       store.mutate((d) => {
-        const i = d.projects.findIndex((p) => p.id === id);
-        if (i < 0) throw new Error(`project ${id} vanished`);
-        const project: ProjectRecord = { ...d.projects[i]!, ...patch };
-        d.projects[i] = project;
+        const project = patchRow(d.projects, (p) => p.id === id, patch);
+        if (!project) throw new Error(`project ${id} vanished`);
         carryIndex(project);
         return project;
       }),
