@@ -8,15 +8,6 @@ import { runPgMigrations } from './pg-migrate.js';
 import { constraintError } from './pg-errors.js';
 import { decodeRow, encodeValue, tableSpecs, type TableSpec } from './pg-tables.js';
 
-/** A store backed by PostgreSQL; `close` ends its connections once every write is committed. */
-export type PostgresStore = Store;
-
-/** Options of the PostgreSQL store. */
-export interface PostgresStoreOptions {
-  /** Reports a failed `touch` write (nobody waits for those). */
-  readonly onTouchError?: (error: unknown) => void;
-}
-
 interface Pending {
   readonly changes: readonly TableChange[];
   readonly track: ChangeTrack;
@@ -37,14 +28,14 @@ const types = {
  * Open the PostgreSQL store at `url`: run the schema migrations, then load every table into the
  * in-memory mirror the repositories read (the same `DbSchema` document as the embedded store).
  */
-export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+export async function openPostgresStore(url: string): Promise<Store> {
   const applied = await runPgMigrations(url);
   const pool = new pg.Pool({ connectionString: url, max: 1, types });
   // An idle connection that breaks (server restart) is dropped by the pool; the next write reconnects.
   pool.on('error', () => undefined);
   try {
     const db = await loadDocument(pool);
-    return new PgMirrorStore(pool, db, applied, options);
+    return new PgMirrorStore(pool, db, applied);
   } catch (error) {
     await pool.end();
     throw error;
@@ -52,7 +43,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
 }
 
 /** Read every table in document order into a fresh document, rows frozen. */
-export async function loadDocument(pool: pg.Pool): Promise<DbSchema> {
+async function loadDocument(pool: pg.Pool): Promise<DbSchema> {
   const db = emptyDb();
   for (const table of tableNames) {
     const spec = tableSpecs[table];
@@ -68,7 +59,8 @@ export async function loadDocument(pool: pg.Pool): Promise<DbSchema> {
   return db;
 }
 
-class PgMirrorStore implements PostgresStore {
+/** A store backed by PostgreSQL; `close` ends its connections once every write is committed. */
+class PgMirrorStore implements Store {
   private readonly revisions = new Revisions();
   private queue: Pending[] = [];
   private writer: Promise<void> | null = null;
@@ -78,7 +70,6 @@ class PgMirrorStore implements PostgresStore {
     private readonly pool: pg.Pool,
     private readonly db: DbSchema,
     readonly migrationsApplied: readonly string[],
-    private readonly options: PostgresStoreOptions,
   ) {}
 
   get data(): DbView {
@@ -106,7 +97,8 @@ class PgMirrorStore implements PostgresStore {
 
   touch(change: (db: DbSchema) => void, tables?: readonly TableName[]): void {
     const [, pending] = this.apply(change, tables);
-    this.enqueue({ ...pending, resolve: () => undefined, reject: (error) => this.options.onTouchError?.(error) });
+    // Nobody waits for a touch: if its write fails it is undone in the mirror (with the changes queued after it) and dropped.
+    this.enqueue({ ...pending, resolve: () => undefined, reject: () => undefined });
   }
 
   async flush(): Promise<void> {
