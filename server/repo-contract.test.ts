@@ -262,6 +262,47 @@ const scenarios: Readonly<Record<string, (r: Repos, s: string) => Promise<void>>
     expect(r.projects.byPath(user.namespaceId, 'beat')).toBeUndefined();
   },
 
+  async projectBadges(r, s) {
+    const { user, group } = await seed(r, s);
+    const p = await r.projects.insert(projectInput(user.namespaceId, user.id, 'badged'));
+    const q = await r.projects.insert(projectInput(group.id, user.id, 'other'));
+    const a = await r.badges.insertProjectBadge({
+      projectId: p.id,
+      name: 'a',
+      linkUrl: 'https://l/a',
+      imageUrl: 'https://i/a',
+      createdAt: at(5),
+    });
+    // Group and project badges take their ids from one sequence.
+    const g = await r.badges.insert({ groupId: group.id, name: 'g', linkUrl: 'https://l/g', imageUrl: 'https://i/g', createdAt: at(5) });
+    const b = await r.badges.insertProjectBadge({
+      projectId: p.id,
+      name: null,
+      linkUrl: 'https://l/b',
+      imageUrl: 'https://i/b',
+      createdAt: at(4),
+    });
+    const c = await r.badges.insertProjectBadge({
+      projectId: q.id,
+      name: 'c',
+      linkUrl: 'https://l/c',
+      imageUrl: 'https://i/c',
+      createdAt: at(6),
+    });
+    expect([a.id < g.id, g.id < b.id]).toEqual([true, true]);
+    expect(r.badges.ofProject(p.id).map((x) => x.id)).toEqual([a.id, b.id]);
+    await r.badges.updateProjectBadge(a.id, { name: 'renamed', imageUrl: 'https://i/a2' });
+    expect(r.badges.projectBadgeById(p.id, a.id)).toMatchObject({ name: 'renamed', linkUrl: 'https://l/a', imageUrl: 'https://i/a2' });
+    expect(r.badges.projectBadgeById(q.id, a.id)).toBeUndefined();
+    expect(await r.badges.removeProjectBadge(q.id, b.id)).toBe(false);
+    expect(await r.badges.removeProjectBadge(p.id, b.id)).toBe(true);
+    expect(await r.badges.removeProjectBadge(p.id, b.id)).toBe(false);
+    expect(r.badges.ofProject(p.id).map((x) => x.id)).toEqual([a.id]);
+    // Removing a project takes its badges; the other project's stay.
+    await r.projects.remove(p.id);
+    expect([r.badges.ofProject(p.id), r.badges.ofProject(q.id).map((x) => x.id)]).toEqual([[], [c.id]]);
+  },
+
   async hooks(r, s) {
     const { user } = await seed(r, s);
     const p = await r.projects.insert(projectInput(user.namespaceId, user.id, 'hooked'));
