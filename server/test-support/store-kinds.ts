@@ -13,8 +13,6 @@ export interface OpenedStore {
   readonly store: Store;
   /** The same store opened again from its files or database (close the first one before). */
   reopen(): Promise<Store>;
-  /** The PostgreSQL URL (postgres kind only). */
-  readonly databaseUrl: string | null;
 }
 
 /** One store implementation, for tests that run against both. */
@@ -53,7 +51,7 @@ export const storeKinds: readonly StoreKind[] = [
     async open() {
       const file = path.join(await mkdtemp(path.join(tmpdir(), 'cratehouse-kind-')), 'db.json');
       const store = await openStore(new DurableJsonFile<DbSchema>(file));
-      return { store, databaseUrl: null, reopen: () => openStore(new DurableJsonFile<DbSchema>(file)) };
+      return { store, reopen: () => openStore(new DurableJsonFile<DbSchema>(file)) };
     },
   },
   {
@@ -62,7 +60,7 @@ export const storeKinds: readonly StoreKind[] = [
     async open() {
       const url = await createTestDatabase();
       const store = await openPostgresStore(url);
-      return { store, databaseUrl: url, reopen: () => openPostgresStore(url) };
+      return { store, reopen: () => openPostgresStore(url) };
     },
   },
 ];
