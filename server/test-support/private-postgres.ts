@@ -46,7 +46,7 @@ function clusterUser(): { uid: number; gid: number; name: string } | null {
   return { uid: Number(uid.stdout), gid: Number(gid.stdout), name: 'postgres' };
 }
 
-/** initdb into a temp dir and start postgres on a socket in it; null when PostgreSQL is missing. */
+/** initdb into a temp dir and start postgres on a socket in it (no TCP); throws when PostgreSQL is missing or does not start. */
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   if (!binDir) throw new Error(postgresSkipReason!);
   const owner = clusterUser();
