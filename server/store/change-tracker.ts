@@ -2,6 +2,9 @@ import {
   changeFromKeys,
   diffTable,
   freezeWritten,
+  noteDelete,
+  noteInsert,
+  noteReplace,
   rowKeys,
   snapshotTable,
   type KeyState,
@@ -210,9 +213,7 @@ function recordWrite(
   const k = keyOf(value);
   if (keyOf(old) !== k) return false;
   t.undo.push({ kind: 'set', index, old });
-  const state = t.keys.get(k);
-  if (state) state.after = value;
-  else t.keys.set(k, { before: old, after: value, moved: false });
+  noteReplace(t.keys, k, old, value);
   return true;
 }
 
@@ -224,22 +225,6 @@ function recordDelete(table: TableName, t: Extract<TableTrack, { kind: 'recorded
   t.undo.push({ kind: 'set', index: arr.length - 1, old });
   noteDelete(t.keys, (rowKeys[table as keyof typeof rowKeys] as (row: unknown) => string)(old), old);
   return true;
-}
-
-function noteInsert(keys: Map<string, KeyState>, k: string, row: unknown): void {
-  const state = keys.get(k);
-  // Re-added after a delete in the same change: moved to the end of the key order (inserts keep the table's order).
-  keys.delete(k);
-  keys.set(
-    k,
-    state ? { before: state.before, after: row, moved: state.before !== undefined } : { before: undefined, after: row, moved: false },
-  );
-}
-
-function noteDelete(keys: Map<string, KeyState>, k: string, row: unknown): void {
-  const state = keys.get(k);
-  if (state) state.after = undefined;
-  else keys.set(k, { before: row, after: undefined, moved: false });
 }
 
 /** Run undo steps newest first on `arr`. */

@@ -123,24 +123,10 @@ export function composeChanges(oldestFirst: readonly (readonly TableChange[])[])
       const keyOf = entryKey(change.table);
       let keys = perTable.get(change.table);
       if (!keys) perTable.set(change.table, (keys = new Map()));
-      for (const row of change.deletes) {
-        const k = keyOf(row);
-        const state = keys.get(k);
-        if (state) state.after = undefined;
-        else keys.set(k, { before: row, after: undefined, moved: false });
-      }
-      for (const row of change.updates) {
-        const k = keyOf(row);
-        const state = keys.get(k);
-        if (state) state.after = row;
-        else keys.set(k, { before: row, after: row, moved: false });
-      }
-      for (const row of change.inserts) {
-        const k = keyOf(row);
-        const state = keys.get(k);
-        keys.delete(k);
-        keys.set(k, { before: state?.before, after: row, moved: state?.before !== undefined });
-      }
+      for (const row of change.deletes) noteDelete(keys, keyOf(row), row);
+      // Changes carry only the new row: it stands in for the one before (a later move deletes by key).
+      for (const row of change.updates) noteReplace(keys, keyOf(row), row, row);
+      for (const row of change.inserts) noteInsert(keys, keyOf(row), row);
     }
   const out: TableChange[] = [];
   for (const [table, keys] of perTable) {
@@ -158,6 +144,31 @@ export interface KeyState {
   after: unknown;
   /** Deleted, then added again at the end during the run (written as a delete and an insert, so its order holds). */
   moved: boolean;
+}
+
+/** Note that key `k` was added with `row` (re-added after a delete in the run: moved to the end of the key order). */
+export function noteInsert(keys: Map<string, KeyState>, k: string, row: unknown): void {
+  const state = keys.get(k);
+  // Inserts keep the order the rows were last added in.
+  keys.delete(k);
+  keys.set(
+    k,
+    state ? { before: state.before, after: row, moved: state.before !== undefined } : { before: undefined, after: row, moved: false },
+  );
+}
+
+/** Note that key `k`, holding `row` before the run if first seen here, was deleted. */
+export function noteDelete(keys: Map<string, KeyState>, k: string, row: unknown): void {
+  const state = keys.get(k);
+  if (state) state.after = undefined;
+  else keys.set(k, { before: row, after: undefined, moved: false });
+}
+
+/** Note that key `k`'s row (`before`, if first seen here) was replaced by `after`. */
+export function noteReplace(keys: Map<string, KeyState>, k: string, before: unknown, after: unknown): void {
+  const state = keys.get(k);
+  if (state) state.after = after;
+  else keys.set(k, { before, after, moved: false });
 }
 
 /** A table's net change from its keys' states, new rows in the order they were added (a moved row: deleted, then inserted). */
