@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { trackChange, undoChanges, type ChangeTrack } from './change-tracker.js';
-import { composeChanges, type TableChange } from './row-diff.js';
+import { composeChanges, diffTable, type TableChange } from './row-diff.js';
 import { emptyDb, type DbSchema } from './schema.js';
 
 /** Minimal rows keyed like projects (rowKeys.projects reads only `id`). */
@@ -137,6 +137,35 @@ describe('change tracker', () => {
     ]);
     track.undo();
     expect(rows(db)).toEqual(before);
+  });
+
+  it('a row that moves position through recorded writes is written as a delete and an insert, to the same table as the whole-table diff', () => {
+    const db = emptyDb();
+    setRows(db, [
+      { id: 1, v: 0 },
+      { id: 2, v: 0 },
+      { id: 3, v: 0 },
+    ]);
+    const before = rows(db).slice();
+    const { doc, track } = trackChange(db);
+    // Truncate past row 2, then append it again behind row 3 (edited): row 2 moves from the middle to the end.
+    rows(doc).length = 1;
+    rows(doc).push(before[2]!);
+    rows(doc).push({ id: 2, v: 1 });
+    expect(track.recorded('projects')).toBe(true);
+    const after = rows(db).slice();
+    expect(after).toEqual([
+      { id: 1, v: 0 },
+      { id: 3, v: 0 },
+      { id: 2, v: 1 },
+    ]);
+    const recorded = track.collect().find((x) => x.table === 'projects')!;
+    const whole = diffTable('projects', before, after);
+    expect(recorded.deletes).toContainEqual({ id: 2, v: 0 });
+    expect(recorded.inserts.at(-1)).toEqual({ id: 2, v: 1 });
+    // The two differ in how much they rewrite (the tracker also moves row 3, which it deleted and re-added), not in the table they leave.
+    expect(applyToTable(before, recorded)).toEqual(after);
+    expect(applyToTable(before, recorded)).toEqual(applyToTable(before, whole));
   });
 
   it('undoes any sequence of changes, newest first, back to the table before the oldest', () => {
