@@ -25,6 +25,7 @@
  * nothing allocates per frame (`HarmonicTimbre` keeps fixed scratch).
  */
 import { createRealFft, type RealFft } from './fft.js';
+import { parabolicShift } from './role-features.js';
 import { hannWindow } from './window.js';
 
 /** Partials searched at most. */
@@ -55,9 +56,8 @@ function peakIn(power: ArrayLike<number>, lo: number, hi: number): { bin: number
   const a = Math.log(power[best - 1]! + 1e-30);
   const b = Math.log(p);
   const c = Math.log(power[best + 1]! + 1e-30);
-  const den = a - 2 * b + c;
-  if (!(den < 0)) return { bin: best, power: p };
-  const shift = Math.max(-0.5, Math.min(0.5, (0.5 * (a - c)) / den));
+  const shift = parabolicShift(a, b, c);
+  if (shift === 0) return { bin: best, power: p };
   return { bin: best + shift, power: Math.exp(b - 0.25 * (a - c) * shift) };
 }
 
