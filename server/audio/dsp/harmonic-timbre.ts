@@ -209,8 +209,6 @@ export interface HarmonicTimbreSummary {
   /** Median of the frames' B (frames with at least four partials present). */
   readonly inharmonicity: number | null;
   readonly noisiness: number;
-  /** Frames that contributed. */
-  readonly frames: number;
 }
 
 /**
@@ -223,7 +221,6 @@ export class HarmonicTimbre {
   private readonly partials = createPartials();
   private readonly sums = new Float64Array(7);
   private weight = 0;
-  private frames = 0;
   private readonly bs: number[] = [];
   private readonly fft: RealFft;
   private readonly window: Float64Array;
@@ -259,7 +256,7 @@ export class HarmonicTimbre {
   }
 
   /** Add one frame's power spectrum (bins of sampleRate/2N Hz, as `addSignalFrame` makes) with its f0 (Hz) and weight. */
-  addFrame(power: ArrayLike<number>, f0: number, weight: number): void {
+  private addFrame(power: ArrayLike<number>, f0: number, weight: number): void {
     const p = this.partials;
     if (!(weight > 0) || findPartials(power, this.binHz, f0, this.maxHz, p) < 2) return;
     const even = evenHarmonicShare(p.amps, p.count);
@@ -277,7 +274,6 @@ export class HarmonicTimbre {
     s[5] = s[5]! + weight * irregular;
     s[6] = s[6]! + weight * noise;
     this.weight += weight;
-    this.frames++;
     let present = 0;
     for (let i = 0; i < p.count; i++) if (p.amps[i]! > 0) present++;
     const fit = present >= 4 ? fitStiffString(p) : undefined;
@@ -296,7 +292,6 @@ export class HarmonicTimbre {
       irregularity: s[5]!,
       inharmonicity: bs.length ? bs[bs.length >> 1]! : null,
       noisiness: s[6]!,
-      frames: this.frames,
     };
   }
 }
