@@ -12,7 +12,7 @@ import { HookService, type HookServiceOptions } from './hooks/hooks.js';
 import type { HooksRepo } from './hooks/hooks-repo.js';
 import type { ExportsRepo } from './import-export/exports-repo.js';
 import { LfsLockService } from './lfs/lfs-locks.js';
-import { LfsObjectStore } from './lfs/lfs-objects.js';
+import type { LfsObjectStore } from './lfs/lfs-objects.js';
 import { LfsPushCheck } from './lfs/lfs-push-check.js';
 import type { LfsRepo } from './lfs/lfs-repo.js';
 import { LfsService } from './lfs/lfs.js';
@@ -94,8 +94,8 @@ export function setUpHosting(options: {
   readonly log: Logger;
   /** The largest Git LFS object accepted (default 5 GiB). */
   readonly maxLfsObjectBytes?: number;
-  /** The LFS object files (the composition's, linked with the content store); a plain store when absent. */
-  readonly lfsObjects?: LfsObjectStore;
+  /** The LFS object files (the composition's, linked with the content store). */
+  readonly lfsObjects: LfsObjectStore;
   /** Audio analysis, handed in by the composition root (hosting never imports the audio service). */
   readonly audio: RepositoryAudio;
   /** What a push queues for analysis, and where blobs are written while analysed. */
@@ -107,7 +107,7 @@ export function setUpHosting(options: {
   // The project records, repositories and folders: handed to each service that needs them, exposed by none.
   const stores: ProjectStores = { repo: repos.projects, git, paths: projectPaths(options.dataDir, identity) };
   const projects = new ProjectService(identity, stores, jobs, undefined, options.log);
-  const lfs = new LfsService(projects, identity, repos.lfs, options.lfsObjects ?? new LfsObjectStore(options.dataDir), {
+  const lfs = new LfsService(projects, identity, repos.lfs, options.lfsObjects, {
     maxObjectBytes: options.maxLfsObjectBytes ?? 5 * 1024 ** 3,
   });
   const onProjectRemoved = async (projectId: number) => {

@@ -67,9 +67,7 @@ export class ContentStore {
   /** Hold bytes another owner has (no upload needed); false when nobody holds them. */
   async adopt(sha256: string): Promise<boolean> {
     if (await this.has(sha256)) return true;
-    const target = this.pathOf(sha256);
-    await mkdir(path.dirname(target), { recursive: true });
-    return this.linkFromOwners(sha256, target);
+    return this.linkFromOwners(sha256, this.pathOf(sha256));
   }
 
   /** Drop this store's copy; call only when none of the store's own references remain. */
@@ -83,13 +81,13 @@ export class ContentStore {
 
   /**
    * Hold the bytes of a file someone else keeps (left in place), whose sha256 the caller computed: a
-   * hard link (a copy across devices), nothing when already held. Returns the held path.
+   * hard link (a copy across devices), nothing when already held. Returns the held path; throws the
+   * link's error when the file cannot be linked.
    */
   async putLinked(source: string, sha256: string): Promise<string> {
     const target = this.pathOf(sha256);
     if (await this.has(sha256)) return target;
-    if (!(await linkFromOwners([() => Promise.resolve(source)], sha256, target, this.tmpDir)))
-      throw new Error(`cannot link ${source} into the content store`);
+    await linkInto(source, target, this.tmpDir);
     return target;
   }
 }
@@ -97,8 +95,8 @@ export class ContentStore {
 /**
  * Give `target` the bytes of `sha256` another owner holds: a hard link to the first locator's file
  * (the same inode, so each owner's entry keeps the bytes alive until the last one is removed), a
- * copy across file systems (EXDEV). Linked under a temp name in `tmpDir`, then renamed: a concurrent
- * reader never sees half a file. False when no owner holds the bytes.
+ * copy across file systems (EXDEV). A locator whose file cannot be linked is passed over. False when
+ * no owner holds the bytes.
  */
 export async function linkFromOwners(
   locators: readonly ContentLocator[],
@@ -109,23 +107,37 @@ export async function linkFromOwners(
   for (const locate of locators) {
     const source = await locate(sha256);
     if (!source) continue;
-    const temp = path.join(tmpDir, `content-${randomUUID()}`);
     try {
-      await link(source, temp);
+      await linkInto(source, target, tmpDir);
     } catch (e) {
-      // Another device: a copy is the only way (still stored once on each side).
-      if ((e as NodeJS.ErrnoException).code !== 'EXDEV') continue;
-      await copyFile(source, temp);
-    }
-    try {
-      await mkdir(path.dirname(target), { recursive: true });
-      await rename(temp, target);
-    } catch (e) {
-      await rm(temp, { force: true });
+      if ((e as NodeJS.ErrnoException).syscall === 'link') continue; // not linkable: try the next owner
       throw e;
     }
-    await syncDir(path.dirname(target));
     return true;
   }
   return false;
+}
+
+/**
+ * Give `target` the bytes of `source`: a hard link, a copy across file systems (EXDEV). Linked under a
+ * temp name in `tmpDir`, then renamed: a concurrent reader never sees half a file. Throws the link's
+ * error (syscall `link`) when the file cannot be linked, other than across devices.
+ */
+async function linkInto(source: string, target: string, tmpDir: string): Promise<void> {
+  const temp = path.join(tmpDir, `content-${randomUUID()}`);
+  try {
+    await link(source, temp);
+  } catch (e) {
+    // Another device: a copy is the only way (still stored once on each side).
+    if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
+    await copyFile(source, temp);
+  }
+  try {
+    await mkdir(path.dirname(target), { recursive: true });
+    await rename(temp, target);
+  } catch (e) {
+    await rm(temp, { force: true });
+    throw e;
+  }
+  await syncDir(path.dirname(target));
 }

@@ -25,6 +25,7 @@
  * nothing allocates per frame (`HarmonicTimbre` keeps fixed scratch).
  */
 import { createRealFft, type RealFft } from './fft.js';
+import { parabolicShift } from './role-features.js';
 import { hannWindow } from './window.js';
 
 /** Partials searched at most. */
@@ -55,9 +56,8 @@ function peakIn(power: ArrayLike<number>, lo: number, hi: number): { bin: number
   const a = Math.log(power[best - 1]! + 1e-30);
   const b = Math.log(p);
   const c = Math.log(power[best + 1]! + 1e-30);
-  const den = a - 2 * b + c;
-  if (!(den < 0)) return { bin: best, power: p };
-  const shift = Math.max(-0.5, Math.min(0.5, (0.5 * (a - c)) / den));
+  const shift = parabolicShift(a, b, c);
+  if (shift === 0) return { bin: best, power: p };
   return { bin: best + shift, power: Math.exp(b - 0.25 * (a - c) * shift) };
 }
 
@@ -209,8 +209,6 @@ export interface HarmonicTimbreSummary {
   /** Median of the frames' B (frames with at least four partials present). */
   readonly inharmonicity: number | null;
   readonly noisiness: number;
-  /** Frames that contributed. */
-  readonly frames: number;
 }
 
 /**
@@ -223,7 +221,6 @@ export class HarmonicTimbre {
   private readonly partials = createPartials();
   private readonly sums = new Float64Array(7);
   private weight = 0;
-  private frames = 0;
   private readonly bs: number[] = [];
   private readonly fft: RealFft;
   private readonly window: Float64Array;
@@ -259,7 +256,7 @@ export class HarmonicTimbre {
   }
 
   /** Add one frame's power spectrum (bins of sampleRate/2N Hz, as `addSignalFrame` makes) with its f0 (Hz) and weight. */
-  addFrame(power: ArrayLike<number>, f0: number, weight: number): void {
+  private addFrame(power: ArrayLike<number>, f0: number, weight: number): void {
     const p = this.partials;
     if (!(weight > 0) || findPartials(power, this.binHz, f0, this.maxHz, p) < 2) return;
     const even = evenHarmonicShare(p.amps, p.count);
@@ -277,7 +274,6 @@ export class HarmonicTimbre {
     s[5] = s[5]! + weight * irregular;
     s[6] = s[6]! + weight * noise;
     this.weight += weight;
-    this.frames++;
     let present = 0;
     for (let i = 0; i < p.count; i++) if (p.amps[i]! > 0) present++;
     const fit = present >= 4 ? fitStiffString(p) : undefined;
@@ -296,7 +292,6 @@ export class HarmonicTimbre {
       irregularity: s[5]!,
       inharmonicity: bs.length ? bs[bs.length >> 1]! : null,
       noisiness: s[6]!,
-      frames: this.frames,
     };
   }
 }

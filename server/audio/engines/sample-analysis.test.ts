@@ -190,6 +190,39 @@ describe('sample analysis: measurements', () => {
     expect(analyse(loop.channels, 44_100, '', 4096)).toEqual(whole);
   });
 
+  it('reads a band-limited sawtooth at its analytic timbre; silence and noise have none (timbre null)', () => {
+    // Partials h·220 Hz at 1/h up to Nyquist; harmonic-timbre.ts reads MAX_PARTIALS = 20 of them
+    // (all below its 90 %-of-Nyquist search limit at these rates).
+    const sawtooth = (sr: number) => {
+      const out = new Float32Array(sr);
+      for (let h = 1; h * 220 < sr / 2; h++)
+        for (let i = 0; i < sr; i++) out[i] = out[i]! + (0.3 / h) * Math.sin((2 * Math.PI * h * 220 * i) / sr);
+      return out;
+    };
+    const a = Array.from({ length: 20 }, (_, i) => 1 / (i + 1));
+    const t1 = a[0]! / a.reduce((s, x) => s + x, 0); // amplitude share of partial 1
+    const energy = (h: number) => a[h - 1]! ** 2;
+    let even = 0;
+    let above = 0;
+    for (let h = 2; h <= 20; h++) {
+      above += energy(h);
+      if (h % 2 === 0) even += energy(h);
+    }
+    // 22.05 kHz is measured as it is; 44.1 kHz is decimated by 2 first (a box filter that dims the upper
+    // partials a little, so T1 reads about 0.004 high).
+    for (const [sr, digits] of [
+      [22_050, 2],
+      [44_100, 1.9],
+    ] as const) {
+      const timbre = analyse([sawtooth(sr)], sr).timbre;
+      expect(timbre, `${sr} Hz`).not.toBeNull();
+      expect(timbre!.tristimulus[0], `${sr} Hz`).toBeCloseTo(t1, digits);
+      expect(timbre!.even_harmonic_share, `${sr} Hz`).toBeCloseTo(even / above, digits);
+    }
+    expect(analyse([new Float32Array(44_100)], 44_100).timbre).toBeNull();
+    expect(analyse([noise(44_100, 5)], 44_100).timbre).toBeNull();
+  });
+
   it('answers empty, silent, tiny and many-channel input with finite numbers', () => {
     const cases: [Float32Array[], number][] = [
       [[new Float32Array(0)], 44_100],

@@ -18,7 +18,7 @@ import { inferLoopTempo, type LoopTempo, type TempoSource } from '../dsp/loop-te
 import { roundTo } from '../dsp/round.js';
 import type { RoleMeasurements } from './role-model-features.js';
 import type { EngineSpec, StreamEngine, StreamFormat } from './engine.js';
-import { SampleMeasurer, type SampleMeasures } from './sample-measurer.js';
+import { SampleMeasurer, VOICED_APERIODICITY, type SampleMeasures } from './sample-measurer.js';
 import { harmonicityOf, judgeRole, percussivenessOf, type RoleScore, type SampleRole } from './sample-role.js';
 
 export interface SampleAnalysisParams {
@@ -276,7 +276,7 @@ function summarisePitch(m: SampleMeasures) {
     if (!(maxPe > 0) || pe[i]! < maxPe * 1e-3) continue;
     active++;
     salienceSum += Math.max(0, Math.min(1, 1 - 2 * apers[i]!));
-    if (apers[i]! <= 0.2 && f0s[i]! > 0) voicedMidi.push(hzToMidi(f0s[i]!));
+    if (apers[i]! <= VOICED_APERIODICITY && f0s[i]! > 0) voicedMidi.push(hzToMidi(f0s[i]!));
   }
   const salience = active > 0 ? salienceSum / active : 0;
   const voiced = active > 0 ? voicedMidi.length / active : 0;

@@ -78,7 +78,7 @@ export const libraryFolderScanSchema = z
       not_audio: count('Files without an audio extension'),
       outside_roots: count('Symlinks out of the allowed roots, or to folders'),
       name_too_long: count('Names over 255 characters or paths over 1024 bytes'),
-      over_limit: count('Files past the 100 000 a folder may hold (the scan stopped)'),
+      over_limit: count('1 when the walk stopped at the 100 000-file limit'),
     }),
   })
   .meta({ id: 'LibraryFolderScan' });

@@ -7,7 +7,7 @@ import type { FolderScanRecord, FolderScanSkips } from './library-repo.js';
 /** Extensions indexed; anything else in a folder is skipped. */
 const audioExtensions = new Set(['.wav', '.wave', '.aif', '.aiff', '.flac', '.mp3', '.ogg', '.oga', '.opus', '.m4a']);
 /** Files one folder may hold (a scan of a whole disk stops past this). */
-export const maxFilesPerFolder = 100_000;
+const maxFilesPerFolder = 100_000;
 /** A name longer than an item's name may be (PATCH allows 255) is skipped. */
 const maxNameChars = 255;
 /** A path longer than this is skipped: it is stored with the item and sent on every listing. */

@@ -38,8 +38,10 @@ describe('a folder scan killed mid-way', () => {
     expect(res.status).toBe(202);
     // Killed once some files are in and many are not.
     let before: Folder;
-    do before = await onlyFolder(first.url);
-    while (before.scan.added < 10);
+    do {
+      await new Promise((r) => setTimeout(r, 50));
+      before = await onlyFolder(first.url);
+    } while (before.scan.added < 10);
     first.child.kill('SIGKILL');
     await exited;
     expect(before.scan.state).toBe('scanning');

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { encodeWav, sine } from '../../test-support/signals.js';
 import { adminToken, startTestApp, type TestApp } from '../../test-support/test-app.js';
 
@@ -96,10 +96,14 @@ describe('folder scans in the background', () => {
   it('is cancelled by removing the folder: no item of it is left or added later', async () => {
     const dir = path.join(base, 'root', 'cancelled');
     await writeWavs(dir, count);
+    // Files the scan indexes: without the abort, remove() would wait for all of them (and then take them out).
+    const added = vi.spyOn(app.library, 'addFolderFile');
     const res = await app.fetch('/audio/v1/library/folders', post({ path: dir }));
     expect(res.status).toBe(202);
     const { id } = (await res.json()) as Folder;
     expect((await app.fetch(`/audio/v1/library/folders/${id}`, { method: 'DELETE', headers: auth })).status).toBe(204);
+    const addedBeforeRemoval = added.mock.calls.length;
+    expect(addedBeforeRemoval).toBeLessThan(count);
     const itemsOf = async () =>
       (
         (await (await app.fetch('/audio/v1/library/items?per_page=200&q=hit-', { headers: auth })).json()) as { items: { path?: string }[] }
@@ -107,6 +111,8 @@ describe('folder scans in the background', () => {
     expect(await itemsOf()).toBe(0);
     await new Promise((r) => setTimeout(r, 1000));
     expect(await itemsOf()).toBe(0);
+    expect(added.mock.calls.length).toBe(addedBeforeRemoval); // the scan stopped: nothing added after
+    added.mockRestore();
     expect(await folder(id)).toBeUndefined();
   }, 60_000);
 });

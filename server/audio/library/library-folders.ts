@@ -7,8 +7,6 @@ import { hashFile, isUnderRoots, startScanRecord, walkAudioFiles, type ScanCount
 import type { FolderRecord, FolderScanRecord, LibraryRepo } from './library-repo.js';
 import type { LibraryService } from './library-service.js';
 
-export { isUnderRoots } from './folder-scan.js';
-
 /** A folder as the API shows it. */
 export interface FolderView {
   readonly id: number;
@@ -148,7 +146,7 @@ export class LibraryFolders {
     if (!folder) return;
     const abort = this.aborts.get(id) ?? new AbortController();
     this.aborts.set(id, abort);
-    const counts: ScanCounts = structuredClone(startScanRecord(resumed));
+    const counts: ScanCounts = startScanRecord(resumed);
     this.running.set(id, counts);
     let saved = Date.now();
     const save = async (record: FolderScanRecord) => {

@@ -60,7 +60,7 @@ export interface FolderScanSkips {
   readonly outsideRoots: number;
   /** File names or paths past the limits an item may carry. */
   readonly nameTooLong: number;
-  /** Files past the per-folder limit (the walk stopped there). */
+  /** 1 when the walk stopped at the per-folder file limit, else 0. */
   readonly overLimit: number;
 }
 

@@ -111,21 +111,25 @@ describe('a push naming LFS objects the project does not have (GitLab LFS integr
 
 describe('the hook’s shell pre-filter', () => {
   /** git in `cwd` with the push's environment; a push to a local bare repository runs its pre-receive hook. */
-  const git = (args: readonly string[], cwd: string, env: Readonly<Record<string, string>> = {}) =>
+  const git = (args: readonly string[], cwd: string, env: Readonly<Record<string, string>> = {}, input?: string) =>
     spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.org', ...args], {
       cwd,
       env: { ...process.env, ...env },
       encoding: 'utf8',
+      input,
     });
 
   it('starts no node for a push without a blob under 200 bytes, and node still refuses an unknown pointer', async () => {
     const root = mkdtempSync(path.join(work, 'prefilter-'));
     const dataDir = path.join(root, 'data');
     mkdirSync(path.join(dataDir, 'tmp'), { recursive: true });
-    // The "node" the hook starts: records that it was started, then is node.
+    // The "node" the hook starts: records that it was started and what it was given, then is node.
     const started = path.join(root, 'node-started');
+    const given = path.join(root, 'node-given');
     const fakeNode = path.join(root, 'node.sh');
-    writeFileSync(fakeNode, `#!/bin/sh\necho started >> '${started}'\nexec '${process.execPath}' "$@"\n`, { mode: 0o755 });
+    writeFileSync(fakeNode, `#!/bin/sh\necho started >> '${started}'\ncat > '${given}'\nexec '${process.execPath}' "$@" < '${given}'\n`, {
+      mode: 0o755,
+    });
     const linked = randomBytes(500);
     const lfs = { linkedOids: () => [createHash('sha256').update(linked).digest('hex')] } as unknown as LfsService;
     const gate = (await new LfsPushCheck(lfs, dataDir, fakeNode).gate({
@@ -151,10 +155,14 @@ describe('the hook’s shell pre-filter', () => {
     expect(existsSync(started)).toBe(false);
 
     // A pointer to an object the project does not link: node runs and refuses as before.
-    const refused = commitAndPush({ 'kick.wav': pointerOf(randomBytes(3000)) });
+    const unknown = pointerOf(randomBytes(3000));
+    const refused = commitAndPush({ 'kick.wav': unknown });
     expect(refused.status).not.toBe(0);
     expect(refused.stderr).toContain(lfsMissingMessage);
     expect(readFileSync(started, 'utf8')).toBe('started\n');
+    // Node is handed the one new small blob the pre-filter found, so it does not walk the push again.
+    const pointerBlob = git(['hash-object', '--stdin'], src, {}, unknown).stdout;
+    expect(readFileSync(given, 'utf8')).toBe(pointerBlob);
 
     // A pointer to a linked object (the refused commit amended away): node runs and accepts.
     expect(git(['reset', '-q', '--hard', 'HEAD~1'], src).status).toBe(0);

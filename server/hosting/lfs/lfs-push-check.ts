@@ -8,7 +8,8 @@
  * (`rev-list --filter=blob:limit=200 <new> --not --all`), reads them in one `cat-file --batch` and
  * keeps those that are pointers, so a push of large files costs one object walk, not their bytes.
  * A shell pre-filter in the hook makes that walk itself and starts node only when a new blob is
- * under 200 bytes (a pointer is about 130), so a push without one starts no node at all.
+ * under 200 bytes (a pointer is about 130), handing it those blobs, so a push without one starts no
+ * node at all and the walk is made once.
  */
 import { randomBytes } from 'node:crypto';
 import { access, mkdir, rename, rm, writeFile } from 'node:fs/promises';
@@ -51,21 +52,32 @@ function git(args, input) {
   });
 }
 
-async function check() {
-  const linkedFile = process.env.CRATEHOUSE_LFS_LINKED;
-  if (!linkedFile) return true;
-  const revs = readFileSync(0, 'utf8')
+/**
+ * The new blobs under 200 bytes. The shell pre-filter lists them and passes them (one oid a line,
+ * with --blobs) so they are not walked twice; when its listing failed it passes the ref updates and
+ * the walk is made here, to report the failure.
+ */
+async function newSmallBlobs() {
+  const input = readFileSync(0, 'utf8');
+  if (process.argv[2] === '--blobs') return input.split('\n').filter((oid) => oid);
+  const revs = input
     .split('\n')
     .map((line) => line.split(' ')[1])
     .filter((rev) => rev && !/^0+$/.test(rev));
-  if (revs.length === 0) return true;
+  if (revs.length === 0) return [];
   const listed = await git(['rev-list', '--objects', '--no-object-names', '--filter=blob:limit=200', ...revs, '--not', '--all']);
-  if (listed.length === 0) return true;
-  const blobs = (await git(['cat-file', '--batch-check=%(objectname) %(objecttype)'], listed))
+  if (listed.length === 0) return [];
+  return (await git(['cat-file', '--batch-check=%(objectname) %(objecttype)'], listed))
     .toString('latin1')
     .split('\n')
     .filter((line) => line.endsWith(' blob'))
     .map((line) => line.slice(0, -5));
+}
+
+async function check() {
+  const linkedFile = process.env.CRATEHOUSE_LFS_LINKED;
+  if (!linkedFile) return true;
+  const blobs = await newSmallBlobs();
   if (blobs.length === 0) return true;
   const out = await git(['cat-file', '--batch'], blobs.join('\n') + '\n');
   const named = new Set();
@@ -96,8 +108,8 @@ check().then(
 /**
  * The hook git runs: a shell pre-filter that answers 0 without starting node (about a second under
  * load) when the push adds no blob under 200 bytes, so no pointer file, which is most pushes (code,
- * large audio). Only then does node read the blobs. The same listing as the program's; when it
- * fails, node runs and reports the failure as before.
+ * large audio). Only then does node read the blobs, whose oids it is given (`--blobs`). When the
+ * listing fails, node is given the ref updates instead, lists again and reports the failure.
  */
 function hookScript(nodePath: string, program: string): string {
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -112,8 +124,11 @@ done)
 # shellcheck disable=SC2086 # one argument per new tip (hex names, no spaces)
 if listed=$(git rev-list --objects --no-object-names --filter=blob:limit=200 $revs --not --all); then
   [ -n "$listed" ] || exit 0
-  if types=$(printf '%s\\n' "$listed" | git cat-file --batch-check='%(objecttype)'); then
-    case $types in *blob*) ;; *) exit 0 ;; esac
+  if types=$(printf '%s\\n' "$listed" | git cat-file --batch-check='%(objectname) %(objecttype)'); then
+    blobs=$(printf '%s\\n' "$types" | sed -n 's/ blob$//p')
+    [ -n "$blobs" ] || exit 0
+    printf '%s\\n' "$blobs" | ELECTRON_RUN_AS_NODE=1 exec ${quote(nodePath)} ${quote(program)} --blobs
+    exit
   fi
 fi
 printf '%s\\n' "$updates" | ELECTRON_RUN_AS_NODE=1 exec ${quote(nodePath)} ${quote(program)}
