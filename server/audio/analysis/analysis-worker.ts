@@ -18,6 +18,8 @@ export interface AnalysisTask {
   readonly engineId: EngineId;
   readonly params: unknown;
   readonly file: string;
+  /** The sha256 of `file`'s bytes when already known (a complete upload): the queued pool then need not read it again. */
+  readonly sha256?: string;
   readonly decoder: DecoderChoice;
   /** Clip tier: decode only this many seconds from the start. */
   readonly headSeconds?: number;

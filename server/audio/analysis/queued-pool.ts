@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Queue, QueueEvents } from 'bullmq';
 import { AppError } from '../../http/errors.js';
 import type { Logger } from '../../http/logger.js';
 import { redisKeyPrefix, redisOptions } from '../../queue/redis-connection.js';
 import type { ContentStore } from '../../shared/content-store.js';
+import { sha256File } from '../../shared/sha256-file.js';
 import { analysisQueueName, queuePriority, type QueuedAnalysisResult, type QueuedAnalysisTask } from './analysis-queue.js';
 import { fromFailure, isFailure } from './analysis-failure.js';
 import { deadlineExceeded, defaultAnalysisBudget, type AnalysisBudget } from './task-deadline.js';
@@ -31,8 +30,8 @@ const queueWaitMs = 60_000;
 
 /**
  * An AnalysisPool whose tasks run wherever a consumer takes them from Redis (a `cratehouse worker`, or
- * this node when it analyses too): the file is hashed, linked into the input store, queued as
- * {sha256, engine, params, priority} and its answer awaited. `local` (this node's threads) runs the
+ * this node when it analyses too): the file is linked into the input store under its sha256 (the one
+ * the task carries, else hashed here), queued as {sha256, engine, params, priority} and its answer awaited. `local` (this node's threads) runs the
  * split engines' combine step and what must stay here: a task reading an upload as it arrives.
  */
 export function createQueuedAnalysisPool(local: AnalysisPool, options: QueuedPoolOptions): AnalysisPool {
@@ -52,7 +51,9 @@ export function createQueuedAnalysisPool(local: AnalysisPool, options: QueuedPoo
     async run(task, signal, priority = 'interactive') {
       if (task.growing) return local.run(task, signal, priority);
       if (signal?.aborted) throw cancelled();
-      const { sha256, bytes } = await hashFile(task.file);
+      // A complete upload's hash is known (AnalysisTask.sha256): the file is read again only without it.
+      const sha256 = task.sha256 ?? (await sha256File(task.file));
+      const { size: bytes } = await stat(task.file);
       holding.set(sha256, (holding.get(sha256) ?? 0) + 1);
       try {
         await options.inputs.putLinked(task.file, sha256);
@@ -97,13 +98,6 @@ export function createQueuedAnalysisPool(local: AnalysisPool, options: QueuedPoo
       await local.destroy();
     },
   };
-}
-
-/** The sha256 and size of a file, read once. */
-async function hashFile(file: string): Promise<{ sha256: string; bytes: number }> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return { sha256: hash.digest('hex'), bytes: (await stat(file)).size };
 }
 
 /** The answer, unless the caller stops waiting first (the task itself runs on; its answer is dropped). */
