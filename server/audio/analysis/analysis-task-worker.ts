@@ -4,6 +4,7 @@ import type { Logger } from '../../http/logger.js';
 import { redisKeyPrefix, redisOptions } from '../../queue/redis-connection.js';
 import type { ContentStore } from '../../shared/content-store.js';
 import type { DecoderChoice } from '../decode/pcm-source.js';
+import { toFailure } from './analysis-failure.js';
 import { analysisQueueName, type QueuedAnalysisResult, type QueuedAnalysisTask } from './analysis-queue.js';
 import type { AnalysisPool } from './worker-pool.js';
 
@@ -61,15 +62,7 @@ export function startAnalysisTaskWorker(options: AnalysisTaskWorkerOptions): Ana
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         log.info(`analysis task ${String(job.id)} failed: ${error.message}`);
-        const { code, retryAfter } = error.options;
-        return {
-          failure: {
-            kind: error.kind,
-            message: error.message,
-            ...(code ? { code } : {}),
-            ...(retryAfter !== undefined ? { retryAfter } : {}),
-          },
-        };
+        return toFailure(error);
       }
     },
     {
