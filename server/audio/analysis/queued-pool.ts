@@ -27,6 +27,8 @@ export interface QueuedPoolOptions {
 const leanBytesPerSecond = 16_000;
 /** Time past the budget a task may wait in the queue behind others before the app node gives up (503). */
 const queueWaitMs = 60_000;
+/** How much longer than the app node waits BullMQ keeps listening for a job's end (it then unsubscribes). */
+const listenerGraceMs = 5_000;
 
 /**
  * An AnalysisPool whose tasks run wherever a consumer takes them from Redis (a `cratehouse worker`, or
@@ -47,6 +49,8 @@ export function createQueuedAnalysisPool(local: AnalysisPool, options: QueuedPoo
   const budget = options.budget ?? defaultAnalysisBudget;
   // Inputs in use by this node's waiting tasks: one link per sha256, removed with its last task.
   const holding = new Map<string, number>();
+  // Inputs being removed (their last task ended): a new task of the same bytes links them again only after.
+  const removing = new Map<string, Promise<void>>();
   return {
     async run(task, signal, priority = 'interactive') {
       if (task.growing) return local.run(task, signal, priority);
@@ -56,6 +60,7 @@ export function createQueuedAnalysisPool(local: AnalysisPool, options: QueuedPoo
       const { size: bytes } = await stat(task.file);
       holding.set(sha256, (holding.get(sha256) ?? 0) + 1);
       try {
+        await removing.get(sha256)?.catch(() => undefined);
         await options.inputs.putLinked(task.file, sha256);
         await ready;
         const job = await queue.add(
@@ -72,20 +77,27 @@ export function createQueuedAnalysisPool(local: AnalysisPool, options: QueuedPoo
           { priority: queuePriority[priority], removeOnComplete: { age: 600 }, removeOnFail: { age: 600 } },
         );
         const waitMs = 1000 * (budget.baseS + (budget.perAudioS * bytes) / leanBytesPerSecond) + queueWaitMs;
-        const out = await untilAborted(job.waitUntilFinished(events, waitMs), signal).catch((error: unknown) => {
-          if (error instanceof AppError) throw error;
+        // BullMQ's own timeout (a little later than ours) only unsubscribes the wait of a job that never finishes.
+        const answer = job.waitUntilFinished(events, waitMs + listenerGraceMs).catch((error: unknown) => {
           const message = error instanceof Error ? error.message : String(error);
-          if (/timed out/i.test(message)) throw deadlineExceeded(budget);
           throw new AppError('unavailable', `The analysis failed on its worker: ${message}`, { code: 'worker_failed', retryAfter: 1 });
         });
-        if (isFailure(out)) throw fromFailure(out);
-        return out;
+        const waited = await untilStopped(answer, signal, waitMs, () => deadlineExceeded(budget));
+        if ('stopped' in waited) {
+          // Nobody waits for it any more: a job still waiting is dropped (one already running cannot be, and runs on).
+          await job.remove().catch(() => undefined);
+          throw waited.stopped;
+        }
+        if (isFailure(waited.answer)) throw fromFailure(waited.answer);
+        return waited.answer;
       } finally {
         const left = (holding.get(sha256) ?? 1) - 1;
         if (left > 0) holding.set(sha256, left);
         else {
           holding.delete(sha256);
-          await options.inputs.remove(sha256);
+          const removed = options.inputs.remove(sha256).finally(() => removing.delete(sha256));
+          removing.set(sha256, removed);
+          await removed;
         }
       }
     },
@@ -100,13 +112,31 @@ export function createQueuedAnalysisPool(local: AnalysisPool, options: QueuedPoo
   };
 }
 
-/** The answer, unless the caller stops waiting first (the task itself runs on; its answer is dropped). */
-function untilAborted<T>(answer: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return answer;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(cancelled());
-    signal.addEventListener('abort', onAbort, { once: true });
-    answer.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+/**
+ * The answer, unless the caller stops waiting first: it aborts `signal` (cancelled) or `ms` pass (the
+ * error `onTimeout` gives). The task itself may run on; its answer is then dropped.
+ */
+function untilStopped<T>(
+  answer: Promise<T>,
+  signal: AbortSignal | undefined,
+  ms: number,
+  onTimeout: () => AppError,
+): Promise<{ readonly answer: T } | { readonly stopped: AppError }> {
+  return new Promise((resolve, reject) => {
+    const stop = (stopped: AppError) => {
+      clearTimeout(timer);
+      resolve({ stopped });
+    };
+    const onAbort = () => stop(cancelled());
+    const timer = setTimeout(() => stop(onTimeout()), ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    answer
+      .then((value) => resolve({ answer: value }), reject)
+      .finally(() => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      });
   });
 }
 
