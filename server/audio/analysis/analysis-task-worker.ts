@@ -1,7 +1,7 @@
 import { Worker } from 'bullmq';
 import { AppError } from '../../http/errors.js';
 import type { Logger } from '../../http/logger.js';
-import { redisKeyPrefix, redisOptions } from '../../queue/redis-connection.js';
+import { bullWorkerOptions } from '../../queue/redis-connection.js';
 import type { ContentStore } from '../../shared/content-store.js';
 import type { DecoderChoice } from '../decode/pcm-source.js';
 import { toFailure } from './analysis-failure.js';
@@ -27,9 +27,6 @@ export interface AnalysisTaskWorkerOptions {
 export interface AnalysisTaskWorker {
   close(): Promise<void>;
 }
-
-/** A dying node may lose one task this many times before BullMQ gives up on it (the app node then answers 503). */
-const maxStalls = 3;
 
 /**
  * Take analysis tasks from the Redis queue and run them on this node's pool: `cratehouse worker`, and an
@@ -65,14 +62,7 @@ export function startAnalysisTaskWorker(options: AnalysisTaskWorkerOptions): Ana
         return toFailure(error);
       }
     },
-    {
-      connection: redisOptions(options.url),
-      prefix: redisKeyPrefix,
-      concurrency: options.concurrency,
-      lockDuration: options.lockS * 1000,
-      stalledInterval: (options.lockS * 1000) / 2,
-      maxStalledCount: maxStalls,
-    },
+    bullWorkerOptions(options.url, options.concurrency, options.lockS),
   );
   worker.on('error', (e: unknown) => log.error('redis (analysis worker)', e));
   return { close: () => worker.close() };
