@@ -19,7 +19,7 @@ export interface BullJobQueueOptions {
 const priorityOrigin = 1_000_000;
 
 /** BullMQ's priority for ours: higher first becomes lower first, within BullMQ's range. */
-export function bullPriority(priority: number): number {
+function bullPriority(priority: number): number {
   return Math.min(2 * priorityOrigin, Math.max(1, priorityOrigin - Math.trunc(priority)));
 }
 

@@ -112,7 +112,7 @@ export class AnalysisService {
 
   /** Start analysing an upload as it arrives; hand the result to `analyse` with the finished upload. */
   begin(engineId: EngineId, params: Readonly<Record<string, unknown>>, options: AnalysisOptions = {}): EarlyAnalysis {
-    if (this.pool.analysesGrowingFiles === false) return new EarlyAnalysis(null);
+    if (!this.pool.analysesGrowingFiles) return new EarlyAnalysis(null);
     return new EarlyAnalysis((file, control) => this.run(engineId, params, file, options, control));
   }
 

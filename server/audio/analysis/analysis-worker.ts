@@ -55,9 +55,6 @@ export interface AnalysisOutput {
   readonly split?: 'whole' | 'skipped';
 }
 
-/** An AppError crossing the thread boundary as plain data (structured clone drops Error subclasses' fields). */
-export type { AnalysisFailure } from './analysis-failure.js';
-
 /**
  * Worker entry (piscina, export name `analyse`). Runs off the HTTP event loop: ffmpeg decodes in a
  * child process, the engine reduces chunk by chunk, so memory stays bounded for any length.

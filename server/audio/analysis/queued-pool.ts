@@ -34,7 +34,8 @@ const listenerGraceMs = 5_000;
  * An AnalysisPool whose tasks run wherever a consumer takes them from Redis (a `cratehouse worker`, or
  * this node when it analyses too): the file is linked into the input store under its sha256 (the one
  * the task carries, else hashed here), queued as {sha256, engine, params, priority} and its answer awaited. `local` (this node's threads) runs the
- * split engines' combine step and what must stay here: a task reading an upload as it arrives.
+ * split engines' combine step. It never gets a task reading an upload as it arrives (`growing`): with
+ * analysesGrowingFiles false, AnalysisService starts no analysis before the upload is complete.
  */
 export function createQueuedAnalysisPool(local: AnalysisPool, options: QueuedPoolOptions): AnalysisPool {
   const connection = redisOptions(options.url);
@@ -53,7 +54,6 @@ export function createQueuedAnalysisPool(local: AnalysisPool, options: QueuedPoo
   const removing = new Map<string, Promise<void>>();
   return {
     async run(task, signal, priority = 'interactive') {
-      if (task.growing) return local.run(task, signal, priority);
       if (signal?.aborted) throw cancelled();
       // A complete upload's hash is known (AnalysisTask.sha256): the file is read again only without it.
       const sha256 = task.sha256 ?? (await sha256File(task.file));
