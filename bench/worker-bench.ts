@@ -3,17 +3,13 @@
 // Usage: tsx bench/worker-bench.ts [--uploads 200] [--seconds 10] [--threads 1] [--parallel 16] [--write]
 // The uploads are synthetic tones (stereo 1 kHz, a different level each so every one is a cache miss)
 // posted to /audio/v1/loudness; each run counts the tasks the workers logged as finished.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFile } from 'node:fs/promises';
 import { loadavg, availableParallelism } from 'node:os';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { encodeWav, sine } from '../server/test-support/signals.js';
 import { fileForm, startTestApp } from '../server/test-support/test-app.js';
 import { startPrivateRedis } from '../server/test-support/private-redis.js';
+import { startWorkerChild } from '../server/test-support/worker-child.js';
+import { say, writeResults } from './bench-support.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
@@ -22,40 +18,13 @@ const uploads = arg('uploads', 200);
 const seconds = arg('seconds', 10);
 const threads = arg('threads', 1);
 const parallel = arg('parallel', 16);
-const write = process.argv.includes('--write');
-
-interface Worker {
-  readonly child: ChildProcess;
-  finished: number;
-  readonly exited: Promise<void>;
-}
-
-function startWorker(dataDir: string, redisUrl: string): Promise<Worker> {
-  const child = spawn(process.execPath, ['bin/cratehouse.mjs', 'worker', '--data-dir', dataDir], {
-    cwd: root,
-    env: {
-      ...process.env,
-      CRATEHOUSE_REDIS_URL: redisUrl,
-      CRATEHOUSE_ANALYSIS_THREADS: String(threads),
-      CRATEHOUSE_LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const w: Worker = { child, finished: 0, exited: new Promise((r) => child.once('exit', () => r())) };
-  createInterface({ input: child.stderr! }).on('line', (line) => {
-    if (/analysis task \S+ finished/.test(line)) w.finished++;
-  });
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => line.includes('taking analysis tasks') && resolve(w));
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
-  });
-}
-
 /** One run: a fresh Redis and app node, `workers` worker processes, `uploads` distinct tones; returns uploads per second. */
 async function run(workers: number, offsetDb: number): Promise<{ perS: number; wallS: number; finished: number[]; failed: number }> {
   const redis = await startPrivateRedis();
   const app = await startTestApp({ redis: { url: redis.url, lockS: 30, analysisInApp: false } });
-  const procs = await Promise.all(Array.from({ length: workers }, () => startWorker(app.dataDir, redis.url)));
+  const procs = await Promise.all(
+    Array.from({ length: workers }, () => startWorkerChild(app.dataDir, redis.url, { CRATEHOUSE_ANALYSIS_THREADS: String(threads) })),
+  );
   // Let the workers' threads warm up (the JIT warm-up task at start) before the clock starts.
   await new Promise((r) => setTimeout(r, 3000));
   const bodies = Array.from({ length: uploads }, (_, i) => {
@@ -80,7 +49,7 @@ async function run(workers: number, offsetDb: number): Promise<{ perS: number; w
     }),
   );
   const wallS = (performance.now() - t0) / 1000;
-  const finished = procs.map((p) => p.finished);
+  const finished = procs.map((p) => p.finished.length);
   for (const p of procs) {
     p.child.kill('SIGTERM');
     await p.exited;
@@ -114,6 +83,6 @@ const lines = [
   `speed-up 2 vs 1: ${(two.perS / one.perS).toFixed(2)}×; load average before: ${loadBefore}, after: ${loadAfter}`,
   '',
 ];
-process.stdout.write(lines.join('\n') + '\n');
-if (write) await appendFile(path.join(root, 'bench/RESULTS.md'), '\n' + lines.join('\n'));
+for (const line of lines) say(line);
+await writeResults();
 process.exit(0);

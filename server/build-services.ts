@@ -113,16 +113,18 @@ export interface Services {
 
 /**
  * This node's analysis threads; with Redis, the pool queues tasks there instead, and the threads take
- * tasks from the queue like a `cratehouse worker` does unless `analysisInApp` is off.
+ * tasks from the queue like a `cratehouse worker` does unless `analysisInApp` is off (then one thread,
+ * for the combine step, whatever the configured count).
  */
 function setUpAnalysisPool(
   options: ServiceOptions,
   decoder: DecoderChoice,
   log: Logger,
 ): { readonly pool: AnalysisPool; readonly analysisTasks: AnalysisTaskWorker | null } {
-  const threads = options.analysisPool.threads ?? availableParallelism();
-  const local = createAnalysisPool(threads, options.analysisPool.options);
   const { redis } = options;
+  // An app node that leaves analysis to workers only combines split engines' parts here: one thread does.
+  const threads = redis && !redis.analysisInApp ? 1 : (options.analysisPool.threads ?? availableParallelism());
+  const local = createAnalysisPool(threads, options.analysisPool.options);
   if (!redis) return { pool: local, analysisTasks: null };
   const inputs = new ContentStore(path.join(options.dataDir, analysisInputsDir), options.uploads.tmpDir);
   const pool = createQueuedAnalysisPool(local, { url: redis.url, inputs, budget: options.analysisPool.options.budget, log });

@@ -205,6 +205,13 @@ async function openOps(config: Config, env: Readonly<Record<string, string | und
   return fileOps(config);
 }
 
+/** A long-running command (serve, worker): on SIGTERM or SIGINT, stop it, then exit 0. */
+function stopOnSignal(running: { stop(): Promise<void> }): void {
+  const stop = () => void running.stop().then(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
 /** Run the CLI; returns the exit code. */
 export async function runCli(
   argv: readonly string[],
@@ -224,18 +231,14 @@ export async function runCli(
     const { parseCliFlags } = await import('./config/load-config.js');
     const server = await startServer(loadConfig(env, parseCliFlags(argv.slice(1))));
     out(`Cratehouse listening on ${server.url}`);
-    const stop = () => void server.stop().then(() => process.exit(0));
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
+    stopOnSignal(server);
     return -1;
   }
   if (command === 'worker') {
     const { startWorker } = await import('./start-worker.js');
     const worker = await startWorker(config);
     out(`Cratehouse worker taking analysis tasks (${worker.threads} threads, data dir ${config.dataDir})`);
-    const stop = () => void worker.stop().then(() => process.exit(0));
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
+    stopOnSignal(worker);
     return -1;
   }
   if (command === 'analyze') {

@@ -1,5 +1,5 @@
-import { mkdir } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { analysisInputsDir } from './audio/analysis/analysis-queue.js';
 import { startAnalysisTaskWorker } from './audio/analysis/analysis-task-worker.js';
@@ -29,9 +29,8 @@ export async function startWorker(config: Config, options: { readonly log?: Logg
   const ffmpeg = await resolveFfmpeg(config.ffmpegPath);
   if (!ffmpeg) log.info('ffmpeg not found: set CRATEHOUSE_FFMPEG or install ffmpeg (decoding falls back to the built-in decoders)');
   const threads = config.analysisThreads > 0 ? config.analysisThreads : availableParallelism();
-  // The warm-up writes a WAV of its own: in a private folder, not the app node's upload dir.
-  const warmUpDir = path.join(config.dataDir, 'tmp', `worker-${process.pid}`);
-  await mkdir(warmUpDir, { recursive: true });
+  // The warm-up writes a WAV of its own: in a private folder of this machine's temp dir (removed at stop), not the data dir.
+  const warmUpDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-worker-'));
   const pool = createAnalysisPool(threads, {
     warmUpDir,
     budget: { baseS: config.analysisBudgetS, perAudioS: config.analysisBudgetPerAudioS },
@@ -53,6 +52,7 @@ export async function startWorker(config: Config, options: { readonly log?: Logg
       (stopping ??= (async () => {
         await tasks.close();
         await pool.destroy();
+        await rm(warmUpDir, { recursive: true, force: true });
       })()),
   };
 }

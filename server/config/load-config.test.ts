@@ -45,6 +45,32 @@ describe('loadConfig', () => {
     expect(loadConfig({ CRATEHOUSE_ANALYSIS_IN_APP: 'off' }).analysisInApp).toBe(false);
   });
 
+  it('reads the analysis thread count and the Redis task lock, with one thread per core and a 30 s lock as the defaults', () => {
+    expect(loadConfig({})).toMatchObject({ analysisThreads: 0, redisLockS: 30 }); // 0: one thread per core
+    expect(loadConfig({ CRATEHOUSE_ANALYSIS_THREADS: '3', CRATEHOUSE_REDIS_LOCK_S: '5' })).toMatchObject({
+      analysisThreads: 3,
+      redisLockS: 5,
+    });
+    expect(loadConfig({ CRATEHOUSE_ANALYSIS_THREADS: '0', CRATEHOUSE_REDIS_LOCK_S: '1' })).toMatchObject({
+      analysisThreads: 0,
+      redisLockS: 1,
+    });
+    for (const bad of ['-1', '1.5'])
+      expect(() => loadConfig({ CRATEHOUSE_ANALYSIS_THREADS: bad })).toThrow(
+        new ConfigError(`CRATEHOUSE_ANALYSIS_THREADS must be a whole number (0: one per core), got ${bad}`),
+      );
+    expect(() => loadConfig({ CRATEHOUSE_ANALYSIS_THREADS: 'all' })).toThrow(
+      new ConfigError('CRATEHOUSE_ANALYSIS_THREADS must be a number, got "all"'),
+    );
+    for (const bad of ['0', '0.5', '-30'])
+      expect(() => loadConfig({ CRATEHOUSE_REDIS_LOCK_S: bad })).toThrow(
+        new ConfigError(`CRATEHOUSE_REDIS_LOCK_S must be at least 1 second, got ${bad}`),
+      );
+    expect(() => loadConfig({ CRATEHOUSE_REDIS_LOCK_S: '30s' })).toThrow(
+      new ConfigError('CRATEHOUSE_REDIS_LOCK_S must be a number, got "30s"'),
+    );
+  });
+
   it('reads every CRATEHOUSE_* variable it documents', () => {
     const c = loadConfig({
       CRATEHOUSE_HOST: '::1',

@@ -2,7 +2,7 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from '../http/logger.js';
 import type { JobQueue } from './job-queue.js';
-import { redisKeyPrefix, redisOptions } from './redis-connection.js';
+import { bullWorkerOptions, redisKeyPrefix, redisOptions } from './redis-connection.js';
 
 /** How the BullMQ queue of job ids runs on this node. */
 export interface BullJobQueueOptions {
@@ -15,13 +15,11 @@ export interface BullJobQueueOptions {
   readonly name?: string;
 }
 
-/** Jobs a dying node may lose more than this many times are given up (BullMQ moves them to failed; resume() re-queues them at the next boot). */
-const maxStalls = 3;
 /** BullMQ's priorities run 1 (first) .. 2^21; ours run higher-first around 0. */
 const priorityOrigin = 1_000_000;
 
 /** BullMQ's priority for ours: higher first becomes lower first, within BullMQ's range. */
-export function bullPriority(priority: number): number {
+function bullPriority(priority: number): number {
   return Math.min(2 * priorityOrigin, Math.max(1, priorityOrigin - Math.trunc(priority)));
 }
 
@@ -50,16 +48,8 @@ export function createBullJobQueue(options: BullJobQueueOptions, log: Logger): J
   return {
     start(run) {
       if (worker) return;
-      worker = new Worker(name, (job) => run(String(job.id)), {
-        connection,
-        prefix: redisKeyPrefix,
-        concurrency: options.concurrency,
-        lockDuration: options.lockS * 1000,
-        stalledInterval: (options.lockS * 1000) / 2,
-        maxStalledCount: maxStalls,
-        removeOnComplete: { count: 0 },
-        removeOnFail: { count: 0 },
-      });
+      // Every job is added with removeOnComplete/removeOnFail (see add), which BullMQ prefers to any Worker-level setting.
+      worker = new Worker(name, (job) => run(String(job.id)), bullWorkerOptions(options.url, options.concurrency, options.lockS));
       worker.on('error', (e: unknown) => log.error('redis (job worker)', e));
     },
     add(jobId, priority) {

@@ -1,4 +1,4 @@
-import type { RedisOptions as BullRedisOptions } from 'bullmq';
+import type { RedisOptions as BullRedisOptions, WorkerOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 
 /** Key prefix of every queue Cratehouse keeps in Redis (one Redis may serve other applications). */
@@ -22,6 +22,28 @@ export function redisOptions(url: string): RedisOptions & BullRedisOptions {
     ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
     ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
     ...(u.protocol === 'rediss:' ? { tls: { servername: u.hostname } } : {}),
+  };
+}
+
+/**
+ * A dying node may lose one job this many times before BullMQ gives up on it (moves it to failed: a
+ * queued job is re-queued by resume() at the next boot, an analysis task is answered 503).
+ */
+const maxStalls = 3;
+
+/**
+ * The options every Cratehouse BullMQ Worker runs with: `concurrency` jobs at once, each locked for
+ * `lockS` seconds (renewed while it runs), so a job whose node died is moved back to waiting by the
+ * stalled-job check once its lock expires and taken by another node.
+ */
+export function bullWorkerOptions(url: string, concurrency: number, lockS: number): WorkerOptions {
+  return {
+    connection: redisOptions(url),
+    prefix: redisKeyPrefix,
+    concurrency,
+    lockDuration: lockS * 1000,
+    stalledInterval: (lockS * 1000) / 2,
+    maxStalledCount: maxStalls,
   };
 }
 

@@ -12,7 +12,7 @@ export interface PrivateRedis {
 }
 
 /** Whether redis-server can be run here. */
-export function hasRedisServer(): boolean {
+function hasRedisServer(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 

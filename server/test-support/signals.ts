@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { wavHeader } from '../audio/decode/wav-reader.js';
 
-export { sha256File } from '../audio/artifacts/artifact-store.js';
+export { sha256File } from '../shared/sha256-file.js';
 
 /** dBFS (peak) to linear amplitude. */
 export const dbToAmp = (db: number): number => 10 ** (db / 20);

@@ -1,13 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeWav, sine } from '../../test-support/signals.js';
 import { fileForm, startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { redisSkipReason, startPrivateRedis, type PrivateRedis } from '../../test-support/private-redis.js';
+import { startWorkerChild, type WorkerChild } from '../../test-support/worker-child.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const auth = { Authorization: 'Bearer admin-token' };
 const redisSkip = redisSkipReason(process.env);
 if (redisSkip) console.warn(redisSkip);
@@ -15,44 +12,9 @@ if (redisSkip) console.warn(redisSkip);
 /** Seconds a dead worker's task stays locked before another worker takes it (CRATEHOUSE_REDIS_LOCK_S). */
 const lockS = 2;
 
-/** A `cratehouse worker` child process and what it logged about tasks: task id → lines. */
-interface WorkerChild {
-  readonly child: ChildProcess;
-  readonly started: string[];
-  readonly finished: string[];
-  readonly exited: Promise<void>;
-}
-
-/** Start `bin/cratehouse.mjs worker` over the app's data dir; resolve once it logs that it takes tasks. */
-function startWorker(dataDir: string, redisUrl: string): Promise<WorkerChild> {
-  const child = spawn(process.execPath, ['bin/cratehouse.mjs', 'worker', '--data-dir', dataDir], {
-    cwd: root,
-    env: {
-      ...process.env,
-      CRATEHOUSE_REDIS_URL: redisUrl,
-      CRATEHOUSE_REDIS_LOCK_S: String(lockS),
-      CRATEHOUSE_ANALYSIS_THREADS: '1',
-      CRATEHOUSE_LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const worker: WorkerChild = {
-    child,
-    started: [],
-    finished: [],
-    exited: new Promise((resolve) => child.once('exit', () => resolve())),
-  };
-  createInterface({ input: child.stderr! }).on('line', (line) => {
-    const m = /analysis task (\S+) (started|finished)/.exec(line);
-    if (m) (m[2] === 'started' ? worker.started : worker.finished).push(m[1]!);
-  });
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.includes('taking analysis tasks')) resolve(worker);
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited early with ${code}`)));
-  });
-}
+/** A `cratehouse worker` over the app's data dir, one thread, with the test's short task lock. */
+const startWorker = (dataDir: string, redisUrl: string): Promise<WorkerChild> =>
+  startWorkerChild(dataDir, redisUrl, { CRATEHOUSE_REDIS_LOCK_S: String(lockS), CRATEHOUSE_ANALYSIS_THREADS: '1' });
 
 /** Stereo 1 kHz at −`db` dBFS: EBU Tech 3341 case 1 reads such a tone as −`db` LUFS (independent of our meter). */
 const toneWav = (db: number, seconds: number) => {

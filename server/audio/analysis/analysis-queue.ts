@@ -1,5 +1,6 @@
 import type { EngineId } from '../engines/registry.js';
-import type { AnalysisFailure, AnalysisOutput } from './analysis-worker.js';
+import type { AnalysisFailure } from './analysis-failure.js';
+import type { AnalysisOutput } from './analysis-worker.js';
 import type { AnalysisPriority } from './worker-pool.js';
 
 /** The BullMQ queue analysis tasks wait in (under the `cratehouse` key prefix). */

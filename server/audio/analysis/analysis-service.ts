@@ -112,19 +112,20 @@ export class AnalysisService {
 
   /** Start analysing an upload as it arrives; hand the result to `analyse` with the finished upload. */
   begin(engineId: EngineId, params: Readonly<Record<string, unknown>>, options: AnalysisOptions = {}): EarlyAnalysis {
-    if (this.pool.analysesGrowingFiles === false) return new EarlyAnalysis(null);
+    if (!this.pool.analysesGrowingFiles) return new EarlyAnalysis(null);
     return new EarlyAnalysis((file, control) => this.run(engineId, params, file, options, control));
   }
 
   /**
    * Run an engine in the pool. An engine with `split` parts runs them as separate tasks at once (one
    * per thread when threads are free), each reading the file itself, and combines their results; a
-   * failing part stops the others. With `control`, the file may still be arriving (see EarlyAnalysis).
+   * failing part stops the others. With `control`, the file may still be arriving (see EarlyAnalysis);
+   * a HeldFile (complete, its sha256 known) passes its hash on with each task.
    */
   private async run(
     engineId: EngineId,
     params: Readonly<Record<string, unknown>>,
-    file: string,
+    file: string | HeldFile,
     options: AnalysisOptions,
     control?: SharedArrayBuffer,
   ): Promise<AnalysisOutput> {
@@ -133,7 +134,7 @@ export class AnalysisService {
       engineId: id,
       ...(part !== undefined ? { split: { whole: engineId, part } } : {}),
       params,
-      file,
+      ...(typeof file === 'string' ? { file } : { file: file.path, sha256: file.sha256 }),
       decoder: this.decoder,
       ...(options.headSeconds ? { headSeconds: options.headSeconds } : {}),
       ...(shared ? { control: shared, growing: control !== undefined } : {}),
@@ -215,7 +216,7 @@ export class AnalysisService {
     }
     const running = options.early?.resultFor(file.path) ?? null;
     if (!running) options.early?.cancel();
-    const out = await (running ?? this.run(engineId, params, file.path, options));
+    const out = await (running ?? this.run(engineId, params, file, options));
     this.meter.analysed(tenant, out.analysedSeconds);
     const entry = { source: out.source, result: out.result };
     await this.cache.set(key, entry);

@@ -1,9 +1,10 @@
 import { Worker } from 'bullmq';
 import { AppError } from '../../http/errors.js';
 import type { Logger } from '../../http/logger.js';
-import { redisKeyPrefix, redisOptions } from '../../queue/redis-connection.js';
+import { bullWorkerOptions } from '../../queue/redis-connection.js';
 import type { ContentStore } from '../../shared/content-store.js';
 import type { DecoderChoice } from '../decode/pcm-source.js';
+import { toFailure } from './analysis-failure.js';
 import { analysisQueueName, type QueuedAnalysisResult, type QueuedAnalysisTask } from './analysis-queue.js';
 import type { AnalysisPool } from './worker-pool.js';
 
@@ -26,9 +27,6 @@ export interface AnalysisTaskWorkerOptions {
 export interface AnalysisTaskWorker {
   close(): Promise<void>;
 }
-
-/** A dying node may lose one task this many times before BullMQ gives up on it (the app node then answers 503). */
-const maxStalls = 3;
 
 /**
  * Take analysis tasks from the Redis queue and run them on this node's pool: `cratehouse worker`, and an
@@ -61,25 +59,10 @@ export function startAnalysisTaskWorker(options: AnalysisTaskWorkerOptions): Ana
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         log.info(`analysis task ${String(job.id)} failed: ${error.message}`);
-        const { code, retryAfter } = error.options;
-        return {
-          failure: {
-            kind: error.kind,
-            message: error.message,
-            ...(code ? { code } : {}),
-            ...(retryAfter !== undefined ? { retryAfter } : {}),
-          },
-        };
+        return toFailure(error);
       }
     },
-    {
-      connection: redisOptions(options.url),
-      prefix: redisKeyPrefix,
-      concurrency: options.concurrency,
-      lockDuration: options.lockS * 1000,
-      stalledInterval: (options.lockS * 1000) / 2,
-      maxStalledCount: maxStalls,
-    },
+    bullWorkerOptions(options.url, options.concurrency, options.lockS),
   );
   worker.on('error', (e: unknown) => log.error('redis (analysis worker)', e));
   return { close: () => worker.close() };

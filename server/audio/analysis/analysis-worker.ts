@@ -18,6 +18,8 @@ export interface AnalysisTask {
   readonly engineId: EngineId;
   readonly params: unknown;
   readonly file: string;
+  /** The sha256 of `file`'s bytes when already known (a complete upload): the queued pool then need not read it again. */
+  readonly sha256?: string;
   readonly decoder: DecoderChoice;
   /** Clip tier: decode only this many seconds from the start. */
   readonly headSeconds?: number;
@@ -52,9 +54,6 @@ export interface AnalysisOutput {
   /** For a split task: `whole` when it ran the whole engine instead of its part, `skipped` when it left that to part 0. */
   readonly split?: 'whole' | 'skipped';
 }
-
-/** An AppError crossing the thread boundary as plain data (structured clone drops Error subclasses' fields). */
-export type { AnalysisFailure } from './analysis-failure.js';
 
 /**
  * Worker entry (piscina, export name `analyse`). Runs off the HTTP event loop: ffmpeg decodes in a

@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Queue, QueueEvents } from 'bullmq';
 import { AppError } from '../../http/errors.js';
 import type { Logger } from '../../http/logger.js';
 import { redisKeyPrefix, redisOptions } from '../../queue/redis-connection.js';
 import type { ContentStore } from '../../shared/content-store.js';
+import { sha256File } from '../../shared/sha256-file.js';
 import { analysisQueueName, queuePriority, type QueuedAnalysisResult, type QueuedAnalysisTask } from './analysis-queue.js';
 import { fromFailure, isFailure } from './analysis-failure.js';
 import { deadlineExceeded, defaultAnalysisBudget, type AnalysisBudget } from './task-deadline.js';
@@ -28,12 +27,15 @@ export interface QueuedPoolOptions {
 const leanBytesPerSecond = 16_000;
 /** Time past the budget a task may wait in the queue behind others before the app node gives up (503). */
 const queueWaitMs = 60_000;
+/** How much longer than the app node waits BullMQ keeps listening for a job's end (it then unsubscribes). */
+const listenerGraceMs = 5_000;
 
 /**
  * An AnalysisPool whose tasks run wherever a consumer takes them from Redis (a `cratehouse worker`, or
- * this node when it analyses too): the file is hashed, linked into the input store, queued as
- * {sha256, engine, params, priority} and its answer awaited. `local` (this node's threads) runs the
- * split engines' combine step and what must stay here: a task reading an upload as it arrives.
+ * this node when it analyses too): the file is linked into the input store under its sha256 (the one
+ * the task carries, else hashed here), queued as {sha256, engine, params, priority} and its answer awaited. `local` (this node's threads) runs the
+ * split engines' combine step. It never gets a task reading an upload as it arrives (`growing`): with
+ * analysesGrowingFiles false, AnalysisService starts no analysis before the upload is complete.
  */
 export function createQueuedAnalysisPool(local: AnalysisPool, options: QueuedPoolOptions): AnalysisPool {
   const connection = redisOptions(options.url);
@@ -48,13 +50,17 @@ export function createQueuedAnalysisPool(local: AnalysisPool, options: QueuedPoo
   const budget = options.budget ?? defaultAnalysisBudget;
   // Inputs in use by this node's waiting tasks: one link per sha256, removed with its last task.
   const holding = new Map<string, number>();
+  // Inputs being removed (their last task ended): a new task of the same bytes links them again only after.
+  const removing = new Map<string, Promise<void>>();
   return {
     async run(task, signal, priority = 'interactive') {
-      if (task.growing) return local.run(task, signal, priority);
       if (signal?.aborted) throw cancelled();
-      const { sha256, bytes } = await hashFile(task.file);
+      // A complete upload's hash is known (AnalysisTask.sha256): the file is read again only without it.
+      const sha256 = task.sha256 ?? (await sha256File(task.file));
+      const { size: bytes } = await stat(task.file);
       holding.set(sha256, (holding.get(sha256) ?? 0) + 1);
       try {
+        await removing.get(sha256)?.catch(() => undefined);
         await options.inputs.putLinked(task.file, sha256);
         await ready;
         const job = await queue.add(
@@ -71,20 +77,27 @@ export function createQueuedAnalysisPool(local: AnalysisPool, options: QueuedPoo
           { priority: queuePriority[priority], removeOnComplete: { age: 600 }, removeOnFail: { age: 600 } },
         );
         const waitMs = 1000 * (budget.baseS + (budget.perAudioS * bytes) / leanBytesPerSecond) + queueWaitMs;
-        const out = await untilAborted(job.waitUntilFinished(events, waitMs), signal).catch((error: unknown) => {
-          if (error instanceof AppError) throw error;
+        // BullMQ's own timeout (a little later than ours) only unsubscribes the wait of a job that never finishes.
+        const answer = job.waitUntilFinished(events, waitMs + listenerGraceMs).catch((error: unknown) => {
           const message = error instanceof Error ? error.message : String(error);
-          if (/timed out/i.test(message)) throw deadlineExceeded(budget);
           throw new AppError('unavailable', `The analysis failed on its worker: ${message}`, { code: 'worker_failed', retryAfter: 1 });
         });
-        if (isFailure(out)) throw fromFailure(out);
-        return out;
+        const waited = await untilStopped(answer, signal, waitMs, () => deadlineExceeded(budget));
+        if ('stopped' in waited) {
+          // Nobody waits for it any more: a job still waiting is dropped (one already running cannot be, and runs on).
+          await job.remove().catch(() => undefined);
+          throw waited.stopped;
+        }
+        if (isFailure(waited.answer)) throw fromFailure(waited.answer);
+        return waited.answer;
       } finally {
         const left = (holding.get(sha256) ?? 1) - 1;
         if (left > 0) holding.set(sha256, left);
         else {
           holding.delete(sha256);
-          await options.inputs.remove(sha256);
+          const removed = options.inputs.remove(sha256).finally(() => removing.delete(sha256));
+          removing.set(sha256, removed);
+          await removed;
         }
       }
     },
@@ -99,20 +112,31 @@ export function createQueuedAnalysisPool(local: AnalysisPool, options: QueuedPoo
   };
 }
 
-/** The sha256 and size of a file, read once. */
-async function hashFile(file: string): Promise<{ sha256: string; bytes: number }> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return { sha256: hash.digest('hex'), bytes: (await stat(file)).size };
-}
-
-/** The answer, unless the caller stops waiting first (the task itself runs on; its answer is dropped). */
-function untilAborted<T>(answer: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return answer;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(cancelled());
-    signal.addEventListener('abort', onAbort, { once: true });
-    answer.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+/**
+ * The answer, unless the caller stops waiting first: it aborts `signal` (cancelled) or `ms` pass (the
+ * error `onTimeout` gives). The task itself may run on; its answer is then dropped.
+ */
+function untilStopped<T>(
+  answer: Promise<T>,
+  signal: AbortSignal | undefined,
+  ms: number,
+  onTimeout: () => AppError,
+): Promise<{ readonly answer: T } | { readonly stopped: AppError }> {
+  return new Promise((resolve, reject) => {
+    const stop = (stopped: AppError) => {
+      clearTimeout(timer);
+      resolve({ stopped });
+    };
+    const onAbort = () => stop(cancelled());
+    const timer = setTimeout(() => stop(onTimeout()), ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    answer
+      .then((value) => resolve({ answer: value }), reject)
+      .finally(() => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      });
   });
 }
 

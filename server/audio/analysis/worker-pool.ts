@@ -30,7 +30,7 @@ export interface AnalysisPool {
    * False when tasks run on other machines (queued-pool.ts), which cannot follow an upload still
    * arriving on this one: analyses then start once the upload is complete.
    */
-  readonly analysesGrowingFiles?: boolean;
+  readonly analysesGrowingFiles: boolean;
   destroy(): Promise<void>;
 }
 
@@ -98,6 +98,7 @@ export function createAnalysisPool(threads = availableParallelism(), options: Po
       return out;
     },
     isWarm: () => warm,
+    analysesGrowingFiles: true,
     destroy: () => pool.destroy(),
   };
 

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { sha256File } from '../../shared/sha256-file.js';
 import { syncDir } from '../../shared/sync-dir.js';
 
 /** A stored artifact: `artifacts/<content_id>/<name>` under the data dir. */
@@ -115,11 +114,4 @@ export class ArtifactStore {
     }
     return null;
   }
-}
-
-/** sha256 of a file, streamed. */
-export async function sha256File(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }

@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { lstat, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { FolderScanRecord, FolderScanSkips } from './library-repo.js';
@@ -99,11 +97,4 @@ export async function* walkAudioFiles(dir: string, roots: readonly string[], cou
       yield full;
     }
   }
-}
-
-/** The sha256 of a file, read in 1 MiB chunks; the signal stops it (a folder removed mid-scan). */
-export async function hashFile(file: string, signal: AbortSignal): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20, signal })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }

@@ -3,7 +3,8 @@ import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../http/errors.js';
 import type { Logger } from '../../http/logger.js';
-import { hashFile, isUnderRoots, startScanRecord, walkAudioFiles, type ScanCounts } from './folder-scan.js';
+import { sha256File } from '../../shared/sha256-file.js';
+import { isUnderRoots, startScanRecord, walkAudioFiles, type ScanCounts } from './folder-scan.js';
 import type { FolderRecord, FolderScanRecord, LibraryRepo } from './library-repo.js';
 import type { LibraryService } from './library-service.js';
 
@@ -189,7 +190,7 @@ export class LibraryFolders {
             counts.updated += 1;
           } else counts.unchanged += 1;
         } else {
-          const sha256 = await hashFile(file, signal);
+          const sha256 = await sha256File(file, signal); // the signal stops it (a folder removed mid-scan)
           if (known) {
             await this.library.markFolderFile(known.id, null, { sha256, size: s.size, mtimeMs: s.mtimeMs });
             counts.updated += 1;
