@@ -6,6 +6,7 @@ import { createIdentityService } from './auth/identity.js';
 import { ConfigError, loadConfig, type Config } from './config/load-config.js';
 import { AppError } from './http/errors.js';
 import { presentGroup, presentToken, presentUser } from './hosting/present.js';
+import { stopOnSignal } from './shared/stop-on-signal.js';
 import { acquireLock, DataDirLockedError, prepareDataDir, readLiveLock } from './store/data-dir.js';
 import { openDataStore } from './store/open-data-store.js';
 import type { UserRecord, Visibility } from './store/schema.js';
@@ -205,13 +206,6 @@ async function openOps(config: Config, env: Readonly<Record<string, string | und
   return fileOps(config);
 }
 
-/** A long-running command (serve, worker): on SIGTERM or SIGINT, stop it, then exit 0. */
-function stopOnSignal(running: { stop(): Promise<void> }): void {
-  const stop = () => void running.stop().then(() => process.exit(0));
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-}
-
 /** Run the CLI; returns the exit code. */
 export async function runCli(
   argv: readonly string[],
@@ -230,15 +224,15 @@ export async function runCli(
     const { startServer } = await import('./start-server.js');
     const { parseCliFlags } = await import('./config/load-config.js');
     const server = await startServer(loadConfig(env, parseCliFlags(argv.slice(1))));
-    out(`Cratehouse listening on ${server.url}`);
     stopOnSignal(server);
+    out(`Cratehouse listening on ${server.url}`);
     return -1;
   }
   if (command === 'worker') {
     const { startWorker } = await import('./start-worker.js');
     const worker = await startWorker(config);
-    out(`Cratehouse worker taking analysis tasks (${worker.threads} threads, data dir ${config.dataDir})`);
     stopOnSignal(worker);
+    out(`Cratehouse worker taking analysis tasks (${worker.threads} threads, data dir ${config.dataDir})`);
     return -1;
   }
   if (command === 'analyze') {

@@ -1,33 +1,17 @@
 import { ConfigError, loadConfig, parseCliFlags } from './config/load-config.js';
 import { DataDirLockedError } from './store/data-dir.js';
 import { startServer } from './start-server.js';
+import { stopOnSignal } from './shared/stop-on-signal.js';
 
 /** Headless entry: `node dist/server/main.js [--host h] [--port p] [--data-dir d]`. */
 async function main(): Promise<void> {
   const config = loadConfig(process.env, parseCliFlags(process.argv.slice(2)));
   const server = await startServer(config);
+  stopOnSignal(server);
   process.stdout.write(`Cratehouse listening on ${server.url}\n`);
   process.stdout.write(`  audio API   ${server.url}/audio/v1   hosting API ${server.url}/api/v4   GUI ${server.url}/\n`);
   process.stdout.write(`  data dir    ${server.dataDir}\n`);
   process.stdout.write(`  admin token ${server.admin.credentialsPath}${server.admin.created ? ' (created now; keep it secret)' : ''}\n`);
-
-  let signals = 0;
-  const shutdown = (signal: string) => {
-    if (++signals > 1) {
-      process.stderr.write(`second ${signal}: exiting now\n`);
-      process.exit(1);
-    }
-    process.stderr.write(`${signal}: finishing in-flight work…\n`);
-    server.stop().then(
-      () => process.exit(0),
-      (e: unknown) => {
-        process.stderr.write(`shutdown failed: ${String(e)}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
 main().catch((error: unknown) => {
