@@ -40,7 +40,9 @@ export class ProjectBadgeService {
   /** The project's badges and those of its groups (nearest first up to the root), in id order, optionally only those with exactly this name. */
   list(project: Readonly<ProjectRecord>, name?: string): readonly ShownBadge[] {
     const own: ShownBadge[] = this.repo.ofProject(project.id).map((badge) => ({ kind: 'project', badge }));
-    const inherited: ShownBadge[] = this.ancestorGroupIds(project).flatMap((groupId) =>
+    const namespace = this.projects.namespaceOf(project);
+    const groupIds = this.identity.ancestorIds(namespace.kind === 'group' ? namespace.id : null);
+    const inherited: ShownBadge[] = groupIds.flatMap((groupId) =>
       this.repo.ofGroup(groupId).map((badge) => ({ kind: 'group' as const, badge })),
     );
     // One id sequence for both kinds: id order is creation order (GitLab's default order by id).
@@ -101,19 +103,5 @@ export class ProjectBadgeService {
   /** The values this project gives the placeholders. */
   placeholderValues(project: Readonly<ProjectRecord>, serverHost: string): Promise<PlaceholderValues> {
     return this.groupBadges.projectValues(project, serverHost);
-  }
-
-  /** The project's group and its ancestors, nearest first (none for a personal project). */
-  private ancestorGroupIds(project: Readonly<ProjectRecord>): number[] {
-    const namespace = this.projects.namespaceOf(project);
-    if (namespace.kind !== 'group') return [];
-    const ids: number[] = [];
-    let group = this.identity.findGroup(namespace.id);
-    // The seen check guards against a parent cycle in a damaged document.
-    while (group && !ids.includes(group.id)) {
-      ids.push(group.id);
-      group = group.parentId === null ? undefined : this.identity.findGroup(group.parentId);
-    }
-    return ids;
   }
 }
