@@ -1,7 +1,8 @@
 import type { IdentityService } from '../../auth/identity.js';
 import { AppError } from '../../http/errors.js';
 import type { GroupBadgeRecord, ProjectBadgeRecord, ProjectRecord } from '../../store/schema.js';
-import type { BadgeInput, BadgeService, PlaceholderValues } from './badges.js';
+import { presentBadgeRender, type BadgeInput, type BadgeService, type PlaceholderValues } from './badges.js';
+import type { BadgeRender } from '../api-types.js';
 import type { BadgePatch, BadgesRepo } from './badges-repo.js';
 import type { Viewer } from '../projects/project-access.js';
 import type { ProjectService } from '../projects/projects.js';
@@ -24,18 +25,6 @@ export class ProjectBadgeService {
     private readonly groupBadges: BadgeService,
     private readonly now: () => Date = () => new Date(),
   ) {}
-
-  /** The project, if the caller can read it (else `404 Project Not Found`, private projects included). */
-  readableProject(viewer: Viewer, idOrPath: string): Readonly<ProjectRecord> {
-    return this.projects.policy.readable(viewer, idOrPath);
-  }
-
-  /** The project, if the caller may change its badges: GitLab's `admin_project`, maintainers and up (404, then 403). */
-  administeredProject(viewer: Viewer, idOrPath: string): Readonly<ProjectRecord> {
-    const project = this.readableProject(viewer, idOrPath);
-    if (!viewer.canAdmin(project)) throw new AppError('forbidden', 'Forbidden');
-    return project;
-  }
 
   /** The project's badges and those of its groups (nearest first up to the root), in id order, optionally only those with exactly this name. */
   list(project: Readonly<ProjectRecord>, name?: string): readonly ShownBadge[] {
@@ -68,8 +57,22 @@ export class ProjectBadgeService {
     this.groupBadges.validate(linkUrl, imageUrl);
   }
 
-  /** Add a badge to a project the caller administers. */
-  async create(project: Readonly<ProjectRecord>, input: BadgeInput): Promise<Readonly<ProjectBadgeRecord>> {
+  /** Preview a badge with this project's values: maintainers and up (403), valid URLs (400). */
+  async render(
+    viewer: Viewer,
+    project: Readonly<ProjectRecord>,
+    linkUrl: string,
+    imageUrl: string,
+    serverHost: string,
+  ): Promise<BadgeRender> {
+    this.requireMaintainer(viewer, project);
+    this.validate(linkUrl, imageUrl);
+    return presentBadgeRender(linkUrl, imageUrl, await this.placeholderValues(project, serverHost));
+  }
+
+  /** Add a badge to the project: maintainers and up (403). */
+  async create(viewer: Viewer, project: Readonly<ProjectRecord>, input: BadgeInput): Promise<Readonly<ProjectBadgeRecord>> {
+    this.requireMaintainer(viewer, project);
     const linkUrl = input.linkUrl ?? '';
     const imageUrl = input.imageUrl ?? '';
     this.validate(linkUrl, imageUrl);
@@ -82,8 +85,14 @@ export class ProjectBadgeService {
     });
   }
 
-  /** Change what was sent of one of the project's own badges. */
-  async update(project: Readonly<ProjectRecord>, badgeId: number, input: BadgeInput): Promise<Readonly<ProjectBadgeRecord>> {
+  /** Change what was sent of one of the project's own badges: maintainers and up (403). */
+  async update(
+    viewer: Viewer,
+    project: Readonly<ProjectRecord>,
+    badgeId: number,
+    input: BadgeInput,
+  ): Promise<Readonly<ProjectBadgeRecord>> {
+    this.requireMaintainer(viewer, project);
     const badge = this.findOwn(project, badgeId);
     const patch: BadgePatch = {
       ...(input.name !== undefined ? { name: input.name } : {}),
@@ -94,8 +103,9 @@ export class ProjectBadgeService {
     return Object.keys(patch).length === 0 ? badge : this.repo.updateProjectBadge(badge.id, patch);
   }
 
-  /** Remove one of the project's own badges. */
-  async remove(project: Readonly<ProjectRecord>, badgeId: number): Promise<void> {
+  /** Remove one of the project's own badges: maintainers and up (403). */
+  async remove(viewer: Viewer, project: Readonly<ProjectRecord>, badgeId: number): Promise<void> {
+    this.requireMaintainer(viewer, project);
     this.findOwn(project, badgeId);
     await this.repo.removeProjectBadge(project.id, badgeId);
   }
@@ -103,5 +113,11 @@ export class ProjectBadgeService {
   /** The values this project gives the placeholders. */
   placeholderValues(project: Readonly<ProjectRecord>, serverHost: string): Promise<PlaceholderValues> {
     return this.groupBadges.projectValues(project, serverHost);
+  }
+
+  /** GitLab's `admin_project` ability: maintainers, owners and admins (anonymous 401, others 403). */
+  private requireMaintainer(viewer: Viewer, project: Readonly<ProjectRecord>): void {
+    if (!viewer.user) throw new AppError('unauthorized', 'Unauthorized');
+    if (!viewer.canAdmin(project)) throw new AppError('forbidden', 'Forbidden');
   }
 }
