@@ -58,6 +58,35 @@ export function badgeUrlProblem(url: string): string | null {
 /** The stored attributes both kinds of badge share. */
 type StoredBadge = Pick<GroupBadgeRecord, 'id' | 'name' | 'linkUrl' | 'imageUrl'>;
 
+/** Check both URLs as GitLab's model does; every problem is reported at once (`400 badge is invalid`). */
+export function validateBadgeUrls(linkUrl: string, imageUrl: string): void {
+  const fields: Record<string, string[]> = {};
+  const link = badgeUrlProblem(linkUrl);
+  if (link) fields.link_url = [link];
+  const image = badgeUrlProblem(imageUrl);
+  if (image) fields.image_url = [image];
+  if (Object.keys(fields).length > 0) throw new AppError('invalid', 'badge is invalid', { fields });
+}
+
+/** A new badge's attributes (group or project): a URL not sent is empty, and so invalid. */
+export function newBadgeFields(input: BadgeInput): Pick<StoredBadge, 'name' | 'linkUrl' | 'imageUrl'> {
+  const linkUrl = input.linkUrl ?? '';
+  const imageUrl = input.imageUrl ?? '';
+  validateBadgeUrls(linkUrl, imageUrl);
+  return { name: input.name ?? null, linkUrl, imageUrl };
+}
+
+/** What an edit changes of `badge`: only what was sent (empty when nothing was); the URLs it ends with are checked. */
+export function badgePatchOf(badge: Readonly<StoredBadge>, input: BadgeInput): BadgePatch {
+  const patch: BadgePatch = {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.linkUrl !== undefined ? { linkUrl: input.linkUrl } : {}),
+    ...(input.imageUrl !== undefined ? { imageUrl: input.imageUrl } : {}),
+  };
+  validateBadgeUrls(patch.linkUrl ?? badge.linkUrl, patch.imageUrl ?? badge.imageUrl);
+  return patch;
+}
+
 /** GitLab's Badge entity (kind "group" unless told), rendered with one project's values. */
 export function presentBadge(b: Readonly<StoredBadge>, values: PlaceholderValues | null): GroupBadge;
 export function presentBadge<K extends Badge['kind']>(
@@ -121,33 +150,15 @@ export class BadgeService {
     return badge;
   }
 
-  /** Check both URLs as GitLab's model does; every problem is reported at once. */
-  validate(linkUrl: string, imageUrl: string): void {
-    const fields: Record<string, string[]> = {};
-    const link = badgeUrlProblem(linkUrl);
-    if (link) fields.link_url = [link];
-    const image = badgeUrlProblem(imageUrl);
-    if (image) fields.image_url = [image];
-    if (Object.keys(fields).length > 0) throw new AppError('invalid', 'badge is invalid', { fields });
-  }
-
   /** Add a badge to an owned group. */
   async create(group: Readonly<GroupRecord>, input: BadgeInput): Promise<Readonly<GroupBadgeRecord>> {
-    const linkUrl = input.linkUrl ?? '';
-    const imageUrl = input.imageUrl ?? '';
-    this.validate(linkUrl, imageUrl);
-    return this.repo.insert({ groupId: group.id, name: input.name ?? null, linkUrl, imageUrl, createdAt: this.now().toISOString() });
+    return this.repo.insert({ groupId: group.id, ...newBadgeFields(input), createdAt: this.now().toISOString() });
   }
 
   /** Change what was sent of a badge of an owned group. */
   async update(group: Readonly<GroupRecord>, badgeId: number, input: BadgeInput): Promise<Readonly<GroupBadgeRecord>> {
     const badge = this.find(group, badgeId);
-    const patch: BadgePatch = {
-      ...(input.name !== undefined ? { name: input.name } : {}),
-      ...(input.linkUrl !== undefined ? { linkUrl: input.linkUrl } : {}),
-      ...(input.imageUrl !== undefined ? { imageUrl: input.imageUrl } : {}),
-    };
-    this.validate(patch.linkUrl ?? badge.linkUrl, patch.imageUrl ?? badge.imageUrl);
+    const patch = badgePatchOf(badge, input);
     return Object.keys(patch).length === 0 ? badge : this.repo.update(badge.id, patch);
   }
 

@@ -1,9 +1,17 @@
 import type { IdentityService } from '../../auth/identity.js';
 import { AppError } from '../../http/errors.js';
 import type { GroupBadgeRecord, ProjectBadgeRecord, ProjectRecord } from '../../store/schema.js';
-import { presentBadgeRender, type BadgeInput, type BadgeService, type PlaceholderValues } from './badges.js';
+import {
+  badgePatchOf,
+  newBadgeFields,
+  presentBadgeRender,
+  validateBadgeUrls,
+  type BadgeInput,
+  type BadgeService,
+  type PlaceholderValues,
+} from './badges.js';
 import type { BadgeRender } from '../api-types.js';
-import type { BadgePatch, BadgesRepo } from './badges-repo.js';
+import type { BadgesRepo } from './badges-repo.js';
 import type { Viewer } from '../projects/project-access.js';
 import type { ProjectService } from '../projects/projects.js';
 
@@ -52,11 +60,6 @@ export class ProjectBadgeService {
     return badge;
   }
 
-  /** Check both URLs as GitLab's model does (the group badges' rules). */
-  validate(linkUrl: string, imageUrl: string): void {
-    this.groupBadges.validate(linkUrl, imageUrl);
-  }
-
   /** Preview a badge with this project's values: maintainers and up (403), valid URLs (400). */
   async render(
     viewer: Viewer,
@@ -66,23 +69,14 @@ export class ProjectBadgeService {
     serverHost: string,
   ): Promise<BadgeRender> {
     this.requireMaintainer(viewer, project);
-    this.validate(linkUrl, imageUrl);
+    validateBadgeUrls(linkUrl, imageUrl);
     return presentBadgeRender(linkUrl, imageUrl, await this.placeholderValues(project, serverHost));
   }
 
   /** Add a badge to the project: maintainers and up (403). */
   async create(viewer: Viewer, project: Readonly<ProjectRecord>, input: BadgeInput): Promise<Readonly<ProjectBadgeRecord>> {
     this.requireMaintainer(viewer, project);
-    const linkUrl = input.linkUrl ?? '';
-    const imageUrl = input.imageUrl ?? '';
-    this.validate(linkUrl, imageUrl);
-    return this.repo.insertProjectBadge({
-      projectId: project.id,
-      name: input.name ?? null,
-      linkUrl,
-      imageUrl,
-      createdAt: this.now().toISOString(),
-    });
+    return this.repo.insertProjectBadge({ projectId: project.id, ...newBadgeFields(input), createdAt: this.now().toISOString() });
   }
 
   /** Change what was sent of one of the project's own badges: maintainers and up (403). */
@@ -94,12 +88,7 @@ export class ProjectBadgeService {
   ): Promise<Readonly<ProjectBadgeRecord>> {
     this.requireMaintainer(viewer, project);
     const badge = this.findOwn(project, badgeId);
-    const patch: BadgePatch = {
-      ...(input.name !== undefined ? { name: input.name } : {}),
-      ...(input.linkUrl !== undefined ? { linkUrl: input.linkUrl } : {}),
-      ...(input.imageUrl !== undefined ? { imageUrl: input.imageUrl } : {}),
-    };
-    this.validate(patch.linkUrl ?? badge.linkUrl, patch.imageUrl ?? badge.imageUrl);
+    const patch = badgePatchOf(badge, input);
     return Object.keys(patch).length === 0 ? badge : this.repo.updateProjectBadge(badge.id, patch);
   }
 
