@@ -180,8 +180,10 @@ export class BadgeService {
 
   /** The placeholder values one project gives (a project's own badges and its groups' badges shown in it). */
   async projectValues(project: Readonly<ProjectRecord>, serverHost: string): Promise<PlaceholderValues> {
+    // One namespace lookup and one walk up the group path serve the three path placeholders.
     const namespace = this.projects.namespaceOf(project);
-    const group = namespace.kind === 'group' ? this.identity.findGroup(namespace.id) : undefined;
+    const namespacePath = this.projects.namespaceFullPath(namespace);
+    const inGroup = namespace.kind === 'group' && this.identity.findGroup(namespace.id) !== undefined;
     let sha: string | null = null;
     try {
       sha = await this.projects.headCommit(project);
@@ -189,13 +191,13 @@ export class BadgeService {
       // A repository still being imported does not exist yet; GitLab renders no sha then (project.commit is nil).
     }
     return {
-      project_path: this.projects.fullPath(project),
+      project_path: `${namespacePath}/${project.path}`, // ProjectService.fullPath
       project_title: project.name,
       project_name: project.path,
       project_id: String(project.id),
-      project_namespace: this.projects.namespaceFullPath(this.projects.namespaceOf(project)),
-      // GitLab's `project.group&.to_param`: empty for a personal project.
-      group_name: group ? this.identity.fullPath(group) : '',
+      project_namespace: namespacePath,
+      // GitLab's `project.group&.to_param` (the group's full path): empty for a personal project.
+      group_name: inGroup ? namespacePath : '',
       gitlab_server: serverHost,
       default_branch: project.defaultBranch,
       commit_sha: sha ?? '',
