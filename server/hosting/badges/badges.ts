@@ -1,7 +1,7 @@
 import { accessLevels, type IdentityService } from '../../auth/identity.js';
 import { AppError } from '../../http/errors.js';
 import type { GroupBadgeRecord, GroupRecord, ProjectRecord, UserRecord } from '../../store/schema.js';
-import type { Badge, BadgeRender, GroupBadge } from '../api-types.js';
+import type { Badge, BadgeRender } from '../api-types.js';
 import type { BadgePatch, BadgesRepo } from './badges-repo.js';
 import type { Viewer } from '../projects/project-access.js';
 import { httpUrlProblem } from '../projects/project-rules.js';
@@ -88,12 +88,6 @@ export function badgePatchOf(badge: Readonly<StoredBadge>, input: BadgeInput): B
 }
 
 /** GitLab's Badge entity (kind "group" unless told), rendered with one project's values. */
-export function presentBadge(b: Readonly<StoredBadge>, values: PlaceholderValues | null): GroupBadge;
-export function presentBadge<K extends Badge['kind']>(
-  b: Readonly<StoredBadge>,
-  values: PlaceholderValues | null,
-  kind: K,
-): Badge & { kind: K };
 export function presentBadge(b: Readonly<StoredBadge>, values: PlaceholderValues | null, kind: Badge['kind'] = 'group'): Badge {
   return {
     id: b.id,
