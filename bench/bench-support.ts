@@ -1,10 +1,12 @@
 /**
  * What the benchmarks share: the printed report (and its `--write` append to RESULTS.md), the machine
- * header line, medians, the server started in a child process, a process's RSS, and git as a client.
+ * header line, medians and percentiles, the server started in a child process, a keep-alive JSON client
+ * for its API, a process's RSS, and git as a client.
  */
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import { cpus, totalmem } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -39,6 +41,12 @@ export function machineHeader(title: string): string {
 /** The upper median (the middle element; of an even count, the higher of the two middle ones). */
 export const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/** Nearest-rank percentile (`p` in (0, 100]). */
+export function percentile(xs: readonly number[], p: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
 /** A server running in a child process. */
 export interface ServerProcess {
   readonly url: string;
@@ -70,6 +78,69 @@ export async function startServerProcess(nodeArgs: readonly string[], env: Reado
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** One HTTP answer with its wall time. */
+export interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly bytes: number;
+  readonly ms: number;
+}
+
+/** A keep-alive JSON client for one token against a server's `/api/v4`. */
+export class Client {
+  private readonly agent: http.Agent;
+
+  constructor(
+    private readonly base: string,
+    private readonly token: string,
+    sockets = 1,
+  ) {
+    this.agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
+  }
+
+  /** Send a request; the time runs from the call to the last byte of the body. */
+  request(method: string, route: string, body?: Record<string, unknown>): Promise<Answer> {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const headers: Record<string, string> = { 'PRIVATE-TOKEN': this.token };
+    if (payload !== undefined)
+      Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) });
+    const t0 = performance.now();
+    return new Promise((resolve, reject) => {
+      const req = http.request(`${this.base}/api/v4${route}`, { method, headers, agent: this.agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const ms = performance.now() - t0;
+          const raw = Buffer.concat(chunks);
+          const text = raw.toString('utf8');
+          resolve({
+            status: res.statusCode ?? 0,
+            body: text === '' ? null : (JSON.parse(text) as unknown),
+            headers: res.headers,
+            bytes: raw.length,
+            ms,
+          });
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  /** Like request, but a non-2xx answer is an error. */
+  async ok(method: string, route: string, body?: Record<string, unknown>): Promise<Answer> {
+    const a = await this.request(method, route, body);
+    if (a.status < 200 || a.status >= 300) throw new Error(`${method} ${route}: ${a.status} ${JSON.stringify(a.body)}`);
+    return a;
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
 }
 
 /** A process's resident set size in bytes, from /proc (0 when it is gone). */

@@ -12,11 +12,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { serverNodeFlags } from '../server/config/node-flags.js';
-import { machineHeader, median, root, say, startServerProcess, writeResults } from './bench-support.js';
+import { Client, machineHeader, median, percentile, root, say, startServerProcess, writeResults, type Answer } from './bench-support.js';
 
 const adminToken = 'bench-admin';
 const searchTerm = 'synthwave';
@@ -54,69 +53,6 @@ async function startServerChild(dataDir: string, nodeArgs: readonly string[], se
   return { url: server.url, pid: server.pid, dataDir, stop: () => server.stop() };
 }
 
-/** One HTTP answer with its wall time. */
-interface Answer {
-  readonly status: number;
-  readonly body: unknown;
-  readonly headers: http.IncomingHttpHeaders;
-  readonly bytes: number;
-  readonly ms: number;
-}
-
-/** A keep-alive JSON client for one token. */
-class Client {
-  private readonly agent: http.Agent;
-
-  constructor(
-    private readonly base: string,
-    private readonly token: string,
-    sockets = 1,
-  ) {
-    this.agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
-  }
-
-  /** Send a request; the time runs from the call to the last byte of the body. */
-  request(method: string, route: string, body?: Record<string, unknown>): Promise<Answer> {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const headers: Record<string, string> = { 'PRIVATE-TOKEN': this.token };
-    if (payload !== undefined)
-      Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) });
-    const t0 = performance.now();
-    return new Promise((resolve, reject) => {
-      const req = http.request(`${this.base}/api/v4${route}`, { method, headers, agent: this.agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const ms = performance.now() - t0;
-          const raw = Buffer.concat(chunks);
-          const text = raw.toString('utf8');
-          resolve({
-            status: res.statusCode ?? 0,
-            body: text === '' ? null : (JSON.parse(text) as unknown),
-            headers: res.headers,
-            bytes: raw.length,
-            ms,
-          });
-        });
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(payload);
-    });
-  }
-
-  /** Like request, but a non-2xx answer is an error. */
-  async ok(method: string, route: string, body?: Record<string, unknown>): Promise<Answer> {
-    const a = await this.request(method, route, body);
-    if (a.status < 200 || a.status >= 300) throw new Error(`${method} ${route}: ${a.status} ${JSON.stringify(a.body)}`);
-    return a;
-  }
-
-  close(): void {
-    this.agent.destroy();
-  }
-}
-
 /** Run `task(i)` for i in [from, to) with at most `limit` in flight. */
 async function pool(from: number, to: number, limit: number, task: (i: number) => Promise<void>): Promise<void> {
   let next = from;
@@ -125,10 +61,6 @@ async function pool(from: number, to: number, limit: number, task: (i: number) =
   };
   await Promise.all(Array.from({ length: Math.min(limit, to - from) }, worker));
 }
-
-const sorted = (xs: readonly number[]) => [...xs].sort((a, b) => a - b);
-/** Nearest-rank percentile. */
-const percentile = (xs: readonly number[], p: number) => sorted(xs)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)]!;
 
 type Visibility = 'private' | 'internal' | 'public';
 const visibilityRank: readonly Visibility[] = ['private', 'internal', 'public'];

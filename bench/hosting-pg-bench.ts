@@ -10,7 +10,6 @@
  * have no repository). `--small` seeds 10,000 / 1,000 (a quick check); `--write` appends to RESULTS.md.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -20,7 +19,7 @@ import { openPostgresStore } from '../server/store/postgres/pg-store.js';
 import type { DbSchema, ProjectRecord } from '../server/store/schema.js';
 import { openStore, type Store } from '../server/store/store.js';
 import { startPrivatePostgres } from '../server/test-support/private-postgres.js';
-import { machineHeader, median, say, startServerProcess, writeResults, type ServerProcess } from './bench-support.js';
+import { Client, machineHeader, median, percentile, say, startServerProcess, writeResults, type ServerProcess } from './bench-support.js';
 
 const adminToken = 'bench-admin';
 const searchTerm = 'synthwave';
@@ -31,49 +30,7 @@ const postSamples = 100;
 const postWarmup = 10;
 const visibilities = ['private', 'internal', 'public'] as const;
 
-/** Nearest-rank percentile. */
-const percentile = (xs: readonly number[], p: number) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)]!;
 const ms = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(1));
-
-/** A keep-alive JSON client for one token; times run from the call to the body's last byte. */
-class Client {
-  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-
-  constructor(
-    private readonly base: string,
-    private readonly token: string,
-  ) {}
-
-  async ok(method: string, route: string, body?: Record<string, unknown>): Promise<{ body: unknown; ms: number }> {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const t0 = performance.now();
-    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = http.request(
-        `${this.base}/api/v4${route}`,
-        {
-          method,
-          agent: this.agent,
-          headers: { 'PRIVATE-TOKEN': this.token, ...(payload ? { 'Content-Type': 'application/json' } : {}) },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-    const took = performance.now() - t0;
-    if (status >= 300) throw new Error(`${method} ${route}: ${status} ${text.slice(0, 300)}`);
-    return { body: JSON.parse(text) as unknown, ms: took };
-  }
-
-  close(): void {
-    this.agent.destroy();
-  }
-}
 
 function startServer(dataDir: string, databaseUrl: string | null): Promise<ServerProcess> {
   return startServerProcess(['--import', 'tsx', ...serverNodeFlags, 'server/main.ts'], {

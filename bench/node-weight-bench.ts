@@ -1,19 +1,20 @@
 /**
  * How heavy an idle node is, and how responsive it stays under uploads (issue 23, "Lighter nodes"):
- * for a "before" build (`--before <checkout with dist/ built>`, started the way its npm start did) and
- * this checkout's build (started the way npm start does: serverNodeFlags), in
- * one run: RSS once the analysis threads are warm; the first `/analyze` of a 3-minute WAV (the speed the
- * warm-up buys) and the median of the next five; RSS right after them and again once the server has
- * been idle 13 s; then `/healthz` probed every 20 ms while 200
- * uploads to `/analyze` run at once (p50, p99, max). Needs `npm run build:server` in both trees.
- * `--write` appends to RESULTS.md.
+ * two builds side by side, each started in one run as `node <this checkout's serverNodeFlags> main.js`:
+ * "before" is `--before <checkout>`'s dist/server/main.js, "after" this checkout's, with extra
+ * environment for the after side only (`--low-memory`: glibc malloc thresholds pinned; or
+ * `--after-env K=V,K=V`). For each: RSS 3 s after the analysis threads report warm; the wall time of
+ * the first `/analyze` of a 3-minute WAV and the median of the next five (copies differing in the last
+ * sample, so no cache hit); RSS right after those six and again after 13 s idle; then, while 200
+ * 4-second clips are POSTed to `/analyze` at once, `/healthz` probed every 20 ms (p50, p99, max) and
+ * the uploads' total wall time. Needs `npm run build:server` in both trees. `--write` appends to
+ * RESULTS.md.
  */
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { serverNodeFlags } from '../server/config/node-flags.js';
-import { machineHeader, median, root, say, startServerProcess, writeResults } from './bench-support.js';
+import { machineHeader, median, percentile, root, rssOf, say, startServerProcess, writeResults } from './bench-support.js';
 import { writeSynthTrack } from './synth-track.js';
 
 const token = 'bench-token';
@@ -29,9 +30,7 @@ const uploads = 200;
 const uploadSeconds = 4;
 
 /** Resident memory of a process, in MiB. */
-function rssMib(pid: number): number {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-}
+const rssMib = (pid: number) => rssOf(pid) / 2 ** 20;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -114,11 +113,6 @@ async function measure(
     await server.stop();
     await rm(data, { recursive: true, force: true });
   }
-}
-
-function percentile(xs: readonly number[], p: number): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 async function main(): Promise<void> {

@@ -91,7 +91,8 @@ async function measure(open: () => Promise<Store>): Promise<{ openMs: number; in
   }
   t = performance.now();
   for (let i = 0; i < 1000; i++) repo.byPath((i % namespaces) + 1, `P${i * 7 + 1}`);
-  const byPathUs = ((performance.now() - t) / 1000) * 1000;
+  // ms for 1,000 lookups is µs per lookup.
+  const byPathUs = performance.now() - t;
   await store.close();
   return { openMs, insertMs: median(times), byPathUs };
 }

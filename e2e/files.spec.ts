@@ -7,7 +7,8 @@ import { gitClient, withToken } from '../server/test-support/hosting-client.js';
 import { encodeWav, sine } from '../server/test-support/signals.js';
 import { monoDrumLoop } from './support/audio-fixtures.js';
 import { expect as baseExpect, test as base } from './support/fixtures.js';
-import { collectPageErrors, expectNoHorizontalOverflow } from './support/page-checks.js';
+import { hostingApi } from './support/hosting-api.js';
+import { collectPageErrors, expectNoHorizontalOverflow, producerViewports } from './support/page-checks.js';
 import { createProducer, postAudio, signInBeforeLoad } from './support/session.js';
 
 // The Files tab walked as a producer would: a project with a README, two WAV stems of several MB
@@ -53,16 +54,6 @@ let producer: { token: string };
 let projectId = 0;
 let projectPath = '';
 
-async function api<T>(baseURL: string, token: string, method: string, route: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${baseURL}/api/v4${route}`, {
-    method,
-    headers: { 'PRIVATE-TOKEN': token, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as T };
-}
-
 /** Drop files on the Files tab's drop zone, as a drag from the desktop would (a DataTransfer with Files). */
 async function dropFiles(page: Page, files: readonly { name: string; bytes: Buffer }[]): Promise<void> {
   const list = files.map((f) => ({ name: f.name, b64: f.bytes.toString('base64') }));
@@ -79,14 +70,10 @@ async function dropFiles(page: Page, files: readonly { name: string; bytes: Buff
 async function screenshotsAt(page: Page, name: string): Promise<void> {
   const dir = path.join(test.info().project.testDir, '..', 'test-results', 'files-tab');
   await mkdir(dir, { recursive: true });
-  for (const [width, height] of [
-    [1440, 900],
-    [768, 1024],
-    [390, 844],
-  ] as const) {
-    await page.setViewportSize({ width, height });
+  for (const viewport of producerViewports) {
+    await page.setViewportSize(viewport);
     await expectNoHorizontalOverflow(page);
-    await page.screenshot({ path: path.join(dir, `${name}-${width}.png`), fullPage: true, animations: 'disabled', caret: 'hide' });
+    await page.screenshot({ path: path.join(dir, `${name}-${viewport.width}.png`), fullPage: true, animations: 'disabled', caret: 'hide' });
   }
   await page.setViewportSize({ width: 1280, height: 800 });
 }
@@ -94,7 +81,7 @@ async function screenshotsAt(page: Page, name: string): Promise<void> {
 test('drop two stems onto a project, see the commit, open one and play it', async ({ page, server }) => {
   const errors = collectPageErrors(page);
   producer = await createProducer(server.url, server.adminToken, 'files-producer');
-  const made = await api<{ id: number; path_with_namespace: string }>(server.url, producer.token, 'POST', '/projects', {
+  const made = await hostingApi<{ id: number; path_with_namespace: string }>(server.url, producer.token, 'POST', '/projects', {
     name: 'Beat Tape',
   });
   expect(made.status).toBe(201);
@@ -102,7 +89,7 @@ test('drop two stems onto a project, see the commit, open one and play it', asyn
   projectPath = made.body.path_with_namespace;
   expect(loop.length).toBeGreaterThan(5_000_000);
   expect(pad.length).toBeGreaterThan(4_000_000);
-  const first = await api(server.url, producer.token, 'POST', `/projects/${projectId}/repository/commits`, {
+  const first = await hostingApi(server.url, producer.token, 'POST', `/projects/${projectId}/repository/commits`, {
     branch: 'main',
     commit_message: 'Start the tape',
     actions: [{ action: 'create', file_path: 'README.md', content: readme }],
@@ -143,7 +130,7 @@ test('drop two stems onto a project, see the commit, open one and play it', asyn
       { timeout: 60_000 },
     );
     await expect(staged.getByRole('listitem')).toHaveText([/Upload failed: /, /Upload failed: /]);
-    const commits = await api<{ title: string }[]>(server.url, producer.token, 'GET', `/projects/${projectId}/repository/commits`);
+    const commits = await hostingApi<{ title: string }[]>(server.url, producer.token, 'GET', `/projects/${projectId}/repository/commits`);
     expect(commits.body.map((c) => c.title)).toEqual(['Start the tape']);
     await screenshotsAt(page, 'upload-failed');
     await page.unroute('**/info/lfs/objects/*');
@@ -159,7 +146,7 @@ test('drop two stems onto a project, see the commit, open one and play it', asyn
     );
     await expect(page.getByTestId('latest-commit')).toContainText('Add 2 stems');
     // The API agrees: one commit with both stems as LFS pointers and the attributes line git lfs track writes.
-    const commits = await api<{ title: string }[]>(server.url, producer.token, 'GET', `/projects/${projectId}/repository/commits`);
+    const commits = await hostingApi<{ title: string }[]>(server.url, producer.token, 'GET', `/projects/${projectId}/repository/commits`);
     expect(commits.body.map((c) => c.title)).toEqual(['Add 2 stems', 'Start the tape']);
     const raw = async (file: string, lfs: boolean) =>
       Buffer.from(
@@ -202,7 +189,7 @@ test('drop two stems onto a project, see the commit, open one and play it', asyn
 
   await test.step('a refusal shows the server’s sentence, and a retry against the refreshed folder works', async () => {
     // Someone else adds hat.wav after this page listed the folder: the GUI still plans a create.
-    const other = await api(server.url, producer.token, 'POST', `/projects/${projectId}/repository/commits`, {
+    const other = await hostingApi(server.url, producer.token, 'POST', `/projects/${projectId}/repository/commits`, {
       branch: 'main',
       commit_message: 'Add a hat from elsewhere',
       actions: [{ action: 'create', file_path: 'hat.wav', encoding: 'base64', content: blip.toString('base64') }],
@@ -225,7 +212,8 @@ test('drop two stems onto a project, see the commit, open one and play it', asyn
 
   await test.step('a tag is browsed, not written to', async () => {
     expect(
-      (await api(server.url, producer.token, 'POST', `/projects/${projectId}/repository/tags`, { tag_name: 'v1', ref: 'main' })).status,
+      (await hostingApi(server.url, producer.token, 'POST', `/projects/${projectId}/repository/tags`, { tag_name: 'v1', ref: 'main' }))
+        .status,
     ).toBe(201);
     await page.reload();
     await page.getByLabel('Branch or tag').selectOption('v1');

@@ -6,9 +6,10 @@ import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { gitClient, withToken } from '../server/test-support/hosting-client.js';
 import { expect, saveScreenshot, test } from './support/fixtures.js';
+import { hostingApi } from './support/hosting-api.js';
 import type { TestServer } from './support/server.js';
 import { createProducer, signInBeforeLoad } from './support/session.js';
-import { collectPageErrors, expectNoHorizontalOverflow } from './support/page-checks.js';
+import { collectPageErrors, expectNoHorizontalOverflow, producerViewports } from './support/page-checks.js';
 
 // The Projects screens walked as a person would, black box: the built renderer against a real
 // headless server. Every result is checked against the hosting API afterwards.
@@ -48,15 +49,8 @@ async function startReceiver(): Promise<{ url: string; received: Received[]; clo
 }
 
 /** A call to the hosting API as root, for setting up and for checking what the GUI did. */
-async function api<T>(server: TestServer, method: string, route: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${server.url}/api/v4${route}`, {
-    method,
-    headers: { 'PRIVATE-TOKEN': server.adminToken, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as T };
-}
+const api = <T>(server: TestServer, method: string, route: string, body?: unknown) =>
+  hostingApi<T>(server.url, server.adminToken, method, route, body);
 
 interface ApiProject {
   id: number;
@@ -681,15 +675,15 @@ test('reads well in light and dark at 1280×800 and 1920×1080', async ({ page, 
   expect(errors).toEqual([]);
 });
 
+/** The producer's phone and tablet viewports. */
+const narrowViewports = producerViewports.filter((v) => v.width < 1024);
+
 /** The page at a phone's and a tablet's width: no sideways scrolling, and a screenshot to look at. */
 async function checkNarrow(page: Page, name: string): Promise<void> {
-  for (const [width, height] of [
-    [390, 844],
-    [768, 1024],
-  ] as const) {
-    await page.setViewportSize({ width, height });
+  for (const viewport of narrowViewports) {
+    await page.setViewportSize(viewport);
     await expectNoHorizontalOverflow(page);
-    await saveScreenshot(page, `projects-review-${name}-${width}`);
+    await saveScreenshot(page, `projects-review-${name}-${viewport.width}`);
   }
   await page.setViewportSize({ width: 1280, height: 800 });
 }

@@ -2,7 +2,8 @@ import type { Page } from '@playwright/test';
 import { encodeWav } from '../server/test-support/signals.js';
 import { monoDrumLoop } from './support/audio-fixtures.js';
 import { expect, test as base } from './support/fixtures.js';
-import { collectPageErrors } from './support/page-checks.js';
+import { hostingOk } from './support/hosting-api.js';
+import { collectPageErrors, producerViewports } from './support/page-checks.js';
 import { signInBeforeLoad } from './support/session.js';
 
 // Every audio screen and the shell at phone, tablet and desktop widths: nothing scrolls sideways, the
@@ -15,13 +16,9 @@ const test = base.extend<object, { ownServer: void }>({
   ownServer: [async ({}, use) => use(), { scope: 'worker', auto: true }],
 });
 
-const widths = [
-  { width: 360, height: 740 },
-  { width: 390, height: 844 },
-  { width: 768, height: 1024 },
-  { width: 1024, height: 768 },
-  { width: 1440, height: 900 },
-] as const;
+const [desktop, tablet, phone] = producerViewports;
+/** The producer's viewports, a narrower phone and a landscape tablet: narrowest first. */
+const widths = [{ width: 360, height: 740 }, phone, tablet, { width: 1024, height: 768 }, desktop] as const;
 
 const loop = encodeWav([monoDrumLoop(44100, 120, 2)], 44100);
 
@@ -167,22 +164,11 @@ async function startBadgeImages(): Promise<{ url: string; referers: (string | nu
   return { url: `http://127.0.0.1:${port}`, referers, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-async function hosting<T>(baseUrl: string, token: string, method: string, route: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${baseUrl}/api/v4${route}`, {
-    method,
-    headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${text}`);
-  return (text === '' ? undefined : JSON.parse(text)) as T;
-}
-
 test('the project list, hooks and badges are cards on a phone and fit every width, with data in them', async ({ page, server }) => {
   test.setTimeout(300_000);
   const images = await startBadgeImages();
   try {
-    const call = <T>(method: string, route: string, body?: unknown) => hosting<T>(server.url, server.adminToken, method, route, body);
+    const call = <T>(method: string, route: string, body?: unknown) => hostingOk<T>(server.url, server.adminToken, method, route, body);
     // Long names, paths, descriptions and URLs: what makes a phone layout break.
     const group = await call<{ id: number }>('POST', '/groups', {
       name: 'Midnight Frequencies Collective Records',

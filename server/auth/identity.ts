@@ -272,6 +272,18 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
       return level;
     },
 
+    /** A group's id and its ancestors', nearest first up to the root (none for null or an unknown group). */
+    ancestorIds(groupId: number | null): number[] {
+      const ids: number[] = [];
+      let group = groupId === null ? undefined : repo.groupById(groupId);
+      // The seen check guards against a parent cycle in a damaged document.
+      while (group && !ids.includes(group.id)) {
+        ids.push(group.id);
+        group = group.parentId === null ? undefined : repo.groupById(group.parentId);
+      }
+      return ids;
+    },
+
     /** Is `user` a member of this group, of an ancestor (inherited) or of a descendant (GitLab's authorized hierarchy)? */
     inHierarchyOf(user: Readonly<UserRecord>, group: Readonly<GroupRecord>): boolean {
       return service.accessLevel(user, group.id) > 0 || repo.members.some((m) => m.userId === user.id && isDescendant(m.groupId, group.id));

@@ -207,11 +207,6 @@ export interface GroupBadge extends Badge {
   readonly kind: 'group';
 }
 
-/** GitLab's Badge entity for a project's own badge. */
-export interface ProjectBadge extends Badge {
-  readonly kind: 'project';
-}
-
 /** GitLab's BasicBadgeDetails: what GET /groups/:id/badges/render answers. */
 export interface BadgeRender {
   readonly name: string | null;

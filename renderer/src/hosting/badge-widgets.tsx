@@ -27,6 +27,9 @@ const placeholders = [
   '%{group_name}',
   '%{gitlab_server}',
 ];
+/** What a change to `owner`'s badges makes stale: a group's badges also show in its projects' lists. */
+const staleAfterChange = (owner: BadgeOwner) => (owner.kind === 'group' ? hostingKeys.allBadges : hostingKeys.badges(owner.kind, owner.id));
+
 const isHttp = (url: string) => /^https?:\/\/\S+$/i.test(url.trim());
 
 /**
@@ -129,10 +132,7 @@ function BadgeForm({
   const save = useMutation({
     mutationFn: (input: BadgeInput) => (editing ? updateBadge(token, owner, editing.id, input) : createBadge(token, owner, input)),
     onSuccess: async () => {
-      // A group's badges also show in its projects' lists.
-      await queryClient.invalidateQueries({
-        queryKey: owner.kind === 'group' ? hostingKeys.allBadges : hostingKeys.badges(owner.kind, owner.id),
-      });
+      await queryClient.invalidateQueries({ queryKey: staleAfterChange(owner) });
       if (!editing) setForm({ name: '', link_url: '', image_url: '' });
       onDone();
     },
@@ -231,7 +231,7 @@ export function BadgeManager({ owner, title }: { readonly owner: BadgeOwner; rea
     mutationFn: (badge: Badge) => deleteBadge(token, owner, badge.id),
     onSuccess: async (_data, badge) => {
       if (editing?.id === badge.id) setEditing(null);
-      await queryClient.invalidateQueries({ queryKey: owner.kind === 'group' ? hostingKeys.allBadges : key });
+      await queryClient.invalidateQueries({ queryKey: staleAfterChange(owner) });
     },
   });
   const where = owner.kind === 'group' ? 'every project of the group' : 'the project';

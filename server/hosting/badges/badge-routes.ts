@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import { paginate } from '../../http/pagination.js';
 import type { GroupRecord } from '../../store/schema.js';
-import { presentBadge, presentBadgeRender, type BadgeService } from './badges.js';
+import { presentBadge, presentBadgeRender, validateBadgeUrls, type BadgeService } from './badges.js';
 import { badgeIdOf, badgeInputOf } from './badge-params.js';
 import type { ProjectService } from '../projects/projects.js';
 import { paramsOf, requireUser, userOf, viewerOf, type RequestLinks } from '../request.js';
@@ -43,7 +43,7 @@ export function mountBadgeRoutes(router: Router, deps: BadgeRouteDeps): void {
     p.require('link_url', 'image_url');
     const [linkUrl, imageUrl] = p.checked(p.string('link_url'), p.string('image_url'));
     const group = badges.ownedGroup(requireUser(res), groupId(req));
-    badges.validate(linkUrl, imageUrl);
+    validateBadgeUrls(linkUrl, imageUrl);
     res.json(presentBadgeRender(linkUrl, imageUrl, await valuesFor(req, res, group)));
   });
 

@@ -1,7 +1,7 @@
 import { accessLevels, type IdentityService } from '../../auth/identity.js';
 import { AppError } from '../../http/errors.js';
 import type { GroupBadgeRecord, GroupRecord, ProjectRecord, UserRecord } from '../../store/schema.js';
-import type { Badge, BadgeRender, GroupBadge } from '../api-types.js';
+import type { Badge, BadgeRender } from '../api-types.js';
 import type { BadgePatch, BadgesRepo } from './badges-repo.js';
 import type { Viewer } from '../projects/project-access.js';
 import { httpUrlProblem } from '../projects/project-rules.js';
@@ -58,13 +58,36 @@ export function badgeUrlProblem(url: string): string | null {
 /** The stored attributes both kinds of badge share. */
 type StoredBadge = Pick<GroupBadgeRecord, 'id' | 'name' | 'linkUrl' | 'imageUrl'>;
 
+/** Check both URLs as GitLab's model does; every problem is reported at once (`400 badge is invalid`). */
+export function validateBadgeUrls(linkUrl: string, imageUrl: string): void {
+  const fields: Record<string, string[]> = {};
+  const link = badgeUrlProblem(linkUrl);
+  if (link) fields.link_url = [link];
+  const image = badgeUrlProblem(imageUrl);
+  if (image) fields.image_url = [image];
+  if (Object.keys(fields).length > 0) throw new AppError('invalid', 'badge is invalid', { fields });
+}
+
+/** A new badge's attributes (group or project): a URL not sent is empty, and so invalid. */
+export function newBadgeFields(input: BadgeInput): Pick<StoredBadge, 'name' | 'linkUrl' | 'imageUrl'> {
+  const linkUrl = input.linkUrl ?? '';
+  const imageUrl = input.imageUrl ?? '';
+  validateBadgeUrls(linkUrl, imageUrl);
+  return { name: input.name ?? null, linkUrl, imageUrl };
+}
+
+/** What an edit changes of `badge`: only what was sent (empty when nothing was); the URLs it ends with are checked. */
+export function badgePatchOf(badge: Readonly<StoredBadge>, input: BadgeInput): BadgePatch {
+  const patch: BadgePatch = {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.linkUrl !== undefined ? { linkUrl: input.linkUrl } : {}),
+    ...(input.imageUrl !== undefined ? { imageUrl: input.imageUrl } : {}),
+  };
+  validateBadgeUrls(patch.linkUrl ?? badge.linkUrl, patch.imageUrl ?? badge.imageUrl);
+  return patch;
+}
+
 /** GitLab's Badge entity (kind "group" unless told), rendered with one project's values. */
-export function presentBadge(b: Readonly<StoredBadge>, values: PlaceholderValues | null): GroupBadge;
-export function presentBadge<K extends Badge['kind']>(
-  b: Readonly<StoredBadge>,
-  values: PlaceholderValues | null,
-  kind: K,
-): Badge & { kind: K };
 export function presentBadge(b: Readonly<StoredBadge>, values: PlaceholderValues | null, kind: Badge['kind'] = 'group'): Badge {
   return {
     id: b.id,
@@ -121,33 +144,15 @@ export class BadgeService {
     return badge;
   }
 
-  /** Check both URLs as GitLab's model does; every problem is reported at once. */
-  validate(linkUrl: string, imageUrl: string): void {
-    const fields: Record<string, string[]> = {};
-    const link = badgeUrlProblem(linkUrl);
-    if (link) fields.link_url = [link];
-    const image = badgeUrlProblem(imageUrl);
-    if (image) fields.image_url = [image];
-    if (Object.keys(fields).length > 0) throw new AppError('invalid', 'badge is invalid', { fields });
-  }
-
   /** Add a badge to an owned group. */
   async create(group: Readonly<GroupRecord>, input: BadgeInput): Promise<Readonly<GroupBadgeRecord>> {
-    const linkUrl = input.linkUrl ?? '';
-    const imageUrl = input.imageUrl ?? '';
-    this.validate(linkUrl, imageUrl);
-    return this.repo.insert({ groupId: group.id, name: input.name ?? null, linkUrl, imageUrl, createdAt: this.now().toISOString() });
+    return this.repo.insert({ groupId: group.id, ...newBadgeFields(input), createdAt: this.now().toISOString() });
   }
 
   /** Change what was sent of a badge of an owned group. */
   async update(group: Readonly<GroupRecord>, badgeId: number, input: BadgeInput): Promise<Readonly<GroupBadgeRecord>> {
     const badge = this.find(group, badgeId);
-    const patch: BadgePatch = {
-      ...(input.name !== undefined ? { name: input.name } : {}),
-      ...(input.linkUrl !== undefined ? { linkUrl: input.linkUrl } : {}),
-      ...(input.imageUrl !== undefined ? { imageUrl: input.imageUrl } : {}),
-    };
-    this.validate(patch.linkUrl ?? badge.linkUrl, patch.imageUrl ?? badge.imageUrl);
+    const patch = badgePatchOf(badge, input);
     return Object.keys(patch).length === 0 ? badge : this.repo.update(badge.id, patch);
   }
 
@@ -169,8 +174,10 @@ export class BadgeService {
 
   /** The placeholder values one project gives (a project's own badges and its groups' badges shown in it). */
   async projectValues(project: Readonly<ProjectRecord>, serverHost: string): Promise<PlaceholderValues> {
+    // One namespace lookup and one walk up the group path serve the three path placeholders.
     const namespace = this.projects.namespaceOf(project);
-    const group = namespace.kind === 'group' ? this.identity.findGroup(namespace.id) : undefined;
+    const namespacePath = this.projects.namespaceFullPath(namespace);
+    const inGroup = namespace.kind === 'group' && this.identity.findGroup(namespace.id) !== undefined;
     let sha: string | null = null;
     try {
       sha = await this.projects.headCommit(project);
@@ -178,13 +185,13 @@ export class BadgeService {
       // A repository still being imported does not exist yet; GitLab renders no sha then (project.commit is nil).
     }
     return {
-      project_path: this.projects.fullPath(project),
+      project_path: `${namespacePath}/${project.path}`, // ProjectService.fullPath
       project_title: project.name,
       project_name: project.path,
       project_id: String(project.id),
-      project_namespace: this.projects.namespaceFullPath(this.projects.namespaceOf(project)),
-      // GitLab's `project.group&.to_param`: empty for a personal project.
-      group_name: group ? this.identity.fullPath(group) : '',
+      project_namespace: namespacePath,
+      // GitLab's `project.group&.to_param` (the group's full path): empty for a personal project.
+      group_name: inGroup ? namespacePath : '',
       gitlab_server: serverHost,
       default_branch: project.defaultBranch,
       commit_sha: sha ?? '',

@@ -1,11 +1,11 @@
-import type { Request, Response, Router } from 'express';
+import type { Request, Router } from 'express';
 import { paginate } from '../../http/pagination.js';
 import type { ProjectRecord } from '../../store/schema.js';
-import { presentBadge, presentBadgeRender } from './badges.js';
+import { presentBadge } from './badges.js';
 import type { ProjectBadgeService, ShownBadge } from './project-badges.js';
 import { badgeIdOf, badgeInputOf } from './badge-params.js';
 import type { ProjectService } from '../projects/projects.js';
-import { paramsOf, requireUser, viewerOf, type RequestLinks } from '../request.js';
+import { paramsOf, readableProjectOf, requireUser, viewerOf, type RequestLinks } from '../request.js';
 
 /** What the project badge routes need. */
 export interface ProjectBadgeRouteDeps {
@@ -20,11 +20,9 @@ export interface ProjectBadgeRouteDeps {
  */
 export function mountProjectBadgeRoutes(router: Router, deps: ProjectBadgeRouteDeps): void {
   const { projects, projectBadges } = deps;
-  const projectId = (req: Request) => String(req.params.id);
-  const valuesFor = (req: Request, project: Readonly<ProjectRecord>) =>
-    projectBadges.placeholderValues(project, new URL(deps.links.baseUrl(req)).host);
-  const readable = (req: Request, res: Response) => projectBadges.readableProject(viewerOf(projects, res), projectId(req));
-  const administered = (req: Request, res: Response) => projectBadges.administeredProject(viewerOf(projects, res), projectId(req));
+  // `%{gitlab_server}` is the host clients reach this server at (the public URL's, when configured).
+  const hostOf = (req: Request) => new URL(deps.links.baseUrl(req)).host;
+  const valuesFor = (req: Request, project: Readonly<ProjectRecord>) => projectBadges.placeholderValues(project, hostOf(req));
   const present = (shown: ShownBadge, values: Awaited<ReturnType<typeof valuesFor>> | null) =>
     presentBadge(shown.badge, values, shown.kind);
 
@@ -32,7 +30,7 @@ export function mountProjectBadgeRoutes(router: Router, deps: ProjectBadgeRouteD
     const p = paramsOf(req);
     const name = p.string('name');
     p.check();
-    const project = readable(req, res);
+    const project = readableProjectOf(projects, req, res);
     const page = paginate(projectBadges.list(project, name), { url: deps.links.requestUrl(req) });
     // Rendering needs git (the commit sha): only ask when there is something to render.
     const values = page.items.length > 0 ? await valuesFor(req, project) : null;
@@ -45,14 +43,13 @@ export function mountProjectBadgeRoutes(router: Router, deps: ProjectBadgeRouteD
     p.require('link_url', 'image_url');
     const [linkUrl, imageUrl] = p.checked(p.string('link_url'), p.string('image_url'));
     requireUser(res);
-    const project = administered(req, res);
-    projectBadges.validate(linkUrl, imageUrl);
-    res.json(presentBadgeRender(linkUrl, imageUrl, await valuesFor(req, project)));
+    const project = readableProjectOf(projects, req, res);
+    res.json(await projectBadges.render(viewerOf(projects, res), project, linkUrl, imageUrl, hostOf(req)));
   });
 
   router.get('/projects/:id/badges/:badge_id', async (req, res) => {
     const badgeId = badgeIdOf(req.params.badge_id);
-    const project = readable(req, res);
+    const project = readableProjectOf(projects, req, res);
     const shown = projectBadges.find(project, badgeId);
     res.json(present(shown, await valuesFor(req, project)));
   });
@@ -63,8 +60,8 @@ export function mountProjectBadgeRoutes(router: Router, deps: ProjectBadgeRouteD
     p.require('link_url', 'image_url');
     const input = badgeInputOf(p);
     p.check();
-    const project = administered(req, res);
-    const badge = await projectBadges.create(project, input);
+    const project = readableProjectOf(projects, req, res);
+    const badge = await projectBadges.create(viewerOf(projects, res), project, input);
     res.status(201).json(presentBadge(badge, await valuesFor(req, project), 'project'));
   });
 
@@ -74,16 +71,16 @@ export function mountProjectBadgeRoutes(router: Router, deps: ProjectBadgeRouteD
     const p = paramsOf(req);
     const input = badgeInputOf(p);
     p.check();
-    const project = administered(req, res);
-    const badge = await projectBadges.update(project, badgeId, input);
+    const project = readableProjectOf(projects, req, res);
+    const badge = await projectBadges.update(viewerOf(projects, res), project, badgeId, input);
     res.json(presentBadge(badge, await valuesFor(req, project), 'project'));
   });
 
   router.delete('/projects/:id/badges/:badge_id', async (req, res) => {
     requireUser(res);
     const badgeId = badgeIdOf(req.params.badge_id);
-    const project = administered(req, res);
-    await projectBadges.remove(project, badgeId);
+    const project = readableProjectOf(projects, req, res);
+    await projectBadges.remove(viewerOf(projects, res), project, badgeId);
     res.status(204).end();
   });
 }

@@ -1,8 +1,17 @@
 import type { IdentityService } from '../../auth/identity.js';
 import { AppError } from '../../http/errors.js';
 import type { GroupBadgeRecord, ProjectBadgeRecord, ProjectRecord } from '../../store/schema.js';
-import type { BadgeInput, BadgeService, PlaceholderValues } from './badges.js';
-import type { BadgePatch, BadgesRepo } from './badges-repo.js';
+import {
+  badgePatchOf,
+  newBadgeFields,
+  presentBadgeRender,
+  validateBadgeUrls,
+  type BadgeInput,
+  type BadgeService,
+  type PlaceholderValues,
+} from './badges.js';
+import type { BadgeRender } from '../api-types.js';
+import type { BadgesRepo } from './badges-repo.js';
 import type { Viewer } from '../projects/project-access.js';
 import type { ProjectService } from '../projects/projects.js';
 
@@ -25,22 +34,12 @@ export class ProjectBadgeService {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** The project, if the caller can read it (else `404 Project Not Found`, private projects included). */
-  readableProject(viewer: Viewer, idOrPath: string): Readonly<ProjectRecord> {
-    return this.projects.policy.readable(viewer, idOrPath);
-  }
-
-  /** The project, if the caller may change its badges: GitLab's `admin_project`, maintainers and up (404, then 403). */
-  administeredProject(viewer: Viewer, idOrPath: string): Readonly<ProjectRecord> {
-    const project = this.readableProject(viewer, idOrPath);
-    if (!viewer.canAdmin(project)) throw new AppError('forbidden', 'Forbidden');
-    return project;
-  }
-
   /** The project's badges and those of its groups (nearest first up to the root), in id order, optionally only those with exactly this name. */
   list(project: Readonly<ProjectRecord>, name?: string): readonly ShownBadge[] {
     const own: ShownBadge[] = this.repo.ofProject(project.id).map((badge) => ({ kind: 'project', badge }));
-    const inherited: ShownBadge[] = this.ancestorGroupIds(project).flatMap((groupId) =>
+    const namespace = this.projects.namespaceOf(project);
+    const groupIds = this.identity.ancestorIds(namespace.kind === 'group' ? namespace.id : null);
+    const inherited: ShownBadge[] = groupIds.flatMap((groupId) =>
       this.repo.ofGroup(groupId).map((badge) => ({ kind: 'group' as const, badge })),
     );
     // One id sequence for both kinds: id order is creation order (GitLab's default order by id).
@@ -61,39 +60,41 @@ export class ProjectBadgeService {
     return badge;
   }
 
-  /** Check both URLs as GitLab's model does (the group badges' rules). */
-  validate(linkUrl: string, imageUrl: string): void {
-    this.groupBadges.validate(linkUrl, imageUrl);
+  /** Preview a badge with this project's values: maintainers and up (403), valid URLs (400). */
+  async render(
+    viewer: Viewer,
+    project: Readonly<ProjectRecord>,
+    linkUrl: string,
+    imageUrl: string,
+    serverHost: string,
+  ): Promise<BadgeRender> {
+    this.requireMaintainer(viewer, project);
+    validateBadgeUrls(linkUrl, imageUrl);
+    return presentBadgeRender(linkUrl, imageUrl, await this.placeholderValues(project, serverHost));
   }
 
-  /** Add a badge to a project the caller administers. */
-  async create(project: Readonly<ProjectRecord>, input: BadgeInput): Promise<Readonly<ProjectBadgeRecord>> {
-    const linkUrl = input.linkUrl ?? '';
-    const imageUrl = input.imageUrl ?? '';
-    this.validate(linkUrl, imageUrl);
-    return this.repo.insertProjectBadge({
-      projectId: project.id,
-      name: input.name ?? null,
-      linkUrl,
-      imageUrl,
-      createdAt: this.now().toISOString(),
-    });
+  /** Add a badge to the project: maintainers and up (403). */
+  async create(viewer: Viewer, project: Readonly<ProjectRecord>, input: BadgeInput): Promise<Readonly<ProjectBadgeRecord>> {
+    this.requireMaintainer(viewer, project);
+    return this.repo.insertProjectBadge({ projectId: project.id, ...newBadgeFields(input), createdAt: this.now().toISOString() });
   }
 
-  /** Change what was sent of one of the project's own badges. */
-  async update(project: Readonly<ProjectRecord>, badgeId: number, input: BadgeInput): Promise<Readonly<ProjectBadgeRecord>> {
+  /** Change what was sent of one of the project's own badges: maintainers and up (403). */
+  async update(
+    viewer: Viewer,
+    project: Readonly<ProjectRecord>,
+    badgeId: number,
+    input: BadgeInput,
+  ): Promise<Readonly<ProjectBadgeRecord>> {
+    this.requireMaintainer(viewer, project);
     const badge = this.findOwn(project, badgeId);
-    const patch: BadgePatch = {
-      ...(input.name !== undefined ? { name: input.name } : {}),
-      ...(input.linkUrl !== undefined ? { linkUrl: input.linkUrl } : {}),
-      ...(input.imageUrl !== undefined ? { imageUrl: input.imageUrl } : {}),
-    };
-    this.validate(patch.linkUrl ?? badge.linkUrl, patch.imageUrl ?? badge.imageUrl);
+    const patch = badgePatchOf(badge, input);
     return Object.keys(patch).length === 0 ? badge : this.repo.updateProjectBadge(badge.id, patch);
   }
 
-  /** Remove one of the project's own badges. */
-  async remove(project: Readonly<ProjectRecord>, badgeId: number): Promise<void> {
+  /** Remove one of the project's own badges: maintainers and up (403). */
+  async remove(viewer: Viewer, project: Readonly<ProjectRecord>, badgeId: number): Promise<void> {
+    this.requireMaintainer(viewer, project);
     this.findOwn(project, badgeId);
     await this.repo.removeProjectBadge(project.id, badgeId);
   }
@@ -103,17 +104,9 @@ export class ProjectBadgeService {
     return this.groupBadges.projectValues(project, serverHost);
   }
 
-  /** The project's group and its ancestors, nearest first (none for a personal project). */
-  private ancestorGroupIds(project: Readonly<ProjectRecord>): number[] {
-    const namespace = this.projects.namespaceOf(project);
-    if (namespace.kind !== 'group') return [];
-    const ids: number[] = [];
-    let group = this.identity.findGroup(namespace.id);
-    // The seen check guards against a parent cycle in a damaged document.
-    while (group && !ids.includes(group.id)) {
-      ids.push(group.id);
-      group = group.parentId === null ? undefined : this.identity.findGroup(group.parentId);
-    }
-    return ids;
+  /** GitLab's `admin_project` ability: maintainers, owners and admins (anonymous 401, others 403). */
+  private requireMaintainer(viewer: Viewer, project: Readonly<ProjectRecord>): void {
+    if (!viewer.user) throw new AppError('unauthorized', 'Unauthorized');
+    if (!viewer.canAdmin(project)) throw new AppError('forbidden', 'Forbidden');
   }
 }

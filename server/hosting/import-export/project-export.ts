@@ -294,7 +294,6 @@ function projectFeature(project: Readonly<ProjectRecord>): Record<string, number
   };
 }
 
-/** A hook as the archive keeps it: GitLab's column names, never the token. */
 /** A project badge as GitLab's export writes it (a `ProjectBadge` row of `project_badges.ndjson`). */
 function exportedBadge(b: Readonly<ProjectBadgeRecord>): Record<string, unknown> {
   return {
@@ -307,6 +306,7 @@ function exportedBadge(b: Readonly<ProjectBadgeRecord>): Record<string, unknown>
   };
 }
 
+/** A hook as the archive keeps it: GitLab's column names, never the token. */
 function exportedHook(h: Readonly<ProjectHookRecord>): Record<string, unknown> {
   return {
     type: 'ProjectHook',

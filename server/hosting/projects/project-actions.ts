@@ -192,7 +192,7 @@ export class ProjectActions {
     const ids = new Set<number>();
     const ns = this.projects.namespaceOf(project);
     if (ns.kind === 'user') ids.add(ns.ownerId);
-    const groupIds = [...ancestors(identity, ns.kind === 'group' ? ns.id : null), ...this.repo.sharesOf(project.id).map((s) => s.groupId)];
+    const groupIds = [...identity.ancestorIds(ns.kind === 'group' ? ns.id : null), ...this.repo.sharesOf(project.id).map((s) => s.groupId)];
     for (const m of identity.allMemberships()) if (groupIds.includes(m.groupId)) ids.add(m.userId);
     const q = search?.toLowerCase();
     return [...ids]
@@ -241,16 +241,6 @@ export function safeFileName(name: string): string {
   return base.slice(0, 200) || 'file';
 }
 
-function ancestors(identity: IdentityService, groupId: number | null): number[] {
-  const out: number[] = [];
-  let g = groupId === null ? undefined : identity.findGroup(groupId);
-  while (g && !out.includes(g.id)) {
-    out.push(g.id);
-    g = g.parentId === null ? undefined : identity.findGroup(g.parentId);
-  }
-  return out;
-}
-
 function isSelfOrAncestor(identity: IdentityService, groupId: number, projectGroupId: number): boolean {
-  return ancestors(identity, projectGroupId).includes(groupId);
+  return identity.ancestorIds(projectGroupId).includes(groupId);
 }
