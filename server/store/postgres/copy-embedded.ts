@@ -74,6 +74,9 @@ export async function copyDocumentToPostgres(db: DbSchema, url: string, onTable?
   pool.on('error', () => undefined);
   try {
     const client = await pool.connect();
+    // A connection lost mid-copy fails the query in flight (handled below); unhandled, the event would end the process.
+    const ignore = () => undefined;
+    client.on('error', ignore);
     let broken = false;
     let committing = false;
     try {
@@ -103,6 +106,7 @@ export async function copyDocumentToPostgres(db: DbSchema, url: string, onTable?
         );
       throw new StoreCopyError(`PostgreSQL refused the copy, nothing was written: ${describePgError(error)}`, { cause: error });
     } finally {
+      client.off('error', ignore);
       client.release(broken);
     }
   } finally {
