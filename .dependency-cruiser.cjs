@@ -95,7 +95,8 @@ module.exports = {
       severity: 'error',
       from: {
         path: '^server/',
-        pathNot: '^server/store/|-repo\\.ts$|\\.test\\.ts$|/test-support/|^server/(start-server|build-services|app|cli|cli-store|main)\\.ts$',
+        pathNot:
+          '^server/store/|-repo\\.ts$|\\.test\\.ts$|/test-support/|^server/(start-server|build-services|app|cli|cli-store|main)\\.ts$',
       },
       to: { path: '^server/store/', pathNot: '^server/store/schema\\.ts$' },
     },

@@ -40,7 +40,13 @@ export async function runStoreMigrate(config: Config, options: StoreMigrateOptio
     const report = await copyDocumentToPostgres(source.db, url);
     const database = redactDatabaseUrl(url);
     if (options.json) {
-      out(JSON.stringify({ source: source.file, database, documentMigrations: source.applied, ...report, verified: true, staysInDataDir }, null, 2));
+      out(
+        JSON.stringify(
+          { source: source.file, database, documentMigrations: source.applied, ...report, verified: true, staysInDataDir },
+          null,
+          2,
+        ),
+      );
       return 0;
     }
     out(`Copied ${source.file} into PostgreSQL at ${database}`);
@@ -51,9 +57,7 @@ export async function runStoreMigrate(config: Config, options: StoreMigrateOptio
     for (const t of report.tables) out(`  ${t.table.padEnd(width)}${String(t.rows).padStart(8)}`);
     out(`  ${'total'.padEnd(width)}${String(report.rows).padStart(8)}`);
     out('Verified: read back inside the transaction and again after COMMIT, every table equals db.json.');
-    out(
-      `${staysInDataDir.join(', ')} stay in ${config.dataDir}: start the server on this same data dir with CRATEHOUSE_DATABASE_URL set.`,
-    );
+    out(`${staysInDataDir.join(', ')} stay in ${config.dataDir}: start the server on this same data dir with CRATEHOUSE_DATABASE_URL set.`);
     out(
       `${source.file} is left as it was: a server started without CRATEHOUSE_DATABASE_URL would still use it, and not see what is written to PostgreSQL from now on.`,
     );

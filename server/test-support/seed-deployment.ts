@@ -42,7 +42,10 @@ function clientOf(base: string) {
   const call = async (token: string | null, method: string, route: string, body?: unknown): Promise<Response> =>
     fetch(`${base}${route}`, {
       method,
-      headers: { ...authHeader(route, token), ...(body !== undefined && !(body instanceof FormData) ? { 'Content-Type': 'application/json' } : {}) },
+      headers: {
+        ...authHeader(route, token),
+        ...(body !== undefined && !(body instanceof FormData) ? { 'Content-Type': 'application/json' } : {}),
+      },
       body: body === undefined ? undefined : body instanceof FormData ? body : JSON.stringify(body),
     });
   const ok = async (token: string | null, method: string, route: string, body?: unknown): Promise<Json> => {
@@ -75,21 +78,47 @@ export async function seedDeployment(actualBase: string, adminToken: string, wav
   const { ok, until } = clientOf(actualBase);
   const api = '/api/v4';
   const user = async (username: string) => {
-    const u = await ok(adminToken, 'POST', `${api}/users`, { username, name: username.toUpperCase(), email: `${username}@example.com`, force_random_password: true });
+    const u = await ok(adminToken, 'POST', `${api}/users`, {
+      username,
+      name: username.toUpperCase(),
+      email: `${username}@example.com`,
+      force_random_password: true,
+    });
     const t = await ok(adminToken, 'POST', `${api}/users/${u.id as number}/personal_access_tokens`, { name: 'laptop', scopes: ['api'] });
     return { id: u.id as number, token: t.token as string };
   };
   const alice = await user('alice');
   const bob = await user('bob');
-  const aliceRead = await ok(adminToken, 'POST', `${api}/users/${alice.id}/personal_access_tokens`, { name: 'reader', scopes: ['read_api'] });
-  const revoked = await ok(adminToken, 'POST', `${api}/users/${bob.id}/personal_access_tokens`, { name: 'old', scopes: ['api'], expires_at: '2031-01-01' });
+  const aliceRead = await ok(adminToken, 'POST', `${api}/users/${alice.id}/personal_access_tokens`, {
+    name: 'reader',
+    scopes: ['read_api'],
+  });
+  const revoked = await ok(adminToken, 'POST', `${api}/users/${bob.id}/personal_access_tokens`, {
+    name: 'old',
+    scopes: ['api'],
+    expires_at: '2031-01-01',
+  });
   await ok(adminToken, 'DELETE', `${api}/personal_access_tokens/${revoked.id as number}`);
 
-  const label = await ok(alice.token, 'POST', `${api}/groups`, { name: 'Label', path: 'label', visibility: 'public', description: 'A label' });
-  const vault = await ok(alice.token, 'POST', `${api}/groups`, { name: 'Vault', path: 'vault', visibility: 'private', parent_id: label.id });
+  const label = await ok(alice.token, 'POST', `${api}/groups`, {
+    name: 'Label',
+    path: 'label',
+    visibility: 'public',
+    description: 'A label',
+  });
+  const vault = await ok(alice.token, 'POST', `${api}/groups`, {
+    name: 'Vault',
+    path: 'vault',
+    visibility: 'private',
+    parent_id: label.id,
+  });
   const crew = await ok(bob.token, 'POST', `${api}/groups`, { name: 'Crew', path: 'crew', visibility: 'public' });
   await ok(alice.token, 'POST', `${api}/groups/${label.id as number}/members`, { user_id: bob.id, access_level: 30 });
-  await ok(alice.token, 'POST', `${api}/groups/${vault.id as number}/members`, { user_id: bob.id, access_level: 20, expires_at: '2031-06-30' });
+  await ok(alice.token, 'POST', `${api}/groups/${vault.id as number}/members`, {
+    user_id: bob.id,
+    access_level: 20,
+    expires_at: '2031-06-30',
+  });
 
   const project = async (token: string, body: Json) => ok(token, 'POST', `${api}/projects`, { initialize_with_readme: true, ...body });
   const tape = await project(alice.token, { name: 'Beat Tape', visibility: 'public', description: 'Loops', tag_list: 'house,loops' });
@@ -103,11 +132,16 @@ export async function seedDeployment(actualBase: string, adminToken: string, wav
     [album, 'tracklist.txt'],
     [kit, 'kit/README.txt'],
   ] as const)
-    await ok(p === kit ? bob.token : alice.token, 'POST', `${api}/projects/${p.id as number}/repository/files/${encodeURIComponent(file)}`, {
-      branch: 'main',
-      content: `contents of ${file}\n`,
-      commit_message: `Add ${file}`,
-    });
+    await ok(
+      p === kit ? bob.token : alice.token,
+      'POST',
+      `${api}/projects/${p.id as number}/repository/files/${encodeURIComponent(file)}`,
+      {
+        branch: 'main',
+        content: `contents of ${file}\n`,
+        commit_message: `Add ${file}`,
+      },
+    );
   await ok(adminToken, 'PUT', `${api}/projects/${tape.id as number}/custom_attributes/genre`, { value: 'house' });
   await ok(alice.token, 'PUT', `${api}/projects/${single.id as number}`, { topics: 'synthwave', merge_method: 'ff' });
   await ok(bob.token, 'POST', `${api}/projects/${tape.id as number}/star`);
@@ -120,8 +154,15 @@ export async function seedDeployment(actualBase: string, adminToken: string, wav
   // A hook that is never delivered during the test: only tag pushes, and no tag is pushed.
   const hookBody = { url: 'http://127.0.0.1:9/hook', push_events: false, tag_push_events: true, token: 'hook-secret' };
   const hook1 = await ok(alice.token, 'POST', `${api}/projects/${tape.id as number}/hooks`, hookBody);
-  const hook2 = await ok(alice.token, 'POST', `${api}/projects/${album.id as number}/hooks`, { ...hookBody, push_events_branch_filter: 'main' });
-  const badge = (link: string) => ({ link_url: `https://example.com/${link}/%{project_path}`, image_url: `https://img.example.com/${link}.svg`, name: link });
+  const hook2 = await ok(alice.token, 'POST', `${api}/projects/${album.id as number}/hooks`, {
+    ...hookBody,
+    push_events_branch_filter: 'main',
+  });
+  const badge = (link: string) => ({
+    link_url: `https://example.com/${link}/%{project_path}`,
+    image_url: `https://img.example.com/${link}.svg`,
+    name: link,
+  });
   const gBadge = await ok(alice.token, 'POST', `${api}/groups/${label.id as number}/badges`, badge('label'));
   const pBadge = await ok(alice.token, 'POST', `${api}/projects/${album.id as number}/badges`, badge('album'));
   const kBadge = await ok(bob.token, 'POST', `${api}/projects/${kit.id as number}/badges`, badge('kit'));
@@ -163,7 +204,9 @@ export async function seedDeployment(actualBase: string, adminToken: string, wav
   await until(bob.token, `${api}/projects/${fork.id as number}`, (b) => b.import_status === 'finished');
   await ok(alice.token, 'POST', `${api}/projects/${album.id as number}/export`, { description: 'album export' });
   await until(alice.token, `${api}/projects/${album.id as number}/export`, (b) => b.export_status === 'finished');
-  const archive = await fetch(`${actualBase}${api}/projects/${album.id as number}/export/download`, { headers: { 'PRIVATE-TOKEN': alice.token } });
+  const archive = await fetch(`${actualBase}${api}/projects/${album.id as number}/export/download`, {
+    headers: { 'PRIVATE-TOKEN': alice.token },
+  });
   const importForm = new FormData();
   importForm.set('file', new Blob([new Uint8Array(await archive.arrayBuffer())]), 'album.tar.gz');
   importForm.set('path', 'album-copy');
@@ -211,7 +254,9 @@ export interface RecordedRead {
 const pagingHeaders = ['x-total', 'x-total-pages', 'x-page', 'x-per-page', 'x-next-page', 'x-prev-page', 'link', 'content-type'];
 
 /** Every read of the list, as each caller (null: anonymous); keyed `caller GET path`. */
-export function readsOf(d: SeededDeployment): readonly { readonly caller: keyof SeededDeployment['tokens'] | 'anonymous'; readonly path: string }[] {
+export function readsOf(
+  d: SeededDeployment,
+): readonly { readonly caller: keyof SeededDeployment['tokens'] | 'anonymous'; readonly path: string }[] {
   const api = '/api/v4';
   const shared: string[] = [
     '/version',
@@ -283,7 +328,9 @@ export async function recordReads(base: string, d: SeededDeployment): Promise<Ma
     const token = caller === 'anonymous' ? null : d.tokens[caller];
     const res = await fetch(`${base}${path}`, { headers: authHeader(path, token) });
     const body = Buffer.from(await res.arrayBuffer());
-    const text = /json|text|svg/.test(res.headers.get('content-type') ?? '') ? body.toString('utf8') : createHash('sha256').update(body).digest('hex');
+    const text = /json|text|svg/.test(res.headers.get('content-type') ?? '')
+      ? body.toString('utf8')
+      : createHash('sha256').update(body).digest('hex');
     out.set(`${caller} GET ${path}`, {
       status: res.status,
       paging: Object.fromEntries(pagingHeaders.map((h) => [h, res.headers.get(h)])),

@@ -123,7 +123,10 @@ describe.skipIf(postgresSkipReason !== null)('copying an embedded data dir into 
 
   it('leaves the database empty when a reference dangles (checked once every row is in)', async () => {
     const url = await createTestDatabase();
-    const bad = { ...source, stars: [...source.stars, { projectId: source.projects[0]!.id, userId: 9999, createdAt: '2026-01-01T00:00:00.000Z' }] };
+    const bad = {
+      ...source,
+      stars: [...source.stars, { projectId: source.projects[0]!.id, userId: 9999, createdAt: '2026-01-01T00:00:00.000Z' }],
+    };
     const refused = await copyDocumentToPostgres(bad, url).catch((e: unknown) => e);
     expect((refused as Error).message).toMatch(/nothing was written.*stars_user_id_fkey/);
     expect(await tableContents(url)).toEqual(emptyTables);
@@ -141,7 +144,9 @@ describe.skipIf(postgresSkipReason !== null)('copying an embedded data dir into 
       sent.push(table);
       // Half-way (projects are in, stars and the rest not yet): the server ends the copy's session.
       if (table === 'projects')
-        await killer.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+        await killer.query(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+        );
     }).catch((e: unknown) => e);
     await killer.end();
     expect(sent).toContain('projects');

@@ -15,7 +15,11 @@ import { tableSpecs } from './pg-tables.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const adminToken = 'migrate-admin-token';
 // Links in answers name this base, not the port each server happens to get.
-const env = { CRATEHOUSE_PUBLIC_URL: 'http://cratehouse.test', CRATEHOUSE_FETCH_ALLOW_PRIVATE: 'true', CRATEHOUSE_HOOKS_ALLOW_PRIVATE: 'true' };
+const env = {
+  CRATEHOUSE_PUBLIC_URL: 'http://cratehouse.test',
+  CRATEHOUSE_FETCH_ALLOW_PRIVATE: 'true',
+  CRATEHOUSE_HOOKS_ALLOW_PRIVATE: 'true',
+};
 
 /** Run the real CLI (a child process, as an operator would) and collect its exit code and output. */
 function runCliChild(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -44,7 +48,9 @@ async function rowCount(url: string): Promise<number> {
   try {
     let n = 0;
     for (const table of tableNames) {
-      const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${tableSpecs[table].sql}`).catch(() => ({ rows: [{ n: 0 }] }));
+      const { rows } = await client
+        .query<{ n: number }>(`SELECT count(*)::int AS n FROM ${tableSpecs[table].sql}`)
+        .catch(() => ({ rows: [{ n: 0 }] }));
       n += rows[0]!.n;
     }
     return n;
@@ -129,7 +135,9 @@ describe.skipIf(postgresSkipReason !== null)('cratehouse store migrate --to post
     const differences = [...before].flatMap(([key, read]) => {
       const then = comparable(key, read);
       const now = after.get(key);
-      return now && JSON.stringify(comparable(key, now)) === JSON.stringify(then) ? [] : [{ key, before: then, after: now && comparable(key, now) }];
+      return now && JSON.stringify(comparable(key, now)) === JSON.stringify(then)
+        ? []
+        : [{ key, before: then, after: now && comparable(key, now) }];
     });
     expect(differences).toEqual([]);
     expect(after.size).toBe(before.size);
