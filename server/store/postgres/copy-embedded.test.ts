@@ -12,7 +12,7 @@ import { createTestDatabase } from '../../test-support/store-kinds.js';
 import { memoryLogger } from '../../test-support/test-app.js';
 import { DurableJsonFile } from '../file-adapter.js';
 import { tableNames } from '../row-diff.js';
-import type { DbSchema } from '../schema.js';
+import { emptyDb, type DbSchema } from '../schema.js';
 import { openStore } from '../store.js';
 import { copyDocumentToPostgres, readEmbeddedDocument, StoreCopyError, TargetNotEmptyError } from './copy-embedded.js';
 import { openPostgresStore } from './pg-store.js';
@@ -154,5 +154,38 @@ describe.skipIf(postgresSkipReason !== null)('copying an embedded data dir into 
     expect(refused).toBeInstanceOf(StoreCopyError);
     expect((refused as Error).message).toContain('nothing was written');
     expect(await tableContents(url)).toEqual(emptyTables);
+  });
+});
+
+describe('cratehouse store migrate: refusals before any copy', () => {
+  const migrate = (args: string[]) => runCli(['store', 'migrate', ...args], {}, () => undefined);
+
+  it('names what is missing or wrong, and copies nothing', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-copy-none-'));
+    const db = 'postgresql://nobody@/none?host=/nonexistent-socket-dir';
+    await expect(migrate(['--to', 'mysql', '--data-dir', dir, '--database-url', db])).rejects.toThrow('store migrate needs --to postgres');
+    await expect(migrate(['--to', 'postgres', '--data-dir', dir])).rejects.toThrow('no database: pass --database-url');
+    await expect(migrate(['--to', 'postgres', '--data-dir', dir, '--database-url', 'mysql://x/y'])).rejects.toThrow(
+      'must start with postgres://',
+    );
+    await expect(migrate(['--to', 'postgres', '--data-dir', dir, '--database-url', db])).rejects.toThrow(
+      `there is no ${path.join(dir, 'db.json')}: not an embedded data dir`,
+    );
+    await writeFile(path.join(dir, 'db.json'), JSON.stringify({ schemaVersion: 6 }));
+    await expect(migrate(['--to', 'postgres', '--data-dir', dir, '--database-url', db])).rejects.toThrow(
+      'db.json has no object "sequences"; nothing was copied',
+    );
+    await writeFile(path.join(dir, 'db.json'), JSON.stringify({ ...emptyDb(), extra: [] }));
+    await expect(migrate(['--to', 'postgres', '--data-dir', dir, '--database-url', db])).rejects.toThrow(
+      'db.json has a table "extra" the PostgreSQL schema does not know',
+    );
+    await writeFile(path.join(dir, 'db.json'), JSON.stringify(emptyDb()));
+    await expect(migrate(['--to', 'postgres', '--data-dir', dir, '--database-url', db])).rejects.toThrow(
+      "the database's schema could not be created, nothing was copied",
+    );
+    await writeFile(path.join(dir, 'db.json'), JSON.stringify({ schemaVersion: 99 }));
+    await expect(migrate(['--to', 'postgres', '--data-dir', dir, '--database-url', db])).rejects.toThrow('db.json has schema version 99');
+    // The CLI let go of the data dir each time.
+    await expect(readFile(path.join(dir, 'server.lock'))).rejects.toThrow();
   });
 });

@@ -50,7 +50,9 @@ export interface EmbeddedDocument {
 export async function readEmbeddedDocument(dataDir: string): Promise<EmbeddedDocument> {
   const file = path.join(dataDir, 'db.json');
   if (!existsSync(file)) throw new StoreCopyError(`there is no ${file}: not an embedded data dir, nothing to copy`);
-  const raw = await new DurableJsonFile<Record<string, unknown>>(file).read();
+  const raw = await new DurableJsonFile<Record<string, unknown>>(file).read().catch((error: unknown) => {
+    throw new StoreCopyError(`${file} could not be read: ${(error as Error).message}`, { cause: error });
+  });
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new StoreCopyError(`${file} does not hold a document`);
   const { db, applied } = migrate(raw);
   return { db, file, applied };
@@ -69,7 +71,9 @@ export type CopyProgress = (table: TableName, rows: number) => void | Promise<vo
 export async function copyDocumentToPostgres(db: DbSchema, url: string, onTable?: CopyProgress): Promise<CopyReport> {
   checkEveryFieldHasAColumn(db);
   const expected = tableNames.map((table) => ({ table, sql: tableSpecs[table].sql, rows: itemsOf(db, table).length }));
-  const schemaApplied = await runPgMigrations(url);
+  const schemaApplied = await runPgMigrations(url).catch((error: unknown) => {
+    throw new StoreCopyError(`the database's schema could not be created, nothing was copied: ${describePgError(error)}`, { cause: error });
+  });
   const pool = new pg.Pool({ connectionString: url, max: 1, types });
   pool.on('error', () => undefined);
   try {
@@ -168,12 +172,16 @@ function canonical(spec: TableSpec, row: Readonly<Record<string, unknown>>): Rec
   return Object.fromEntries(spec.columns.map((c) => [c.field, row[c.field] ?? null]));
 }
 
-/** Refuse a document with a table or a field the schema has no place for: it would be dropped silently. */
+/** Refuse a document missing a table, or with a table or field the schema has no place for (it would be dropped silently). */
 function checkEveryFieldHasAColumn(db: DbSchema): void {
   const known = new Set<string>([...tableNames, 'schemaVersion']);
   for (const key of Object.keys(db))
     if (!known.has(key)) throw new StoreCopyError(`db.json has a table "${key}" the PostgreSQL schema does not know; nothing was copied`);
   for (const table of tableNames) {
+    const value = db[table] as unknown;
+    const isMap = table === 'sequences' || table === 'usage';
+    if (typeof value !== 'object' || value === null || Array.isArray(value) === isMap)
+      throw new StoreCopyError(`db.json has no ${isMap ? 'object' : 'array'} "${table}"; nothing was copied`);
     const fields = new Set(tableSpecs[table].columns.map((c) => c.field));
     for (const item of itemsOf(db, table))
       for (const field of Object.keys(rowOf(table, item)))
