@@ -298,7 +298,6 @@ export function readsOf(
     ...d.projects.flatMap((p) => [
       `/projects/${p.id}`,
       `/projects/${encodeURIComponent(p.path)}`,
-      `/projects/${p.id}?statistics=true&license=true`,
       `/projects/${p.id}/users`,
       `/projects/${p.id}/forks`,
       `/projects/${p.id}/hooks`,
@@ -310,8 +309,6 @@ export function readsOf(
       `/projects/${p.id}/notification_settings`,
       `/projects/${p.id}/repository/tree?recursive=true`,
       `/projects/${p.id}/repository/files/README.md?ref=main`,
-      `/projects/${p.id}/repository/commits`,
-      `/projects/${p.id}/repository/branches`,
     ]),
     ...d.hooks.map((h) => `/projects/${h.projectId}/hooks/${h.id}`),
     ...d.badges.map((b) => `/${b.kind}/${b.ownerId}/badges/${b.id}`),
@@ -321,21 +318,22 @@ export function readsOf(
   return callers.flatMap((caller) => [...shared, ...(caller === 'anonymous' ? [] : audio)].map((path) => ({ caller, path })));
 }
 
-/** Make every read of the list against a server; each answer's status, paging headers and body. */
+/** Make every read of the list against a server (four at a time); each answer's status, paging headers and body. */
 export async function recordReads(base: string, d: SeededDeployment): Promise<Map<string, RecordedRead>> {
-  const out = new Map<string, RecordedRead>();
-  for (const { caller, path } of readsOf(d)) {
-    const token = caller === 'anonymous' ? null : d.tokens[caller];
-    const res = await fetch(`${base}${path}`, { headers: authHeader(path, token) });
-    const body = Buffer.from(await res.arrayBuffer());
-    const text = /json|text|svg/.test(res.headers.get('content-type') ?? '')
-      ? body.toString('utf8')
-      : createHash('sha256').update(body).digest('hex');
-    out.set(`${caller} GET ${path}`, {
-      status: res.status,
-      paging: Object.fromEntries(pagingHeaders.map((h) => [h, res.headers.get(h)])),
-      body: text,
-    });
-  }
-  return out;
+  const reads = readsOf(d);
+  const answers: RecordedRead[] = new Array<RecordedRead>(reads.length);
+  let next = 0;
+  const reader = async () => {
+    for (let i = next++; i < reads.length; i = next++) {
+      const { caller, path } = reads[i]!;
+      const res = await fetch(`${base}${path}`, { headers: authHeader(path, caller === 'anonymous' ? null : d.tokens[caller]) });
+      const body = Buffer.from(await res.arrayBuffer());
+      const text = /json|text|svg/.test(res.headers.get('content-type') ?? '')
+        ? body.toString('utf8')
+        : createHash('sha256').update(body).digest('hex');
+      answers[i] = { status: res.status, paging: Object.fromEntries(pagingHeaders.map((h) => [h, res.headers.get(h)])), body: text };
+    }
+  };
+  await Promise.all([reader(), reader(), reader(), reader()]);
+  return new Map(reads.map((r, i) => [`${r.caller} GET ${r.path}`, answers[i]!]));
 }

@@ -135,6 +135,18 @@ describe.skipIf(postgresSkipReason !== null)('copying an embedded data dir into 
     expect((await tableContents(url)).projects).toHaveLength(source.projects.length);
   });
 
+  it('refuses, leaving the database empty, a document PostgreSQL would give back differently', async () => {
+    const url = await createTestDatabase();
+    // Written by hand without milliseconds: timestamptz reads back as 2026-01-01T00:00:00.000Z, which the API would show.
+    const users = source.users.map((u, i) => (i === 1 ? { ...u, createdAt: '2026-01-01T00:00:00Z' } : u));
+    const refused = await copyDocumentToPostgres({ ...source, users }, url).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(StoreCopyError);
+    expect((refused as Error).message).toBe(
+      'read back inside the transaction, users row 2, field createdAt: "2026-01-01T00:00:00.000Z" where db.json has "2026-01-01T00:00:00Z"; nothing was written',
+    );
+    expect(await tableContents(url)).toEqual(emptyTables);
+  });
+
   it('leaves the database empty when the connection is cut in the middle of the copy', async () => {
     const url = await createTestDatabase();
     const killer = new pg.Client({ connectionString: url });
