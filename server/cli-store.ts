@@ -13,7 +13,7 @@ export interface StoreMigrateOptions {
 }
 
 /** What stays in the data dir whichever store holds the metadata. */
-const staysInDataDir = ['repositories', 'Git LFS objects', 'artifacts', 'uploads', 'exports', 'the library', 'the analysis cache'];
+const staysInDataDir = ['Repositories', 'Git LFS objects', 'artifacts', 'uploads', 'exports', 'the library', 'the analysis cache'];
 
 /** The URL with its password masked, for output. */
 export function redactDatabaseUrl(url: string): string {
@@ -51,13 +51,15 @@ export async function runStoreMigrate(config: Config, options: StoreMigrateOptio
     }
     out(`Copied ${source.file} into PostgreSQL at ${database}`);
     for (const step of source.applied) out(`  db.json migrated in memory (the file is unchanged): ${step}`);
-    for (const step of report.schemaApplied) out(`  schema created: ${step}`);
+    for (const step of report.schemaApplied) out(`  schema migration run: ${step.replace(/^postgres: /, '')}`);
     const width = Math.max(...report.tables.map((t) => t.table.length), 'total'.length) + 2;
     out(`  ${'table'.padEnd(width)}${'rows'.padStart(8)}`);
     for (const t of report.tables) out(`  ${t.table.padEnd(width)}${String(t.rows).padStart(8)}`);
     out(`  ${'total'.padEnd(width)}${String(report.rows).padStart(8)}`);
     out('Verified: read back inside the transaction and again after COMMIT, every table equals db.json.');
-    out(`${staysInDataDir.join(', ')} stay in ${config.dataDir}: start the server on this same data dir with CRATEHOUSE_DATABASE_URL set.`);
+    out(
+      `${staysInDataDir.slice(0, -1).join(', ')} and ${staysInDataDir.at(-1)!} stay in ${config.dataDir}: start the server on this same data dir with CRATEHOUSE_DATABASE_URL set.`,
+    );
     out(
       `${source.file} is left as it was: a server started without CRATEHOUSE_DATABASE_URL would still use it, and not see what is written to PostgreSQL from now on.`,
     );
