@@ -90,11 +90,13 @@ module.exports = {
     },
     {
       name: 'only-repositories-touch-the-store',
-      comment: 'Only *-repo.ts modules (and the composition roots: start-server, build-services) import server/store.',
+      comment:
+        'Only *-repo.ts modules (and the composition roots: start-server, build-services; the CLI: cli, cli-store) import server/store.',
       severity: 'error',
       from: {
         path: '^server/',
-        pathNot: '^server/store/|-repo\\.ts$|\\.test\\.ts$|/test-support/|^server/(start-server|build-services|app|cli|main)\\.ts$',
+        pathNot:
+          '^server/store/|-repo\\.ts$|\\.test\\.ts$|/test-support/|^server/(start-server|build-services|app|cli|cli-store|main)\\.ts$',
       },
       to: { path: '^server/store/', pathNot: '^server/store/schema\\.ts$' },
     },

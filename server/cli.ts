@@ -8,6 +8,8 @@ import { AppError } from './http/errors.js';
 import { presentGroup, presentToken, presentUser } from './hosting/present.js';
 import { stopOnSignal } from './shared/stop-on-signal.js';
 import { acquireLock, DataDirLockedError, prepareDataDir, readLiveLock } from './store/data-dir.js';
+import { SchemaTooNewError } from './store/migrations.js';
+import { StoreCopyError } from './store/postgres/copy-embedded.js';
 import { openDataStore } from './store/open-data-store.js';
 import type { UserRecord, Visibility } from './store/schema.js';
 
@@ -45,6 +47,10 @@ Commands:
   token list [--user U]
   token revoke <token-id>
   group create --name N --path P [--visibility private|internal|public] [--parent ID] [--description D]
+  store migrate --to postgres [--database-url URL]
+                                                   copy the embedded store (db.json) of the data dir into an
+                                                   empty PostgreSQL database (default CRATEHOUSE_DATABASE_URL);
+                                                   no server may hold the data dir (docs/deploy/postgres.md)
   analyze <files or folders…> [--json | --csv] [--rename-to DIR]
                                                    analyse locally (no server): role, tier, LUFS, true peak,
                                                    tempo, key and a suggested name per file; --rename-to
@@ -247,6 +253,18 @@ export async function runCli(
       progress: process.stderr.isTTY ? process.stderr : null,
     });
   }
+  if (command === 'store') {
+    if (sub !== 'migrate') throw new UsageError(`unknown command: store ${sub ?? ''}`.trim());
+    const { runStoreMigrate } = await import('./cli-store.js');
+    const to = flags.get('to');
+    const databaseUrl = flags.get('database-url');
+    return runStoreMigrate(config, {
+      to: typeof to === 'string' ? to : undefined,
+      databaseUrl: typeof databaseUrl === 'string' ? databaseUrl : undefined,
+      json: flags.has('json'),
+      out,
+    });
+  }
   const json = flags.has('json');
   const show = (label: string, value: unknown) =>
     out(json ? JSON.stringify(value, null, 2) : `${label}\n${JSON.stringify(value, null, 2)}`);
@@ -329,7 +347,7 @@ function describeError(error: unknown): string {
       : '';
     return `${error.message}${fields}`;
   }
-  if (error instanceof ConfigError || error instanceof DataDirLockedError) return error.message;
+  for (const kind of [ConfigError, DataDirLockedError, StoreCopyError, SchemaTooNewError]) if (error instanceof kind) return error.message;
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 

@@ -18,8 +18,8 @@ interface Pending {
 /** Parameters per statement stay under PostgreSQL's limit of 65,535. */
 const maxParams = 60_000;
 
-/** int8 as a JS number (sizes, sequence values: far below 2^53), not pg's default string. */
-const types = {
+/** int8 as a JS number (sizes, sequence values: far below 2^53), not pg's default string: every pool of the store's tables uses it. */
+export const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
@@ -42,8 +42,8 @@ export async function openPostgresStore(url: string): Promise<Store> {
   }
 }
 
-/** Read every table in document order into a fresh document, rows frozen. */
-async function loadDocument(pool: pg.Pool): Promise<DbSchema> {
+/** Read every table in document order into a fresh document, rows frozen (a client inside a transaction sees its own writes). */
+export async function loadDocument(pool: Pick<pg.Pool, 'query'>): Promise<DbSchema> {
   const db = emptyDb();
   for (const table of tableNames) {
     const spec = tableSpecs[table];
@@ -248,7 +248,7 @@ function rowsOf(spec: TableSpec, items: readonly unknown[]): readonly Readonly<R
 }
 
 /** One SQL statement and its parameters ($1… numbered from 1). */
-interface Statement {
+export interface Statement {
   readonly text: string;
   readonly params: readonly unknown[];
 }
@@ -283,8 +283,8 @@ function deleteStatements(spec: TableSpec, change: TableChange): Statement[] {
   return out;
 }
 
-/** INSERT rows in their order (replacing rows with the same key when `replace`). */
-function writeStatements(spec: TableSpec, items: readonly unknown[], replace: boolean): Statement[] {
+/** INSERT rows (map tables: `[name, value]` entries) in their order (replacing rows with the same key when `replace`). */
+export function writeStatements(spec: TableSpec, items: readonly unknown[], replace: boolean): Statement[] {
   const rows = rowsOf(spec, items);
   const cols = spec.columns;
   const keyColumns = new Set(spec.key.map((k) => k.column));
