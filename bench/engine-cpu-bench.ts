@@ -124,7 +124,11 @@ async function main(): Promise<void> {
   }
   const aubio = spawnSync('aubioonset', ['--help']).error ? null : 'aubioonset';
   const answers: Record<string, Record<string, unknown>> = {};
-  console.log(`# Engine CPU (medians of ${runs} runs after 2 warm-ups; load ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+  console.log(
+    `# Engine CPU (medians of ${runs} runs after 2 warm-ups; load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')})`,
+  );
   console.log('| file | seconds | read (WAV, in process) | waveform | onsets | spectrum | aubioonset (child) | onsets / aubio |');
   console.log('|---|---|---|---|---|---|---|---|');
   try {

@@ -150,4 +150,3 @@ describe('holdAudio', () => {
     expect(uploaded.isUnderWay('onsets', {})).toBe(false);
   });
 });
-

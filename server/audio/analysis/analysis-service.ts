@@ -279,7 +279,10 @@ export class AnalysisService {
   }
 
   /** Wait for a shared run; a request that goes (its signal) stops waiting, and the last one to go stops the run. */
-  private async attend(run: SharedRun, signal: AbortSignal | undefined): Promise<{ readonly source: SourceInfo; readonly result: unknown }> {
+  private async attend(
+    run: SharedRun,
+    signal: AbortSignal | undefined,
+  ): Promise<{ readonly source: SourceInfo; readonly result: unknown }> {
     run.waiting++;
     if (!signal) {
       try {

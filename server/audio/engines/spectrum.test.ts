@@ -134,4 +134,3 @@ describe('spectrum engine', () => {
     });
   });
 });
-

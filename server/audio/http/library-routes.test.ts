@@ -113,8 +113,10 @@ describe('library items', () => {
     const got = await (await app.fetch(`/audio/v1/library/items/${ids.tone}`, { headers: auth() })).json();
     expect(got).not.toHaveProperty('summary_analyses');
     // Asked by hash, a listed analysis is read from the cache; another is computed.
-    const byHash = (q: string) => app.fetch(`/audio/v1/${q}${q.includes('?') ? '&' : '?'}sha256=${sha(tone)}`, { method: 'POST', headers: auth() });
-    for (const listed of ['naming?index=1', 'onsets', 'loudness', 'grade', 'analyze']) expect((await byHash(listed)).headers.get('x-cache')).toBe('hit');
+    const byHash = (q: string) =>
+      app.fetch(`/audio/v1/${q}${q.includes('?') ? '&' : '?'}sha256=${sha(tone)}`, { method: 'POST', headers: auth() });
+    for (const listed of ['naming?index=1', 'onsets', 'loudness', 'grade', 'analyze'])
+      expect((await byHash(listed)).headers.get('x-cache')).toBe('hit');
     expect((await byHash('waveform?bins=500')).headers.get('x-cache')).toBe('miss');
   });
 

@@ -55,11 +55,8 @@ describe('scheduleRequest', () => {
     const limiter = createLimiter(2);
     const queued: string[] = [];
     const done = screen.map((r) =>
-      scheduleRequest(
-        audio,
-        limiter,
-        { route: r.route, query: r.query as never, onQueued: () => queued.push(r.route) },
-        () => audio.analyse(r.route, r.query as never),
+      scheduleRequest(audio, limiter, { route: r.route, query: r.query as never, onQueued: () => queued.push(r.route) }, () =>
+        audio.analyse(r.route, r.query as never),
       ),
     );
     return { server, limiter, queued, done };

@@ -84,7 +84,10 @@ type Call<K extends RequestKey> = (
 ) => Promise<Analysis<AnalysisResults[K]>>;
 
 /** Each request's route and query (the naming index is the screen's current one). */
-function requestOf(key: RequestKey, namingIndex: number): { readonly route: AnalysisRoute; readonly query: Readonly<Record<string, unknown>> } {
+function requestOf(
+  key: RequestKey,
+  namingIndex: number,
+): { readonly route: AnalysisRoute; readonly query: Readonly<Record<string, unknown>> } {
   switch (key) {
     case 'waveform':
       return { route: 'waveform', query: { bins: WAVEFORM_BINS } };
