@@ -113,4 +113,25 @@ describe('AnalysisService: one computation per cache key at a time', () => {
     for (const t of tasks) t.finish();
     await Promise.all([background, interactive]);
   });
+
+  it('never lets a request join a run over another request’s upload, whose temp file goes with it', async () => {
+    const { analysis, tasks } = service();
+    const upload = (n: number) => ({
+      path: `/tmp/upload-${n}`,
+      sha256: file.sha256,
+      bytes: 1,
+      filename: 'x.wav',
+      mimeType: 'audio/wav',
+      fields: {},
+      discard: () => Promise.resolve(),
+    });
+    const first = analysis.analyse('alice', upload(1), '/onsets', 'onsets', {});
+    await tasksReach(tasks, 1);
+    const second = analysis.analyse('bob', upload(2), '/onsets', 'onsets', {});
+    await tasksReach(tasks, 2);
+    // Each upload's analysis reads its own file.
+    expect(tasks.map((t) => t.task.file)).toEqual(['/tmp/upload-1', '/tmp/upload-2']);
+    for (const t of tasks) t.finish();
+    await Promise.all([first, second]);
+  });
 });

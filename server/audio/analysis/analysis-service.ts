@@ -88,6 +88,10 @@ interface SharedRun {
   waiting: number;
 }
 
+/** Marks the options of an analysis of an upload's temp file (see shareRun). */
+const temporary = Symbol('temporary file');
+type TemporaryFile = { readonly [temporary]?: true };
+
 /** Upload → cache lookup → worker pool (decode + engine) → cache write, metered per tenant. */
 export class AnalysisService {
   /** Cache misses being computed, by cache key. */
@@ -194,7 +198,8 @@ export class AnalysisService {
     options: AnalysisOptions & { readonly early?: EarlyAnalysis } = {},
   ): Promise<AnalysisAnswer> {
     try {
-      return await this.analyseFile(tenant, upload, route, engineId, params, options);
+      // The temp file goes with this request: others may not join a run that reads it (see shareRun).
+      return await this.analyseFile(tenant, upload, route, engineId, params, { ...options, [temporary]: true });
     } finally {
       await upload.discard();
     }
@@ -210,7 +215,7 @@ export class AnalysisService {
     route: string,
     engineId: EngineId,
     params: Readonly<Record<string, unknown>>,
-    options: AnalysisOptions & { readonly early?: EarlyAnalysis } = {},
+    options: AnalysisOptions & { readonly early?: EarlyAnalysis } & TemporaryFile = {},
   ): Promise<AnalysisAnswer> {
     const engine = engines[engineId];
     const key = cacheKey({
@@ -238,7 +243,7 @@ export class AnalysisService {
       return { ...entry, cache: 'miss' };
     }
     options.early?.cancel();
-    const entry = await this.attend(this.shareRun(key, tenant, engineId, params, file.path, options), options.signal);
+    const entry = await this.attend(this.shareRun(key, tenant, engineId, params, file.path, options, !options[temporary]), options.signal);
     await this.cache.markSeen(tenant, key);
     return { ...entry, cache: 'miss' };
   }
@@ -248,7 +253,9 @@ export class AnalysisService {
    * same analysis of the same bytes at once (the library's background summary of a new item and the
    * Analyse screen asking for the same route by hash) then cost one analysis, not two. It is metered
    * to the tenant that started it (a joiner is served as from the cache). An interactive request does
-   * not join a background run, which would make it wait behind the interactive queue.
+   * not join a background run, which would make it wait behind the interactive queue. A run over an
+   * upload's temp file is not offered to others (`offer` false): the file is removed when its own
+   * request ends, which may be before theirs.
    */
   private shareRun(
     key: string,
@@ -257,6 +264,7 @@ export class AnalysisService {
     params: Readonly<Record<string, unknown>>,
     file: string,
     options: AnalysisOptions,
+    offer: boolean,
   ): SharedRun {
     const priority = options.priority ?? 'interactive';
     const current = this.running.get(key);
@@ -273,7 +281,7 @@ export class AnalysisService {
       if (this.running.get(key) === run) this.running.delete(key);
     };
     const run: SharedRun = { done, stop, priority, forget, waiting: 0 };
-    this.running.set(key, run);
+    if (offer) this.running.set(key, run);
     done.then(forget, forget);
     return run;
   }
