@@ -53,7 +53,8 @@ export interface AnalysisRoutes {
 
 export type AnalysisRoute = keyof AnalysisRoutes;
 
-const paths: Readonly<Record<AnalysisRoute, string>> = {
+/** Each analysis route's path under /audio/v1. */
+export const analysisPaths: Readonly<Record<AnalysisRoute, string>> = {
   loudness: '/loudness',
   waveform: '/waveform',
   spectrum: '/spectrum',
@@ -86,7 +87,7 @@ export async function analyse<R extends AnalysisRoute>(
   query: AnalysisRoutes[R]['query'],
   options: AnalyseOptions,
 ): Promise<Analysis<AnalysisRoutes[R]['result']>> {
-  const response = await uploadFile<AnalysisRoutes[R]['result']>(`${base}${paths[route]}`, file, fileName, {
+  const response = await uploadFile<AnalysisRoutes[R]['result']>(`${base}${analysisPaths[route]}`, file, fileName, {
     token: options.token,
     query,
     signal: options.signal,
@@ -106,7 +107,7 @@ export async function analyseByHash<R extends AnalysisRoute>(
   query: AnalysisRoutes[R]['query'],
   options: Pick<AnalyseOptions, 'token' | 'signal'>,
 ): Promise<Analysis<AnalysisRoutes[R]['result']>> {
-  const response = await requestJson<AnalysisRoutes[R]['result']>(`${base}${paths[route]}`, {
+  const response = await requestJson<AnalysisRoutes[R]['result']>(`${base}${analysisPaths[route]}`, {
     method: 'POST',
     token: options.token,
     query: { ...(query as Query), sha256 },

@@ -111,4 +111,42 @@ describe('holdAudio', () => {
     await audio.analyse('loudness', {}, { onProgress: (p) => later.push(p.loaded / p.total) });
     expect(later).toEqual([1]);
   });
+
+  it('knows which analyses the upload answer listed as under way, completing a query with the route’s defaults', async () => {
+    const summary_analyses: LibraryItemResponse['summary_analyses'] = [
+      { route: '/onsets', params: {}, defaults: {} },
+      { route: '/grade', params: { role: '' }, defaults: { role: '' } },
+      { route: '/naming', params: { index: 1 }, defaults: { index: 1 } },
+      { route: '/waveform', params: { bins: 64 }, defaults: { bins: 800 } },
+    ];
+    const transport: HeldAudioTransport = {
+      ...fakeServer().transport,
+      upload: () => Promise.resolve({ id: 1, sha256: 'abc', summary_analyses } as LibraryItemResponse),
+    };
+    const audio = holdAudio(new Blob(['abc']), 'a.wav', transport);
+    expect(audio.isUnderWay('onsets', {})).toBe(false); // nothing known before the upload answers
+    await audio.hold();
+    expect(audio.isUnderWay('onsets', {})).toBe(true);
+    expect(audio.isUnderWay('grade', {})).toBe(true);
+    expect(audio.isUnderWay('grade', { role: 'bass' })).toBe(false);
+    expect(audio.isUnderWay('naming', { index: 1 })).toBe(true);
+    expect(audio.isUnderWay('naming', {})).toBe(true);
+    expect(audio.isUnderWay('naming', { index: 2 })).toBe(false);
+    expect(audio.isUnderWay('waveform', { bins: 64 })).toBe(true);
+    expect(audio.isUnderWay('waveform', {})).toBe(false); // 800 bins by default
+    expect(audio.isUnderWay('waveform', { bins: 4000 })).toBe(false);
+    expect(audio.isUnderWay('loudness', {})).toBe(false); // not listed
+  });
+
+  it('is not sure of anything for a file opened by hash, or a server that lists nothing', async () => {
+    const server = fakeServer();
+    server.held.add('abc');
+    const byHash = holdAudio(new Blob(['abc']), 'a.wav', server.transport, { sha256: 'abc' });
+    await byHash.hold();
+    expect(byHash.isUnderWay('onsets', {})).toBe(false);
+    const uploaded = holdAudio(new Blob(['xyz']), 'b.wav', server.transport);
+    await uploaded.hold();
+    expect(server.log.uploads).toBe(1);
+    expect(uploaded.isUnderWay('onsets', {})).toBe(false);
+  });
 });

@@ -1,7 +1,7 @@
 // "Upload each byte once": a file's bytes go to the server once (into the caller's library), and
 // every analysis of it is then asked by content hash with an empty body. Whoever analyses a file
 // (Analyse, Batch, Library) goes through here, so no screen can send the same bytes twice.
-import { analyse, analyseByHash, type AnalysisRoute, type AnalysisRoutes, type Analysis } from './audio';
+import { analyse, analyseByHash, analysisPaths, type AnalysisRoute, type AnalysisRoutes, type Analysis } from './audio';
 import { ApiError, type UploadProgress } from './http';
 import { addLibraryItem, type LibraryItemResponse } from './library';
 
@@ -46,6 +46,25 @@ export interface HeldAudio {
   analyse<R extends AnalysisRoute>(route: R, query: AnalysisRoutes[R]['query'], options?: HeldRequestOptions): Promise<Result<R>>;
   /** The library item the upload made or found, once there is one (null for a server without the library). */
   item(): LibraryItemResponse | null;
+  /** Resolves once the server holds the file (uploading it if no request has yet); the upload's progress goes to `onProgress`. */
+  hold(options?: HeldRequestOptions): Promise<void>;
+  /**
+   * True when the server is already computing this analysis for the file, or has it: the upload answer
+   * listed it among its library summary's analyses (`summary_analyses`), so asking adds no work to the
+   * server. False when that is not known (no upload answer yet, a file opened by hash, an older server).
+   */
+  isUnderWay<R extends AnalysisRoute>(route: R, query: AnalysisRoutes[R]['query']): boolean;
+}
+
+/** Whether `query` for `route`, completed with the route's defaults, is one of the item's summary analyses. */
+function isSummaryAnalysis(item: LibraryItemResponse | null, route: AnalysisRoute, query: Readonly<Record<string, unknown>>): boolean {
+  const path = analysisPaths[route];
+  return (item?.summary_analyses ?? []).some((a) => {
+    if (a.route !== path) return false;
+    const asked: Record<string, unknown> = { ...a.defaults, ...query };
+    const keys = new Set([...Object.keys(asked), ...Object.keys(a.params)]);
+    return [...keys].every((k) => asked[k] !== undefined && String(asked[k]) === String(a.params[k]));
+  });
 }
 
 const direct = Symbol('direct');
@@ -133,5 +152,15 @@ export function holdAudio(
       }
     },
     item: () => item,
+    async hold(options = {}) {
+      const onProgress = options.onProgress;
+      if (onProgress) listeners.add(onProgress);
+      try {
+        await Promise.race([held ?? upload(), whenAborted(options.signal)]);
+      } finally {
+        if (onProgress) listeners.delete(onProgress);
+      }
+    },
+    isUnderWay: (route, query) => isSummaryAnalysis(item, route, query as Readonly<Record<string, unknown>>),
   };
 }

@@ -1,4 +1,5 @@
 import type { Meter } from '../../auth/metering.js';
+import { AppError } from '../../http/errors.js';
 import type { ReceivedUpload } from '../../http/multipart.js';
 import type { AnalysisPool, AnalysisPriority } from './worker-pool.js';
 import { cacheKey, type ResultCache } from './cache.js';
@@ -76,8 +77,26 @@ export class EarlyAnalysis {
   }
 }
 
+/** A cache miss being computed, which later requests for the same cache key join (see analyseFile). */
+interface SharedRun {
+  readonly done: Promise<{ readonly source: SourceInfo; readonly result: unknown }>;
+  /** Cancels the computation: only once every request waiting for it has gone. */
+  readonly stop: AbortController;
+  readonly priority: AnalysisPriority;
+  /** Called when the run is stopped or settled: later requests start afresh. */
+  readonly forget: () => void;
+  waiting: number;
+}
+
+/** Marks the options of an analysis of an upload's temp file (see shareRun). */
+const temporary = Symbol('temporary file');
+type TemporaryFile = { readonly [temporary]?: true };
+
 /** Upload → cache lookup → worker pool (decode + engine) → cache write, metered per tenant. */
 export class AnalysisService {
+  /** Cache misses being computed, by cache key. */
+  private readonly running = new Map<string, SharedRun>();
+
   constructor(
     private readonly pool: AnalysisPool,
     private readonly cache: ResultCache,
@@ -180,7 +199,8 @@ export class AnalysisService {
     options: AnalysisOptions & { readonly early?: EarlyAnalysis } = {},
   ): Promise<AnalysisAnswer> {
     try {
-      return await this.analyseFile(tenant, upload, route, engineId, params, options);
+      // The temp file goes with this request: others may not join a run that reads it (see shareRun).
+      return await this.analyseFile(tenant, upload, route, engineId, params, { ...options, [temporary]: true });
     } finally {
       await upload.discard();
     }
@@ -196,7 +216,7 @@ export class AnalysisService {
     route: string,
     engineId: EngineId,
     params: Readonly<Record<string, unknown>>,
-    options: AnalysisOptions & { readonly early?: EarlyAnalysis } = {},
+    options: AnalysisOptions & { readonly early?: EarlyAnalysis } & TemporaryFile = {},
   ): Promise<AnalysisAnswer> {
     const engine = engines[engineId];
     const key = cacheKey({
@@ -214,13 +234,88 @@ export class AnalysisService {
       if (!seenBefore) await this.cache.markSeen(tenant, key);
       return { ...cached, cache: seenBefore ? 'hit' : 'miss' };
     }
-    const running = options.early?.resultFor(file.path) ?? null;
-    if (!running) options.early?.cancel();
-    const out = await (running ?? this.run(engineId, params, file, options));
-    this.meter.analysed(tenant, out.analysedSeconds);
-    const entry = { source: out.source, result: out.result };
-    await this.cache.set(key, entry);
+    const early = options.early?.resultFor(file.path) ?? null;
+    if (early) {
+      const out = await early;
+      this.meter.analysed(tenant, out.analysedSeconds);
+      const entry = { source: out.source, result: out.result };
+      await this.cache.set(key, entry);
+      await this.cache.markSeen(tenant, key);
+      return { ...entry, cache: 'miss' };
+    }
+    options.early?.cancel();
+    const entry = await this.attend(this.shareRun(key, tenant, engineId, params, file, options, !options[temporary]), options.signal);
     await this.cache.markSeen(tenant, key);
     return { ...entry, cache: 'miss' };
+  }
+
+  /**
+   * The computation of cache key `key`: the one already running, or a new one. Two requests for the
+   * same analysis of the same bytes at once (the library's background summary of a new item and the
+   * Analyse screen asking for the same route by hash) then cost one analysis, not two. It is metered
+   * to the tenant that started it (a joiner is served as from the cache). An interactive request does
+   * not join a background run, which would make it wait behind the interactive queue. A run over an
+   * upload's temp file is not offered to others (`offer` false): the file is removed when its own
+   * request ends, which may be before theirs.
+   */
+  private shareRun(
+    key: string,
+    tenant: string,
+    engineId: EngineId,
+    params: Readonly<Record<string, unknown>>,
+    file: HeldFile,
+    options: AnalysisOptions,
+    offer: boolean,
+  ): SharedRun {
+    const priority = options.priority ?? 'interactive';
+    const current = this.running.get(key);
+    if (current && !(current.priority === 'background' && priority === 'interactive')) return current;
+    const stop = new AbortController();
+    const done = (async () => {
+      const out = await this.run(engineId, params, file, { ...options, signal: stop.signal });
+      this.meter.analysed(tenant, out.analysedSeconds);
+      const entry = { source: out.source, result: out.result };
+      await this.cache.set(key, entry);
+      return entry;
+    })();
+    const forget = () => {
+      if (this.running.get(key) === run) this.running.delete(key);
+    };
+    const run: SharedRun = { done, stop, priority, forget, waiting: 0 };
+    if (offer) this.running.set(key, run);
+    done.then(forget, forget);
+    return run;
+  }
+
+  /** Wait for a shared run; a request that goes (its signal) stops waiting, and the last one to go stops the run. */
+  private async attend(
+    run: SharedRun,
+    signal: AbortSignal | undefined,
+  ): Promise<{ readonly source: SourceInfo; readonly result: unknown }> {
+    run.waiting++;
+    if (!signal) {
+      try {
+        return await run.done;
+      } finally {
+        run.waiting--;
+      }
+    }
+    const stopped = () => new AppError('unavailable', 'The analysis stopped: cancelled', { code: 'cancelled' });
+    let leave: (() => void) | undefined;
+    const gone = new Promise<never>((_, reject) => {
+      leave = () => reject(stopped());
+      if (signal.aborted) leave();
+      else signal.addEventListener('abort', leave, { once: true });
+    });
+    try {
+      return await Promise.race([run.done, gone]);
+    } finally {
+      if (leave) signal.removeEventListener('abort', leave);
+      run.waiting--;
+      if (run.waiting === 0 && signal.aborted) {
+        run.forget();
+        run.stop.abort();
+      }
+    }
   }
 }

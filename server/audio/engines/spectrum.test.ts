@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sine } from '../../test-support/signals.js';
+import { seededNoise, sine } from '../../test-support/signals.js';
 import { hzToMel, melToHz } from '../dsp/bands.js';
 import { spectrumEngine } from './spectrum.js';
 
@@ -82,5 +82,55 @@ describe('spectrum engine', () => {
   it('reads silence as the floor (0)', () => {
     const result = spectrumOf(new Float32Array(10_000), 44_100, 16, 3, true);
     expect(result.data.flat().every((v) => v === 0)).toBe(true);
+  });
+
+  describe('feeding', () => {
+    const sampleRate = 44_100;
+    // 20 s of stereo noise over a 440 Hz tone as 16-bit integers, and the floats a WAV reader makes of them (x / 32768).
+    const noise = seededNoise(11);
+    const tone = sine(sampleRate, 20, 440, 0.4);
+    const ints = new Int16Array(tone.length * 2);
+    for (let i = 0; i < tone.length; i++) {
+      ints[2 * i] = Math.round((tone[i]! + 0.2 * (noise() - 0.5)) * 32767);
+      ints[2 * i + 1] = Math.round((tone[i]! * 0.5 + 0.2 * (noise() - 0.5)) * 32767);
+    }
+    const floats = Float32Array.from(ints, (x) => x / 32768);
+    const format = { sampleRate, channels: 2, channelLayout: 'stereo', totalFrames: tone.length };
+
+    function run(params: { bands: number; frames: number; mel: boolean }, chunkFrames: number, pcm16: boolean) {
+      const engine = spectrumEngine.create(format, params);
+      for (let i = 0; i < floats.length; i += 2 * chunkFrames)
+        if (pcm16) engine.pushPcm16!(ints.subarray(i, i + 2 * chunkFrames));
+        else engine.push(floats.subarray(i, i + 2 * chunkFrames));
+      return engine.finish();
+    }
+
+    // Sparse windows (100 over 20 s: most samples are read by none), dense ones (4000: they overlap) and the average.
+    for (const params of [
+      { bands: 64, frames: 100, mel: true },
+      { bands: 32, frames: 4000, mel: false },
+      { bands: 64, frames: 1, mel: true },
+    ])
+      it(`gives the same answer for any chunking and for 16-bit input (frames = ${params.frames})`, () => {
+        const whole = run(params, tone.length, false);
+        expect(run(params, 1, false)).toEqual(whole);
+        expect(run(params, 4099, false)).toEqual(whole);
+        // The engine contract (engine.ts): pushPcm16 gives exactly what push gives for the converted samples.
+        expect(run(params, 4099, true)).toEqual(whole);
+        expect(run(params, 65_536, true)).toEqual(whole);
+      });
+
+    it('reads each frame from its own part of the track when frames are far apart', () => {
+      // Three 4 s tones one after another; with 3 frames each frame's centre is in the middle of one tone.
+      const freqs = [300, 1200, 5000];
+      const signal = new Float32Array(12 * sampleRate);
+      freqs.forEach((f, i) => signal.set(sine(sampleRate, 4, f, 0.5), i * 4 * sampleRate));
+      const result = spectrumOf(signal, sampleRate, 64, 3, true);
+      const centers = documentedCenters(64, sampleRate, true);
+      result.data.forEach((row, i) => {
+        const loudest = row.indexOf(Math.max(...row));
+        expect(loudest).toBe(expectedBand(centers, freqs[i]!, true));
+      });
+    });
   });
 });

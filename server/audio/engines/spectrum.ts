@@ -4,6 +4,9 @@ import { roundTo } from '../dsp/round.js';
 import { hannWindow, windowSum } from '../dsp/window.js';
 import type { EngineSpec, StreamEngine } from './engine.js';
 
+/** A 16-bit sample x stands for x/2^15. */
+const pcm16Scale = 2 ** -15;
+
 /** Query parameters of /spectrum (bounds in `spectrumBounds`). */
 export interface SpectrumParams {
   readonly bands: number;
@@ -70,12 +73,16 @@ export const spectrumEngine: EngineSpec<SpectrumParams, SpectrumResult> = {
     const rows: Float64Array[] = [];
     const sum = new Float64Array(params.bands);
 
+    const mask = n - 1; // n is a power of two
     const analyse = (center: number) => {
       const start = center - half;
-      for (let j = 0; j < n; j++) {
-        const t = start + j;
-        frameIn[j] = t < 0 || t >= seen ? 0 : ring[t % n]! * window[j]!;
-      }
+      // Frames [start, start + n): zero before the track and past what has arrived, else the ring's
+      // sample times the window (the ring holds every frame of that span: see `push`).
+      const from = Math.max(0, -start);
+      const to = Math.min(n, seen - start);
+      frameIn.fill(0, 0, from);
+      for (let j = from, r = (start + from) & mask; j < to; j++, r = (r + 1) & mask) frameIn[j] = ring[r]! * window[j]!;
+      frameIn.fill(0, Math.max(from, to), n);
       fft.transform();
       for (let k = 0; k <= half; k++) power[k] = (re[k]! * re[k]! + im[k]! * im[k]!) / fullScale;
       applyFilterbank(fb, power, bandOut);
@@ -86,21 +93,57 @@ export const spectrumEngine: EngineSpec<SpectrumParams, SpectrumResult> = {
     const drainReady = () => {
       while (next < centers.length && centers[next]! + half <= seen) analyse(centers[next++]!);
     };
-
+    const inv = 1 / channels;
+    /**
+     * Skip the frames from chunk frame `i` on that no window reads: those before the next window's
+     * start (windows start in order) or after the last window. With 1000 frames over minutes of audio,
+     * that is about half of them. Returns the first frame to keep (`frames` when none is).
+     */
+    const skipUnread = (i: number, frames: number): number => {
+      const windowStart = next < centers.length ? centers[next]! - half : Infinity;
+      const skip = Math.min(frames - i, Math.max(0, windowStart - seen));
+      seen += skip;
+      return i + skip;
+    };
+    /** The end of the frames to take from `i` on: feeding stops at the next window's end so the ring still holds its start. */
+    const takeEnd = (i: number, frames: number): number => Math.min(frames, i + centers[next]! + half - seen);
     return {
       push(chunk) {
         const frames = chunk.length / channels;
-        const inv = 1 / channels;
-        let i = 0;
-        while (i < frames) {
-          // Stop feeding at the next window's end so the ring still holds its start.
-          const limit = next < centers.length ? Math.min(frames, i + Math.max(1, centers[next]! + half - seen)) : frames;
-          for (; i < limit; i++) {
-            let m = 0;
-            for (let c = 0; c < channels; c++) m += chunk[i * channels + c]!;
-            ring[seen % n] = m * inv;
-            seen++;
+        for (let i = skipUnread(0, frames); i < frames; i = skipUnread(i, frames)) {
+          const to = takeEnd(i, frames);
+          let r = seen & mask;
+          if (channels === 2) {
+            for (let k = 2 * i; k < 2 * to; k += 2, r = (r + 1) & mask) ring[r] = (chunk[k]! + chunk[k + 1]!) * inv;
+          } else {
+            for (let f = i; f < to; f++, r = (r + 1) & mask) {
+              let m = 0;
+              for (let c = 0; c < channels; c++) m += chunk[f * channels + c]!;
+              ring[r] = m * inv;
+            }
           }
+          seen += to - i;
+          i = to;
+          drainReady();
+        }
+      },
+      pushPcm16(chunk) {
+        // Σ x/2^15 over the channels is exact in doubles either way: bit for bit what `push` gives.
+        const frames = chunk.length / channels;
+        for (let i = skipUnread(0, frames); i < frames; i = skipUnread(i, frames)) {
+          const to = takeEnd(i, frames);
+          let r = seen & mask;
+          if (channels === 2) {
+            for (let k = 2 * i; k < 2 * to; k += 2, r = (r + 1) & mask) ring[r] = (chunk[k]! + chunk[k + 1]!) * pcm16Scale * inv;
+          } else {
+            for (let f = i; f < to; f++, r = (r + 1) & mask) {
+              let m = 0;
+              for (let c = 0; c < channels; c++) m += chunk[f * channels + c]!;
+              ring[r] = m * pcm16Scale * inv;
+            }
+          }
+          seen += to - i;
+          i = to;
           drainReady();
         }
       },

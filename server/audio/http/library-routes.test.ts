@@ -102,6 +102,24 @@ describe('library items', () => {
     expect(held).toEqual([sha(tone)]);
   });
 
+  it('lists in the upload answer the analyses its summary runs, which then cost nothing by hash', async () => {
+    const again = libraryItemSchema.parse((await add(tone, 'copy.wav')).body);
+    const analyses = again.summary_analyses ?? [];
+    expect(analyses.map((a) => a.route).sort()).toEqual(['/analyze', '/grade', '/loudness', '/naming', '/onsets', '/waveform']);
+    // The documented defaults (audio-api.md): /naming's index is 1, /waveform's bins 800; the thumbnail asks 64 bins.
+    expect(analyses.find((a) => a.route === '/naming')).toEqual({ route: '/naming', params: { index: 1 }, defaults: { index: 1 } });
+    expect(analyses.find((a) => a.route === '/waveform')).toMatchObject({ params: { bins: 64 }, defaults: { bins: 800 } });
+    // Only the upload answer carries it.
+    const got = await (await app.fetch(`/audio/v1/library/items/${ids.tone}`, { headers: auth() })).json();
+    expect(got).not.toHaveProperty('summary_analyses');
+    // Asked by hash, a listed analysis is read from the cache; another is computed.
+    const byHash = (q: string) =>
+      app.fetch(`/audio/v1/${q}${q.includes('?') ? '&' : '?'}sha256=${sha(tone)}`, { method: 'POST', headers: auth() });
+    for (const listed of ['naming?index=1', 'onsets', 'loudness', 'grade', 'analyze'])
+      expect((await byHash(listed)).headers.get('x-cache')).toBe('hit');
+    expect((await byHash('waveform?bins=500')).headers.get('x-cache')).toBe('miss');
+  });
+
   it('filters by key in any spelling, by tempo with ½×/2× matches, by loudness, tag and text', async () => {
     const idsOf = (r: { items: readonly { id: number }[] }) => r.items.map((i) => i.id).sort((a, b) => a - b);
     for (const k of ['key=Am', 'key=A%20minor', 'camelot=8A', 'key=8a']) expect(idsOf(await list(k))).toEqual([ids.am]);

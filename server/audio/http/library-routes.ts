@@ -19,6 +19,7 @@ import {
   libraryUploadFieldsSchema,
 } from './library-schemas.js';
 import type { AudioRouteSpec } from './route-specs.js';
+import { listSummaryAnalyses } from './summary-plan.js';
 import { validatePart } from './validation.js';
 
 type Handler = (req: Request, res: Response, caller: Identity | null) => Promise<unknown> | unknown;
@@ -114,7 +115,9 @@ export function mountLibraryRoutes(mount: (spec: AudioRouteSpec, handler: Handle
     }
     const { item, created } = await library.addUpload(tenant, upload, { tags, collectionId: fields.collection_id });
     res.status(created ? 201 : 200);
-    return presentLibraryItem(item);
+    // Tells the client which of its analyses by hash are already under way (the Analyse screen asks those at once).
+    const analyses = item.status === 'failed' ? {} : { summary_analyses: listSummaryAnalyses().map((a) => ({ ...a })) };
+    return { ...presentLibraryItem(item), ...analyses };
   });
 
   mount(specs.libraryListItems, (req, _res, caller) => {

@@ -42,6 +42,19 @@ export const libraryItemSchema = z
     favourite: z.boolean(),
     rating: z.number().int().min(0).max(5),
     collection_ids: z.array(z.number().int()),
+    summary_analyses: z
+      .array(
+        z.object({
+          route: z.string().describe('The route under /audio/v1, as "/onsets"'),
+          params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe('Every parameter, defaults included'),
+          defaults: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe('The route’s defaults'),
+        }),
+      )
+      .optional()
+      .describe(
+        'Upload answer only, unless the summary failed: the analyses the background summary is computing (or has computed) for this audio. ' +
+          'A request by sha256 to the same route whose parameters, completed with `defaults`, equal `params` adds no work: it joins that analysis or reads its answer',
+      ),
   })
   .meta({ id: 'LibraryItem' });
 

@@ -25,3 +25,29 @@ export function librarySummaryPlan(): SummaryPlan {
     waveform: requestOf(s.waveform, { bins: 64 }),
   };
 }
+
+/** One analysis of a library summary as the upload answer lists it (`summary_analyses`). */
+export interface SummaryAnalysis {
+  /** The route's path under /audio/v1, as `/onsets`. */
+  readonly route: string;
+  /** Every parameter the summary runs it with, defaults included. */
+  readonly params: Readonly<Record<string, string | number | boolean>>;
+  /** The route's defaults: a request that leaves a parameter out gets this value. */
+  readonly defaults: Readonly<Record<string, string | number | boolean>>;
+}
+
+let summaryAnalyses: readonly SummaryAnalysis[] | undefined;
+
+/**
+ * The analyses a new library item's summary is computing (or has computed), so a client can tell which
+ * of its own requests add no work: one with the same route whose parameters, completed with `defaults`,
+ * equal `params` joins that computation or reads its cached answer.
+ */
+export function listSummaryAnalyses(): readonly SummaryAnalysis[] {
+  summaryAnalyses ??= Object.values(librarySummaryPlan()).map((request) => {
+    const spec: AudioRouteSpec | undefined = Object.values(audioRouteSpecs).find((s) => s.path === request.route);
+    const defaults = spec?.query ? (spec.query.parse({}) as Record<string, string | number | boolean>) : {};
+    return { route: request.route, params: request.params as Record<string, string | number | boolean>, defaults };
+  });
+  return summaryAnalyses;
+}

@@ -75,7 +75,7 @@ describe.skipIf(postgresSkipReason !== null)('copying an embedded data dir into 
     const old = JSON.parse(JSON.stringify(source)) as Record<string, unknown> & DbSchema;
     old.schemaVersion = 5;
     delete (old as Partial<DbSchema>).projectBadges;
-    for (const p of old.projects) delete p.readmePath;
+    for (const p of old.projects) delete (p as Partial<typeof p>).readmePath;
     const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-copy-old-'));
     const text = JSON.stringify(old);
     await writeFile(path.join(dir, 'db.json'), text);

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import {
   type Analysis,
+  type AnalysisRoute,
   type AnalyzeResponse,
   type GradeResponse,
   type LoudnessResponse,
@@ -11,8 +12,9 @@ import {
 } from '../../api/audio';
 import { holdAudio, httpTransport, type HeldAudio, type HeldRequestOptions } from '../../api/held-audio';
 import { ApiError, isAbort } from '../../api/http';
-import { requestGrade } from '../grade/grade-request';
+import { gradeQuery, requestGrade } from '../grade/grade-request';
 import { createLimiter } from './limiter';
+import { scheduleRequest } from './schedule-request';
 
 /**
  * Detail asked of the server. 4000 bins (the route's maximum) keep about one bin per pixel when the
@@ -81,7 +83,28 @@ type Call<K extends RequestKey> = (
   namingIndex: number,
 ) => Promise<Analysis<AnalysisResults[K]>>;
 
-// Every request asks by hash: the file goes to the server once, with the first of them (held-audio.ts).
+/** Each request's route and query (the naming index is the screen's current one). */
+function requestOf(
+  key: RequestKey,
+  namingIndex: number,
+): { readonly route: AnalysisRoute; readonly query: Readonly<Record<string, unknown>> } {
+  switch (key) {
+    case 'waveform':
+      return { route: 'waveform', query: { bins: WAVEFORM_BINS } };
+    case 'spectrumMel':
+      return { route: 'spectrum', query: { bands: SPECTRUM_BANDS, frames: SPECTRUM_FRAMES, mel: true } };
+    case 'spectrumLog':
+      return { route: 'spectrum', query: { bands: SPECTRUM_BANDS, frames: SPECTRUM_FRAMES, mel: false } };
+    case 'grade':
+      return { route: 'grade', query: gradeQuery };
+    case 'naming':
+      return { route: 'naming', query: { index: namingIndex } };
+    default:
+      return { route: key, query: {} };
+  }
+}
+
+// Every request asks by hash: the file goes to the server once (held-audio.ts).
 const calls: { readonly [K in RequestKey]: Call<K> } = {
   waveform: (audio, options) => audio.analyse('waveform', { bins: WAVEFORM_BINS }, options),
   onsets: (audio, options) => audio.analyse('onsets', {}, options),
@@ -150,26 +173,26 @@ export function useAnalysis(token: string) {
 
     update((s) => ({ status: 'queued', previous: previousOf(s) }));
     const call = calls[key] as Call<RequestKey>;
-    limiter.current
-      .run(() => {
-        update((s) => ({ status: 'uploading', fraction: 0, previous: previousOf(s) }));
-        return call(
-          audio,
-          {
-            signal: controller.signal,
-            onProgress: ({ loaded, total }) => {
-              const fraction = total > 0 ? loaded / total : 0;
-              // The server analyses while the upload arrives; once it is all sent, what remains is analysis.
-              update((s) =>
-                fraction >= 1
-                  ? { status: 'analysing', previous: previousOf(s) }
-                  : { status: 'uploading', fraction, previous: previousOf(s) },
-              );
-            },
-          },
-          namingIndex.current,
+    const index = namingIndex.current;
+    const options = {
+      signal: controller.signal,
+      onProgress: ({ loaded, total }: { loaded: number; total: number }) => {
+        const fraction = total > 0 ? loaded / total : 0;
+        // Once it is all sent, what remains is analysis.
+        update((s) =>
+          fraction >= 1 ? { status: 'analysing', previous: previousOf(s) } : { status: 'uploading', fraction, previous: previousOf(s) },
         );
-      }, controller.signal)
+      },
+    };
+    const { route, query } = requestOf(key, index);
+    // Analyses the server has under way for the file skip the limiter (schedule-request.ts).
+    scheduleRequest(
+      audio,
+      limiter.current,
+      { route, query: query as never, onQueued: () => update((s) => ({ status: 'queued', previous: previousOf(s) })) },
+      () => call(audio, options, index),
+      options,
+    )
       .then(
         (answer) => update(() => ({ status: 'done', result: answer.result, cache: answer.cache })),
         (error: unknown) => {
