@@ -16,7 +16,11 @@ export type LoggedKeys = { readonly [T in TableName]?: readonly (readonly [strin
 
 /** What other nodes committed since a number: the rows now at the keys they wrote (undefined: deleted), or the whole document. */
 export type RemoteChanges =
-  | { readonly kind: 'rows'; readonly upTo: number; readonly tables: ReadonlyMap<TableName, ReadonlyMap<string, Record<string, unknown> | undefined>> }
+  | {
+      readonly kind: 'rows';
+      readonly upTo: number;
+      readonly tables: ReadonlyMap<TableName, ReadonlyMap<string, Record<string, unknown> | undefined>>;
+    }
   | { readonly kind: 'reload'; readonly upTo: number; readonly db: DbSchema };
 
 const isMapTable = (table: TableName) => table === 'sequences' || table === 'usage';

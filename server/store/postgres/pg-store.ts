@@ -28,6 +28,8 @@ export interface PgStoreOptions {
   readonly pollMs?: number;
   /** Change-log entries kept; a node further behind than that reloads every table. */
   readonly changeLogKeep?: number;
+  /** False: follow by polling only (behind a pooler in transaction mode, where LISTEN cannot work). Default true. */
+  readonly listen?: boolean;
 }
 
 /** Parameters per statement stay under PostgreSQL's limit of 65,535. */
@@ -97,7 +99,7 @@ class PgMirrorStore implements Store {
     this.listener = new ChangeListener(url, (seq) => {
       if (seq === undefined || seq > this.seen) this.requestSync();
     });
-    await this.listener.start();
+    if (this.options.listen !== false) await this.listener.start();
     this.poll = setInterval(() => this.requestSync(), this.options.pollMs ?? 1000);
     this.poll.unref();
   }
@@ -109,7 +111,14 @@ class PgMirrorStore implements Store {
 
   touch(change: (db: DbSchema) => void, tables?: readonly TableName[]): void {
     // Nobody waits for a touch: if its write fails it is undone in the mirror (with the changes queued after it) and dropped.
-    this.enqueue(this.run(change, tables, () => undefined, () => undefined));
+    this.enqueue(
+      this.run(
+        change,
+        tables,
+        () => undefined,
+        () => undefined,
+      ),
+    );
   }
 
   async flush(): Promise<void> {
@@ -125,7 +134,12 @@ class PgMirrorStore implements Store {
     await this.pool.end();
   }
 
-  private run(change: (db: DbSchema) => unknown, tables: readonly TableName[] | undefined, resolve: Pending['resolve'], reject: Pending['reject']) {
+  private run(
+    change: (db: DbSchema) => unknown,
+    tables: readonly TableName[] | undefined,
+    resolve: Pending['resolve'],
+    reject: Pending['reject'],
+  ) {
     const [result, changes, track] = this.apply(change, tables);
     return { change, tables, result, changes, track, settled: false, resolve, reject } satisfies Pending;
   }
@@ -222,7 +236,8 @@ class PgMirrorStore implements Store {
     undoChanges(live.map((p) => p.track));
     const changed = applyRemote(this.db, remote);
     this.seen = remote.upTo;
-    this.revisions.count(changed);
+    // The undone changes' tables moved too (a cache may hold rows they added, e.g. the projects index).
+    this.revisions.count(changed && [...new Set([...changed, ...live.flatMap((p) => p.track.reached())])]);
     for (const p of live) {
       try {
         [p.result, p.changes, p.track] = this.apply(p.change, p.tables);
