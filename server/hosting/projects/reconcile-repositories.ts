@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../http/logger.js';
 import { lostAndFoundStamp, type ProjectService, type ProjectStores } from './projects.js';
@@ -8,6 +9,15 @@ export interface ReconcileReport {
   readonly movedAside: readonly { readonly from: string; readonly to: string }[];
   /** Projects whose repository was missing and was created again, empty. */
   readonly recreated: readonly number[];
+}
+
+/** How a reconciliation treats repositories another node may be creating right now. */
+export interface ReconcileOptions {
+  /**
+   * Leave unowned repositories modified more recently than this alone (ms): on a data dir shared by
+   * several nodes, one may be part-way through a create whose record is not committed yet.
+   */
+  readonly spareYoungerThanMs?: number;
 }
 
 /**
@@ -23,6 +33,7 @@ export async function reconcileRepositories(
   stores: ProjectStores,
   log: Logger,
   now: Date = new Date(),
+  options: ReconcileOptions = {},
 ): Promise<ReconcileReport> {
   const root = stores.paths.repositoryRoot;
   const owned = new Map<string, number>();
@@ -40,6 +51,7 @@ export async function reconcileRepositories(
   const movedAside: { from: string; to: string }[] = [];
   for (const dir of await stores.git.list(root)) {
     if (owned.has(path.resolve(dir)) || projects.isClaimed(dir)) continue;
+    if (options.spareYoungerThanMs && now.getTime() - (await modifiedAt(dir)) < options.spareYoungerThanMs) continue;
     const to = await stores.git.moveAside(dir, root, stores.paths.lostAndFound, stamp);
     movedAside.push({ from: dir, to });
     log.info(
@@ -63,4 +75,12 @@ export async function reconcileRepositories(
     log.info(`repositories: project ${p.id} (${projects.fullPath(p)}) had no repository on disk; created an empty one`);
   }
   return { movedAside, recreated };
+}
+
+async function modifiedAt(dir: string): Promise<number> {
+  try {
+    return (await stat(dir)).mtimeMs;
+  } catch {
+    return 0;
+  }
 }
