@@ -14,8 +14,9 @@ export interface ReconcileReport {
 /** How a reconciliation treats repositories another node may be creating right now. */
 export interface ReconcileOptions {
   /**
-   * Leave unowned repositories modified more recently than this alone (ms): on a data dir shared by
-   * several nodes, one may be part-way through a create whose record is not committed yet.
+   * Leave unowned repositories modified, and projects without a repository updated, more recently
+   * than this alone (ms): on a data dir shared by several nodes, another node may be part-way
+   * through a create, rename or delete (record and repository move one after the other).
    */
   readonly spareYoungerThanMs?: number;
 }
@@ -62,6 +63,8 @@ export async function reconcileRepositories(
   for (const p of stores.repo.projects) {
     // A scheduled or started fork or import is run again at boot, and makes its repository itself.
     if (p.importStatus === 'scheduled' || p.importStatus === 'started') continue;
+    // Another node may be between committing this record and renaming its repository into place.
+    if (options.spareYoungerThanMs && now.getTime() - Date.parse(p.updatedAt) < options.spareYoungerThanMs) continue;
     const dir = dirOf.get(p.id);
     if (!dir || (await stores.git.exists(dir))) continue;
     try {
