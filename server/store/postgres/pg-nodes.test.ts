@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createUsageRepo } from '../../auth/usage-repo.js';
 import { AppError } from '../../http/errors.js';
 import { createProjectsRepo } from '../../hosting/projects/projects-repo.js';
 import { postgresSkipReason } from '../../test-support/private-postgres.js';
@@ -172,6 +173,22 @@ describe.skipIf(postgresSkipReason !== null)('PostgreSQL store, several nodes on
     expect(repoA.byPath(1, 'SONG')?.id).toBe(repoB.byPath(1, 'song')?.id);
   });
 
+  it('sums the usage meter over both nodes: each flush adds its deltas to the counters the other node wrote', async () => {
+    const { url, a, b } = await twoNodes();
+    const usageA = createUsageRepo(a);
+    const usageB = createUsageRepo(b);
+    const delta = (route: string, bytes: number) =>
+      new Map([['t', { requests: new Map([[route, 1]]), bytesUploaded: bytes, audioSeconds: 0.5 }]]);
+    // 10 flushes on each node at once, every one computed on a mirror that has not seen the other's.
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? usageA.add(delta('GET /a', 100), at) : usageB.add(delta('GET /b', 1), at))),
+    );
+    const { rows } = await sql(url, "SELECT requests, bytes_uploaded, audio_seconds FROM usage WHERE tenant = 't'");
+    expect(rows).toEqual([{ requests: { 'GET /a': 10, 'GET /b': 10 }, bytes_uploaded: '1010', audio_seconds: 10 }]);
+    await within(1000, () => usageA.get('t')?.bytesUploaded === 1010 && usageB.get('t')?.bytesUploaded === 1010);
+    expect(usageB.get('t')?.requests).toEqual({ 'GET /a': 10, 'GET /b': 10 });
+  });
+
   it('catches up after its notification connection was cut (nothing is lost while it reconnects)', async () => {
     const { url, a, b } = await twoNodes({ pollMs: 60_000 });
     await sql(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'cratehouse-listen'");
@@ -181,6 +198,17 @@ describe.skipIf(postgresSkipReason !== null)('PostgreSQL store, several nodes on
     // And it listens again.
     await a.mutate((d) => void d.tenants.push(tenant('after')));
     await within(1000, () => b.data.tenants.some((t) => t.id === 'after'));
+  });
+
+  it('brings a node up to date on sync(), without waiting for a notification or the poll', async () => {
+    const url = await createTestDatabase();
+    const a = await openPostgresStore(url);
+    const b = await openPostgresStore(url, { listen: false, pollMs: 60_000 });
+    opened.push(a, b);
+    await a.mutate((d) => void d.tenants.push(tenant('committed-on-a')));
+    expect(b.data.tenants).toEqual([]);
+    await b.sync();
+    expect(b.data.tenants.map((t) => t.id)).toEqual(['committed-on-a']);
   });
 
   it('reloads every table when the change log no longer holds what it missed, before its own next write', async () => {

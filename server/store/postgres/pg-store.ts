@@ -125,6 +125,12 @@ class PgMirrorStore implements Store {
     while (this.writer) await this.writer;
   }
 
+  async sync(): Promise<void> {
+    // The writer catches up when its queue is empty, or under the head lock at its next commit.
+    this.requestSync();
+    await this.flush();
+  }
+
   async close(): Promise<void> {
     if (this.poll) clearInterval(this.poll);
     await this.listener?.stop();
