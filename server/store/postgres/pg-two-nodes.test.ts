@@ -46,10 +46,9 @@ describe.skipIf(postgresSkipReason !== null)('two `cratehouse serve` nodes on on
   it('serves a project created on node 1 from node 2, and a rename on node 2 from node 1 (lists included)', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-nodes-'));
     const env = { CRATEHOUSE_DATABASE_URL: await createTestDatabase() };
-    const one = await startServerChild(dataDir, token, env);
-    running.push(one);
-    const two = await startServerChild(dataDir, token, env);
-    running.push(two);
+    // Started together: both find no admin and create one; one of them wins.
+    const [one, two] = await Promise.all([startServerChild(dataDir, token, env), startServerChild(dataDir, token, env)]);
+    running.push(one, two);
     expect(one.url).not.toBe(two.url);
 
     // Node 2 lists first: its projects list cache is built before the create.
