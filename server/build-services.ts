@@ -16,7 +16,9 @@ import { createQueuedAnalysisPool } from './audio/analysis/queued-pool.js';
 import type { DecoderChoice } from './audio/decode/pcm-source.js';
 import { availableParallelism } from 'node:os';
 import { createAuthGuard } from './auth/authenticate.js';
-import { FailedAuthLimiter, type FailedAuthLimits } from './auth/failed-auth-limiter.js';
+import { FailedAuthLimiter, redisFailureCounters, type FailedAuthLimits } from './auth/failed-auth-limiter.js';
+import { Redis } from 'ioredis';
+import { redisOptions } from './queue/redis-connection.js';
 import { createIdentityRepo } from './auth/identity-repo.js';
 import { createIdentityService, type IdentityService } from './auth/identity.js';
 import { Meter } from './auth/metering.js';
@@ -206,7 +208,15 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
       tmpDir: options.uploads.tmpDir,
     },
   });
-  const auth = createAuthGuard(identity, new FailedAuthLimiter(options.failedAuth));
+  // With Redis, failed authentications count across nodes. A request never waits for Redis: no offline queue, one try.
+  const limiterRedis = options.redis
+    ? new Redis({ ...redisOptions(options.redis.url), enableOfflineQueue: false, maxRetriesPerRequest: 1 })
+    : null;
+  limiterRedis?.on('error', () => undefined);
+  const auth = createAuthGuard(
+    identity,
+    new FailedAuthLimiter(options.failedAuth, limiterRedis ? redisFailureCounters(options.failedAuth, limiterRedis) : undefined),
+  );
   const { uploads } = options;
   const { projects, hooks } = hosting;
   return {
@@ -267,6 +277,7 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
       await hooks.stop();
       await analysisTasks?.close();
       await pool.destroy();
+      limiterRedis?.disconnect();
     },
   };
 }

@@ -145,8 +145,10 @@ function httpOps(url: string, token: string): AdminOps {
 
 /** Operations directly on the data dir's files (no server running; the CLI holds the lock). */
 async function fileOps(config: Config): Promise<AdminOps & { close(): Promise<void> }> {
-  prepareDataDir(config.dataDir);
-  const lock = acquireLock(config.dataDir, 'cli');
+  // With the metadata in PostgreSQL several nodes share the data dir; db.json has one owner.
+  const dirMode = config.databaseUrl ? 'shared' : 'exclusive';
+  prepareDataDir(config.dataDir, dirMode);
+  const lock = acquireLock(config.dataDir, 'cli', dirMode);
   const store = await openDataStore(config);
   const identity = createIdentityService(createIdentityRepo(store));
   const base = config.publicUrl ?? `http://${config.host}:${config.port}`;

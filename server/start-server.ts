@@ -18,7 +18,7 @@ import type { JobHandler } from './queue/job-runner.js';
 import { checkRedisReachable } from './queue/redis-connection.js';
 import { outboundTransport, type WebhookOptions, type WebhookTransport } from './queue/webhooks.js';
 import { defaultArchiveLimits } from './shared/tar-archive.js';
-import { acquireLock, prepareDataDir } from './store/data-dir.js';
+import { acquireLock, prepareDataDir, readLiveNodeLocks } from './store/data-dir.js';
 import { openDataStore } from './store/open-data-store.js';
 
 /** A server that is listening. */
@@ -49,8 +49,12 @@ const sourceMaxRedirects = 5;
 /** The one composition root: open the store, queue and services, build the app and listen. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const log = options.log ?? createLogger(config.logLevel);
-  prepareDataDir(config.dataDir);
-  const lock = acquireLock(config.dataDir, 'server');
+  // With the metadata in PostgreSQL several nodes share the data dir; db.json has one owner.
+  const dirMode = config.databaseUrl ? 'shared' : 'exclusive';
+  // Other nodes running now (read before this node's own lock exists): their work in flight is spared.
+  const othersLive = dirMode === 'shared' && readLiveNodeLocks(config.dataDir).length > 0;
+  prepareDataDir(config.dataDir, othersLive ? 'shared' : 'exclusive');
+  const lock = acquireLock(config.dataDir, 'server', dirMode);
   // What a start that fails part-way (e.g. EADDRINUSE at the listen) must stop again, newest first.
   const undo: (() => Promise<void>)[] = [];
   try {
@@ -117,7 +121,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     undo.push(() => meter.stop());
     if (services.ytdlp) log.info(`yt-dlp ${services.ytdlp.version} found: used for the sites it supports`);
     // Before any request or job: no repository without a project, no project without a repository.
-    await services.hosting.reconcileRepositories(log);
+    // A shared data dir: another node may be creating a repository whose record is not committed yet.
+    await services.hosting.reconcileRepositories(log, { spareYoungerThanMs: othersLive ? 60 * 60 * 1000 : 0 });
     await warmUpUploads(uploads.tmpDir);
 
     const app = createApp({

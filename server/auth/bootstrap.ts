@@ -18,7 +18,14 @@ export interface BootstrapResult {
 export async function bootstrapAdmin(identity: IdentityService, dataDir: string, presetToken: string | null): Promise<BootstrapResult> {
   const credentialsPath = path.join(dataDir, adminCredentialsFile);
   if (identity.hasUsers()) return { created: false, credentialsPath };
-  const user = await identity.createUser({ username: 'root', name: 'Administrator', email: 'admin@cratehouse.local', admin: true });
+  let user: Awaited<ReturnType<IdentityService['createUser']>>;
+  try {
+    user = await identity.createUser({ username: 'root', name: 'Administrator', email: 'admin@cratehouse.local', admin: true });
+  } catch (error) {
+    // Several nodes starting together on one database: another one created the admin first.
+    if (identity.hasUsers()) return { created: false, credentialsPath };
+    throw error;
+  }
   const { token } = await identity.createToken(
     user.id,
     { name: 'admin (first start)', scopes: ['api', 'sudo', 'admin_mode'] },

@@ -1,4 +1,4 @@
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../http/errors.js';
 import { digestToken } from './tokens.js';
 
@@ -68,6 +68,21 @@ export class FailedAuthLimiter {
     if (this.limits.exemptLoopback && isLoopback(address)) return [];
     return [`ip:${address}`, `token:${digestToken(token)}`];
   }
+}
+
+/**
+ * The failure counters of several nodes, kept in Redis (an ioredis client) so a failure on one node
+ * counts on all; while Redis cannot be reached, each node counts in memory instead of letting
+ * guesses through or refusing everyone.
+ */
+export function redisFailureCounters(limits: FailedAuthLimits, client: unknown): RateLimiterAbstract {
+  const options = { points: limits.failures, duration: limits.windowS, blockDuration: limits.blockS };
+  return new RateLimiterRedis({
+    ...options,
+    storeClient: client,
+    keyPrefix: 'cratehouse:failed-auth',
+    insuranceLimiter: new RateLimiterMemory({ ...options, keyPrefix: 'failed-auth' }),
+  });
 }
 
 function tooMany(msBeforeNext: number): AppError {

@@ -24,7 +24,7 @@ import { ProjectActions } from './projects/project-actions.js';
 import { createProjectJobHandlers } from './projects/project-jobs.js';
 import { ProjectQueries } from './projects/project-queries.js';
 import { projectJobTypes, projectPaths, ProjectService, type ProjectStores, type RepositoryOps } from './projects/projects.js';
-import { reconcileRepositories, type ReconcileReport } from './projects/reconcile-repositories.js';
+import { reconcileRepositories, type ReconcileOptions, type ReconcileReport } from './projects/reconcile-repositories.js';
 import type { ProjectsRepo } from './projects/projects-repo.js';
 import { RepositoryReader } from './repository/repository-reader.js';
 import { RepositoryHistory } from './repository/repository-history.js';
@@ -64,7 +64,7 @@ export interface HostingServices {
   /** Commits through the API (file actions), branches and tags created or deleted. */
   readonly repositoryWriter: RepositoryWriter;
   /** Make repositories on disk and project records agree: at boot, before any request or job. */
-  readonly reconcileRepositories: (log: Logger) => Promise<ReconcileReport>;
+  readonly reconcileRepositories: (log: Logger, options?: ReconcileOptions) => Promise<ReconcileReport>;
   readonly lfs: LfsService;
   readonly lfsLocks: LfsLockService;
   /** GitLab's LFS integrity check that git over HTTP runs on pushes. */
@@ -181,7 +181,7 @@ export function setUpHosting(options: {
     repositoryReader: reader,
     repositoryHistory: new RepositoryHistory(projects, gitPath),
     repositoryWriter: writer,
-    reconcileRepositories: (log) => reconcileRepositories(projects, stores, log),
+    reconcileRepositories: (log, options) => reconcileRepositories(projects, stores, log, new Date(), options),
     lfs,
     lfsLocks: new LfsLockService(projects, identity, repos.lfs),
     lfsPushCheck: new LfsPushCheck(lfs, options.dataDir),

@@ -26,6 +26,12 @@ export interface Store {
   touch(change: (db: DbSchema) => void, tables?: readonly TableName[]): void;
   /** Resolve when every mutation made so far is on disk. */
   flush(): Promise<void>;
+  /**
+   * Resolve once the document holds every write other processes committed before the call
+   * (PostgreSQL shared by several nodes; the embedded store has no other writer: a flush). For a
+   * decision that must not rest on a mirror a few milliseconds behind, e.g. that nobody owns a file.
+   */
+  sync(): Promise<void>;
   /** Flush, then let go of what the store holds (the database connections); the store takes no writes after. */
   close(): Promise<void>;
   /** Migration steps applied when the store was opened. */
@@ -129,6 +135,10 @@ class GroupCommitStore implements Store {
   }
 
   close(): Promise<void> {
+    return this.flush();
+  }
+
+  sync(): Promise<void> {
     return this.flush();
   }
 

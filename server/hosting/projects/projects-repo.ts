@@ -24,6 +24,8 @@ export interface ProjectsRepo {
   /** Changes whenever the project records themselves may have changed (not with stars, shares or uploads). */
   readonly recordsRevision: number;
   byId(id: number): Readonly<ProjectRecord> | undefined;
+  /** Catch up with records other nodes committed (see Store.sync) before a decision that needs them all. */
+  sync(): Promise<void>;
   /** By namespace and path, case-insensitively (paths are unique per namespace ignoring case). */
   byPath(namespaceId: number, path: string): Readonly<ProjectRecord> | undefined;
   byName(namespaceId: number, name: string): Readonly<ProjectRecord> | undefined;
@@ -109,6 +111,7 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
       return store.revisionOf(['projects']);
     },
     byId: (id) => currentIndex().findById(id),
+    sync: () => store.sync(),
     byPath: (namespaceId, path) => currentIndex().findByPath(namespaceId, path),
     byName: (namespaceId, name) => currentIndex().findByName(namespaceId, name),
     insert: (project) =>

@@ -260,6 +260,8 @@ export class ProjectService {
    */
   async setAsideOrphan(dir: string, forProject?: number): Promise<void> {
     if (!(await this.git.exists(dir))) return;
+    // Another node may have just committed the record and renamed its repository into place.
+    await this.repo.sync();
     if (this.repo.projects.some((p) => p.id !== forProject && this.ownsDirectory(p, dir))) return;
     const to = await this.git.moveAside(dir, this.paths.repositoryRoot, this.paths.lostAndFound, lostAndFoundStamp(this.now()));
     this.log.info(`repositories: ${path.relative(this.paths.repositoryRoot, dir)} belonged to no project; moved to ${to}`);

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../http/logger.js';
 import { lostAndFoundStamp, type ProjectService, type ProjectStores } from './projects.js';
@@ -8,6 +9,16 @@ export interface ReconcileReport {
   readonly movedAside: readonly { readonly from: string; readonly to: string }[];
   /** Projects whose repository was missing and was created again, empty. */
   readonly recreated: readonly number[];
+}
+
+/** How a reconciliation treats repositories another node may be creating right now. */
+export interface ReconcileOptions {
+  /**
+   * Leave unowned repositories modified, and projects without a repository updated, more recently
+   * than this alone (ms): on a data dir shared by several nodes, another node may be part-way
+   * through a create, rename or delete (record and repository move one after the other).
+   */
+  readonly spareYoungerThanMs?: number;
 }
 
 /**
@@ -23,6 +34,7 @@ export async function reconcileRepositories(
   stores: ProjectStores,
   log: Logger,
   now: Date = new Date(),
+  options: ReconcileOptions = {},
 ): Promise<ReconcileReport> {
   const root = stores.paths.repositoryRoot;
   const owned = new Map<string, number>();
@@ -40,6 +52,7 @@ export async function reconcileRepositories(
   const movedAside: { from: string; to: string }[] = [];
   for (const dir of await stores.git.list(root)) {
     if (owned.has(path.resolve(dir)) || projects.isClaimed(dir)) continue;
+    if (options.spareYoungerThanMs && now.getTime() - (await modifiedAt(dir)) < options.spareYoungerThanMs) continue;
     const to = await stores.git.moveAside(dir, root, stores.paths.lostAndFound, stamp);
     movedAside.push({ from: dir, to });
     log.info(
@@ -50,6 +63,8 @@ export async function reconcileRepositories(
   for (const p of stores.repo.projects) {
     // A scheduled or started fork or import is run again at boot, and makes its repository itself.
     if (p.importStatus === 'scheduled' || p.importStatus === 'started') continue;
+    // Another node may be between committing this record and renaming its repository into place.
+    if (options.spareYoungerThanMs && now.getTime() - Date.parse(p.updatedAt) < options.spareYoungerThanMs) continue;
     const dir = dirOf.get(p.id);
     if (!dir || (await stores.git.exists(dir))) continue;
     try {
@@ -63,4 +78,12 @@ export async function reconcileRepositories(
     log.info(`repositories: project ${p.id} (${projects.fullPath(p)}) had no repository on disk; created an empty one`);
   }
   return { movedAside, recreated };
+}
+
+async function modifiedAt(dir: string): Promise<number> {
+  try {
+    return (await stat(dir)).mtimeMs;
+  } catch {
+    return 0;
+  }
 }

@@ -23,12 +23,16 @@ describe.skipIf(postgresSkipReason !== null)('PostgreSQL store', () => {
   it('creates its schema with node-pg-migrate once, and not again', async () => {
     const url = await createTestDatabase();
     const first = await openPostgresStore(url);
-    expect(first.migrationsApplied).toEqual(['postgres: 0001-initial-schema', 'postgres: 0002-project-badges']);
+    expect(first.migrationsApplied).toEqual([
+      'postgres: 0001-initial-schema',
+      'postgres: 0002-project-badges',
+      'postgres: 0003-change-log',
+    ]);
     await first.close();
     const second = await openPostgresStore(url);
     expect(second.migrationsApplied).toEqual([]);
     const { rows } = await sql(url, 'SELECT name FROM pgmigrations');
-    expect(rows.map((r: { name: string }) => r.name)).toEqual(['0001-initial-schema', '0002-project-badges']);
+    expect(rows.map((r: { name: string }) => r.name)).toEqual(['0001-initial-schema', '0002-project-badges', '0003-change-log']);
     await second.close();
   });
 

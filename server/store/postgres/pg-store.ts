@@ -1,18 +1,35 @@
 import pg from 'pg';
 import { AppError } from '../../http/errors.js';
 import { Revisions, trackChange, undoChanges, type ChangeTrack } from '../change-tracker.js';
-import { composeChanges, freezeRows, tableNames, type TableChange, type TableName } from '../row-diff.js';
-import { emptyDb, type DbSchema } from '../schema.js';
+import { composeChanges, type TableChange, type TableName } from '../row-diff.js';
+import type { DbSchema } from '../schema.js';
 import type { DbView, Store } from '../store.js';
 import { runPgMigrations } from './pg-migrate.js';
 import { constraintError } from './pg-errors.js';
-import { decodeRow, encodeValue, tableSpecs, type TableSpec } from './pg-tables.js';
+import { applyRemote, ChangeListener, changeChannel, loadDocument, logKeys, readChanges, type RemoteChanges } from './pg-change-feed.js';
+import { encodeValue, rowsOf, tableSpecs, type TableSpec } from './pg-tables.js';
 
+/** A change waiting for its commit; kept whole so it can run again on rows another node wrote meanwhile. */
 interface Pending {
-  readonly changes: readonly TableChange[];
-  readonly track: ChangeTrack;
-  resolve(): void;
+  readonly change: (db: DbSchema) => unknown;
+  readonly tables: readonly TableName[] | undefined;
+  changes: readonly TableChange[];
+  track: ChangeTrack;
+  result: unknown;
+  /** Resolved, or rejected (a re-run threw): its mirror changes are no longer pending. */
+  settled: boolean;
+  resolve(result: unknown): void;
   reject(error: unknown): void;
+}
+
+/** How a node follows the others (see docs/deploy/postgres.md, "Several application nodes"). */
+export interface PgStoreOptions {
+  /** How often the change log is read when no notification came (ms): the staleness bound when NOTIFY is lost. */
+  readonly pollMs?: number;
+  /** Change-log entries kept; a node further behind than that reloads every table. */
+  readonly changeLogKeep?: number;
+  /** False: follow by polling only (behind a pooler in transaction mode, where LISTEN cannot work). Default true. */
+  readonly listen?: boolean;
 }
 
 /** Parameters per statement stay under PostgreSQL's limit of 65,535. */
@@ -25,38 +42,25 @@ export const types = {
 };
 
 /**
- * Open the PostgreSQL store at `url`: run the schema migrations, then load every table into the
- * in-memory mirror the repositories read (the same `DbSchema` document as the embedded store).
+ * Open the PostgreSQL store at `url`: run the schema migrations, load every table into the
+ * in-memory mirror the repositories read (the same `DbSchema` document as the embedded store), and
+ * follow other nodes' commits through the change log.
  */
-export async function openPostgresStore(url: string): Promise<Store> {
+export async function openPostgresStore(url: string, options: PgStoreOptions = {}): Promise<Store> {
   const applied = await runPgMigrations(url);
-  const pool = new pg.Pool({ connectionString: url, max: 1, types });
+  // Two connections: the writer's transaction, and a whole reload a catch-up inside it may need.
+  const pool = new pg.Pool({ connectionString: url, max: 2, types });
   // An idle connection that breaks (server restart) is dropped by the pool; the next write reconnects.
   pool.on('error', () => undefined);
   try {
-    const db = await loadDocument(pool);
-    return new PgMirrorStore(pool, db, applied);
+    const { db, seq } = await loadDocument(pool);
+    const store = new PgMirrorStore(pool, db, seq, applied, options);
+    await store.follow(url);
+    return store;
   } catch (error) {
     await pool.end();
     throw error;
   }
-}
-
-/** Read every table in document order into a fresh document, rows frozen (a client inside a transaction sees its own writes). */
-export async function loadDocument(pool: Pick<pg.Pool, 'query'>): Promise<DbSchema> {
-  const db = emptyDb();
-  for (const table of tableNames) {
-    const spec = tableSpecs[table];
-    const cols = spec.columns.map((c) => c.column).join(', ');
-    const { rows } = await pool.query<Record<string, unknown>>(`SELECT ${cols} FROM ${spec.sql} ORDER BY ord`);
-    const records = rows.map((row) => decodeRow(spec, row));
-    if (table === 'sequences') for (const r of records) db.sequences[r.name as string] = r.value as number;
-    else if (table === 'usage')
-      for (const { tenant, ...usage } of records) db.usage[tenant as string] = usage as unknown as DbSchema['usage'][string];
-    else (db as unknown as Record<string, unknown>)[table] = records;
-  }
-  freezeRows(db);
-  return db;
 }
 
 /** A store backed by PostgreSQL; `close` ends its connections once every write is committed. */
@@ -65,11 +69,17 @@ class PgMirrorStore implements Store {
   private queue: Pending[] = [];
   private writer: Promise<void> | null = null;
   private closed = false;
+  private syncWanted = false;
+  private listener: ChangeListener | null = null;
+  private poll: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly db: DbSchema,
+    /** The change-log number the mirror is current to (every commit up to it is in the mirror). */
+    private seen: number,
     readonly migrationsApplied: readonly string[],
+    private readonly options: PgStoreOptions,
   ) {}
 
   get data(): DbView {
@@ -84,39 +94,67 @@ class PgMirrorStore implements Store {
     return this.revisions.revisionOf(tables);
   }
 
+  /** LISTEN for other nodes' commits, and read the change log every pollMs in case a notification was lost. */
+  async follow(url: string): Promise<void> {
+    this.listener = new ChangeListener(url, (seq) => {
+      if (seq === undefined || seq > this.seen) this.requestSync();
+    });
+    if (this.options.listen !== false) await this.listener.start();
+    this.poll = setInterval(() => this.requestSync(), this.options.pollMs ?? 1000);
+    this.poll.unref();
+  }
+
   mutate<R>(change: (db: DbSchema) => R, tables?: readonly TableName[]): Promise<R> {
-    let result: R;
-    let pending: Omit<Pending, 'resolve' | 'reject'>;
-    try {
-      [result, pending] = this.apply(change, tables);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return new Promise<R>((resolve, reject) => this.enqueue({ ...pending, resolve: () => resolve(result), reject }));
+    // The executor runs now: the change is applied before mutate returns; a throw rejects.
+    return new Promise<R>((resolve, reject) => this.enqueue(this.run(change, tables, resolve as (r: unknown) => void, reject)));
   }
 
   touch(change: (db: DbSchema) => void, tables?: readonly TableName[]): void {
-    const [, pending] = this.apply(change, tables);
     // Nobody waits for a touch: if its write fails it is undone in the mirror (with the changes queued after it) and dropped.
-    this.enqueue({ ...pending, resolve: () => undefined, reject: () => undefined });
+    this.enqueue(
+      this.run(
+        change,
+        tables,
+        () => undefined,
+        () => undefined,
+      ),
+    );
   }
 
   async flush(): Promise<void> {
     while (this.writer) await this.writer;
   }
 
+  async sync(): Promise<void> {
+    // The writer catches up when its queue is empty, or under the head lock at its next commit.
+    this.requestSync();
+    await this.flush();
+  }
+
   async close(): Promise<void> {
+    if (this.poll) clearInterval(this.poll);
+    await this.listener?.stop();
     await this.flush();
     if (this.closed) return;
     this.closed = true;
     await this.pool.end();
   }
 
+  private run(
+    change: (db: DbSchema) => unknown,
+    tables: readonly TableName[] | undefined,
+    resolve: Pending['resolve'],
+    reject: Pending['reject'],
+  ) {
+    const [result, changes, track] = this.apply(change, tables);
+    return { change, tables, result, changes, track, settled: false, resolve, reject } satisfies Pending;
+  }
+
   /** Run a change on the mirror: undone if it throws; otherwise the rows it wrote, found by identity. */
-  private apply<R>(change: (db: DbSchema) => R, tables: readonly TableName[] | undefined) {
+  private apply(change: (db: DbSchema) => unknown, tables: readonly TableName[] | undefined) {
     if (this.closed) throw new AppError('unavailable', 'The data store is closed.');
     const { doc, track } = trackChange(this.db, tables);
-    let result: R;
+    let result: unknown;
     try {
       result = change(doc);
     } catch (error) {
@@ -127,7 +165,7 @@ class PgMirrorStore implements Store {
     }
     const changes = track.collect();
     this.revisions.count(changes.map((c) => c.table));
-    return [result, { changes, track }] as const;
+    return [result, changes, track] as const;
   }
 
   private enqueue(pending: Pending): void {
@@ -135,33 +173,44 @@ class PgMirrorStore implements Store {
     this.startWriter();
   }
 
+  /** Catch up with the change log soon (a notification came, the poll ticked, the listener reconnected). */
+  private requestSync(): void {
+    if (this.closed) return;
+    this.syncWanted = true;
+    this.startWriter();
+  }
+
   private startWriter(): void {
     this.writer ??= this.drain().finally(() => {
       this.writer = null;
       // A change queued between the loop's last check and now still gets its write.
-      if (this.queue.length > 0) this.startWriter();
+      if (this.queue.length > 0 || this.syncWanted) this.startWriter();
     });
   }
 
   /**
-   * Commit queued changes in the order they were applied to the mirror. Everything queued is
-   * committed as one transaction (group commit: a burst costs one round of statements and one WAL
-   * flush), written as the batch's changes composed by key (composeChanges: no pass over the
-   * tables). If that fails, the batch's changes are committed one by one to find the one that
-   * fails: those before it stand; it and every change queued after it (applied on top of it) are
-   * undone in the mirror, so the mirror equals what is committed.
+   * Commit queued changes in the order they were applied to the mirror, and catch up with other
+   * nodes between commits. Everything queued is committed as one transaction (group commit),
+   * written as the batch's changes composed by key. If that fails, the batch's changes are committed
+   * one by one to find the one that fails: those before it stand; it and every change queued after it
+   * are undone in the mirror, so the mirror equals what is committed.
    */
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
-      if (batch.every((p) => p.changes.length === 0)) {
-        for (const p of batch) p.resolve();
+    while (this.queue.length > 0 || this.syncWanted) {
+      if (this.queue.length === 0) {
+        this.syncWanted = false;
+        try {
+          const remote = await readChanges(this.pool, this.pool, this.seen);
+          if (remote) this.catchUp(remote, this.queue);
+        } catch {
+          // The database is unreachable: the next notification, poll or write tries again.
+        }
         continue;
       }
+      const batch = this.queue;
+      this.queue = [];
       try {
-        await this.commit(batch.length === 1 ? batch[0]!.changes : composeChanges(batch.map((p) => p.changes)));
-        for (const p of batch) p.resolve();
+        await this.commit(batch, []);
         continue;
       } catch (error) {
         if (batch.length === 1) {
@@ -172,9 +221,9 @@ class PgMirrorStore implements Store {
       // Mirror changes made since the batch was taken are behind it in the queue; they stay there.
       for (let i = 0; i < batch.length; i++) {
         const entry = batch[i]!;
+        if (entry.settled) continue;
         try {
-          if (entry.changes.length > 0) await this.commit(entry.changes);
-          entry.resolve();
+          await this.commit([entry], batch.slice(i + 1));
         } catch (error) {
           this.fail(batch.slice(i), error);
           break;
@@ -183,47 +232,78 @@ class PgMirrorStore implements Store {
     }
   }
 
+  /**
+   * Put other nodes' commits into the mirror under the changes still pending here: those are undone,
+   * the rows applied, and the changes run again on the fresh rows (a change that now throws, e.g.
+   * because another node took the path it wanted, is rejected with its error).
+   */
+  private catchUp(remote: RemoteChanges, pending: readonly Pending[]): void {
+    const live = pending.filter((p) => !p.settled);
+    undoChanges(live.map((p) => p.track));
+    const changed = applyRemote(this.db, remote);
+    this.seen = remote.upTo;
+    // The undone changes' tables moved too (a cache may hold rows they added, e.g. the projects index).
+    this.revisions.count(changed && [...new Set([...changed, ...live.flatMap((p) => p.track.reached())])]);
+    for (const p of live) {
+      try {
+        [p.result, p.changes, p.track] = this.apply(p.change, p.tables);
+      } catch (error) {
+        p.settled = true;
+        p.reject(error);
+      }
+    }
+  }
+
   /** Undo `failed` (oldest first) and everything queued behind it in the mirror; reject them all. */
   private fail(failed: readonly Pending[], error: unknown): void {
-    const all = [...failed, ...this.queue];
+    const all = [...failed, ...this.queue].filter((p) => !p.settled);
     this.queue = [];
+    if (all.length === 0) return;
     undoChanges(all.map((p) => p.track));
     this.revisions.count(undefined);
     const unavailable = new AppError('unavailable', 'The data store could not be written; nothing was changed. Try again.', {
       cause: error,
     });
+    for (const p of all) p.settled = true;
     all[0]!.reject(constraintError(error) ?? unavailable);
     for (const p of all.slice(1)) p.reject(unavailable);
   }
 
   /**
-   * Write one change's rows in one transaction: deletes first (a moved row is deleted, then
-   * inserted), then replaced rows, then new rows. New rows are plain INSERTs: a key another writer
-   * took meanwhile fails the write instead of overwriting that writer's row. A write that only adds
-   * to some tables and replaces rows in others (a create: its row and its sequence) goes as one
-   * statement of data-modifying CTEs: one round trip instead of four (BEGIN, two writes, COMMIT).
+   * Commit `entries` as one transaction. It first takes the change-log head (UPDATE … RETURNING
+   * locks its one row to COMMIT): commits of every node are serialized and numbered. If another
+   * node committed since this mirror was current, its rows are read under that lock and the pending
+   * changes (`entries`, then `behind` and the queue) run again on them before anything is written, so
+   * no change computed on stale rows (or a stale id sequence) is committed. Then deletes (a moved
+   * row is deleted, then inserted), replaced rows, new rows (plain INSERTs: a key taken fails the
+   * write), the change-log entry, and NOTIFY with COMMIT.
    */
-  private async commit(changes: readonly TableChange[]): Promise<void> {
-    const statements: Statement[] = [];
-    for (const change of changes) if (change.deletes.length > 0) statements.push(...deleteStatements(tableSpecs[change.table], change));
-    for (const change of changes)
-      if (change.updates.length > 0) statements.push(...writeStatements(tableSpecs[change.table], change.updates, true));
-    for (const change of changes)
-      if (change.inserts.length > 0) statements.push(...writeStatements(tableSpecs[change.table], change.inserts, false));
-    // The parts of one statement share a snapshot and run in no set order: only when no table is both
-    // replaced and added to (a rename freeing a path another row takes) and nothing is deleted.
-    const separate = changes.some((c) => c.deletes.length > 0 || (c.updates.length > 0 && c.inserts.length > 0));
-    const single = separate ? null : oneStatement(statements);
-    if (single) {
-      await this.pool.query(single.text, single.params as unknown[]);
-      return;
-    }
+  private async commit(entries: readonly Pending[], behind: readonly Pending[]): Promise<void> {
     const client = await this.pool.connect();
     let broken = false;
     try {
-      await client.query('BEGIN');
-      for (const st of statements) await client.query(st.text, st.params as unknown[]);
-      await client.query('COMMIT');
+      const [, head] = (await client.query('BEGIN; UPDATE change_log_head SET seq = seq + 1 RETURNING seq')) as unknown as pg.QueryResult<{
+        seq: number;
+      }>[];
+      const seq = head!.rows[0]!.seq;
+      if (seq - 1 > this.seen) {
+        const remote = await readChanges(this.pool, client, this.seen, seq - 1);
+        if (remote) this.catchUp(remote, [...entries, ...behind, ...this.queue]);
+      }
+      const live = entries.filter((p) => !p.settled);
+      const changes = live.length === 1 ? live[0]!.changes : composeChanges(live.map((p) => p.changes));
+      if (changes.length === 0) await client.query('ROLLBACK');
+      else {
+        await this.write(client, changes, seq);
+        const keep = this.options.changeLogKeep ?? 10_000;
+        if (seq % Math.min(keep, 100) === 0) await client.query('DELETE FROM change_log WHERE seq <= $1', [seq - keep]);
+        await client.query(`SELECT pg_notify('${changeChannel}', '${seq}'); COMMIT`);
+        this.seen = seq;
+      }
+      for (const p of live) {
+        p.settled = true;
+        p.resolve(p.result);
+      }
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {
         broken = true;
@@ -233,18 +313,23 @@ class PgMirrorStore implements Store {
       client.release(broken);
     }
   }
-}
 
-/** A map table's entry as the row its SQL table holds. */
-function entryRow(spec: TableSpec, entry: unknown): Readonly<Record<string, unknown>> {
-  const [name, value] = entry as [string, unknown];
-  if (spec.table === 'sequences') return { name, value };
-  return { tenant: name, ...(value as object) };
-}
-
-function rowsOf(spec: TableSpec, items: readonly unknown[]): readonly Readonly<Record<string, unknown>>[] {
-  const isMap = spec.table === 'sequences' || spec.table === 'usage';
-  return isMap ? items.map((e) => entryRow(spec, e)) : (items as readonly Readonly<Record<string, unknown>>[]);
+  /** A change's rows and its change-log entry; as one statement of data-modifying CTEs when that is safe. */
+  private async write(client: pg.PoolClient, changes: readonly TableChange[], seq: number): Promise<void> {
+    const statements: Statement[] = [];
+    for (const change of changes) if (change.deletes.length > 0) statements.push(...deleteStatements(tableSpecs[change.table], change));
+    for (const change of changes)
+      if (change.updates.length > 0) statements.push(...writeStatements(tableSpecs[change.table], change.updates, true));
+    for (const change of changes)
+      if (change.inserts.length > 0) statements.push(...writeStatements(tableSpecs[change.table], change.inserts, false));
+    statements.push({ text: 'INSERT INTO change_log (seq, keys) VALUES ($1, $2)', params: [seq, JSON.stringify(logKeys(changes))] });
+    // The parts of one statement share a snapshot and run in no set order: only when no table is both
+    // replaced and added to (a rename freeing a path another row takes) and nothing is deleted.
+    const separate = changes.some((c) => c.deletes.length > 0 || (c.updates.length > 0 && c.inserts.length > 0));
+    const single = separate ? null : oneStatement(statements);
+    if (single) await client.query(single.text, single.params as unknown[]);
+    else for (const st of statements) await client.query(st.text, st.params as unknown[]);
+  }
 }
 
 /** One SQL statement and its parameters ($1… numbered from 1). */

@@ -122,3 +122,16 @@ export function decodeRow(spec: TableSpec, row: Readonly<Record<string, unknown>
   for (const c of spec.columns) record[c.field] = decodeValue(c.type, row[c.column]);
   return record;
 }
+
+/** A map table's entry (`[name, value]`) as the row its SQL table holds. */
+export function entryRow(spec: TableSpec, entry: unknown): Readonly<Record<string, unknown>> {
+  const [name, value] = entry as [string, unknown];
+  if (spec.table === 'sequences') return { name, value };
+  return { tenant: name, ...(value as object) };
+}
+
+/** A change's rows (map tables: entries) as the rows of the SQL table. */
+export function rowsOf(spec: TableSpec, items: readonly unknown[]): readonly Readonly<Record<string, unknown>>[] {
+  const isMap = spec.table === 'sequences' || spec.table === 'usage';
+  return isMap ? items.map((e) => entryRow(spec, e)) : (items as readonly Readonly<Record<string, unknown>>[]);
+}
