@@ -57,7 +57,7 @@ describe.skipIf(postgresSkipReason !== null)('copying an embedded data dir into 
     const url = await createTestDatabase();
     const report = await copyDocumentToPostgres(source, url);
     expect(report.tables.map((t) => [t.table, t.rows])).toEqual(counts);
-    expect(report.schemaApplied).toEqual(['postgres: 0001-initial-schema', 'postgres: 0002-project-badges']);
+    expect(report.schemaApplied).toEqual(['postgres: 0001-initial-schema', 'postgres: 0002-project-badges', 'postgres: 0003-change-log']);
     // Checked here without the copy's own comparison: both stores opened as a server opens them.
     const embedded = await openStore(new DurableJsonFile<DbSchema>(path.join(dataDir, 'db.json')));
     const postgres = await openPostgresStore(url);
@@ -67,6 +67,27 @@ describe.skipIf(postgresSkipReason !== null)('copying an embedded data dir into 
     } finally {
       await postgres.close();
       await embedded.close();
+    }
+  });
+
+  it('a node already running on the empty database reloads the copy (the copy moves the change-log head)', async () => {
+    const url = await createTestDatabase();
+    const running = await openPostgresStore(url);
+    try {
+      expect(running.data.projects).toEqual([]);
+      const before = running.revisionOf(['projects']);
+      const report = await copyDocumentToPostgres(source, url);
+      expect(report.schemaApplied).toEqual([]);
+      await running.sync();
+      const embedded = await openStore(new DurableJsonFile<DbSchema>(path.join(dataDir, 'db.json')));
+      try {
+        expect(running.data).toStrictEqual(embedded.data);
+      } finally {
+        await embedded.close();
+      }
+      expect(running.revisionOf(['projects'])).toBeGreaterThan(before);
+    } finally {
+      await running.close();
     }
   });
 
