@@ -7,7 +7,7 @@ import { createApp } from './app.js';
 import { resolveFfmpeg } from './audio/decode/ffmpeg-path.js';
 import { bootstrapAdmin, type BootstrapResult } from './auth/bootstrap.js';
 import { buildServices } from './build-services.js';
-import { hooksMayTargetPrivate, type Config } from './config/load-config.js';
+import { ConfigError, hooksMayTargetPrivate, type Config } from './config/load-config.js';
 import { resolveGit } from './hosting/git/git-path.js';
 import { answerClientErrorsAsJson } from './http/client-errors.js';
 import { keepIdleConnectionsOpen } from './http/keep-alive.js';
@@ -53,6 +53,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const dirMode = config.databaseUrl ? 'shared' : 'exclusive';
   // Other nodes running now (read before this node's own lock exists): their work in flight is spared.
   const othersLive = dirMode === 'shared' && readLiveNodeLocks(config.dataDir).length > 0;
+  // Without a shared queue each node would run the jobs the others have under way again.
+  if (othersLive && !config.redisUrl)
+    throw new ConfigError(
+      'other application nodes are running on this data dir: several nodes need CRATEHOUSE_REDIS_URL (their jobs are queued in Redis; docs/deploy/scale-out.md)',
+    );
   prepareDataDir(config.dataDir, othersLive ? 'shared' : 'exclusive');
   const lock = acquireLock(config.dataDir, 'server', dirMode);
   // What a start that fails part-way (e.g. EADDRINUSE at the listen) must stop again, newest first.
@@ -138,7 +143,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     lock.update(url);
     listeningUrl = url;
-    const resumed = await jobs.resume();
+    const resumed = await jobs.resume({ othersLive });
     if (resumed > 0) log.info(`resumed ${resumed} unfinished job(s)`);
 
     let stopping: Promise<void> | null = null;

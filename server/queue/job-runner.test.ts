@@ -209,6 +209,27 @@ describe.each(backends)('job runner ($name)', ({ redis: overRedis }) => {
     expect(runner2.getForTenant('t', b.jobId)).toMatchObject({ status: 'done', progress: 1 });
     await runner2.stop();
   });
+
+  it('leaves another live node its running jobs when resuming beside it (othersLive)', async () => {
+    const adapter = new MemoryAdapter<DbSchema>();
+    const log = memoryLogger();
+    const noWebhooks = { deliver: () => undefined, onIdle: async () => undefined, stop: async () => undefined };
+    const store1 = await openStore(adapter);
+    const runner1 = new JobRunner(createJobsRepo(store1), new Map([['slow', steppedHandler(100, 10)]]), noWebhooks, log, queueOf(log, 1));
+    const a = await runner1.submit({ type: 'slow', tenant: 't', params: {} });
+    const b = await runner1.submit({ type: 'slow', tenant: 't', params: {} });
+    await waitFor(() => store1.data.jobs.find((j) => j.jobId === a.jobId)?.status === 'running');
+    await runner1.stop();
+    await store1.flush();
+
+    const store2 = await openStore(adapter);
+    const runner2 = new JobRunner(createJobsRepo(store2), new Map([['slow', steppedHandler(2, 1)]]), noWebhooks, log, queueOf(log, 1));
+    expect(await runner2.resume({ othersLive: true })).toBe(1);
+    await runner2.onIdle();
+    expect(runner2.getForTenant('t', a.jobId)).toMatchObject({ status: 'running' });
+    expect(runner2.getForTenant('t', b.jobId)).toMatchObject({ status: 'done', progress: 1 });
+    await runner2.stop();
+  });
   it('posts the final JobStatus once, signed with the tenant secret, retrying after a failure', async () => {
     const calls: { url: string; body: string; headers: Record<string, string> }[] = [];
     let failFirst = true;

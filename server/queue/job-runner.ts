@@ -127,12 +127,16 @@ export class JobRunner {
     return job;
   }
 
-  /** Re-queue jobs a previous run left pending or running, and retry undelivered webhooks. */
-  async resume(): Promise<number> {
+  /**
+   * Re-queue jobs a previous run left pending or running, and retry undelivered webhooks. With
+   * `othersLive` (other application nodes share the store and the Redis queue), a running job is
+   * another node's: it is left to that node, or to the queue's stalled-job recovery if that node died.
+   */
+  async resume(options: { readonly othersLive?: boolean } = {}): Promise<number> {
     this.startTaking();
     const unfinished = this.repo
       .all()
-      .filter((j) => j.status === 'pending' || j.status === 'running')
+      .filter((j) => j.status === 'pending' || (j.status === 'running' && !options.othersLive))
       .sort((a, b) => a.created - b.created);
     for (const job of unfinished) {
       if (job.cancelRequested) await this.finish(job.jobId, { status: 'error', error: cancelledMessage });

@@ -1,8 +1,9 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { postgresSkipReason } from '../../test-support/private-postgres.js';
+import { redisSkipReason, startPrivateRedis, type PrivateRedis } from '../../test-support/private-redis.js';
 import { startServerChild, type ServerChild } from '../../test-support/server-child.js';
 import { createTestDatabase } from '../../test-support/store-kinds.js';
 
@@ -42,10 +43,21 @@ async function eventually<T>(limitMs: number, read: () => Promise<T>, ok: (value
 const names = async (node: ServerChild) =>
   ((await (await call(node, '/projects?simple=true&per_page=100')).json()) as { name: string; path: string }[]).map((p) => p.name);
 
-describe.skipIf(postgresSkipReason !== null)('two `cratehouse serve` nodes on one PostgreSQL and one data dir', () => {
+const skip = postgresSkipReason ?? redisSkipReason(process.env);
+// Several nodes share their jobs through Redis (a node refuses to start beside others without it).
+let redis: PrivateRedis;
+
+describe.skipIf(skip !== null)('two `cratehouse serve` nodes on one PostgreSQL, one Redis and one data dir', () => {
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
   it('serves a project created on node 1 from node 2, and a rename on node 2 from node 1 (lists included)', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-nodes-'));
-    const env = { CRATEHOUSE_DATABASE_URL: await createTestDatabase() };
+    const env = { CRATEHOUSE_DATABASE_URL: await createTestDatabase(), CRATEHOUSE_REDIS_URL: redis.url };
     // Started together: both find no admin and create one; one of them wins.
     const [one, two] = await Promise.all([startServerChild(dataDir, token, env), startServerChild(dataDir, token, env)]);
     running.push(one, two);
@@ -100,7 +112,7 @@ describe.skipIf(postgresSkipReason !== null)('two `cratehouse serve` nodes on on
 
   it('answers the same path created on both nodes at once with one 201 and one 400 "has already been taken", never a 500', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-nodes-'));
-    const env = { CRATEHOUSE_DATABASE_URL: await createTestDatabase() };
+    const env = { CRATEHOUSE_DATABASE_URL: await createTestDatabase(), CRATEHOUSE_REDIS_URL: redis.url };
     const one = await startServerChild(dataDir, token, env);
     running.push(one);
     const two = await startServerChild(dataDir, token, env);
@@ -118,5 +130,14 @@ describe.skipIf(postgresSkipReason !== null)('two `cratehouse serve` nodes on on
     const auth = { Authorization: `Basic ${Buffer.from(`root:${token}`).toString('base64')}` };
     for (const node of [one, two])
       expect((await fetch(`${node.url}/root/same.git/info/refs?service=git-upload-pack`, { headers: auth })).status).toBe(200);
+  }, 120_000);
+
+  it("refuses a second node without CRATEHOUSE_REDIS_URL (each node would run the other's jobs again)", async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-nodes-'));
+    const database = await createTestDatabase();
+    const one = await startServerChild(dataDir, token, { CRATEHOUSE_DATABASE_URL: database, CRATEHOUSE_REDIS_URL: redis.url });
+    running.push(one);
+    await expect(startServerChild(dataDir, token, { CRATEHOUSE_DATABASE_URL: database })).rejects.toThrow('server exited early with 1');
+    expect((await call(one, '/version')).status).toBe(200);
   }, 120_000);
 });
