@@ -116,50 +116,56 @@ function freePort(): Promise<number> {
 const token = 'nginx-nodes-admin-token';
 const auth = { Authorization: `Bearer ${token}` };
 
-describe.skipIf(skip !== null)('docs/deploy/nginx-cratehouse-nodes.conf in front of two real nodes (PostgreSQL, Redis, one data dir)', () => {
-  let redis: PrivateRedis;
-  let media: MediaServer;
-  const nodes: ServerChild[] = [];
-  let nginx: ChildProcess;
-  let front: string;
-  let accessLog: string;
-  let dataDir: string;
-  const hostOf = (node: ServerChild) => new URL(node.url).host;
-  /** The upstream (node host:port) nginx logged for each request, in order. */
-  const upstreams = async () => (await readFile(accessLog, 'utf8')).trim().split('\n').map((l) => l.split(' ').at(-1)!);
+describe.skipIf(skip !== null)(
+  'docs/deploy/nginx-cratehouse-nodes.conf in front of two real nodes (PostgreSQL, Redis, one data dir)',
+  () => {
+    let redis: PrivateRedis;
+    let media: MediaServer;
+    const nodes: ServerChild[] = [];
+    let nginx: ChildProcess;
+    let front: string;
+    let accessLog: string;
+    let dataDir: string;
+    const hostOf = (node: ServerChild) => new URL(node.url).host;
+    /** The upstream (node host:port) nginx logged for each request, in order. */
+    const upstreams = async () =>
+      (await readFile(accessLog, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ').at(-1)!);
 
-  beforeAll(async () => {
-    expect(nginxBinary, 'nginx is not installed (apt-get install nginx-light)').toBeTruthy();
-    redis = await startPrivateRedis();
-    dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-nginx-nodes-'));
-    const env = {
-      CRATEHOUSE_DATABASE_URL: await createTestDatabase(),
-      CRATEHOUSE_REDIS_URL: redis.url,
-      CRATEHOUSE_ACCEL_REDIRECT: '/_artifacts/',
-      CRATEHOUSE_TRUST_PROXY: 'loopback',
-      CRATEHOUSE_FETCH_ALLOW_PRIVATE: 'true',
-    };
-    // One after the other, as docker-compose.yml starts them (app2 waits for app1 to be healthy).
-    nodes.push(await startServerChild(dataDir, token, env));
-    nodes.push(await startServerChild(dataDir, token, env));
-    media = await startMediaServer();
-    media.route('/loop.wav', serveBytes(encodeWav([sine(44_100, 1, 220, 0.5), sine(44_100, 1, 330, 0.5)], 44_100), 'audio/wav'));
+    beforeAll(async () => {
+      expect(nginxBinary, 'nginx is not installed (apt-get install nginx-light)').toBeTruthy();
+      redis = await startPrivateRedis();
+      dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-nginx-nodes-'));
+      const env = {
+        CRATEHOUSE_DATABASE_URL: await createTestDatabase(),
+        CRATEHOUSE_REDIS_URL: redis.url,
+        CRATEHOUSE_ACCEL_REDIRECT: '/_artifacts/',
+        CRATEHOUSE_TRUST_PROXY: 'loopback',
+        CRATEHOUSE_FETCH_ALLOW_PRIVATE: 'true',
+      };
+      // One after the other, as docker-compose.yml starts them (app2 waits for app1 to be healthy).
+      nodes.push(await startServerChild(dataDir, token, env));
+      nodes.push(await startServerChild(dataDir, token, env));
+      media = await startMediaServer();
+      media.route('/loop.wav', serveBytes(encodeWav([sine(44_100, 1, 220, 0.5), sine(44_100, 1, 330, 0.5)], 44_100), 'audio/wav'));
 
-    // The shipped config, pointed at these nodes and this data dir, inside a minimal nginx.conf.
-    const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-nginx-'));
-    const port = await freePort();
-    const site = (await readFile(nodesConfig, 'utf8'))
-      .replace('listen 80;', `listen 127.0.0.1:${port};`)
-      .replace('server app1:8080', `server ${hostOf(nodes[0]!)}`)
-      .replace('server app2:8080', `server ${hostOf(nodes[1]!)}`)
-      .replace('/var/lib/cratehouse/artifacts/', `${path.join(dataDir, 'artifacts')}/`);
-    // Every compose address in the directives was replaced (comments may still name them).
-    expect(site.replace(/#.*$/gm, '')).not.toMatch(/app[12]:8080|\/var\/lib\/cratehouse/);
-    accessLog = path.join(dir, 'access.log');
-    const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `${t}_temp_path ${dir}/${t};`).join('\n  ');
-    await writeFile(
-      path.join(dir, 'nginx.conf'),
-      `${process.getuid?.() === 0 ? 'user root;' : ''}
+      // The shipped config, pointed at these nodes and this data dir, inside a minimal nginx.conf.
+      const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-nginx-'));
+      const port = await freePort();
+      const site = (await readFile(nodesConfig, 'utf8'))
+        .replace('listen 80;', `listen 127.0.0.1:${port};`)
+        .replace('server app1:8080', `server ${hostOf(nodes[0]!)}`)
+        .replace('server app2:8080', `server ${hostOf(nodes[1]!)}`)
+        .replace('/var/lib/cratehouse/artifacts/', `${path.join(dataDir, 'artifacts')}/`);
+      // Every compose address in the directives was replaced (comments may still name them).
+      expect(site.replace(/#.*$/gm, '')).not.toMatch(/app[12]:8080|\/var\/lib\/cratehouse/);
+      accessLog = path.join(dir, 'access.log');
+      const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `${t}_temp_path ${dir}/${t};`).join('\n  ');
+      await writeFile(
+        path.join(dir, 'nginx.conf'),
+        `${process.getuid?.() === 0 ? 'user root;' : ''}
 worker_processes 1;
 pid ${dir}/nginx.pid;
 error_log ${dir}/error.log warn;
@@ -171,93 +177,96 @@ http {
   ${site}
 }
 `,
-    );
-    nginx = spawn(nginxBinary!, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    nginx.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    front = `http://127.0.0.1:${port}`;
-    for (let i = 0; ; i++) {
-      try {
-        await fetch(`${front}/audio/v1/healthz`);
-        break;
-      } catch {
-        if (i > 100 || nginx.exitCode !== null) throw new Error(`nginx did not start: ${stderr}`);
-        await new Promise((r) => setTimeout(r, 50));
+      );
+      nginx = spawn(nginxBinary!, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-g', 'daemon off;'], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      nginx.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+      front = `http://127.0.0.1:${port}`;
+      for (let i = 0; ; i++) {
+        try {
+          await fetch(`${front}/audio/v1/healthz`);
+          break;
+        } catch {
+          if (i > 100 || nginx.exitCode !== null) throw new Error(`nginx did not start: ${stderr}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
       }
-    }
-  }, 120_000);
+    }, 120_000);
 
-  afterAll(async () => {
-    nginx?.kill('SIGTERM');
-    await media?.close();
-    await Promise.all(
-      nodes.map(
-        (s) =>
-          new Promise((resolve) => {
-            if (s.child.exitCode !== null) return resolve(null);
-            s.child.once('exit', resolve);
-            s.child.kill('SIGTERM');
-          }),
-      ),
-    );
-    await redis?.stop();
-  }, 60_000);
+    afterAll(async () => {
+      nginx?.kill('SIGTERM');
+      await media?.close();
+      await Promise.all(
+        nodes.map(
+          (s) =>
+            new Promise((resolve) => {
+              if (s.child.exitCode !== null) return resolve(null);
+              s.child.once('exit', resolve);
+              s.child.kill('SIGTERM');
+            }),
+        ),
+      );
+      await redis?.stop();
+    }, 60_000);
 
-  it('spreads requests over both nodes, and a project created through nginx reads back from either', async () => {
-    const created = await fetch(`${front}/api/v4/projects`, {
-      method: 'POST',
-      headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ name: 'Compose Tape', path: 'compose-tape' }),
-    });
-    expect(created.status).toBe(201);
-    const { id } = (await created.json()) as { id: number };
-    // The other node follows the create through the change log within a second (postgres.md).
-    await new Promise((r) => setTimeout(r, 1000));
-    const before = (await upstreams()).length;
-    for (let i = 0; i < 8; i++) {
-      const res = await fetch(`${front}/api/v4/projects/${id}`, { headers: { 'PRIVATE-TOKEN': token } });
-      expect(res.status, `read ${i}`).toBe(200);
-      expect(((await res.json()) as { path_with_namespace: string }).path_with_namespace).toBe('root/compose-tape');
-    }
-    const reads = (await upstreams()).slice(before);
-    expect(reads).toHaveLength(8);
-    expect(new Set(reads)).toEqual(new Set(nodes.map(hostOf)));
-  }, 60_000);
+    it('spreads requests over both nodes, and a project created through nginx reads back from either', async () => {
+      const created = await fetch(`${front}/api/v4/projects`, {
+        method: 'POST',
+        headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Compose Tape', path: 'compose-tape' }),
+      });
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: number };
+      // The other node follows the create through the change log within a second (postgres.md).
+      await new Promise((r) => setTimeout(r, 1000));
+      const before = (await upstreams()).length;
+      for (let i = 0; i < 8; i++) {
+        const res = await fetch(`${front}/api/v4/projects/${id}`, { headers: { 'PRIVATE-TOKEN': token } });
+        expect(res.status, `read ${i}`).toBe(200);
+        expect(((await res.json()) as { path_with_namespace: string }).path_with_namespace).toBe('root/compose-tape');
+      }
+      const reads = (await upstreams()).slice(before);
+      expect(reads).toHaveLength(8);
+      expect(new Set(reads)).toEqual(new Set(nodes.map(hostOf)));
+    }, 60_000);
 
-  it('serves an artifact made by a source job from the shared data dir itself (X-Accel-Redirect), after a node checked the token', async () => {
-    const res = await fetch(`${front}/audio/v1/sources`, {
-      method: 'POST',
-      headers: { ...auth, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ url: `${media.url}/loop.wav` }),
-    });
-    expect(res.status).toBe(202);
-    const jobId = ((await res.json()) as JobStatus).job_id;
-    let job: JobStatus;
-    const until = Date.now() + 60_000;
-    for (;;) {
-      job = (await (await fetch(`${front}/audio/v1/jobs/${jobId}`, { headers: auth })).json()) as JobStatus;
-      if (job.status === 'done' || job.status === 'failed' || Date.now() > until) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(job.status, job.error ?? '').toBe('done');
-    const result = job.result as { artifact_ref: string; content_id: string; name: string };
-    const wav = await readFile(path.join(dataDir, 'artifacts', result.content_id, result.name));
-    expect(wav.length).toBeGreaterThan(44_100);
+    it('serves an artifact made by a source job from the shared data dir itself (X-Accel-Redirect), after a node checked the token', async () => {
+      const res = await fetch(`${front}/audio/v1/sources`, {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: `${media.url}/loop.wav` }),
+      });
+      expect(res.status).toBe(202);
+      const jobId = ((await res.json()) as JobStatus).job_id;
+      let job: JobStatus;
+      const until = Date.now() + 60_000;
+      for (;;) {
+        job = (await (await fetch(`${front}/audio/v1/jobs/${jobId}`, { headers: auth })).json()) as JobStatus;
+        if (job.status === 'done' || job.status === 'error' || Date.now() > until) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(job.status, job.error ?? '').toBe('done');
+      const result = job.result as { artifact_ref: string; content_id: string; name: string };
+      const wav = await readFile(path.join(dataDir, 'artifacts', result.content_id, result.name));
+      expect(wav.length).toBeGreaterThan(44_100);
 
-    // A node alone answers with the redirect and no bytes: the bytes below come from nginx.
-    const direct = await fetch(nodes[1]!.url + result.artifact_ref, { headers: auth });
-    expect(direct.headers.get('x-accel-redirect')).toBe(`/_artifacts/${result.content_id}/${result.name}`);
-    expect((await direct.arrayBuffer()).byteLength).toBe(0);
+      // A node alone answers with the redirect and no bytes: the bytes below come from nginx.
+      const direct = await fetch(nodes[1]!.url + result.artifact_ref, { headers: auth });
+      expect(direct.headers.get('x-accel-redirect')).toBe(`/_artifacts/${result.content_id}/${result.name}`);
+      expect((await direct.arrayBuffer()).byteLength).toBe(0);
 
-    for (let i = 0; i < 2; i++) {
-      const got = await fetch(front + result.artifact_ref, { headers: { ...auth, Range: 'bytes=1000-4999' } });
-      expect(got.status).toBe(206);
-      expect(got.headers.get('content-range')).toBe(`bytes 1000-4999/${wav.length}`);
-      expect(got.headers.get('x-accel-redirect')).toBeNull();
-      expect(got.headers.get('x-content-type-options')).toBe('nosniff');
-      expect(Buffer.from(await got.arrayBuffer()).equals(wav.subarray(1000, 5000))).toBe(true);
-    }
-    expect((await fetch(front + result.artifact_ref)).status).toBe(401);
-    expect((await fetch(`${front}/_artifacts/${result.content_id}/${result.name}`, { headers: auth })).status).toBe(404);
-  }, 120_000);
-});
+      for (let i = 0; i < 2; i++) {
+        const got = await fetch(front + result.artifact_ref, { headers: { ...auth, Range: 'bytes=1000-4999' } });
+        expect(got.status).toBe(206);
+        expect(got.headers.get('content-range')).toBe(`bytes 1000-4999/${wav.length}`);
+        expect(got.headers.get('x-accel-redirect')).toBeNull();
+        expect(got.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(Buffer.from(await got.arrayBuffer()).equals(wav.subarray(1000, 5000))).toBe(true);
+      }
+      expect((await fetch(front + result.artifact_ref)).status).toBe(401);
+      expect((await fetch(`${front}/_artifacts/${result.content_id}/${result.name}`, { headers: auth })).status).toBe(404);
+    }, 120_000);
+  },
+);
