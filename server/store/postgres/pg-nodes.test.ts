@@ -211,6 +211,29 @@ describe.skipIf(postgresSkipReason !== null)('PostgreSQL store, several nodes on
     expect(b.data.tenants.map((t) => t.id)).toEqual(['committed-on-a']);
   });
 
+  it('answers a change that wrote nothing without waiting for the change-log head another node holds', async () => {
+    const { url, a } = await twoNodes();
+    await a.mutate((d) => void d.tenants.push(tenant('t')));
+    // Another node part-way through a commit: it holds the head's row lock until it ends.
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    try {
+      await other.query('BEGIN; UPDATE change_log_head SET seq = seq + 1');
+      const read = a.mutate((d) => d.tenants.map((t) => t.id));
+      const outcome = await Promise.race([read, new Promise((r) => setTimeout(() => r('waited for the lock'), 2000))]);
+      expect(outcome).toEqual(['t']);
+      // A change that writes does wait for it (commits of all nodes are serialized).
+      let written = false;
+      const write = a.mutate((d) => void d.tenants.push(tenant('u'))).then(() => (written = true));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(written).toBe(false);
+      await other.query('ROLLBACK');
+      await write;
+    } finally {
+      await other.end();
+    }
+  });
+
   it('reloads every table when the change log no longer holds what it missed, before its own next write', async () => {
     const url = await createTestDatabase();
     const a = await openPostgresStore(url, { changeLogKeep: 2 });

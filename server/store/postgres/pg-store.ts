@@ -209,6 +209,12 @@ class PgMirrorStore implements Store {
       }
       const batch = this.queue;
       this.queue = [];
+      // Nothing written (reads through mutate, touches that changed nothing): no commit, so no head lock
+      // (which would hold up every node's commits) and no round trips. The mirror catches up as usual.
+      if (batch.every((p) => p.settled || p.changes.length === 0)) {
+        for (const p of batch) if (!p.settled) settle(p);
+        continue;
+      }
       try {
         await this.commit(batch, []);
         continue;
@@ -300,10 +306,7 @@ class PgMirrorStore implements Store {
         await client.query(`SELECT pg_notify('${changeChannel}', '${seq}'); COMMIT`);
         this.seen = seq;
       }
-      for (const p of live) {
-        p.settled = true;
-        p.resolve(p.result);
-      }
+      for (const p of live) settle(p);
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {
         broken = true;
@@ -330,6 +333,12 @@ class PgMirrorStore implements Store {
     if (single) await client.query(single.text, single.params as unknown[]);
     else for (const st of statements) await client.query(st.text, st.params as unknown[]);
   }
+}
+
+/** Resolve a pending change with its result: it is no longer undone or run again. */
+function settle(p: Pending): void {
+  p.settled = true;
+  p.resolve(p.result);
 }
 
 /** One SQL statement and its parameters ($1… numbered from 1). */
