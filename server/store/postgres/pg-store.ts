@@ -302,8 +302,9 @@ class PgMirrorStore implements Store {
       else {
         await this.write(client, changes, seq);
         const keep = this.options.changeLogKeep ?? 10_000;
-        if (seq % Math.min(keep, 100) === 0) await client.query('DELETE FROM change_log WHERE seq <= $1', [seq - keep]);
-        await client.query(`SELECT pg_notify('${changeChannel}', '${seq}'); COMMIT`);
+        // Every 100th commit prunes the log, in the COMMIT's round trip (seq is a number read back: safe inline).
+        const prune = seq % Math.min(keep, 100) === 0 ? `DELETE FROM change_log WHERE seq <= ${seq - keep}; ` : '';
+        await client.query(`${prune}SELECT pg_notify('${changeChannel}', '${seq}'); COMMIT`);
         this.seen = seq;
       }
       for (const p of live) settle(p);
