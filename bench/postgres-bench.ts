@@ -16,38 +16,14 @@ import { openPostgresStore } from '../server/store/postgres/pg-store.js';
 import type { DbSchema, ProjectRecord } from '../server/store/schema.js';
 import { openStore, type Store } from '../server/store/store.js';
 import { startPrivatePostgres } from '../server/test-support/private-postgres.js';
+import { projectFixture } from '../server/test-support/store-fixtures.js';
 import { machineHeader, median, say, writeResults } from './bench-support.js';
 
 const namespaces = 100;
 const at = '2026-01-01T00:00:00.000Z';
 
 function project(id: number, namespaceId: number, path: string): ProjectRecord {
-  return {
-    id,
-    name: path,
-    path,
-    namespaceId,
-    description: `project ${id}`,
-    visibility: 'private',
-    defaultBranch: 'main',
-    creatorId: namespaceId,
-    settings: {} as ProjectRecord['settings'],
-    mergeMethod: 'merge',
-    tagList: ['bench'],
-    ciConfigPath: null,
-    archived: false,
-    importUrl: null,
-    importStatus: 'none',
-    importError: null,
-    forkedFromId: null,
-    emptyRepo: true,
-    readmePath: null,
-    runnersToken: 'x',
-    customAttributes: {},
-    createdAt: at,
-    updatedAt: at,
-    lastActivityAt: at,
-  };
+  return { id, ...projectFixture(path, namespaceId), description: `project ${id}`, tagList: ['bench'] };
 }
 
 /** Users (each with a namespace) and `count` projects spread over them, in one write. */

@@ -186,11 +186,14 @@ describe.each(backends)('job runner ($name)', ({ redis: overRedis }) => {
     }
   });
 
-  it('resumes jobs left pending or running by a previous run', async () => {
+  /**
+   * A first "boot" that stops while job `a` is running and `b` is pending, and a second runner over
+   * the same persisted document (not resumed yet) whose handler finishes quickly.
+   */
+  const bootAfterStopMidRun = async () => {
     const adapter = new MemoryAdapter<DbSchema>();
     const log = memoryLogger();
     const noWebhooks = { deliver: () => undefined, onIdle: async () => undefined, stop: async () => undefined };
-    // First "boot": two jobs submitted, the first is mid-run when the server stops.
     const store1 = await openStore(adapter);
     const runner1 = new JobRunner(createJobsRepo(store1), new Map([['slow', steppedHandler(100, 10)]]), noWebhooks, log, queueOf(log, 1));
     const a = await runner1.submit({ type: 'slow', tenant: 't', params: {} });
@@ -199,10 +202,13 @@ describe.each(backends)('job runner ($name)', ({ redis: overRedis }) => {
     await runner1.stop();
     await store1.flush();
     expect(store1.data.jobs.map((j) => j.status)).toEqual(['running', 'pending']);
-
-    // Second boot over the same persisted document.
     const store2 = await openStore(adapter);
     const runner2 = new JobRunner(createJobsRepo(store2), new Map([['slow', steppedHandler(2, 1)]]), noWebhooks, log, queueOf(log, 1));
+    return { a, b, runner2 };
+  };
+
+  it('resumes jobs left pending or running by a previous run', async () => {
+    const { a, b, runner2 } = await bootAfterStopMidRun();
     expect(await runner2.resume()).toBe(2);
     await runner2.onIdle();
     expect(runner2.getForTenant('t', a.jobId)).toMatchObject({ status: 'done', progress: 1 });
@@ -211,25 +217,14 @@ describe.each(backends)('job runner ($name)', ({ redis: overRedis }) => {
   });
 
   it('leaves another live node its running jobs when resuming beside it (othersLive)', async () => {
-    const adapter = new MemoryAdapter<DbSchema>();
-    const log = memoryLogger();
-    const noWebhooks = { deliver: () => undefined, onIdle: async () => undefined, stop: async () => undefined };
-    const store1 = await openStore(adapter);
-    const runner1 = new JobRunner(createJobsRepo(store1), new Map([['slow', steppedHandler(100, 10)]]), noWebhooks, log, queueOf(log, 1));
-    const a = await runner1.submit({ type: 'slow', tenant: 't', params: {} });
-    const b = await runner1.submit({ type: 'slow', tenant: 't', params: {} });
-    await waitFor(() => store1.data.jobs.find((j) => j.jobId === a.jobId)?.status === 'running');
-    await runner1.stop();
-    await store1.flush();
-
-    const store2 = await openStore(adapter);
-    const runner2 = new JobRunner(createJobsRepo(store2), new Map([['slow', steppedHandler(2, 1)]]), noWebhooks, log, queueOf(log, 1));
+    const { a, b, runner2 } = await bootAfterStopMidRun();
     expect(await runner2.resume({ othersLive: true })).toBe(1);
     await runner2.onIdle();
     expect(runner2.getForTenant('t', a.jobId)).toMatchObject({ status: 'running' });
     expect(runner2.getForTenant('t', b.jobId)).toMatchObject({ status: 'done', progress: 1 });
     await runner2.stop();
   });
+
   it('posts the final JobStatus once, signed with the tenant secret, retrying after a failure', async () => {
     const calls: { url: string; body: string; headers: Record<string, string> }[] = [];
     let failFirst = true;

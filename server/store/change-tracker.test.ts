@@ -12,6 +12,17 @@ interface Row {
 const rows = (d: DbSchema) => d.projects as unknown as Row[];
 const setRows = (d: DbSchema, r: Row[]) => ((d as unknown as { projects: Row[] }).projects = r);
 
+/** A document whose table holds rows 1, 2 and 3 (v 0), and a copy of the table as it was. */
+function threeRows(): { db: DbSchema; before: Row[] } {
+  const db = emptyDb();
+  setRows(db, [
+    { id: 1, v: 0 },
+    { id: 2, v: 0 },
+    { id: 3, v: 0 },
+  ]);
+  return { db, before: rows(db).slice() };
+}
+
 /**
  * What a SQL table holding the rows in insertion order (`ord`) looks like after a change is written
  * the way the PostgreSQL store writes it: deletes, then replacements in place, then inserts at the
@@ -116,13 +127,7 @@ describe('change tracker', () => {
   });
 
   it('a splice after recorded writes in one change still reports them (the fallback rebuilds the table before the change)', () => {
-    const db = emptyDb();
-    setRows(db, [
-      { id: 1, v: 0 },
-      { id: 2, v: 0 },
-      { id: 3, v: 0 },
-    ]);
-    const before = rows(db).slice();
+    const { db, before } = threeRows();
     const { doc, track } = trackChange(db);
     rows(doc).push({ id: 4, v: 0 });
     rows(doc)[1] = { id: 2, v: 1 };
@@ -140,13 +145,7 @@ describe('change tracker', () => {
   });
 
   it('a row that moves position through recorded writes is written as a delete and an insert, to the same table as the whole-table diff', () => {
-    const db = emptyDb();
-    setRows(db, [
-      { id: 1, v: 0 },
-      { id: 2, v: 0 },
-      { id: 3, v: 0 },
-    ]);
-    const before = rows(db).slice();
+    const { db, before } = threeRows();
     const { doc, track } = trackChange(db);
     // Truncate past row 2, then append it again behind row 3 (edited): row 2 moves from the middle to the end.
     rows(doc).length = 1;

@@ -4,8 +4,9 @@ import { createUsageRepo } from '../../auth/usage-repo.js';
 import { AppError } from '../../http/errors.js';
 import { createProjectsRepo } from '../../hosting/projects/projects-repo.js';
 import { postgresSkipReason } from '../../test-support/private-postgres.js';
+import { projectFixture as project, seedOwner } from '../../test-support/store-fixtures.js';
 import { createTestDatabase } from '../../test-support/store-kinds.js';
-import { nextId, type ProjectRecord } from '../schema.js';
+import { nextId } from '../schema.js';
 import type { Store } from '../store.js';
 import { openPostgresStore, type PgStoreOptions } from './pg-store.js';
 
@@ -45,52 +46,6 @@ async function sql(url: string, text: string, params: unknown[] = []): Promise<p
     await client.end();
   }
 }
-
-/** A user with a namespace (id 1) to create projects in. */
-function seedOwner(store: Store): Promise<void> {
-  return store.mutate((d) => {
-    d.tenants.push(tenant('t'));
-    d.namespaces.push({ id: 1, kind: 'user', name: 'u', path: 'u', ownerId: 1, parentId: null, createdAt: at });
-    d.users.push({
-      id: 1,
-      username: 'u',
-      name: 'u',
-      email: 'u@x',
-      admin: false,
-      state: 'active',
-      tenant: 't',
-      namespaceId: 1,
-      passwordHash: null,
-      createdAt: at,
-    });
-  });
-}
-
-const project = (path: string): Omit<ProjectRecord, 'id'> => ({
-  name: path,
-  path,
-  namespaceId: 1,
-  description: null,
-  visibility: 'private',
-  defaultBranch: 'main',
-  creatorId: 1,
-  settings: {} as never,
-  mergeMethod: 'merge',
-  tagList: [],
-  ciConfigPath: null,
-  archived: false,
-  importUrl: null,
-  importStatus: 'none',
-  importError: null,
-  forkedFromId: null,
-  emptyRepo: true,
-  readmePath: null,
-  runnersToken: 'x',
-  customAttributes: {},
-  createdAt: at,
-  updatedAt: at,
-  lastActivityAt: at,
-});
 
 describe.skipIf(postgresSkipReason !== null)('PostgreSQL store, several nodes on one database', () => {
   it('shows a write acknowledged on A to B within a second, moving only the written tables’ revisions on B', async () => {
@@ -209,6 +164,29 @@ describe.skipIf(postgresSkipReason !== null)('PostgreSQL store, several nodes on
     expect(b.data.tenants).toEqual([]);
     await b.sync();
     expect(b.data.tenants.map((t) => t.id)).toEqual(['committed-on-a']);
+  });
+
+  it('answers a change that wrote nothing without waiting for the change-log head another node holds', async () => {
+    const { url, a } = await twoNodes();
+    await a.mutate((d) => void d.tenants.push(tenant('t')));
+    // Another node part-way through a commit: it holds the head's row lock until it ends.
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    try {
+      await other.query('BEGIN; UPDATE change_log_head SET seq = seq + 1');
+      const read = a.mutate((d) => d.tenants.map((t) => t.id));
+      const outcome = await Promise.race([read, new Promise((r) => setTimeout(() => r('waited for the lock'), 2000))]);
+      expect(outcome).toEqual(['t']);
+      // A change that writes does wait for it (commits of all nodes are serialized).
+      let written = false;
+      const write = a.mutate((d) => void d.tenants.push(tenant('u'))).then(() => (written = true));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(written).toBe(false);
+      await other.query('ROLLBACK');
+      await write;
+    } finally {
+      await other.end();
+    }
   });
 
   it('reloads every table when the change log no longer holds what it missed, before its own next write', async () => {

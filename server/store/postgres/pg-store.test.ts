@@ -2,6 +2,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../http/errors.js';
 import { postgresSkipReason } from '../../test-support/private-postgres.js';
+import { projectFixture, seedOwner } from '../../test-support/store-fixtures.js';
 import { createTestDatabase } from '../../test-support/store-kinds.js';
 import { nextId } from '../schema.js';
 import { openPostgresStore } from './pg-store.js';
@@ -94,49 +95,7 @@ describe.skipIf(postgresSkipReason !== null)('PostgreSQL store', () => {
   it('answers a unique violation (another writer took the path) with the error the repository gives', async () => {
     const url = await createTestDatabase();
     const store = await openPostgresStore(url);
-    const at = '2026-01-01T00:00:00.000Z';
-    await store.mutate((d) => {
-      d.tenants.push(tenant('t'));
-      d.namespaces.push({ id: 1, kind: 'user', name: 'u', path: 'u', ownerId: 1, parentId: null, createdAt: at });
-      d.users.push({
-        id: 1,
-        username: 'u',
-        name: 'u',
-        email: 'u@x',
-        admin: false,
-        state: 'active',
-        tenant: 't',
-        namespaceId: 1,
-        passwordHash: null,
-        createdAt: at,
-      });
-    });
-    const row = (id: number, path: string) => ({
-      id,
-      name: path,
-      path,
-      namespaceId: 1,
-      description: null,
-      visibility: 'private' as const,
-      defaultBranch: 'main',
-      creatorId: 1,
-      settings: {} as never,
-      mergeMethod: 'merge' as const,
-      tagList: [],
-      ciConfigPath: null,
-      archived: false,
-      importUrl: null,
-      importStatus: 'none' as const,
-      importError: null,
-      forkedFromId: null,
-      emptyRepo: true,
-      readmePath: null,
-      runnersToken: 'x',
-      customAttributes: {},
-      createdAt: at,
-      updatedAt: at,
-      lastActivityAt: at,
-    });
+    await seedOwner(store);
     // Another node created "Taken" behind this node's back.
     await sql(
       url,
@@ -144,7 +103,7 @@ describe.skipIf(postgresSkipReason !== null)('PostgreSQL store', () => {
          archived, import_status, empty_repo, runners_token, custom_attributes, created_at, updated_at, last_activity_at)
        VALUES (100, 'other', 'Taken', 1, 'private', 'main', 1, '{}', 'merge', '{}', false, 'none', true, 'x', '{}', now(), now(), now())`,
     );
-    const refused = await store.mutate((d) => void d.projects.push(row(1, 'taken'))).catch((e: unknown) => e);
+    const refused = await store.mutate((d) => void d.projects.push({ id: 1, ...projectFixture('taken') })).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as AppError).kind).toBe('invalid');
     expect((refused as AppError).options.fields).toEqual({ path: ['has already been taken'] });

@@ -209,6 +209,12 @@ class PgMirrorStore implements Store {
       }
       const batch = this.queue;
       this.queue = [];
+      // Nothing written (reads through mutate, touches that changed nothing): no commit, so no head lock
+      // (which would hold up every node's commits) and no round trips. The mirror catches up as usual.
+      if (batch.every((p) => p.settled || p.changes.length === 0)) {
+        for (const p of batch) if (!p.settled) settle(p);
+        continue;
+      }
       try {
         await this.commit(batch, []);
         continue;
@@ -296,14 +302,12 @@ class PgMirrorStore implements Store {
       else {
         await this.write(client, changes, seq);
         const keep = this.options.changeLogKeep ?? 10_000;
-        if (seq % Math.min(keep, 100) === 0) await client.query('DELETE FROM change_log WHERE seq <= $1', [seq - keep]);
-        await client.query(`SELECT pg_notify('${changeChannel}', '${seq}'); COMMIT`);
+        // Every 100th commit prunes the log, in the COMMIT's round trip (seq is a number read back: safe inline).
+        const prune = seq % Math.min(keep, 100) === 0 ? `DELETE FROM change_log WHERE seq <= ${seq - keep}; ` : '';
+        await client.query(`${prune}SELECT pg_notify('${changeChannel}', '${seq}'); COMMIT`);
         this.seen = seq;
       }
-      for (const p of live) {
-        p.settled = true;
-        p.resolve(p.result);
-      }
+      for (const p of live) settle(p);
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {
         broken = true;
@@ -330,6 +334,12 @@ class PgMirrorStore implements Store {
     if (single) await client.query(single.text, single.params as unknown[]);
     else for (const st of statements) await client.query(st.text, st.params as unknown[]);
   }
+}
+
+/** Resolve a pending change with its result: it is no longer undone or run again. */
+function settle(p: Pending): void {
+  p.settled = true;
+  p.resolve(p.result);
 }
 
 /** One SQL statement and its parameters ($1… numbered from 1). */
