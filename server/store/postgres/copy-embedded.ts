@@ -96,7 +96,7 @@ export async function copyDocumentToPostgres(db: DbSchema, url: string, onTable?
       }
       // Deferred foreign keys are checked here rather than at COMMIT, so a dangling reference is reported before it.
       await client.query('SET CONSTRAINTS ALL IMMEDIATE');
-      await verify(client, db, expected, 'inside the transaction');
+      await verify(client, db, expected);
       // A change-log number with no log entry is a hole: a node already running on this database reloads every table.
       await client.query('UPDATE change_log_head SET seq = seq + 1');
       committing = true;
@@ -131,14 +131,14 @@ export async function copyDocumentToPostgres(db: DbSchema, url: string, onTable?
   return { tables: expected, rows: expected.reduce((n, t) => n + t.rows, 0), schemaApplied };
 }
 
-/** Row counts per table and the loaded document, against the source; throws StoreCopyError on any difference. */
-async function verify(client: pg.PoolClient, db: DbSchema, expected: readonly TableCount[], when: string): Promise<void> {
+/** Row counts per table and the document read back inside the transaction, against the source; throws StoreCopyError on any difference. */
+async function verify(client: pg.PoolClient, db: DbSchema, expected: readonly TableCount[]): Promise<void> {
   const counts = await countRows(client);
   for (const [i, c] of counts.entries())
     if (c.rows !== expected[i]!.rows)
-      throw new StoreCopyError(`${c.sql} holds ${c.rows} rows ${when}, db.json ${expected[i]!.rows}; nothing was written`);
+      throw new StoreCopyError(`${c.sql} holds ${c.rows} rows inside the transaction, db.json ${expected[i]!.rows}; nothing was written`);
   const difference = firstDifference(db, await readDocument(client));
-  if (difference) throw new StoreCopyError(`read back ${when}, ${difference}; nothing was written`);
+  if (difference) throw new StoreCopyError(`read back inside the transaction, ${difference}; nothing was written`);
 }
 
 async function countRows(client: pg.PoolClient): Promise<TableCount[]> {
@@ -181,7 +181,7 @@ function checkEveryFieldHasAColumn(db: DbSchema): void {
 }
 
 /** The first place where `loaded` differs from `source` (as rows PostgreSQL holds), or null when equal. */
-export function firstDifference(source: DbSchema, loaded: DbSchema): string | null {
+function firstDifference(source: DbSchema, loaded: DbSchema): string | null {
   for (const table of tableNames) {
     const spec = tableSpecs[table];
     const want = rowsOf(spec, itemsOf(source, table)).map((row) => canonical(spec, row));
