@@ -16,7 +16,7 @@ export interface StoreMigrateOptions {
 const staysInDataDir = ['Repositories', 'Git LFS objects', 'artifacts', 'uploads', 'exports', 'the library', 'the analysis cache'];
 
 /** The URL with its password masked, for output. */
-export function redactDatabaseUrl(url: string): string {
+function redactDatabaseUrl(url: string): string {
   return url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/, '$1:***@');
 }
 

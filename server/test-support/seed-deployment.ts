@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveBytes, startMediaServer } from './media-server.js';
 import { encodeWav, sine } from './signals.js';
 
 /** A deployment seeded through the HTTP APIs: its callers' tokens and the ids the reads need. */
@@ -21,14 +20,9 @@ interface Json {
 
 /** A server answering one WAV at /tone.wav, for a source job. */
 export async function serveWav(): Promise<{ readonly url: string; close(): Promise<void> }> {
-  const wav = encodeWav([sine(44_100, 1, 440, 0.5), sine(44_100, 1, 660, 0.4)], 44_100);
-  const server = http.createServer((req, res) => {
-    if (req.url !== '/tone.wav') return void res.writeHead(404).end();
-    res.writeHead(200, { 'Content-Type': 'audio/wav', 'Content-Length': wav.length }).end(wav);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/tone.wav`, close: () => new Promise((r) => server.close(() => r())) };
+  const media = await startMediaServer();
+  media.route('/tone.wav', serveBytes(encodeWav([sine(44_100, 1, 440, 0.5), sine(44_100, 1, 660, 0.4)], 44_100), 'audio/wav'));
+  return { url: `${media.url}/tone.wav`, close: () => media.close() };
 }
 
 /** The audio API takes a bearer token, the hosting API PRIVATE-TOKEN. */

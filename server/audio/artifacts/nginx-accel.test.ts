@@ -1,35 +1,20 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeWav, sine } from '../../test-support/signals.js';
 import { serveBytes, startMediaServer, type MediaServer } from '../../test-support/media-server.js';
+import { nginxBinary, startNginx, type TestNginx } from '../../test-support/nginx.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import type { JobStatus } from '../api-types.js';
 
-/** Debian's nginx-light (CI installs it); outside CI a machine without nginx skips this file. */
-const nginxBinary =
-  ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p)) ??
-  (spawnSync('sh', ['-c', 'command -v nginx']).stdout.toString().trim() || null);
 const exampleConfig = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../docs/deploy/nginx-cratehouse.conf');
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
+/** Outside CI a machine without nginx skips this file. */
 describe.skipIf(!nginxBinary && !process.env.CI)('artifacts behind nginx (X-Accel-Redirect, docs/deploy/nginx-cratehouse.conf)', () => {
   let app: TestApp;
   let media: MediaServer;
-  let nginx: ChildProcess;
+  let nginx: TestNginx;
   let front: string;
   let token: string;
   let artifactRef: string;
@@ -55,46 +40,15 @@ describe.skipIf(!nginxBinary && !process.env.CI)('artifacts behind nginx (X-Acce
     wav = await readFile(path.join(app.dataDir, 'artifacts', result.content_id, result.name));
 
     // The shipped example, pointed at this test's server and data dir, inside a minimal nginx.conf.
-    const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-nginx-'));
-    const port = await freePort();
     const site = (await readFile(exampleConfig, 'utf8'))
-      .replace('listen 80;', `listen 127.0.0.1:${port};`)
       .replace('proxy_pass http://127.0.0.1:8080;', `proxy_pass ${app.url};`)
       .replace('/var/lib/cratehouse/artifacts/', `${path.join(app.dataDir, 'artifacts')}/`);
-    const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `${t}_temp_path ${dir}/${t};`).join('\n  ');
-    await writeFile(
-      path.join(dir, 'nginx.conf'),
-      `${process.getuid?.() === 0 ? 'user root;' : ''}
-worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 64; }
-http {
-  access_log off;
-  ${temp}
-  ${site}
-}
-`,
-    );
-    nginx = spawn(nginxBinary!, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-g', 'daemon off;'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    nginx.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    front = `http://127.0.0.1:${port}`;
-    for (let i = 0; ; i++) {
-      try {
-        await fetch(`${front}/audio/v1/healthz`);
-        break;
-      } catch {
-        if (i > 100 || nginx.exitCode !== null) throw new Error(`nginx did not start: ${stderr}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
+    nginx = await startNginx(site);
+    front = nginx.url;
   }, 60_000);
 
   afterAll(async () => {
-    nginx?.kill('SIGTERM');
+    nginx?.process.kill('SIGTERM');
     await media?.close();
     await app?.close();
   });

@@ -1,7 +1,5 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +9,7 @@ import { postgresSkipReason } from '../../test-support/private-postgres.js';
 import { redisSkipReason, startPrivateRedis, type PrivateRedis } from '../../test-support/private-redis.js';
 import { encodeWav, sine } from '../../test-support/signals.js';
 import { serveBytes, startMediaServer, type MediaServer } from '../../test-support/media-server.js';
+import { nginxBinary, startNginx, type TestNginx } from '../../test-support/nginx.js';
 import { startServerChild, type ServerChild } from '../../test-support/server-child.js';
 import { createTestDatabase } from '../../test-support/store-kinds.js';
 import type { JobStatus } from '../api-types.js';
@@ -97,21 +96,9 @@ describe('docs/deploy/docker-compose.yml (parsed; Docker itself is not run here)
   });
 });
 
-/** Debian's nginx-light (CI installs it); outside CI a machine without nginx skips the run below. */
-const nginxBinary =
-  ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p)) ??
-  (spawnSync('sh', ['-c', 'command -v nginx']).stdout.toString().trim() || null);
+/** Outside CI a machine without nginx skips the run below. */
 const skip = postgresSkipReason ?? redisSkipReason(process.env) ?? (nginxBinary || process.env.CI ? null : 'nginx is not installed');
 if (skip) console.warn(`nginx-cratehouse-nodes.conf run skipped: ${skip}`);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const token = 'nginx-nodes-admin-token';
 const auth = { Authorization: `Bearer ${token}` };
@@ -122,14 +109,13 @@ describe.skipIf(skip !== null)(
     let redis: PrivateRedis;
     let media: MediaServer;
     const nodes: ServerChild[] = [];
-    let nginx: ChildProcess;
+    let nginx: TestNginx;
     let front: string;
-    let accessLog: string;
     let dataDir: string;
     const hostOf = (node: ServerChild) => new URL(node.url).host;
     /** The upstream (node host:port) nginx logged for each request, in order. */
     const upstreams = async () =>
-      (await readFile(accessLog, 'utf8'))
+      (await readFile(nginx.accessLog!, 'utf8'))
         .trim()
         .split('\n')
         .map((l) => l.split(' ').at(-1)!);
@@ -152,51 +138,18 @@ describe.skipIf(skip !== null)(
       media.route('/loop.wav', serveBytes(encodeWav([sine(44_100, 1, 220, 0.5), sine(44_100, 1, 330, 0.5)], 44_100), 'audio/wav'));
 
       // The shipped config, pointed at these nodes and this data dir, inside a minimal nginx.conf.
-      const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-nginx-'));
-      const port = await freePort();
       const site = (await readFile(nodesConfig, 'utf8'))
-        .replace('listen 80;', `listen 127.0.0.1:${port};`)
         .replace('server app1:8080', `server ${hostOf(nodes[0]!)}`)
         .replace('server app2:8080', `server ${hostOf(nodes[1]!)}`)
         .replace('/var/lib/cratehouse/artifacts/', `${path.join(dataDir, 'artifacts')}/`);
       // Every compose address in the directives was replaced (comments may still name them).
       expect(site.replace(/#.*$/gm, '')).not.toMatch(/app[12]:8080|\/var\/lib\/cratehouse/);
-      accessLog = path.join(dir, 'access.log');
-      const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `${t}_temp_path ${dir}/${t};`).join('\n  ');
-      await writeFile(
-        path.join(dir, 'nginx.conf'),
-        `${process.getuid?.() === 0 ? 'user root;' : ''}
-worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 64; }
-http {
-  log_format upstream '$request_method $uri $status $upstream_addr';
-  access_log ${accessLog} upstream;
-  ${temp}
-  ${site}
-}
-`,
-      );
-      nginx = spawn(nginxBinary!, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-g', 'daemon off;'], {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      let stderr = '';
-      nginx.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-      front = `http://127.0.0.1:${port}`;
-      for (let i = 0; ; i++) {
-        try {
-          await fetch(`${front}/audio/v1/healthz`);
-          break;
-        } catch {
-          if (i > 100 || nginx.exitCode !== null) throw new Error(`nginx did not start: ${stderr}`);
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      }
+      nginx = await startNginx(site, { logFormat: '$request_method $uri $status $upstream_addr' });
+      front = nginx.url;
     }, 120_000);
 
     afterAll(async () => {
-      nginx?.kill('SIGTERM');
+      nginx?.process.kill('SIGTERM');
       await media?.close();
       await Promise.all(
         nodes.map(

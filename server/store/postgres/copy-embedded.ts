@@ -9,7 +9,7 @@ import type { DbSchema } from '../schema.js';
 import { runPgMigrations } from './pg-migrate.js';
 import { readDocument } from './pg-change-feed.js';
 import { openPostgresStore, types, writeStatements } from './pg-store.js';
-import { tableSpecs, type TableSpec } from './pg-tables.js';
+import { rowsOf, tableSpecs, type TableSpec } from './pg-tables.js';
 
 /** Why a copy did not happen (or did not verify); the message is written for the operator. */
 export class StoreCopyError extends Error {}
@@ -96,7 +96,7 @@ export async function copyDocumentToPostgres(db: DbSchema, url: string, onTable?
       }
       // Deferred foreign keys are checked here rather than at COMMIT, so a dangling reference is reported before it.
       await client.query('SET CONSTRAINTS ALL IMMEDIATE');
-      await verify(client, db, expected, 'inside the transaction');
+      await verify(client, db, expected);
       // A change-log number with no log entry is a hole: a node already running on this database reloads every table.
       await client.query('UPDATE change_log_head SET seq = seq + 1');
       committing = true;
@@ -131,14 +131,14 @@ export async function copyDocumentToPostgres(db: DbSchema, url: string, onTable?
   return { tables: expected, rows: expected.reduce((n, t) => n + t.rows, 0), schemaApplied };
 }
 
-/** Row counts per table and the loaded document, against the source; throws StoreCopyError on any difference. */
-async function verify(client: pg.PoolClient, db: DbSchema, expected: readonly TableCount[], when: string): Promise<void> {
+/** Row counts per table and the document read back inside the transaction, against the source; throws StoreCopyError on any difference. */
+async function verify(client: pg.PoolClient, db: DbSchema, expected: readonly TableCount[]): Promise<void> {
   const counts = await countRows(client);
   for (const [i, c] of counts.entries())
     if (c.rows !== expected[i]!.rows)
-      throw new StoreCopyError(`${c.sql} holds ${c.rows} rows ${when}, db.json ${expected[i]!.rows}; nothing was written`);
+      throw new StoreCopyError(`${c.sql} holds ${c.rows} rows inside the transaction, db.json ${expected[i]!.rows}; nothing was written`);
   const difference = firstDifference(db, await readDocument(client));
-  if (difference) throw new StoreCopyError(`read back ${when}, ${difference}; nothing was written`);
+  if (difference) throw new StoreCopyError(`read back inside the transaction, ${difference}; nothing was written`);
 }
 
 async function countRows(client: pg.PoolClient): Promise<TableCount[]> {
@@ -157,19 +157,6 @@ function itemsOf(db: DbSchema, table: TableName): readonly unknown[] {
   return table === 'sequences' || table === 'usage' ? Object.entries(value as object) : (value as readonly unknown[]);
 }
 
-/** A document item as its SQL row's fields (map entries flattened). */
-function rowOf(table: TableName, item: unknown): Readonly<Record<string, unknown>> {
-  if (table === 'sequences') {
-    const [name, value] = item as [string, unknown];
-    return { name, value };
-  }
-  if (table === 'usage') {
-    const [tenant, value] = item as [string, object];
-    return { tenant, ...value };
-  }
-  return item as Readonly<Record<string, unknown>>;
-}
-
 /** A row as PostgreSQL gives it back: every column's field, an absent optional field as null. */
 function canonical(spec: TableSpec, row: Readonly<Record<string, unknown>>): Record<string, unknown> {
   return Object.fromEntries(spec.columns.map((c) => [c.field, row[c.field] ?? null]));
@@ -186,19 +173,19 @@ function checkEveryFieldHasAColumn(db: DbSchema): void {
     if (typeof value !== 'object' || value === null || Array.isArray(value) === isMap)
       throw new StoreCopyError(`db.json has no ${isMap ? 'object' : 'array'} "${table}"; nothing was copied`);
     const fields = new Set(tableSpecs[table].columns.map((c) => c.field));
-    for (const item of itemsOf(db, table))
-      for (const field of Object.keys(rowOf(table, item)))
+    for (const row of rowsOf(tableSpecs[table], itemsOf(db, table)))
+      for (const field of Object.keys(row))
         if (!fields.has(field))
           throw new StoreCopyError(`db.json's ${table} has a field "${field}" with no column in PostgreSQL; nothing was copied`);
   }
 }
 
 /** The first place where `loaded` differs from `source` (as rows PostgreSQL holds), or null when equal. */
-export function firstDifference(source: DbSchema, loaded: DbSchema): string | null {
+function firstDifference(source: DbSchema, loaded: DbSchema): string | null {
   for (const table of tableNames) {
     const spec = tableSpecs[table];
-    const want = itemsOf(source, table).map((item) => canonical(spec, rowOf(table, item)));
-    const got = itemsOf(loaded, table).map((item) => canonical(spec, rowOf(table, item)));
+    const want = rowsOf(spec, itemsOf(source, table)).map((row) => canonical(spec, row));
+    const got = rowsOf(spec, itemsOf(loaded, table)).map((row) => canonical(spec, row));
     if (want.length !== got.length) return `${table} has ${got.length} rows, db.json ${want.length}`;
     for (const [i, row] of want.entries()) {
       if (isDeepStrictEqual(row, got[i])) continue;

@@ -19,6 +19,14 @@ import { createTestDatabase } from '../../test-support/store-kinds.js';
 import { tableNames } from '../row-diff.js';
 import { tableSpecs } from './pg-tables.js';
 
+/**
+ * The test's time limit, and no more than the interval at which a token's last use is recorded
+ * (identity.ts: ten minutes). Every token's last_used_at is set during the seeding, so within this
+ * limit no read before or after the copy can move it, and the answers that show it compare as they
+ * are; a run that took longer fails on the limit instead of on a changed last_used_at.
+ */
+const testTimeoutMs = 10 * 60_000;
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const adminToken = 'migrate-admin-token';
 // Links in answers name this base, not the port each server happens to get.
@@ -148,5 +156,5 @@ describe.skipIf(postgresSkipReason !== null)('cratehouse store migrate --to post
     });
     expect(differences).toEqual([]);
     expect(after.size).toBe(before.size);
-  }, 600_000);
+  }, testTimeoutMs);
 });
