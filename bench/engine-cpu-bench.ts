@@ -20,11 +20,9 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { openPcmSource, type PcmSource } from '../server/audio/decode/pcm-source.js';
 import type { EngineSpec, StreamFormat } from '../server/audio/engines/engine.js';
-import { onsetsEngine } from '../server/audio/engines/onsets.js';
-import { spectrumEngine } from '../server/audio/engines/spectrum.js';
-import { waveformEngine } from '../server/audio/engines/waveform.js';
 import { engines, getEngineId, type EngineId } from '../server/audio/engines/registry.js';
 import { librarySummaryPlan } from '../server/audio/http/summary-plan.js';
+import { median } from './bench-support.js';
 import { writeSynthTrack } from './synth-track.js';
 
 const args = process.argv.slice(2);
@@ -36,10 +34,10 @@ const runs = Number(option('--runs') ?? 5);
 const files = args.filter((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1]!.startsWith('--')));
 
 /** The screen's three cold analyses with its parameters (use-analysis.ts). */
-const cold: readonly { readonly name: string; readonly engine: EngineSpec<never, unknown>; readonly params: unknown }[] = [
-  { name: 'waveform', engine: waveformEngine as EngineSpec<never, unknown>, params: { bins: 4000 } },
-  { name: 'onsets', engine: onsetsEngine as EngineSpec<never, unknown>, params: {} },
-  { name: 'spectrum', engine: spectrumEngine as EngineSpec<never, unknown>, params: { bands: 128, frames: 1000, mel: true } },
+const cold: readonly { readonly name: EngineId; readonly params: unknown }[] = [
+  { name: 'waveform', params: { bins: 4000 } },
+  { name: 'onsets', params: {} },
+  { name: 'spectrum', params: { bands: 128, frames: 1000, mel: true } },
 ];
 
 /** A decoded file held in memory, in the chunks the worker would push. */
@@ -69,17 +67,13 @@ const cpuMs = (from: NodeJS.CpuUsage) => {
   const c = process.cpuUsage(from);
   return (c.user + c.system) / 1000;
 };
-const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+/** One whole-file run of a cold analysis (none has a maxSeconds): runEngine without a head. */
+const runOnce = (spec: (typeof cold)[number], audio: Decoded): unknown => runEngine(spec.name, spec.params, audio, undefined);
 
-/** One run as the worker drives it (analysis-worker.ts runOn): create, pushPcm16 or push, finish. */
-function runOnce(spec: (typeof cold)[number], audio: Decoded): unknown {
-  const run = spec.engine.create(audio.format, spec.params as never);
-  if (run.pushPcm16 && audio.pcm16) for (const c of audio.pcm16) run.pushPcm16(c);
-  else for (const c of audio.floats) run.push(c);
-  return run.finish();
-}
-
-/** Run engine `id` over at most `headSeconds` as the worker does (a split engine: its parts, then combine). */
+/**
+ * Run engine `id` over at most `headSeconds` as the worker does (analysis-worker.ts runOn: create,
+ * pushPcm16 or push, finish; a split engine: its parts, then combine).
+ */
 function runEngine(id: EngineId, params: unknown, audio: Decoded, headSeconds: number | undefined): unknown {
   const engine = engines[id] as EngineSpec<never, unknown>;
   if (engine.split) {

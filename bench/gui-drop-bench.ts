@@ -16,6 +16,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from '@playwright/test';
 import { serverNodeFlags } from '../server/config/node-flags.js';
+import { isSummaryAnalysis, type SummaryAnalysis } from '../renderer/src/api/held-audio-summary.js';
 import { median, say, startServerProcess } from './bench-support.js';
 import { writeSynthTrack } from './synth-track.js';
 
@@ -53,22 +54,10 @@ function serverCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * (1000 / 100); // utime + stime, in clock ticks of 10 ms
 }
 
-interface SummaryAnalysis {
-  readonly route: string;
-  readonly params: Readonly<Record<string, unknown>>;
-  readonly defaults: Readonly<Record<string, unknown>>;
-}
-
-/** As the page decides (held-audio.ts isUnderWay): the upload answer lists this request's analysis as under way. */
+/** As the page decides (held-audio.ts isUnderWay, the same code): the upload answer lists this request's analysis as under way. */
 function isUnderWay(listed: readonly SummaryAnalysis[], request: URL): boolean {
-  const route = request.pathname.replace('/audio/v1', '');
   const query = Object.fromEntries([...request.searchParams].filter(([k]) => k !== 'sha256'));
-  return listed.some((a) => {
-    if (a.route !== route) return false;
-    const asked: Record<string, unknown> = { ...a.defaults, ...query };
-    const keys = new Set([...Object.keys(asked), ...Object.keys(a.params)]);
-    return [...keys].every((k) => asked[k] !== undefined && String(asked[k]) === String(a.params[k]));
-  });
+  return isSummaryAnalysis(listed, request.pathname.replace('/audio/v1', ''), query);
 }
 
 /**

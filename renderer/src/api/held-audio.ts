@@ -2,6 +2,7 @@
 // every analysis of it is then asked by content hash with an empty body. Whoever analyses a file
 // (Analyse, Batch, Library) goes through here, so no screen can send the same bytes twice.
 import { analyse, analyseByHash, analysisPaths, type AnalysisRoute, type AnalysisRoutes, type Analysis } from './audio';
+import { isSummaryAnalysis } from './held-audio-summary';
 import { ApiError, type UploadProgress } from './http';
 import { addLibraryItem, type LibraryItemResponse } from './library';
 
@@ -54,17 +55,6 @@ export interface HeldAudio {
    * server. False when that is not known (no upload answer yet, a file opened by hash, an older server).
    */
   isUnderWay<R extends AnalysisRoute>(route: R, query: AnalysisRoutes[R]['query']): boolean;
-}
-
-/** Whether `query` for `route`, completed with the route's defaults, is one of the item's summary analyses. */
-function isSummaryAnalysis(item: LibraryItemResponse | null, route: AnalysisRoute, query: Readonly<Record<string, unknown>>): boolean {
-  const path = analysisPaths[route];
-  return (item?.summary_analyses ?? []).some((a) => {
-    if (a.route !== path) return false;
-    const asked: Record<string, unknown> = { ...a.defaults, ...query };
-    const keys = new Set([...Object.keys(asked), ...Object.keys(a.params)]);
-    return [...keys].every((k) => asked[k] !== undefined && String(asked[k]) === String(a.params[k]));
-  });
 }
 
 const direct = Symbol('direct');
@@ -161,6 +151,7 @@ export function holdAudio(
         if (onProgress) listeners.delete(onProgress);
       }
     },
-    isUnderWay: (route, query) => isSummaryAnalysis(item, route, query as Readonly<Record<string, unknown>>),
+    isUnderWay: (route, query) =>
+      isSummaryAnalysis(item?.summary_analyses ?? [], analysisPaths[route], query as Readonly<Record<string, unknown>>),
   };
 }

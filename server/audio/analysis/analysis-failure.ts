@@ -25,3 +25,8 @@ export function fromFailure({ failure }: AnalysisFailure): AppError {
     ...(failure.retryAfter !== undefined ? { retryAfter: failure.retryAfter } : {}),
   });
 }
+
+/** The error of an analysis its caller stopped waiting for (the client went away). */
+export function cancelled(): AppError {
+  return new AppError('unavailable', 'The analysis stopped: cancelled', { code: 'cancelled' });
+}

@@ -1,7 +1,7 @@
 import type { Meter } from '../../auth/metering.js';
-import { AppError } from '../../http/errors.js';
 import type { ReceivedUpload } from '../../http/multipart.js';
 import type { AnalysisPool, AnalysisPriority } from './worker-pool.js';
+import { cancelled } from './analysis-failure.js';
 import { cacheKey, type ResultCache } from './cache.js';
 import type { DecoderChoice } from '../decode/pcm-source.js';
 import { FeedWriter } from '../decode/upload-feed.js';
@@ -83,14 +83,11 @@ interface SharedRun {
   /** Cancels the computation: only once every request waiting for it has gone. */
   readonly stop: AbortController;
   readonly priority: AnalysisPriority;
-  /** Called when the run is stopped or settled: later requests start afresh. */
-  readonly forget: () => void;
+  /** Its key in `running` (where it is only while offered to others and neither stopped nor settled). */
+  readonly key: string;
+  /** Requests waiting for it. */
   waiting: number;
 }
-
-/** Marks the options of an analysis of an upload's temp file (see shareRun). */
-const temporary = Symbol('temporary file');
-type TemporaryFile = { readonly [temporary]?: true };
 
 /** Upload → cache lookup → worker pool (decode + engine) → cache write, metered per tenant. */
 export class AnalysisService {
@@ -200,7 +197,7 @@ export class AnalysisService {
   ): Promise<AnalysisAnswer> {
     try {
       // The temp file goes with this request: others may not join a run that reads it (see shareRun).
-      return await this.analyseFile(tenant, upload, route, engineId, params, { ...options, [temporary]: true });
+      return await this.answer(tenant, upload, route, engineId, params, options, false);
     } finally {
       await upload.discard();
     }
@@ -216,7 +213,20 @@ export class AnalysisService {
     route: string,
     engineId: EngineId,
     params: Readonly<Record<string, unknown>>,
-    options: AnalysisOptions & { readonly early?: EarlyAnalysis } & TemporaryFile = {},
+    options: AnalysisOptions = {},
+  ): Promise<AnalysisAnswer> {
+    return this.answer(tenant, file, route, engineId, params, options, true);
+  }
+
+  /** analyse and analyseFile: a run over `file` is offered to other requests when `offer` (see shareRun). */
+  private async answer(
+    tenant: string,
+    file: HeldFile,
+    route: string,
+    engineId: EngineId,
+    params: Readonly<Record<string, unknown>>,
+    options: AnalysisOptions & { readonly early?: EarlyAnalysis },
+    offer: boolean,
   ): Promise<AnalysisAnswer> {
     const engine = engines[engineId];
     const key = cacheKey({
@@ -235,16 +245,10 @@ export class AnalysisService {
       return { ...cached, cache: seenBefore ? 'hit' : 'miss' };
     }
     const early = options.early?.resultFor(file.path) ?? null;
-    if (early) {
-      const out = await early;
-      this.meter.analysed(tenant, out.analysedSeconds);
-      const entry = { source: out.source, result: out.result };
-      await this.cache.set(key, entry);
-      await this.cache.markSeen(tenant, key);
-      return { ...entry, cache: 'miss' };
-    }
-    options.early?.cancel();
-    const entry = await this.attend(this.shareRun(key, tenant, engineId, params, file, options, !options[temporary]), options.signal);
+    if (!early) options.early?.cancel();
+    const entry = early
+      ? await this.keep(key, tenant, await early)
+      : await this.attend(this.shareRun(key, tenant, engineId, params, file, options, offer), options.signal);
     await this.cache.markSeen(tenant, key);
     return { ...entry, cache: 'miss' };
   }
@@ -271,20 +275,25 @@ export class AnalysisService {
     const current = this.running.get(key);
     if (current && !(current.priority === 'background' && priority === 'interactive')) return current;
     const stop = new AbortController();
-    const done = (async () => {
-      const out = await this.run(engineId, params, file, { ...options, signal: stop.signal });
-      this.meter.analysed(tenant, out.analysedSeconds);
-      const entry = { source: out.source, result: out.result };
-      await this.cache.set(key, entry);
-      return entry;
-    })();
-    const forget = () => {
-      if (this.running.get(key) === run) this.running.delete(key);
-    };
-    const run: SharedRun = { done, stop, priority, forget, waiting: 0 };
+    const done = this.run(engineId, params, file, { ...options, signal: stop.signal }).then((out) => this.keep(key, tenant, out));
+    const run: SharedRun = { done, stop, priority, key, waiting: 0 };
     if (offer) this.running.set(key, run);
+    const forget = () => this.forget(run);
     done.then(forget, forget);
     return run;
+  }
+
+  /** A computed answer: metered to `tenant` and cached under `key`. */
+  private async keep(key: string, tenant: string, out: AnalysisOutput): Promise<{ readonly source: SourceInfo; readonly result: unknown }> {
+    this.meter.analysed(tenant, out.analysedSeconds);
+    const entry = { source: out.source, result: out.result };
+    await this.cache.set(key, entry);
+    return entry;
+  }
+
+  /** A run stopped or settled: later requests for its key start afresh. */
+  private forget(run: SharedRun): void {
+    if (this.running.get(run.key) === run) this.running.delete(run.key);
   }
 
   /** Wait for a shared run; a request that goes (its signal) stops waiting, and the last one to go stops the run. */
@@ -293,27 +302,21 @@ export class AnalysisService {
     signal: AbortSignal | undefined,
   ): Promise<{ readonly source: SourceInfo; readonly result: unknown }> {
     run.waiting++;
-    if (!signal) {
-      try {
-        return await run.done;
-      } finally {
-        run.waiting--;
-      }
-    }
-    const stopped = () => new AppError('unavailable', 'The analysis stopped: cancelled', { code: 'cancelled' });
     let leave: (() => void) | undefined;
+    // Never settles without a signal.
     const gone = new Promise<never>((_, reject) => {
-      leave = () => reject(stopped());
+      if (!signal) return;
+      leave = () => reject(cancelled());
       if (signal.aborted) leave();
       else signal.addEventListener('abort', leave, { once: true });
     });
     try {
       return await Promise.race([run.done, gone]);
     } finally {
-      if (leave) signal.removeEventListener('abort', leave);
+      if (leave) signal?.removeEventListener('abort', leave);
       run.waiting--;
-      if (run.waiting === 0 && signal.aborted) {
-        run.forget();
+      if (run.waiting === 0 && signal?.aborted) {
+        this.forget(run);
         run.stop.abort();
       }
     }

@@ -6,7 +6,7 @@ import { redisKeyPrefix, redisOptions } from '../../queue/redis-connection.js';
 import type { ContentStore } from '../../shared/content-store.js';
 import { sha256File } from '../../shared/sha256-file.js';
 import { analysisQueueName, queuePriority, type QueuedAnalysisResult, type QueuedAnalysisTask } from './analysis-queue.js';
-import { fromFailure, isFailure } from './analysis-failure.js';
+import { cancelled, fromFailure, isFailure } from './analysis-failure.js';
 import { deadlineExceeded, defaultAnalysisBudget, type AnalysisBudget } from './task-deadline.js';
 import type { AnalysisPool } from './worker-pool.js';
 
@@ -138,8 +138,4 @@ function untilStopped<T>(
         signal?.removeEventListener('abort', onAbort);
       });
   });
-}
-
-function cancelled(): AppError {
-  return new AppError('unavailable', 'The analysis stopped: cancelled', { code: 'cancelled' });
 }

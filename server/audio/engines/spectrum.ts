@@ -107,46 +107,33 @@ export const spectrumEngine: EngineSpec<SpectrumParams, SpectrumResult> = {
     };
     /** The end of the frames to take from `i` on: feeding stops at the next window's end so the ring still holds its start. */
     const takeEnd = (i: number, frames: number): number => Math.min(frames, i + centers[next]! + half - seen);
+    /** Feed a chunk whose sample x stands for x·`scale` (1 for floats, 2^-15 for 16-bit integers). */
+    const feed = (chunk: Float32Array | Int16Array, scale: number) => {
+      const frames = chunk.length / channels;
+      // The channel sum is exact in doubles and 2^-15 only moves the exponent, so (Σx)·(2^-15/channels)
+      // rounds exactly as (Σ x/2^15)·(1/channels): 16-bit integers give bit for bit what their floats
+      // give (the engine contract, engine.ts). One loop for both: the FFT dominates, not the feeding.
+      const gain = scale * inv;
+      for (let i = skipUnread(0, frames); i < frames; i = skipUnread(i, frames)) {
+        const to = takeEnd(i, frames);
+        let r = seen & mask;
+        if (channels === 2) {
+          for (let k = 2 * i; k < 2 * to; k += 2, r = (r + 1) & mask) ring[r] = (chunk[k]! + chunk[k + 1]!) * gain;
+        } else {
+          for (let f = i; f < to; f++, r = (r + 1) & mask) {
+            let m = 0;
+            for (let c = 0; c < channels; c++) m += chunk[f * channels + c]!;
+            ring[r] = m * gain;
+          }
+        }
+        seen += to - i;
+        i = to;
+        drainReady();
+      }
+    };
     return {
-      push(chunk) {
-        const frames = chunk.length / channels;
-        for (let i = skipUnread(0, frames); i < frames; i = skipUnread(i, frames)) {
-          const to = takeEnd(i, frames);
-          let r = seen & mask;
-          if (channels === 2) {
-            for (let k = 2 * i; k < 2 * to; k += 2, r = (r + 1) & mask) ring[r] = (chunk[k]! + chunk[k + 1]!) * inv;
-          } else {
-            for (let f = i; f < to; f++, r = (r + 1) & mask) {
-              let m = 0;
-              for (let c = 0; c < channels; c++) m += chunk[f * channels + c]!;
-              ring[r] = m * inv;
-            }
-          }
-          seen += to - i;
-          i = to;
-          drainReady();
-        }
-      },
-      pushPcm16(chunk) {
-        // Σ x/2^15 over the channels is exact in doubles either way: bit for bit what `push` gives.
-        const frames = chunk.length / channels;
-        for (let i = skipUnread(0, frames); i < frames; i = skipUnread(i, frames)) {
-          const to = takeEnd(i, frames);
-          let r = seen & mask;
-          if (channels === 2) {
-            for (let k = 2 * i; k < 2 * to; k += 2, r = (r + 1) & mask) ring[r] = (chunk[k]! + chunk[k + 1]!) * pcm16Scale * inv;
-          } else {
-            for (let f = i; f < to; f++, r = (r + 1) & mask) {
-              let m = 0;
-              for (let c = 0; c < channels; c++) m += chunk[f * channels + c]!;
-              ring[r] = m * pcm16Scale * inv;
-            }
-          }
-          seen += to - i;
-          i = to;
-          drainReady();
-        }
-      },
+      push: (chunk) => feed(chunk, 1),
+      pushPcm16: (chunk) => feed(chunk, pcm16Scale),
       finish() {
         while (next < centers.length) analyse(centers[next++]!);
         const toUnit = (p: number) => {
