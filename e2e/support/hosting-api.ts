@@ -1,3 +1,5 @@
+import { callHosting } from '../../server/test-support/hosting-client.js';
+
 /** An answer of the hosting API: its status and its JSON body (undefined when empty). */
 export interface HostingAnswer<T> {
   readonly status: number;
@@ -16,11 +18,8 @@ export async function hostingApi<T>(
   route: string,
   body?: unknown,
 ): Promise<HostingAnswer<T>> {
-  const response = await fetch(`${baseURL}/api/v4${route}`, {
-    method,
-    headers: { 'PRIVATE-TOKEN': token, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const server = { fetch: (at: string, init?: RequestInit) => fetch(`${baseURL}${at}`, init) };
+  const response = await callHosting(server, token, route, { method, body });
   const text = await response.text();
   return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as T };
 }

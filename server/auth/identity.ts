@@ -260,14 +260,10 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
     accessLevel(user: Readonly<UserRecord> | null, groupId: number): number {
       if (!user) return 0;
       let level = 0;
-      let group = repo.groupById(groupId);
-      const seen = new Set<number>();
       const today = iso().slice(0, 10);
-      while (group && !seen.has(group.id)) {
-        seen.add(group.id);
-        const m = repo.member(group.id, user.id);
+      for (const id of service.ancestorIds(groupId)) {
+        const m = repo.member(id, user.id);
         if (m && (!m.expiresAt || m.expiresAt >= today)) level = Math.max(level, m.accessLevel);
-        group = group.parentId === null ? undefined : repo.groupById(group.parentId);
       }
       return level;
     },
@@ -432,14 +428,7 @@ export function createIdentityService(repo: IdentityRepo, now: () => Date = () =
   };
 
   function isDescendant(groupId: number, ancestorId: number): boolean {
-    let g = repo.groupById(groupId);
-    const seen = new Set<number>();
-    while (g && !seen.has(g.id)) {
-      if (g.id === ancestorId) return true;
-      seen.add(g.id);
-      g = g.parentId === null ? undefined : repo.groupById(g.parentId);
-    }
-    return false;
+    return service.ancestorIds(groupId).includes(ancestorId);
   }
 
   return service;

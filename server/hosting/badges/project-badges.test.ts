@@ -265,6 +265,126 @@ describe('project badge permissions and validation', () => {
     const res = await callHosting(app, token, routeOf(drive), { method: 'POST', body });
     expect(res.status).toBe(403);
     expect(((await res.json()) as { error: string }).error).toBe('insufficient_scope');
+    // Every read answers; every write is refused for the scope, before the badge is looked at.
+    expect((await callHosting(app, token, `${routeOf(drive)}/${badges.first}`)).status).toBe(200);
+    const render = `${routeOf(drive)}/render?link_url=https://a.example&image_url=https://a.example/i.svg`;
+    expect((await callHosting(app, token, render)).status).toBe(200);
+    for (const method of ['PUT', 'DELETE']) {
+      const write = await callHosting(app, token, `${routeOf(drive)}/${badges.first}`, { method, body: { name: 'x' } });
+      expect(write.status).toBe(403);
+      expect(((await write.json()) as { error: string }).error).toBe('insufficient_scope');
+    }
+    expect(await json(await api('alice', `${routeOf(drive)}/${badges.first}`))).toMatchObject({ name: 'Pipeline' });
+    // A token with neither api nor read_api reads nothing either.
+    const { token: repoOnly } = await app.identity.createToken(ids.alice, { name: 'repo', scopes: ['read_repository'] });
+    for (const route of [routeOf(drive), `${routeOf(drive)}/${badges.first}`, render]) {
+      const read = await callHosting(app, repoOnly, route);
+      expect(read.status).toBe(403);
+      expect(((await read.json()) as { error: string }).error).toBe('insufficient_scope');
+    }
+  });
+
+  it("hostile input gets the API's 4xx JSON, never a 500", async () => {
+    const raw = (route: string, init: RequestInit = {}) =>
+      app.fetch(`/api/v4${route}`, { ...init, headers: { 'PRIVATE-TOKEN': tokens.alice, ...(init.headers as Record<string, string>) } });
+    const jsonBody = (text: string, method = 'POST') => ({ method, headers: { 'Content-Type': 'application/json' }, body: text });
+    const one = `${routeOf(drive)}/${badges.first}`;
+    const cases: readonly (readonly [string, Promise<Response>, number, unknown])[] = [
+      ['a project id that is not one', raw('/projects/-1/badges'), 404, { message: '404 Project Not Found' }],
+      ['a project id past 2^53', raw('/projects/99999999999999999999999/badges'), 404, { message: '404 Project Not Found' }],
+      ['a project path climbing out', raw('/projects/..%2F..%2Fetc/badges'), 404, { message: '404 Project Not Found' }],
+      ['bad percent-encoding in the project id', raw('/projects/%E0%A4%A/badges'), 400, { error: 'The URL is not valid percent-encoding' }],
+      ['a badge id past 2^53', raw(`${routeOf(drive)}/99999999999999999999999`), 400, { error: 'badge_id is invalid' }],
+      ['a fractional badge id', raw(`${routeOf(drive)}/1.5`), 400, { error: 'badge_id is invalid' }],
+      ['a negative badge id', raw(`${routeOf(drive)}/-1`), 404, { message: '404 Not found' }],
+      ['PUT to a badge id that is not a number', raw(`${routeOf(drive)}/x`, jsonBody('{}', 'PUT')), 400, { error: 'badge_id is invalid' }],
+      [
+        'DELETE of a badge id that is not a number',
+        raw(`${routeOf(drive)}/x`, { method: 'DELETE' }),
+        400,
+        { error: 'badge_id is invalid' },
+      ],
+      ['a body that is not JSON', raw(routeOf(drive), jsonBody('{"link_url": ')), 400, { error: 'Request body is not valid JSON' }],
+      ['an edit whose body is not JSON', raw(one, jsonBody('nope', 'PUT')), 400, { error: 'Request body is not valid JSON' }],
+      ['a JSON string as the body', raw(routeOf(drive), jsonBody('"x"')), 400, { error: 'Request body is not valid JSON' }],
+      ['a JSON array as the body', raw(routeOf(drive), jsonBody('[1,2]')), 400, { error: 'link_url is missing, image_url is missing' }],
+      [
+        'link_url an array',
+        raw(routeOf(drive), jsonBody(JSON.stringify({ link_url: ['https://a.example'], image_url: 'https://a.example/i' }))),
+        400,
+        { error: 'link_url is invalid' },
+      ],
+      [
+        'link_url an object',
+        raw(routeOf(drive), jsonBody(JSON.stringify({ link_url: { a: 1 }, image_url: 'https://a.example/i' }))),
+        400,
+        { error: 'link_url is invalid' },
+      ],
+      [
+        'name an object',
+        raw(routeOf(drive), jsonBody(JSON.stringify({ name: { a: 1 }, link_url: 'https://a.example', image_url: 'https://a.example/i' }))),
+        400,
+        { error: 'name is invalid' },
+      ],
+      ['an edit naming an array', raw(one, jsonBody(JSON.stringify({ name: [1] }), 'PUT')), 400, { error: 'name is invalid' }],
+      [
+        'an edit with an object image_url',
+        raw(one, jsonBody(JSON.stringify({ image_url: { a: 1 } }), 'PUT')),
+        400,
+        { error: 'image_url is invalid' },
+      ],
+      [
+        'a URL that does not parse, and control characters',
+        raw(routeOf(drive), jsonBody(JSON.stringify({ link_url: 'http://[::1', image_url: 'https://a\u0000b' }))),
+        400,
+        { message: { link_url: ['is blocked: URI is invalid'], image_url: ['is blocked: URI is invalid'] } },
+      ],
+      [
+        'a 200 KB link_url',
+        raw(
+          routeOf(drive),
+          jsonBody(JSON.stringify({ link_url: `https://a.example/${'a'.repeat(200_000)}`, image_url: 'https://a.example/i' })),
+        ),
+        413,
+        { message: '413 Request Entity Too Large' },
+      ],
+      [
+        'a 30 KB render URL',
+        raw(`${routeOf(drive)}/render?link_url=https://a.example/${'a'.repeat(30_000)}&image_url=https://a.example/i`),
+        431,
+        { message: '431 Request Header Fields Too Large' },
+      ],
+      [
+        'render with link_url nested',
+        raw(`${routeOf(drive)}/render?link_url[a][b]=x&image_url=https://a.example/i`),
+        400,
+        { error: 'link_url is invalid' },
+      ],
+      ['list with name an array', raw(`${routeOf(drive)}?name[]=x`), 400, { error: 'name is invalid' }],
+      ['list with per_page not a number', raw(`${routeOf(drive)}?per_page=abc`), 400, { error: 'per_page is invalid' }],
+      [
+        'a form field nested',
+        raw(routeOf(drive), {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: 'link_url[a]=1&image_url=https://a.example',
+        }),
+        400,
+        { error: 'link_url is invalid' },
+      ],
+    ];
+    const answers = await Promise.all(
+      cases.map(async ([what, res, status, expected]) => {
+        const r = await res;
+        return { what, status: r.status, type: r.headers.get('content-type'), body: await r.json(), expected: { status, body: expected } };
+      }),
+    );
+    for (const a of answers) {
+      expect({ what: a.what, status: a.status, body: a.body }).toEqual({ what: a.what, ...a.expected });
+      expect(a.type, a.what).toMatch(/^application\/json/);
+    }
+    // None of it changed the badges.
+    expect((await json<Badge[]>(await api('alice', routeOf(drive)))).map((b) => b.name)).toContain('Pipeline');
   });
 
   it('missing URLs are Grape errors; URLs must be http(s)', async () => {

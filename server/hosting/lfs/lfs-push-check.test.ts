@@ -119,27 +119,31 @@ describe('the hook’s shell pre-filter', () => {
       input,
     });
 
-  it('starts no node for a push without a blob under 200 bytes, and node still refuses an unknown pointer', async () => {
+  /** A data dir whose hook starts a "node" that records that it was started and what it was given, then is node; a bare repository using the hook. */
+  async function setUp(linkedOids: readonly string[]) {
     const root = mkdtempSync(path.join(work, 'prefilter-'));
     const dataDir = path.join(root, 'data');
     mkdirSync(path.join(dataDir, 'tmp'), { recursive: true });
-    // The "node" the hook starts: records that it was started and what it was given, then is node.
     const started = path.join(root, 'node-started');
     const given = path.join(root, 'node-given');
     const fakeNode = path.join(root, 'node.sh');
     writeFileSync(fakeNode, `#!/bin/sh\necho started >> '${started}'\ncat > '${given}'\nexec '${process.execPath}' "$@" < '${given}'\n`, {
       mode: 0o755,
     });
-    const linked = randomBytes(500);
-    const lfs = { linkedOids: () => [createHash('sha256').update(linked).digest('hex')] } as unknown as LfsService;
+    const lfs = { linkedOids: () => linkedOids } as unknown as LfsService;
     const gate = (await new LfsPushCheck(lfs, dataDir, fakeNode).gate({
       id: 1,
       settings: { lfs_enabled: true },
     } as unknown as ProjectRecord))!;
-
     const bare = path.join(root, 'remote.git');
     expect(git(['init', '-q', '--bare', bare], root).status).toBe(0);
     expect(git(['config', 'core.hooksPath', gate.config['core.hooksPath']!], bare).status).toBe(0);
+    return { root, started, given, gate, bare };
+  }
+
+  it('starts no node for a push without a blob under 200 bytes, and node still refuses an unknown pointer', async () => {
+    const linked = randomBytes(500);
+    const { root, started, given, gate, bare } = await setUp([createHash('sha256').update(linked).digest('hex')]);
     const src = path.join(root, 'src');
     expect(git(['init', '-q', '-b', 'main', src], root).status).toBe(0);
     const commitAndPush = (files: Readonly<Record<string, string | Buffer>>) => {
@@ -171,4 +175,20 @@ describe('the hook’s shell pre-filter', () => {
     expect(readFileSync(started, 'utf8')).toBe('started\nstarted\n');
     await gate.release();
   }, 60_000);
+
+  it('a listing that fails refuses the push with the reason', async () => {
+    const { started, gate, bare } = await setUp([]);
+    // A new tip git does not have: rev-list cannot walk it.
+    const hook = spawnSync(path.join(gate.config['core.hooksPath']!, 'pre-receive'), {
+      cwd: bare,
+      env: { ...process.env, ...gate.env, GIT_DIR: bare },
+      encoding: 'utf8',
+      input: `${'0'.repeat(40)} ${'1'.repeat(40)} refs/heads/main\n`,
+    });
+    expect(hook.status).toBe(1);
+    expect(hook.stderr).toContain('GitLab: could not check the pushed LFS pointers (git rev-list failed).');
+    // The shell reports it: node is not started to walk the push again.
+    expect(existsSync(started)).toBe(false);
+    await gate.release();
+  });
 });

@@ -9,7 +9,7 @@
  * keeps those that are pointers, so a push of large files costs one object walk, not their bytes.
  * A shell pre-filter in the hook makes that walk itself and starts node only when a new blob is
  * under 200 bytes (a pointer is about 130), handing it those blobs, so a push without one starts no
- * node at all and the walk is made once.
+ * node at all and the walk is made once (by the shell, which also reports its failure).
  */
 import { randomBytes } from 'node:crypto';
 import { access, mkdir, rename, rm, writeFile } from 'node:fs/promises';
@@ -19,6 +19,9 @@ import type { LfsService } from './lfs.js';
 
 /** GitLab's words (gitlab-shell prints them after `remote:`). */
 export const lfsMissingMessage = 'GitLab: LFS objects are missing. Ensure LFS is properly set up or try a manual "git lfs push --all".';
+
+/** The refusal when the check itself fails (the reason follows in parentheses). */
+const uncheckedMessage = 'GitLab: could not check the pushed LFS pointers';
 
 /** What one push adds to the environment of `git http-backend`; `release()` once the push is answered. */
 export interface LfsPushGate {
@@ -38,6 +41,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 const message = ${JSON.stringify(lfsMissingMessage)};
+const unchecked = ${JSON.stringify(uncheckedMessage)};
 const pointer = /^version https:\/\/git-lfs\.github\.com\/spec\/v1\n(?:ext-\d+-\w+ sha256:[0-9a-f]{64}\n)*oid sha256:([0-9a-f]{64})\nsize \d{1,15}\n$/;
 
 function git(args, input) {
@@ -52,32 +56,11 @@ function git(args, input) {
   });
 }
 
-/**
- * The new blobs under 200 bytes. The shell pre-filter lists them and passes them (one oid a line,
- * with --blobs) so they are not walked twice; when its listing failed it passes the ref updates and
- * the walk is made here, to report the failure.
- */
-async function newSmallBlobs() {
-  const input = readFileSync(0, 'utf8');
-  if (process.argv[2] === '--blobs') return input.split('\n').filter((oid) => oid);
-  const revs = input
-    .split('\n')
-    .map((line) => line.split(' ')[1])
-    .filter((rev) => rev && !/^0+$/.test(rev));
-  if (revs.length === 0) return [];
-  const listed = await git(['rev-list', '--objects', '--no-object-names', '--filter=blob:limit=200', ...revs, '--not', '--all']);
-  if (listed.length === 0) return [];
-  return (await git(['cat-file', '--batch-check=%(objectname) %(objecttype)'], listed))
-    .toString('latin1')
-    .split('\n')
-    .filter((line) => line.endsWith(' blob'))
-    .map((line) => line.slice(0, -5));
-}
-
 async function check() {
   const linkedFile = process.env.CRATEHOUSE_LFS_LINKED;
   if (!linkedFile) return true;
-  const blobs = await newSmallBlobs();
+  // The new blobs under 200 bytes, one oid a line: the shell pre-filter listed them.
+  const blobs = readFileSync(0, 'utf8').split('\n').filter((oid) => oid);
   if (blobs.length === 0) return true;
   const out = await git(['cat-file', '--batch'], blobs.join('\n') + '\n');
   const named = new Set();
@@ -99,7 +82,7 @@ check().then(
     process.exit(ok ? 0 : 1);
   },
   (error) => {
-    process.stderr.write('GitLab: could not check the pushed LFS pointers (' + error.message + ').\n');
+    process.stderr.write(unchecked + ' (' + error.message + ').\n');
     process.exit(1);
   },
 );
@@ -108,30 +91,31 @@ check().then(
 /**
  * The hook git runs: a shell pre-filter that answers 0 without starting node (about a second under
  * load) when the push adds no blob under 200 bytes, so no pointer file, which is most pushes (code,
- * large audio). Only then does node read the blobs, whose oids it is given (`--blobs`). When the
- * listing fails, node is given the ref updates instead, lists again and reports the failure.
+ * large audio). Only then does node read the blobs, whose oids it is given. A listing that fails
+ * refuses the push with the reason.
  */
 function hookScript(nodePath: string, program: string): string {
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   return `#!/bin/sh
 # Written by the Cratehouse server (server/hosting/lfs/lfs-push-check.ts); rewritten at each start.
 [ -n "$CRATEHOUSE_LFS_LINKED" ] || exit 0
-updates=$(cat)
-revs=$(printf '%s\\n' "$updates" | while read -r _old new _ref; do
+revs=$(while read -r _old new _ref; do
   case $new in ''|*[!0]*) [ -n "$new" ] && printf '%s\\n' "$new" ;; esac
 done)
 [ -n "$revs" ] || exit 0
 # shellcheck disable=SC2086 # one argument per new tip (hex names, no spaces)
-if listed=$(git rev-list --objects --no-object-names --filter=blob:limit=200 $revs --not --all); then
-  [ -n "$listed" ] || exit 0
-  if types=$(printf '%s\\n' "$listed" | git cat-file --batch-check='%(objectname) %(objecttype)'); then
-    blobs=$(printf '%s\\n' "$types" | sed -n 's/ blob$//p')
-    [ -n "$blobs" ] || exit 0
-    printf '%s\\n' "$blobs" | ELECTRON_RUN_AS_NODE=1 exec ${quote(nodePath)} ${quote(program)} --blobs
-    exit
-  fi
+if ! listed=$(git rev-list --objects --no-object-names --filter=blob:limit=200 $revs --not --all); then
+  echo ${quote(`${uncheckedMessage} (git rev-list failed).`)} >&2
+  exit 1
 fi
-printf '%s\\n' "$updates" | ELECTRON_RUN_AS_NODE=1 exec ${quote(nodePath)} ${quote(program)}
+[ -n "$listed" ] || exit 0
+if ! types=$(printf '%s\\n' "$listed" | git cat-file --batch-check='%(objectname) %(objecttype)'); then
+  echo ${quote(`${uncheckedMessage} (git cat-file failed).`)} >&2
+  exit 1
+fi
+blobs=$(printf '%s\\n' "$types" | sed -n 's/ blob$//p')
+[ -n "$blobs" ] || exit 0
+printf '%s\\n' "$blobs" | ELECTRON_RUN_AS_NODE=1 exec ${quote(nodePath)} ${quote(program)}
 `;
 }
 
