@@ -92,69 +92,73 @@ function comparable(key: string, read: RecordedRead): RecordedRead {
 }
 
 describe.skipIf(postgresSkipReason !== null)('cratehouse store migrate --to postgres, end to end', () => {
-  it('answers every read the same before (embedded) and after (PostgreSQL), for two users, a read-only token, the admin and anonymous', async () => {
-    const wav = await serveWav();
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-migrate-'));
-    const url = await createTestDatabase();
-    const migrate = ['store', 'migrate', '--to', 'postgres', '--data-dir', dataDir, '--database-url', url];
-    const embedded = await startServerChild(dataDir, adminToken, { ...env, CRATEHOUSE_DATABASE_URL: '' });
-    let d: SeededDeployment;
-    let before: Map<string, RecordedRead>;
-    let usageBefore: Record<string, unknown>;
-    try {
-      d = await seedDeployment(embedded.url, adminToken, wav.url);
-      before = await recordReads(embedded.url, d);
-      // While the server holds the data dir, the CLI refuses and writes nothing.
-      const refused = await runCliChild(migrate);
-      expect(refused.code).not.toBe(0);
-      expect(refused.stderr).toContain(`the data dir is in use by server pid ${embedded.child.pid}`);
-      expect(await rowCount(url)).toBe(0);
-      // Last requests before the stop: the usage the next server must start from.
-      usageBefore = await usageOf(embedded.url, d);
-    } finally {
-      await stop(embedded);
-      await wav.close();
-    }
-    expect(before.size).toBe(readsOf(d).length);
-    expect(before.size).toBeGreaterThan(800);
+  it(
+    'answers every read the same before (embedded) and after (PostgreSQL), for two users, a read-only token, the admin and anonymous',
+    async () => {
+      const wav = await serveWav();
+      const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-migrate-'));
+      const url = await createTestDatabase();
+      const migrate = ['store', 'migrate', '--to', 'postgres', '--data-dir', dataDir, '--database-url', url];
+      const embedded = await startServerChild(dataDir, adminToken, { ...env, CRATEHOUSE_DATABASE_URL: '' });
+      let d: SeededDeployment;
+      let before: Map<string, RecordedRead>;
+      let usageBefore: Record<string, unknown>;
+      try {
+        d = await seedDeployment(embedded.url, adminToken, wav.url);
+        before = await recordReads(embedded.url, d);
+        // While the server holds the data dir, the CLI refuses and writes nothing.
+        const refused = await runCliChild(migrate);
+        expect(refused.code).not.toBe(0);
+        expect(refused.stderr).toContain(`the data dir is in use by server pid ${embedded.child.pid}`);
+        expect(await rowCount(url)).toBe(0);
+        // Last requests before the stop: the usage the next server must start from.
+        usageBefore = await usageOf(embedded.url, d);
+      } finally {
+        await stop(embedded);
+        await wav.close();
+      }
+      expect(before.size).toBe(readsOf(d).length);
+      expect(before.size).toBeGreaterThan(800);
 
-    const migrated = await runCliChild(migrate);
-    expect(migrated.stderr).toBe('');
-    expect(migrated.code).toBe(0);
-    expect(migrated.stdout).toMatch(/^ {2}projects +8$/m);
-    expect(migrated.stdout).toMatch(/^ {2}users +3$/m);
-    expect(migrated.stdout).toContain(`stay in ${dataDir}`);
+      const migrated = await runCliChild(migrate);
+      expect(migrated.stderr).toBe('');
+      expect(migrated.code).toBe(0);
+      expect(migrated.stdout).toMatch(/^ {2}projects +8$/m);
+      expect(migrated.stdout).toMatch(/^ {2}users +3$/m);
+      expect(migrated.stdout).toContain(`stay in ${dataDir}`);
 
-    const postgres = await startServerChild(dataDir, adminToken, { ...env, CRATEHOUSE_DATABASE_URL: url });
-    let after: Map<string, RecordedRead>;
-    let usageAfter: Record<string, unknown>;
-    try {
-      usageAfter = await usageOf(postgres.url, d);
-      after = await recordReads(postgres.url, d);
-    } finally {
-      await stop(postgres);
-    }
+      const postgres = await startServerChild(dataDir, adminToken, { ...env, CRATEHOUSE_DATABASE_URL: url });
+      let after: Map<string, RecordedRead>;
+      let usageAfter: Record<string, unknown>;
+      try {
+        usageAfter = await usageOf(postgres.url, d);
+        after = await recordReads(postgres.url, d);
+      } finally {
+        await stop(postgres);
+      }
 
-    // Usage continued from what the embedded server had counted: plus the one /me call that read it.
-    for (const caller of ['admin', 'alice', 'bob'] as const) {
-      const was = usageBefore[caller] as { requests: Record<string, number>; requests_total: number };
-      expect(usageAfter[caller]).toEqual({
-        ...was,
-        requests: { ...was.requests, 'GET /audio/v1/me': (was.requests['GET /audio/v1/me'] ?? 0) + 1 },
-        requests_total: was.requests_total + 1,
+      // Usage continued from what the embedded server had counted: plus the one /me call that read it.
+      for (const caller of ['admin', 'alice', 'bob'] as const) {
+        const was = usageBefore[caller] as { requests: Record<string, number>; requests_total: number };
+        expect(usageAfter[caller]).toEqual({
+          ...was,
+          requests: { ...was.requests, 'GET /audio/v1/me': (was.requests['GET /audio/v1/me'] ?? 0) + 1 },
+          requests_total: was.requests_total + 1,
+        });
+      }
+      // The reads saw real content (not a server answering 404 to everything).
+      const statuses = [...before.values()].map((r) => r.status);
+      expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(500);
+      // Named by read, with both answers' start, so a failure says what changed.
+      const show = (r: RecordedRead | undefined) => (r ? `${r.status} ${JSON.stringify(r.paging)} ${r.body.slice(0, 400)}` : 'missing');
+      const differences = [...before].flatMap(([key, read]) => {
+        const then = comparable(key, read);
+        const now = after.get(key) && comparable(key, after.get(key)!);
+        return JSON.stringify(now) === JSON.stringify(then) ? [] : [`${key}\n  before: ${show(then)}\n  after:  ${show(now)}`];
       });
-    }
-    // The reads saw real content (not a server answering 404 to everything).
-    const statuses = [...before.values()].map((r) => r.status);
-    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(500);
-    // Named by read, with both answers' start, so a failure says what changed.
-    const show = (r: RecordedRead | undefined) => (r ? `${r.status} ${JSON.stringify(r.paging)} ${r.body.slice(0, 400)}` : 'missing');
-    const differences = [...before].flatMap(([key, read]) => {
-      const then = comparable(key, read);
-      const now = after.get(key) && comparable(key, after.get(key)!);
-      return JSON.stringify(now) === JSON.stringify(then) ? [] : [`${key}\n  before: ${show(then)}\n  after:  ${show(now)}`];
-    });
-    expect(differences).toEqual([]);
-    expect(after.size).toBe(before.size);
-  }, testTimeoutMs);
+      expect(differences).toEqual([]);
+      expect(after.size).toBe(before.size);
+    },
+    testTimeoutMs,
+  );
 });
