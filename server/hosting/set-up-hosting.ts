@@ -23,7 +23,7 @@ import type { NotificationsRepo } from './notifications/notifications-repo.js';
 import { ProjectActions } from './projects/project-actions.js';
 import { createProjectJobHandlers } from './projects/project-jobs.js';
 import { ProjectQueries } from './projects/project-queries.js';
-import { projectJobTypes, projectPaths, ProjectService, type ProjectStores, type RepositoryOps } from './projects/projects.js';
+import { projectPaths, ProjectService, type ProjectStores, type RepositoryOps } from './projects/projects.js';
 import { reconcileRepositories, type ReconcileOptions, type ReconcileReport } from './projects/reconcile-repositories.js';
 import type { ProjectsRepo } from './projects/projects-repo.js';
 import { RepositoryReader } from './repository/repository-reader.js';
@@ -154,17 +154,8 @@ export function setUpHosting(options: {
       holds: async (project, pointer) => (await lfs.findObjectFile(project, pointer.oid))?.size === pointer.size,
     },
   );
-  for (const [kind, handler] of createProjectJobHandlers(stores)) {
-    // A fork references its parent's LFS objects (shared files, no copy) once its repository is there.
-    if (kind !== projectJobTypes.fork) jobs.register(kind, handler);
-    else
-      jobs.register(kind, async (ctx) => {
-        const result = await handler(ctx);
-        const fork = repos.projects.byId((ctx.params as { projectId: number }).projectId);
-        if (fork?.forkedFromId != null) await lfs.linkFork(fork.forkedFromId, fork.id);
-        return result;
-      });
-  }
+  const forkSteps = { linkLfs: (sourceId: number, forkId: number) => lfs.linkFork(sourceId, forkId) };
+  for (const [kind, handler] of createProjectJobHandlers(stores, forkSteps)) jobs.register(kind, handler);
   const groupBadges = new BadgeService(projects, identity, repos.badges);
   jobs.register(exportJobType, (ctx) => exports.run(ctx));
   jobs.register(archiveImportJobType, (ctx) => imports.run(ctx));

@@ -7,12 +7,19 @@ export interface ProjectJobParams {
   readonly projectId: number;
 }
 
+/** What a fork job does besides copying the repository. */
+export interface ForkSteps {
+  /** Make the parent's LFS objects the fork's (shared files, no copy). */
+  readonly linkLfs?: (sourceId: number, forkId: number) => Promise<void>;
+}
+
 /**
  * The handlers of the project jobs. Each moves the project's `import_status` scheduled → started →
  * finished, or failed with `import_error`; a rerun after a restart starts from a clean target folder.
- * A failed import still leaves an empty repository, so the project stays usable.
+ * A failed import still leaves an empty repository, so the project stays usable. Everything a fork
+ * gets is in place before it reads `finished`: a client that saw it can fetch the LFS objects.
  */
-export function createProjectJobHandlers(stores: ProjectStores): ReadonlyMap<string, JobHandler> {
+export function createProjectJobHandlers(stores: ProjectStores, forkSteps: ForkSteps = {}): ReadonlyMap<string, JobHandler> {
   const run =
     (copy: (stores: ProjectStores, ctx: JobContext, target: string, projectId: number) => Promise<void>): JobHandler =>
     async (ctx) => {
@@ -55,6 +62,7 @@ export function createProjectJobHandlers(stores: ProjectStores): ReadonlyMap<str
         const source = fork.forkedFromId === null ? undefined : stores.repo.byId(fork.forkedFromId);
         if (!source) throw new Error('The project this fork was made from no longer exists');
         await stores.git.fork(stores.paths.repository(source), target, ctx.signal);
+        await forkSteps.linkLfs?.(source.id, projectId);
       }),
     ],
     [
