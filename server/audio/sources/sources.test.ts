@@ -597,7 +597,7 @@ describe.skipIf(!hasRealYtDlp())('the installed yt-dlp', () => {
     } finally {
       await withYtDlp.close();
     }
-  }, 30_000);
+  }, 90_000); // yt-dlp (Python, every extractor loaded) starts twice: 10–30 s each while the full suite loads two cores
 });
 
 function hasRealYtDlp(): boolean {
