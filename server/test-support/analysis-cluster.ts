@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -34,40 +35,48 @@ export interface ClusterOptions {
   readonly threads: number;
 }
 
-/** Start the workers and the first node, then the other nodes. */
+/** Start the nodes and the workers on a fresh data dir. */
 export async function startAnalysisCluster(options: ClusterOptions): Promise<AnalysisCluster> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-cluster-'));
   const shared = { CRATEHOUSE_REDIS_URL: options.redisUrl, CRATEHOUSE_REDIS_LOCK_S: String(options.lockS) };
   const nodeEnv = { ...shared, CRATEHOUSE_DATABASE_URL: options.databaseUrl, CRATEHOUSE_ANALYSIS_IN_APP: 'false' };
-  // The workers start with the first node (their threads' warm-up overlaps the nodes' start); that node
-  // migrates the schema and creates the admin before the others start.
-  const [first, workers] = await Promise.all([
-    startServerChild(dataDir, clusterToken, nodeEnv),
-    Promise.all(
-      Array.from({ length: options.workers }, () =>
-        startWorkerChild(dataDir, options.redisUrl, { ...shared, CRATEHOUSE_ANALYSIS_THREADS: String(options.threads) }),
-      ),
+  // All at once (the processes' start-up, mostly loading code, overlaps): the nodes wait for each
+  // other on the migration's advisory lock, and the admin both create with the same token is one.
+  const starting = [
+    ...Array.from({ length: options.nodes }, () => startServerChild(dataDir, clusterToken, nodeEnv)),
+    ...Array.from({ length: options.workers }, () =>
+      startWorkerChild(dataDir, options.redisUrl, { ...shared, CRATEHOUSE_ANALYSIS_THREADS: String(options.threads) }),
     ),
-  ]);
-  const others = await Promise.all(Array.from({ length: options.nodes - 1 }, () => startServerChild(dataDir, clusterToken, nodeEnv)));
-  const nodes = [first, ...others];
+  ];
+  const settled = await Promise.allSettled(starting);
+  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failure) {
+    // No process left behind when one of them did not start.
+    await Promise.all(settled.map((s) => (s.status === 'fulfilled' ? stopChild(s.value.child) : undefined)));
+    await rm(dataDir, { recursive: true, force: true });
+    throw failure.reason;
+  }
+  const started = settled.map((s) => (s as PromiseFulfilledResult<ServerChild | WorkerChild>).value);
+  const nodes = started.slice(0, options.nodes) as ServerChild[];
+  const workers = started.slice(options.nodes) as WorkerChild[];
   return {
     nodes,
     workers,
     dataDir,
     async stop() {
-      const stopping = [...nodes.map((n) => n.child), ...workers.map((w) => w.child)].map((child) =>
-        child.exitCode !== null || child.signalCode !== null
-          ? Promise.resolve()
-          : new Promise<void>((resolve) => {
-              child.once('exit', () => resolve());
-              child.kill('SIGTERM');
-            }),
-      );
-      await Promise.all(stopping);
+      await Promise.all([...nodes, ...workers].map((p) => stopChild(p.child)));
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** SIGTERM a child unless it has exited; resolved once it has. */
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
 }
 
 /** Stereo 1 kHz at −`db` dBFS, 48 kHz 16-bit: EBU Tech 3341 case 1 reads it as −`db` LUFS (independent of our meter). */

@@ -8,12 +8,13 @@ const skip = postgresSkipReason ?? redisSkipReason(process.env);
 if (skip) console.warn(skip);
 
 let redis: PrivateRedis | null = null;
+let databaseUrl = '';
 let cluster: AnalysisCluster | null = null;
 
 describe.skipIf(skip !== null)('analysis over two app nodes and two workers (one PostgreSQL, one Redis, one data dir)', () => {
   beforeAll(async () => {
-    redis = await startPrivateRedis();
-  }, 30_000);
+    [redis, databaseUrl] = await Promise.all([startPrivateRedis(), createTestDatabase()]);
+  }, 60_000);
   afterAll(async () => {
     await cluster?.stop();
     await redis?.stop();
@@ -22,7 +23,7 @@ describe.skipIf(skip !== null)('analysis over two app nodes and two workers (one
   it('answers 12 uploads spread over both nodes, each with its own tone, when one worker is SIGKILLed mid-run', async () => {
     // Lock 2 s: a dead worker's tasks go back to waiting within ~3 s (BullMQ's stalled-job check).
     cluster = await startAnalysisCluster({
-      databaseUrl: await createTestDatabase(),
+      databaseUrl,
       redisUrl: redis!.url,
       nodes: 2,
       workers: 2,
