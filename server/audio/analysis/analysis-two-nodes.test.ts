@@ -66,5 +66,5 @@ describe.skipIf(skip !== null)('analysis over two app nodes and two workers (one
     expect(tally.finishedLines).toBe(12 + tally.finishedTwice.length);
     for (const id of tally.finishedTwice) expect(doomed!.finished).toContain(id);
     expect(survivor!.finished.length).toBeGreaterThan(doomed!.finished.length);
-  }, 150_000);
+  }, 240_000);
 });
