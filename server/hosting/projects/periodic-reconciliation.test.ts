@@ -114,22 +114,29 @@ describe.each(storeKinds)('periodic reconciliation on a running node ($name stor
   it.skipIf(kind.skip !== null)(
     'leaves alone a rename in flight on another node (repository moved, record not yet updated) that is over before the next pass',
     async () => {
-      const config = await configFor({ reconcileIntervalS: 3, reconcileGraceS: 1 });
-      const node = await start(config);
+      const config = await configFor({ reconcileIntervalS: 2, reconcileGraceS: 1 });
+      const lines: string[] = [];
+      const log = { ...memoryLogger(), lines, info: (m: string) => void lines.push(m), debug: (m: string) => void lines.push(m) };
+      const node = await start(config, log);
       await node.create('moving');
-      // Old enough for the grace: only whether the previous pass saw it too decides.
-      await new Promise((r) => setTimeout(r, 1500));
-      for (let i = 0; i < 3; i++) {
-        // Another node's rename moves the repository first, then writes the record; this one fails
-        // and moves it back 1 s later (a pass may see both halves meanwhile). Each gap is longer than
-        // the interval, so a pass sees it over: no disagreement is seen at two passes in a row.
-        await rename(node.repo('moving'), node.repo('moved'));
-        await new Promise((r) => setTimeout(r, 1000));
-        await rename(node.repo('moved'), node.repo('moving'));
-        await new Promise((r) => setTimeout(r, 3500));
-      }
+      const passes = () => lines.filter((l) => l.startsWith('repositories: periodic pass'));
+      // Old enough for the grace (1 s): only whether the previous pass saw it too decides.
+      const before = passes().length;
+      expect(await within(10_000, () => passes().length >= before + 2)).toBe(true);
+      // Right after a pass: another node's rename moves the repository first, then writes the
+      // record; it fails and moves the repository back 2.8 s later, so the next pass (2 s on) sees
+      // both halves, and the one after (4 s on) sees it over.
+      const atHold = passes().length;
+      await rename(node.repo('moving'), node.repo('moved'));
+      await new Promise((r) => setTimeout(r, 2800));
+      await rename(node.repo('moved'), node.repo('moving'));
+      const during = passes().slice(atHold);
+      expect(await within(10_000, () => passes().length >= atHold + during.length + 2)).toBe(true);
+      // The pass during the rename found it (an unowned repository and a project without one)…
+      expect(during).toEqual(['repositories: periodic pass found 2 disagreement(s), moved 0 aside, created 0']);
+      // …and neither it nor the next ones touched anything.
       expect(lostAndFound(config.dataDir)).toEqual([]);
-      expect(node.log.lines.filter((l) => l.includes('repositories:'))).toEqual([]);
+      expect(lines.filter((l) => l.startsWith('repositories:') && !l.startsWith('repositories: periodic pass'))).toEqual([]);
       expect(await node.refs('moving')).toBe(200);
     },
     120_000,

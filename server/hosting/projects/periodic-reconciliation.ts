@@ -52,6 +52,9 @@ export class PeriodicReconciliation {
         const ran = await this.repo.runAlone(lockName, async () => {
           report = await this.pass({ spareYoungerThanMs: this.schedule.graceMs, onlyIfSeenBefore: this.seen });
           this.seen = report.found;
+          this.log.debug(
+            `repositories: periodic pass found ${report.found.size} disagreement(s), moved ${report.movedAside.length} aside, created ${report.recreated.length}`,
+          );
         });
         // Another node's pass ran meanwhile and may have repaired what this one saw; the same key
         // found later can be a new operation in flight: start looking afresh.
