@@ -127,7 +127,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (services.ytdlp) log.info(`yt-dlp ${services.ytdlp.version} found: used for the sites it supports`);
     // Before any request or job: no repository without a project, no project without a repository.
     // A shared data dir: another node may be creating a repository whose record is not committed yet.
-    await services.hosting.reconcileRepositories(log, { spareYoungerThanMs: othersLive ? 60 * 60 * 1000 : 0 });
+    const graceMs = config.reconcileGraceS * 1000;
+    await services.hosting.reconcileRepositories(log, { spareYoungerThanMs: othersLive ? graceMs : 0 });
     await warmUpUploads(uploads.tmpDir);
 
     const app = createApp({
@@ -145,6 +146,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     listeningUrl = url;
     const resumed = await jobs.resume({ othersLive });
     if (resumed > 0) log.info(`resumed ${resumed} unfinished job(s)`);
+    // While serving: what a node killed mid-create leaves on a shared data dir is repaired without a restart.
+    const reconciling =
+      config.reconcileIntervalS > 0
+        ? services.hosting.reconcileEvery(log, { intervalMs: config.reconcileIntervalS * 1000, graceMs })
+        : null;
+    undo.push(async () => reconciling?.stop());
 
     let stopping: Promise<void> | null = null;
     return {
@@ -155,6 +162,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       stop: () =>
         (stopping ??= (async () => {
           await closeServer(server, 10_000);
+          await reconciling?.stop();
           await services.stop();
           await meter.stop();
           await store.close();

@@ -71,6 +71,26 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the change feed and reconciliation settings, with a 1 s poll, 10,000 log entries, a 300 s pass and a 1 h grace as defaults', () => {
+    expect(loadConfig({})).toMatchObject({ pgPollMs: 1000, pgChangeLogKeep: 10_000, reconcileIntervalS: 300, reconcileGraceS: 3600 });
+    expect(
+      loadConfig({
+        CRATEHOUSE_PG_POLL_MS: '250',
+        CRATEHOUSE_PG_CHANGE_LOG_KEEP: '50000',
+        CRATEHOUSE_RECONCILE_INTERVAL_S: '0',
+        CRATEHOUSE_RECONCILE_GRACE_S: '60',
+      }),
+    ).toMatchObject({ pgPollMs: 250, pgChangeLogKeep: 50_000, reconcileIntervalS: 0, reconcileGraceS: 60 });
+    for (const name of ['CRATEHOUSE_PG_POLL_MS', 'CRATEHOUSE_PG_CHANGE_LOG_KEEP', 'CRATEHOUSE_RECONCILE_GRACE_S'])
+      for (const bad of ['0', '-5', '1.5'])
+        expect(() => loadConfig({ [name]: bad })).toThrow(new ConfigError(`${name} must be a positive whole number, got ${bad}`));
+    for (const bad of ['-1', '0.5'])
+      expect(() => loadConfig({ CRATEHOUSE_RECONCILE_INTERVAL_S: bad })).toThrow(
+        new ConfigError(`CRATEHOUSE_RECONCILE_INTERVAL_S must be a non-negative whole number, got ${bad}`),
+      );
+    expect(() => loadConfig({ CRATEHOUSE_PG_POLL_MS: '1s' })).toThrow(new ConfigError('CRATEHOUSE_PG_POLL_MS must be a number, got "1s"'));
+  });
+
   it('reads every CRATEHOUSE_* variable it documents', () => {
     const c = loadConfig({
       CRATEHOUSE_HOST: '::1',

@@ -82,6 +82,17 @@ export interface Config {
   readonly analysisThreads: number;
   /** PostgreSQL connection URL for the metadata (several nodes, large deployments); null keeps it in db.json in the data dir. */
   readonly databaseUrl: string | null;
+  /** With PostgreSQL: how often a node reads the change log when no notification came (ms): the staleness bound if a NOTIFY is lost. */
+  readonly pgPollMs: number;
+  /** With PostgreSQL: change-log entries kept; a node further behind than that reloads every table. */
+  readonly pgChangeLogKeep: number;
+  /** Seconds between the running node's passes that make repositories and project records agree; 0: only at start. */
+  readonly reconcileIntervalS: number;
+  /**
+   * On a shared data dir: an unowned repository or a project without its repository younger than this
+   * (s) is left alone, since another node may be part-way through making it.
+   */
+  readonly reconcileGraceS: number;
 }
 
 /** Values every deployment starts from; the data dir is relative to the working directory. */
@@ -121,6 +132,10 @@ export const defaultConfig: Config = {
   analysisInApp: true,
   analysisThreads: 0,
   databaseUrl: null,
+  pgPollMs: 1000,
+  pgChangeLogKeep: 10_000,
+  reconcileIntervalS: 300,
+  reconcileGraceS: 3600,
 };
 
 /** The config file in the data dir: the same keys as Config, all optional. */
@@ -164,6 +179,10 @@ const envKeys: Readonly<Record<keyof Config, string>> = {
   analysisInApp: 'CRATEHOUSE_ANALYSIS_IN_APP',
   analysisThreads: 'CRATEHOUSE_ANALYSIS_THREADS',
   databaseUrl: 'CRATEHOUSE_DATABASE_URL',
+  pgPollMs: 'CRATEHOUSE_PG_POLL_MS',
+  pgChangeLogKeep: 'CRATEHOUSE_PG_CHANGE_LOG_KEEP',
+  reconcileIntervalS: 'CRATEHOUSE_RECONCILE_INTERVAL_S',
+  reconcileGraceS: 'CRATEHOUSE_RECONCILE_GRACE_S',
 };
 
 /** Thrown for a value that cannot be used; the message names the setting and where it came from. */
@@ -222,6 +241,10 @@ const numberKeys = new Set<keyof Config>([
   'authFailBlockS',
   'redisLockS',
   'analysisThreads',
+  'pgPollMs',
+  'pgChangeLogKeep',
+  'reconcileIntervalS',
+  'reconcileGraceS',
 ]);
 const booleanKeys = new Set<keyof Config>(['fetchAllowPrivate', 'hooksAllowPrivate', 'authFailExemptLoopback', 'analysisInApp']);
 
@@ -310,8 +333,18 @@ function validate(c: Config): Config {
   // The URL itself is not echoed: it may hold a password.
   if (c.databaseUrl !== null && !/^postgres(ql)?:\/\//.test(c.databaseUrl))
     throw new ConfigError('database URL must be a postgres:// or postgresql:// URL');
+  checkWholeNumber(c.pgPollMs, 'pgPollMs', 1);
+  checkWholeNumber(c.pgChangeLogKeep, 'pgChangeLogKeep', 1);
+  checkWholeNumber(c.reconcileIntervalS, 'reconcileIntervalS', 0);
+  checkWholeNumber(c.reconcileGraceS, 'reconcileGraceS', 1);
   const accelRedirect = c.accelRedirect === null ? null : c.accelRedirect.replace(/\/*$/, '/');
   return { ...c, publicUrl: c.publicUrl?.replace(/\/+$/, '') ?? null, accelRedirect };
+}
+
+/** A whole number of at least `min`, or a ConfigError naming the variable. */
+function checkWholeNumber(value: number, key: keyof Config, min: number): void {
+  if (!Number.isInteger(value) || value < min)
+    throw new ConfigError(`${envKeys[key]} must be a ${min > 0 ? 'positive' : 'non-negative'} whole number, got ${value}`);
 }
 
 /** A Redis URL ioredis can use, or a ConfigError naming the variable (the start refuses). */

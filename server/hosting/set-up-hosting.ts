@@ -25,6 +25,7 @@ import { createProjectJobHandlers } from './projects/project-jobs.js';
 import { ProjectQueries } from './projects/project-queries.js';
 import { projectPaths, ProjectService, type ProjectStores, type RepositoryOps } from './projects/projects.js';
 import { reconcileRepositories, type ReconcileOptions, type ReconcileReport } from './projects/reconcile-repositories.js';
+import { PeriodicReconciliation, type ReconcileSchedule } from './projects/periodic-reconciliation.js';
 import type { ProjectsRepo } from './projects/projects-repo.js';
 import { RepositoryReader } from './repository/repository-reader.js';
 import { RepositoryHistory } from './repository/repository-history.js';
@@ -65,6 +66,8 @@ export interface HostingServices {
   readonly repositoryWriter: RepositoryWriter;
   /** Make repositories on disk and project records agree: at boot, before any request or job. */
   readonly reconcileRepositories: (log: Logger, options?: ReconcileOptions) => Promise<ReconcileReport>;
+  /** The same reconciliation on a running node, every interval, one node at a time (started; stop it before the store closes). */
+  readonly reconcileEvery: (log: Logger, schedule: ReconcileSchedule) => PeriodicReconciliation;
   readonly lfs: LfsService;
   readonly lfsLocks: LfsLockService;
   /** GitLab's LFS integrity check that git over HTTP runs on pushes. */
@@ -173,6 +176,16 @@ export function setUpHosting(options: {
     repositoryHistory: new RepositoryHistory(projects, gitPath),
     repositoryWriter: writer,
     reconcileRepositories: (log, options) => reconcileRepositories(projects, stores, log, new Date(), options),
+    reconcileEvery: (log, schedule) => {
+      const periodic = new PeriodicReconciliation(
+        (passOptions) => reconcileRepositories(projects, stores, log, new Date(), passOptions),
+        repos.projects,
+        log,
+        schedule,
+      );
+      periodic.start();
+      return periodic;
+    },
     lfs,
     lfsLocks: new LfsLockService(projects, identity, repos.lfs),
     lfsPushCheck: new LfsPushCheck(lfs, options.dataDir),

@@ -3,6 +3,7 @@ import { AppError } from '../http/errors.js';
 import { Revisions, trackChange } from './change-tracker.js';
 import { migrate } from './migrations.js';
 import { freezeRows, type TableName } from './row-diff.js';
+import { RunningNames } from './run-alone.js';
 import { emptyDb, type DbSchema } from './schema.js';
 
 export type { TableName } from './row-diff.js';
@@ -32,6 +33,12 @@ export interface Store {
    * decision that must not rest on a mirror a few milliseconds behind, e.g. that nobody owns a file.
    */
   sync(): Promise<void>;
+  /**
+   * Run `work` unless a process sharing this store (another node on the PostgreSQL database, or this
+   * process) is running work under the same `name` now; resolves to false when it was skipped. For
+   * periodic upkeep one node at a time does (the embedded store has one owner: only this process counts).
+   */
+  runAlone(name: string, work: () => Promise<void>): Promise<boolean>;
   /** Flush, then let go of what the store holds (the database connections); the store takes no writes after. */
   close(): Promise<void>;
   /** Migration steps applied when the store was opened. */
@@ -76,6 +83,7 @@ class GroupCommitStore implements Store {
   private writer: Promise<void> | null = null;
   readonly migrationsApplied: readonly string[];
   private readonly revisions = new Revisions();
+  private readonly alone = new RunningNames();
 
   constructor(low: Low<DbSchema>, applied: readonly string[]) {
     this.low = low;
@@ -140,6 +148,13 @@ class GroupCommitStore implements Store {
 
   sync(): Promise<void> {
     return this.flush();
+  }
+
+  runAlone(name: string, work: () => Promise<void>): Promise<boolean> {
+    return this.alone.run(name, async () => {
+      await work();
+      return true;
+    });
   }
 
   private startWriter(): void {

@@ -26,6 +26,8 @@ export interface ProjectsRepo {
   byId(id: number): Readonly<ProjectRecord> | undefined;
   /** Catch up with records other nodes committed (see Store.sync) before a decision that needs them all. */
   sync(): Promise<void>;
+  /** Run `work` unless another node (or this process) runs work of that name now (Store.runAlone): false when skipped. */
+  runAlone(name: string, work: () => Promise<void>): Promise<boolean>;
   /** By namespace and path, case-insensitively (paths are unique per namespace ignoring case). */
   byPath(namespaceId: number, path: string): Readonly<ProjectRecord> | undefined;
   byName(namespaceId: number, name: string): Readonly<ProjectRecord> | undefined;
@@ -112,6 +114,7 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
     },
     byId: (id) => currentIndex().findById(id),
     sync: () => store.sync(),
+    runAlone: (name, work) => store.runAlone(name, work),
     byPath: (namespaceId, path) => currentIndex().findByPath(namespaceId, path),
     byName: (namespaceId, name) => currentIndex().findByName(namespaceId, name),
     insert: (project) =>

@@ -9,25 +9,36 @@ export interface ReconcileReport {
   readonly movedAside: readonly { readonly from: string; readonly to: string }[];
   /** Projects whose repository was missing and was created again, empty. */
   readonly recreated: readonly number[];
+  /** Every disagreement this pass found, repaired or spared (keys for `onlyIfSeenBefore`). */
+  readonly found: ReadonlySet<string>;
 }
 
-/** How a reconciliation treats repositories another node may be creating right now. */
+/** How a reconciliation treats repositories another node (or this one) may be creating right now. */
 export interface ReconcileOptions {
   /**
-   * Leave unowned repositories modified, and projects without a repository updated, more recently
-   * than this alone (ms): on a data dir shared by several nodes, another node may be part-way
-   * through a create, rename or delete (record and repository move one after the other).
+   * Leave unowned repositories changed (contents or name), and projects without a repository
+   * updated, more recently than this alone (ms): on a data dir shared by several nodes, another
+   * node may be part-way through a create, rename or delete (record and repository move one after
+   * the other).
    */
   readonly spareYoungerThanMs?: number;
+  /**
+   * Repair only the disagreements a previous pass already found (its `found`): one still there a
+   * whole interval later is no operation in flight, whatever its timestamps say (a rename moves an
+   * old repository before its record is updated). Unset: repair whatever is found (at boot).
+   */
+  readonly onlyIfSeenBefore?: ReadonlySet<string>;
 }
 
 /**
- * Make the repositories on disk and the project records agree, at boot, before any request or job
- * runs. A process killed part-way through a create, fork, import, rename or delete can leave a
- * repository no project owns (it would block that name for good) or a project without its
- * repository. Unowned repositories are moved to `lost+found/repositories/<time>/…` (kept, never
- * deleted: the data may matter) and logged; a project whose repository is missing gets an empty
- * one, unless a fork or import job that will fill it is still to run.
+ * Make the repositories on disk and the project records agree: at boot, before any request or job
+ * runs, and then periodically on a running node (periodic-reconciliation.ts). A process killed
+ * part-way through a create, fork, import, rename or delete can leave a repository no project owns
+ * (it would block that name for good) or a project without its repository. Unowned repositories
+ * are moved to `lost+found/repositories/<time>/…` (kept, never deleted: the data may matter) and
+ * logged. A project whose repository is missing gets an empty one, unless a fork or import job
+ * that will fill it is still to run: GitLab answers for a project whose repository does not exist
+ * as for an empty one (`empty_repo: true`), and the record (members, settings, stars…) is kept.
  */
 export async function reconcileRepositories(
   projects: ProjectService,
@@ -37,6 +48,9 @@ export async function reconcileRepositories(
   options: ReconcileOptions = {},
 ): Promise<ReconcileReport> {
   const root = stores.paths.repositoryRoot;
+  const onDisk = await stores.git.list(root);
+  // Before deciding that nobody owns a folder: every record other nodes committed is in the mirror.
+  await stores.repo.sync();
   const owned = new Map<string, number>();
   const dirOf = new Map<number, string>();
   for (const p of stores.repo.projects) {
@@ -48,11 +62,18 @@ export async function reconcileRepositories(
       log.error(`repositories: project ${p.id} has no namespace ${p.namespaceId}; its repository cannot be placed`, null);
     }
   }
+  const found = new Set<string>();
+  const young = (at: number) => !!options.spareYoungerThanMs && now.getTime() - at < options.spareYoungerThanMs;
+  const unseen = (key: string) => options.onlyIfSeenBefore !== undefined && !options.onlyIfSeenBefore.has(key);
   const stamp = lostAndFoundStamp(now);
   const movedAside: { from: string; to: string }[] = [];
-  for (const dir of await stores.git.list(root)) {
+  for (const dir of onDisk) {
     if (owned.has(path.resolve(dir)) || projects.isClaimed(dir)) continue;
-    if (options.spareYoungerThanMs && now.getTime() - (await modifiedAt(dir)) < options.spareYoungerThanMs) continue;
+    const key = `unowned ${path.resolve(dir)}`;
+    found.add(key);
+    if (unseen(key) || young(await changedAt(dir))) continue;
+    // Gone meanwhile (another node's pass, a create that took it aside): nothing to move.
+    if (!(await stores.git.exists(dir))) continue;
     const to = await stores.git.moveAside(dir, root, stores.paths.lostAndFound, stamp);
     movedAside.push({ from: dir, to });
     log.info(
@@ -63,10 +84,12 @@ export async function reconcileRepositories(
   for (const p of stores.repo.projects) {
     // A scheduled or started fork or import is run again at boot, and makes its repository itself.
     if (p.importStatus === 'scheduled' || p.importStatus === 'started') continue;
-    // Another node may be between committing this record and renaming its repository into place.
-    if (options.spareYoungerThanMs && now.getTime() - Date.parse(p.updatedAt) < options.spareYoungerThanMs) continue;
     const dir = dirOf.get(p.id);
-    if (!dir || (await stores.git.exists(dir))) continue;
+    if (!dir || projects.isClaimed(dir) || (await stores.git.exists(dir))) continue;
+    const key = `missing ${p.id} ${dir}`;
+    found.add(key);
+    // Another node may be between committing this record and renaming its repository into place.
+    if (unseen(key) || young(Date.parse(p.updatedAt))) continue;
     try {
       await stores.git.init(dir, p.defaultBranch);
     } catch (error) {
@@ -77,12 +100,17 @@ export async function reconcileRepositories(
     recreated.push(p.id);
     log.info(`repositories: project ${p.id} (${projects.fullPath(p)}) had no repository on disk; created an empty one`);
   }
-  return { movedAside, recreated };
+  return { movedAside, recreated, found };
 }
 
-async function modifiedAt(dir: string): Promise<number> {
+/**
+ * When a folder last changed: its contents (mtime) or its name (ctime: a rename moves an old
+ * repository into place without touching its mtime).
+ */
+async function changedAt(dir: string): Promise<number> {
   try {
-    return (await stat(dir)).mtimeMs;
+    const s = await stat(dir);
+    return Math.max(s.mtimeMs, s.ctimeMs);
   } catch {
     return 0;
   }

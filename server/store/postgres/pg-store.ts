@@ -4,6 +4,8 @@ import { Revisions, trackChange, undoChanges, type ChangeTrack } from '../change
 import { composeChanges, type TableChange, type TableName } from '../row-diff.js';
 import type { DbSchema } from '../schema.js';
 import type { DbView, Store } from '../store.js';
+import { RunningNames } from '../run-alone.js';
+import { runHoldingAdvisoryLock } from './pg-advisory-lock.js';
 import { runPgMigrations } from './pg-migrate.js';
 import { constraintError } from './pg-errors.js';
 import { applyRemote, ChangeListener, changeChannel, loadDocument, logKeys, readChanges, type RemoteChanges } from './pg-change-feed.js';
@@ -54,7 +56,7 @@ export async function openPostgresStore(url: string, options: PgStoreOptions = {
   pool.on('error', () => undefined);
   try {
     const { db, seq } = await loadDocument(pool);
-    const store = new PgMirrorStore(pool, db, seq, applied, options);
+    const store = new PgMirrorStore(url, pool, db, seq, applied, options);
     await store.follow(url);
     return store;
   } catch (error) {
@@ -72,8 +74,10 @@ class PgMirrorStore implements Store {
   private syncWanted = false;
   private listener: ChangeListener | null = null;
   private poll: NodeJS.Timeout | null = null;
+  private readonly alone = new RunningNames();
 
   constructor(
+    private readonly url: string,
     private readonly pool: pg.Pool,
     private readonly db: DbSchema,
     /** The change-log number the mirror is current to (every commit up to it is in the mirror). */
@@ -129,6 +133,10 @@ class PgMirrorStore implements Store {
     // The writer catches up when its queue is empty, or under the head lock at its next commit.
     this.requestSync();
     await this.flush();
+  }
+
+  runAlone(name: string, work: () => Promise<void>): Promise<boolean> {
+    return this.alone.run(name, () => runHoldingAdvisoryLock(this.url, name, work));
   }
 
   async close(): Promise<void> {
