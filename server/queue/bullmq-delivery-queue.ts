@@ -102,7 +102,7 @@ export function createBullDeliveryQueue<T>(options: BullDeliveryQueueOptions, lo
       ).catch((e: unknown) => log.error(`a delivery could not be queued in Redis (${options.name})`, e));
     },
     async tryOnce(task) {
-      if (!policy) throw new Error('delivery queue not started');
+      if (!policy || stopper.signal.aborted) throw new Error('delivery queue not started, or stopped');
       await events.waitUntilReady();
       // Kept a minute after completion, so the wait below finds its outcome even when it came first.
       const job = await track(

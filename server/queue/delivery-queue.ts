@@ -84,7 +84,7 @@ export function createInProcessDeliveryQueue<T>(log: Logger): DeliveryQueue<T> {
       deliveries.add(running);
     },
     async tryOnce(task) {
-      if (!handler) throw new Error('delivery queue not started');
+      if (!handler || stopper.signal.aborted) throw new Error('delivery queue not started, or stopped');
       return tryNow(task);
     },
     async onIdle() {
