@@ -44,7 +44,13 @@ import { JobRunner, type JobHandler } from './queue/job-runner.js';
 import { createJobsRepo } from './queue/jobs-repo.js';
 import { createBullJobQueue } from './queue/bullmq-job-queue.js';
 import { createBullDeliveryQueue } from './queue/bullmq-delivery-queue.js';
-import { createWebhookSender, type WebhookOptions, type WebhookTransport } from './queue/webhooks.js';
+import {
+  createWebhookSender,
+  defaultWebhookOptions,
+  type WebhookDelivery,
+  type WebhookOptions,
+  type WebhookTransport,
+} from './queue/webhooks.js';
 import type { ArchiveLimits } from './shared/tar-archive.js';
 import type { Store } from './store/store.js';
 
@@ -150,6 +156,18 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     transport: options.webhooks.transport,
     log,
     options: options.webhooks.options,
+    // With Redis a job's webhook is made by any node, and survives the node that finished the job.
+    queue: options.redis
+      ? createBullDeliveryQueue<WebhookDelivery>(
+          {
+            url: options.redis.url,
+            name: 'job-webhooks',
+            lockS: options.redis.lockS,
+            tryTimeoutMs: options.webhooks.options?.timeoutMs ?? defaultWebhookOptions.timeoutMs,
+          },
+          log,
+        )
+      : undefined,
   });
   const sourcesSetup = await setUpSources({ repo: createSourcesRepo(store), dataDir, ffmpegPath: options.ffmpegPath, ...options.sources });
   const jobs = new JobRunner(

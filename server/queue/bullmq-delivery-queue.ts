@@ -66,7 +66,8 @@ export function createBullDeliveryQueue<T>(options: BullDeliveryQueueOptions, lo
     }
     if (outcome === undefined) return { kind: 'gone' };
     if (once) return { kind: 'once', outcome };
-    if (!outcome.ok && tries < policy!.maxAttempts) throw new Error(outcome.error ?? `receiver answered ${outcome.status}`);
+    if (!outcome.ok && !outcome.final && tries < policy!.maxAttempts)
+      throw new Error(outcome.error ?? `receiver answered ${outcome.status}`);
     settledHere.add(job.id!);
     handler!.settled(task, tries, outcome);
     return { kind: 'settled', task, attempts: tries, outcome };
@@ -86,13 +87,15 @@ export function createBullDeliveryQueue<T>(options: BullDeliveryQueueOptions, lo
       worker = new Worker(options.name, process, bullWorkerOptions(options.url, p.concurrency, options.lockS));
       worker.on('error', (e: unknown) => log.error(`redis (${options.name} worker)`, e));
     },
-    add(task) {
+    add(task, key) {
       if (!policy || stopper.signal.aborted) return;
       void track(
         queue.add(
           'delivery',
           { task, once: false },
           {
+            // BullMQ adds nothing for an id it holds (queued, delayed or running).
+            ...(key !== undefined ? { jobId: key } : {}),
             attempts: policy.maxAttempts,
             backoff: { type: 'exponential', delay: policy.backoffMs },
             removeOnComplete: true,

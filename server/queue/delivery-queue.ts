@@ -6,6 +6,8 @@ export interface AttemptOutcome {
   readonly ok: boolean;
   readonly status: number | null;
   readonly error: string | null;
+  /** Not to be tried again whatever the tries so far (the target's own record says it gave up). */
+  readonly final?: boolean;
 }
 
 /** How often a delivery is tried, how long between tries, and how many run at once on a node. */
@@ -39,8 +41,8 @@ export interface DeliveryHandler<T> {
 export interface DeliveryQueue<T> {
   /** Begin delivering (once): tries run on `handler` under `policy`. */
   start(handler: DeliveryHandler<T>, policy: DeliveryPolicy): void;
-  /** Queue a delivery: tried until delivered or `maxAttempts` tries, then settled. */
-  add(task: T): void;
+  /** Queue a delivery: tried until delivered or `maxAttempts` tries, then settled. A `key` already queued or running is not added again. */
+  add(task: T, key?: string): void;
   /** One try, awaited, neither retried nor settled (a test delivery); undefined as from the handler. */
   tryOnce(task: T): Promise<AttemptOutcome | undefined>;
   /** Resolve when no delivery is queued, waiting for a retry or running. */
@@ -55,6 +57,7 @@ export function createInProcessDeliveryQueue<T>(log: Logger): DeliveryQueue<T> {
   let handler: DeliveryHandler<T> | null = null;
   let policy: DeliveryPolicy | null = null;
   const deliveries = new Set<Promise<void>>();
+  const keys = new Set<string>();
   const stopper = new AbortController();
 
   const tryNow = (task: T) => queue.add(() => handler!.attempt(task, stopper.signal)) as Promise<AttemptOutcome | undefined>;
@@ -63,7 +66,7 @@ export function createInProcessDeliveryQueue<T>(log: Logger): DeliveryQueue<T> {
     for (let tries = 1; ; tries++) {
       const outcome = await tryNow(task);
       if (outcome === undefined || stopper.signal.aborted) return;
-      if (outcome.ok || tries >= policy!.maxAttempts) return handler!.settled(task, tries, outcome);
+      if (outcome.ok || outcome.final || tries >= policy!.maxAttempts) return handler!.settled(task, tries, outcome);
       // The wait holds no slot: other deliveries run meanwhile.
       await sleep(retryDelay(policy!, tries), stopper.signal);
       if (stopper.signal.aborted) return;
@@ -76,11 +79,15 @@ export function createInProcessDeliveryQueue<T>(log: Logger): DeliveryQueue<T> {
       policy = p;
       queue = new PQueue({ concurrency: p.concurrency });
     },
-    add(task) {
-      if (!handler || stopper.signal.aborted) return;
+    add(task, key) {
+      if (!handler || stopper.signal.aborted || (key !== undefined && keys.has(key))) return;
+      if (key !== undefined) keys.add(key);
       const running: Promise<void> = deliver(task)
         .catch((error: unknown) => log.error('delivery crashed', error))
-        .finally(() => deliveries.delete(running));
+        .finally(() => {
+          deliveries.delete(running);
+          if (key !== undefined) keys.delete(key);
+        });
       deliveries.add(running);
     },
     async tryOnce(task) {
