@@ -58,9 +58,9 @@ export function createBullDeliveryQueue<T>(options: BullDeliveryQueueOptions, lo
   async function process(job: Job<QueuedDelivery<T>, DeliveryResult<T>>, token?: string): Promise<DeliveryResult<T>> {
     const { task, once } = job.data;
     const tries = job.attemptsMade + 1;
-    const outcome = await handler!.attempt(task, stopper.signal);
+    const outcome = stopper.signal.aborted ? undefined : await handler!.attempt(task, stopper.signal);
     if (stopper.signal.aborted) {
-      // This node is stopping: the try was cut short, so it does not count; another node makes it.
+      // This node is stopping: the try was cut short (or not made), so it does not count; another node makes it.
       await job.moveToDelayed(Date.now(), token);
       throw new DelayedError();
     }
@@ -124,9 +124,12 @@ export function createBullDeliveryQueue<T>(options: BullDeliveryQueueOptions, lo
       }
     },
     async stop() {
+      // Close first, so the worker takes nothing more (a delivery handed back is not taken again
+      // here), then cut the running tries short: each hands its delivery back to the queue.
+      const closing = worker?.close();
       stopper.abort();
       await Promise.allSettled(adding);
-      await worker?.close();
+      await closing;
       await events.close();
       await queue.close();
     },
