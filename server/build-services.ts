@@ -24,7 +24,7 @@ import { createIdentityService, type IdentityService } from './auth/identity.js'
 import { Meter } from './auth/metering.js';
 import { createUsageRepo } from './auth/usage-repo.js';
 import { createBadgesRepo } from './hosting/badges/badges-repo.js';
-import type { HookServiceOptions } from './hosting/hooks/hooks.js';
+import { defaultHookDelivery, type HookDelivery, type HookServiceOptions } from './hosting/hooks/hooks.js';
 import { createHooksRepo } from './hosting/hooks/hooks-repo.js';
 import { createExportsRepo } from './hosting/import-export/exports-repo.js';
 import { createNotificationsRepo } from './hosting/notifications/notifications-repo.js';
@@ -43,7 +43,14 @@ import type { OutboundPolicy } from './http/outbound.js';
 import { JobRunner, type JobHandler } from './queue/job-runner.js';
 import { createJobsRepo } from './queue/jobs-repo.js';
 import { createBullJobQueue } from './queue/bullmq-job-queue.js';
-import { createWebhookSender, type WebhookOptions, type WebhookTransport } from './queue/webhooks.js';
+import { createBullDeliveryQueue } from './queue/bullmq-delivery-queue.js';
+import {
+  createWebhookSender,
+  defaultWebhookOptions,
+  type WebhookDelivery,
+  type WebhookOptions,
+  type WebhookTransport,
+} from './queue/webhooks.js';
 import type { ArchiveLimits } from './shared/tar-archive.js';
 import type { Store } from './store/store.js';
 
@@ -149,6 +156,18 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     transport: options.webhooks.transport,
     log,
     options: options.webhooks.options,
+    // With Redis a job's webhook is made by any node, and survives the node that finished the job.
+    queue: options.redis
+      ? createBullDeliveryQueue<WebhookDelivery>(
+          {
+            url: options.redis.url,
+            name: 'job-webhooks',
+            lockS: options.redis.lockS,
+            tryTimeoutMs: options.webhooks.options?.timeoutMs ?? defaultWebhookOptions.timeoutMs,
+          },
+          log,
+        )
+      : undefined,
   });
   const sourcesSetup = await setUpSources({ repo: createSourcesRepo(store), dataDir, ffmpegPath: options.ffmpegPath, ...options.sources });
   const jobs = new JobRunner(
@@ -198,7 +217,21 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
     importLimits: options.importLimits,
     maxLfsObjectBytes: options.maxLfsObjectBytes,
     lfsObjects,
-    hooks: options.hooks,
+    hooks: {
+      ...options.hooks,
+      // With Redis a hook delivery queued here survives this node: any node makes it.
+      queue: options.redis
+        ? createBullDeliveryQueue<HookDelivery>(
+            {
+              url: options.redis.url,
+              name: 'hook-deliveries',
+              lockS: options.redis.lockS,
+              tryTimeoutMs: options.hooks.delivery?.timeoutMs ?? defaultHookDelivery.timeoutMs,
+            },
+            log,
+          )
+        : undefined,
+    },
     log,
     // Hosting's one way to the audio service: a capability, so neither imports the other.
     audio: createRepositoryAudio(analysis),

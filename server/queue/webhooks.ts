@@ -1,9 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import PQueue from 'p-queue';
 import type { Logger } from '../http/logger.js';
 import type { JobRecord } from '../store/schema.js';
 import { outboundRequest } from '../http/outbound.js';
 import type { JobsRepo } from './jobs-repo.js';
+import { createInProcessDeliveryQueue, type AttemptOutcome, type DeliveryQueue } from './delivery-queue.js';
 
 /** Sends one webhook request; resolves to the HTTP status. Injected so tests and SSRF rules can wrap it. */
 export type WebhookTransport = (
@@ -42,10 +42,16 @@ export interface WebhookSender {
   stop(): Promise<void>;
 }
 
+/** One queued webhook: the job, and the X-Cratehouse-Delivery id every try of it carries. */
+export interface WebhookDelivery {
+  readonly jobId: string;
+  readonly deliveryId: string;
+}
+
 /**
- * Create the sender. Deliveries run on their own small queue, so a slow receiver never holds up
- * jobs; each is retried with exponential backoff, and its state is kept on the job record so a
- * restart resumes undelivered webhooks.
+ * Create the sender. Deliveries run on their own DeliveryQueue (in process, or BullMQ over Redis so any
+ * node makes them), so a slow receiver never holds up jobs; the queue retries with exponential backoff,
+ * and the state is kept on the job record (tries, give-up), so a restart resumes undelivered webhooks.
  */
 export function createWebhookSender(deps: {
   readonly repo: JobsRepo;
@@ -54,80 +60,57 @@ export function createWebhookSender(deps: {
   readonly transport: WebhookTransport;
   readonly log: Logger;
   readonly options?: Partial<WebhookOptions>;
+  /** Where deliveries wait and are retried; in process when absent. */
+  readonly queue?: DeliveryQueue<WebhookDelivery>;
 }): WebhookSender {
   const options = { ...defaultWebhookOptions, ...deps.options };
-  const queue = new PQueue({ concurrency: 4 });
-  const inFlight = new Set<string>();
-  const stopper = new AbortController();
+  const queue = deps.queue ?? createInProcessDeliveryQueue<WebhookDelivery>(deps.log);
 
-  /** Wait between attempts; stop() ends the wait at once. */
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, ms);
-      stopper.signal.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(t);
-          resolve();
-        },
-        { once: true },
-      );
-    });
-
-  async function attemptAll(jobId: string): Promise<void> {
+  /** One try; the record counts tries across restarts and says when to give up. */
+  async function attempt({ jobId, deliveryId }: WebhookDelivery, stop: AbortSignal): Promise<AttemptOutcome | undefined> {
     const job = deps.repo.byId(jobId);
-    if (!job?.webhookUrl || !job.webhook || job.webhook.delivered || job.webhook.gaveUp) return;
+    if (!job?.webhookUrl || !job.webhook || job.webhook.delivered || job.webhook.gaveUp) return undefined;
     const secret = deps.secretFor(job.tenant);
     const body = JSON.stringify(deps.present(job));
-    const deliveryId = randomUUID();
-    let attempts = job.webhook.attempts;
-    while (attempts < options.maxAttempts && !stopper.signal.aborted) {
-      if (attempts > 0) await sleep(options.backoffMs * 2 ** (attempts - 1));
-      if (stopper.signal.aborted) return;
-      attempts++;
-      const timestamp = String(Math.floor(Date.now() / 1000));
-      const headers: Record<string, string> = {
-        'Content-Type': 'application/json',
-        'User-Agent': 'Cratehouse-Webhook',
-        [webhookHeaders.event]: 'job.finished',
-        [webhookHeaders.delivery]: deliveryId,
-        [webhookHeaders.timestamp]: timestamp,
-      };
-      if (secret) headers[webhookHeaders.signature] = signWebhook(secret, timestamp, body);
-      let error: string | null = null;
-      try {
-        const signal = AbortSignal.any([stopper.signal, AbortSignal.timeout(options.timeoutMs)]);
-        const status = await deps.transport(job.webhookUrl, body, headers, signal);
-        if (status >= 200 && status < 300) {
-          deps.repo.touch(jobId, { webhook: { attempts, delivered: true, gaveUp: false, lastError: null } });
-          return;
-        }
-        error = `receiver answered ${status}`;
-      } catch (e) {
-        if (stopper.signal.aborted) return;
-        error = e instanceof Error ? e.message : String(e);
+    const attempts = job.webhook.attempts + 1;
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      'User-Agent': 'Cratehouse-Webhook',
+      [webhookHeaders.event]: 'job.finished',
+      [webhookHeaders.delivery]: deliveryId,
+      [webhookHeaders.timestamp]: timestamp,
+    };
+    if (secret) headers[webhookHeaders.signature] = signWebhook(secret, timestamp, body);
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      status = await deps.transport(job.webhookUrl, body, headers, AbortSignal.any([stop, AbortSignal.timeout(options.timeoutMs)]));
+      if (status >= 200 && status < 300) {
+        deps.repo.touch(jobId, { webhook: { attempts, delivered: true, gaveUp: false, lastError: null } });
+        return { ok: true, status, error: null };
       }
-      const gaveUp = attempts >= options.maxAttempts;
-      deps.repo.touch(jobId, { webhook: { attempts, delivered: false, gaveUp, lastError: error } });
-      if (gaveUp) deps.log.info(`webhook for job ${jobId} given up after ${attempts} attempts: ${error}`);
+      error = `receiver answered ${status}`;
+    } catch (e) {
+      // Stopping: this try does not count (the queue drops or hands it back).
+      if (stop.aborted) return { ok: false, status: null, error: 'stopped' };
+      error = e instanceof Error ? e.message : String(e);
     }
+    const gaveUp = attempts >= options.maxAttempts;
+    deps.repo.touch(jobId, { webhook: { attempts, delivered: false, gaveUp, lastError: error } });
+    if (gaveUp) deps.log.info(`webhook for job ${jobId} given up after ${attempts} attempts: ${error}`);
+    return { ok: false, status, error, final: gaveUp };
   }
 
+  queue.start({ attempt, settled: () => undefined }, { maxAttempts: options.maxAttempts, backoffMs: options.backoffMs, concurrency: 4 });
   return {
     deliver(job) {
-      if (!job.webhookUrl || inFlight.has(job.jobId) || stopper.signal.aborted) return;
-      inFlight.add(job.jobId);
-      void queue
-        .add(() => attemptAll(job.jobId))
-        .catch((e: unknown) => deps.log.error(`webhook delivery for ${job.jobId} crashed`, e))
-        .finally(() => inFlight.delete(job.jobId));
+      if (!job.webhookUrl) return;
+      // Keyed by job: a webhook already queued or under way (here or, with Redis, on any node) is not queued twice.
+      queue.add({ jobId: job.jobId, deliveryId: randomUUID() }, `webhook-${job.jobId}`);
     },
     onIdle: () => queue.onIdle(),
-    async stop() {
-      stopper.abort();
-      queue.clear();
-      await queue.onIdle();
-    },
+    stop: () => queue.stop(),
   };
 }
 

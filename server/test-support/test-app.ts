@@ -111,13 +111,15 @@ export async function startTestApp(
     readonly dataDir?: string;
     /** Queues over this Redis (BullMQ) instead of in process. */
     readonly redis?: RedisQueues;
+    /** Another node: run over this app's store (as nodes share PostgreSQL), whose admin already exists. */
+    readonly shareStoreOf?: Pick<TestApp, 'store' | 'adapter'>;
   } = {},
 ): Promise<TestApp> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'cratehouse-test-')));
   await mkdir(path.join(dataDir, 'tmp'), { recursive: true });
   await mkdir(path.join(dataDir, 'artifacts'), { recursive: true });
-  const adapter = new MemoryAdapter<DbSchema>();
-  const store = await openStore(adapter);
+  const adapter = options.shareStoreOf?.adapter ?? new MemoryAdapter<DbSchema>();
+  const store = options.shareStoreOf?.store ?? (await openStore(adapter));
   const log = memoryLogger();
   const ffmpeg = options.jsDecoder ? null : await resolveFfmpeg(null);
   let appUrl = '';
@@ -159,8 +161,10 @@ export async function startTestApp(
   });
   const { identity, meter, jobs } = services;
   const { projects, hooks } = services.hosting;
-  const admin = await identity.createUser({ username: 'root', name: 'Administrator', email: 'root@example.com', admin: true });
-  await identity.createToken(admin.id, { name: 'test', scopes: ['api'] }, adminToken);
+  if (!options.shareStoreOf) {
+    const admin = await identity.createUser({ username: 'root', name: 'Administrator', email: 'root@example.com', admin: true });
+    await identity.createToken(admin.id, { name: 'test', scopes: ['api'] }, adminToken);
+  }
   const { audio: audioDeps, hosting: hostingDeps, repositories: repositoryDeps } = services.app;
   const app = createApp({ ...services.app, rendererDir: options.rendererDir ?? null, trustProxy: options.trustProxy ?? null });
   const server: Server = await new Promise((resolve) => {

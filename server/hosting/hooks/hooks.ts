@@ -1,12 +1,13 @@
-// Project webhooks: the hook records and their event switches, and the delivery of events (queue,
-// timeouts, retries with backoff, the delivery log). Just over 400 lines: the records and the delivery
-// are one service because a test delivery and a push share the queue; payloads are in hook-payloads.ts.
+// Project webhooks: the hook records and their event switches, and the delivery of events (one try with
+// its timeout, the delivery log; the queue, retries and backoff are the DeliveryQueue's). Just over 400
+// lines: the records and the delivery are one service because a test delivery and a push share the
+// queue; payloads are in hook-payloads.ts.
 import { randomUUID } from 'node:crypto';
-import PQueue from 'p-queue';
 import type { IdentityService } from '../../auth/identity.js';
 import { AppError } from '../../http/errors.js';
 import type { Logger } from '../../http/logger.js';
 import { outboundRequest, resolvePublicAddress, type OutboundPolicy } from '../../http/outbound.js';
+import { createInProcessDeliveryQueue, type AttemptOutcome, type DeliveryQueue } from '../../queue/delivery-queue.js';
 import type { HookEvents, ProjectHookRecord, ProjectRecord, UserRecord } from '../../store/schema.js';
 import { isZeroId } from '../git/git-names.js';
 import { commitsBetween, countCommitsBetween, recentCommits, type CommitSummary } from '../git/repositories.js';
@@ -75,6 +76,18 @@ export interface HookServiceOptions {
   readonly baseUrl: () => string;
   readonly log: Logger;
   readonly delivery?: Partial<HookDeliveryOptions>;
+  /** Where deliveries wait and are retried: BullMQ over Redis across nodes; in process when absent. */
+  readonly queue?: DeliveryQueue<HookDelivery>;
+}
+
+/** One queued delivery of an event to a hook (JSON: with Redis it waits there for any node). */
+export interface HookDelivery {
+  readonly projectId: number;
+  readonly hookId: number;
+  readonly event: string;
+  readonly body: string;
+  /** X-Gitlab-Event-UUID: the same on every try. */
+  readonly eventUuid: string;
 }
 
 /** One delivery's outcome, kept in memory (the latest per hook) for tests and diagnostics. */
@@ -105,10 +118,9 @@ const otherTriggers: Readonly<Record<string, string>> = {
  * push), each with a timeout and a bounded number of attempts, under the outbound address rules.
  */
 export class HookService {
-  private readonly queue: PQueue;
+  private readonly queue: DeliveryQueue<HookDelivery>;
   private readonly options: HookDeliveryOptions;
   private readonly latest = new Map<number, DeliveryRecord[]>();
-  private readonly stopper = new AbortController();
 
   constructor(
     private readonly repo: HooksRepo,
@@ -117,7 +129,14 @@ export class HookService {
     private readonly deps: HookServiceOptions,
   ) {
     this.options = { ...defaultHookDelivery, ...deps.delivery };
-    this.queue = new PQueue({ concurrency: this.options.concurrency });
+    this.queue = deps.queue ?? createInProcessDeliveryQueue(deps.log);
+    this.queue.start(
+      {
+        attempt: (delivery, signal) => this.attemptCurrent(delivery, signal),
+        settled: (delivery, attempts, last) => this.settle(delivery, attempts, last),
+      },
+      this.options,
+    );
   }
 
   list(viewer: Viewer, project: Readonly<ProjectRecord>): readonly Readonly<ProjectHookRecord>[] {
@@ -181,7 +200,13 @@ export class HookService {
             if (!hook.events[push.switch]) continue;
             if (push.switch === 'push_events' && !branchMatches(hook.pushEventsBranchFilter, push.ref.replace(/^refs\/heads\//, '')))
               continue;
-            this.enqueue(hook, push.event, push.payload);
+            this.queue.add({
+              projectId: hook.projectId,
+              hookId: hook.id,
+              event: push.event,
+              body: JSON.stringify(push.payload),
+              eventUuid: randomUUID(),
+            });
           }
         }
       })
@@ -220,13 +245,20 @@ export class HookService {
       commits: tag ? [] : commits,
       totalCommits: tag ? 0 : commits.length,
     });
-    const outcome = await this.attempt(
-      hook,
-      tag ? 'Tag Push Hook' : 'Push Hook',
-      JSON.stringify(payload),
-      randomUUID(),
-      this.stopper.signal,
-    );
+    const delivery = {
+      projectId: hook.projectId,
+      hookId: hook.id,
+      event: tag ? 'Tag Push Hook' : 'Push Hook',
+      body: JSON.stringify(payload),
+    };
+    let outcome: AttemptOutcome | undefined;
+    try {
+      outcome = await this.queue.tryOnce({ ...delivery, eventUuid: randomUUID() });
+    } catch (error) {
+      // With Redis: no node made the try in time, or this node is stopping.
+      throw new AppError('unavailable', 'The test delivery could not be made now; try again', { cause: error });
+    }
+    if (!outcome) throw new AppError('not-found', 'Not found', { code: 'record' });
     if (!outcome.ok) throw new AppError('unprocessable', outcome.error ?? `Receiver answered ${outcome.status}`);
   }
 
@@ -235,16 +267,14 @@ export class HookService {
     return this.latest.get(hookId) ?? [];
   }
 
-  /** Resolve when no delivery is queued or running. */
+  /** Resolve when no delivery is queued, waiting for a retry or running (with Redis: on any node). */
   onIdle(): Promise<void> {
     return this.queue.onIdle();
   }
 
-  /** Stop: queued deliveries are dropped, running ones aborted. */
+  /** Stop: running tries are aborted; queued deliveries are dropped (in process) or left to the other nodes (Redis). */
   async stop(): Promise<void> {
-    this.stopper.abort();
-    this.queue.clear();
-    await this.queue.onIdle();
+    await this.queue.stop();
   }
 
   /**
@@ -317,27 +347,18 @@ export class HookService {
     return commit?.id ?? sha;
   }
 
-  private enqueue(hook: Readonly<ProjectHookRecord>, event: string, payload: Record<string, unknown>): void {
-    const body = JSON.stringify(payload);
-    const eventUuid = randomUUID();
-    void this.queue
-      .add(async () => {
-        let attempts = 0;
-        let last: { ok: boolean; status: number | null; error: string | null } = { ok: false, status: null, error: null };
-        while (attempts < this.options.maxAttempts && !this.stopper.signal.aborted) {
-          if (attempts > 0) await sleep(this.options.backoffMs * 2 ** (attempts - 1), this.stopper.signal);
-          attempts++;
-          // The hook may have been edited or removed meanwhile: deliver to what it is now.
-          const current = this.repo.byId(hook.projectId, hook.id);
-          if (!current) return;
-          last = await this.attempt(current, event, body, eventUuid, this.stopper.signal);
-          if (last.ok) break;
-        }
-        this.remember({ hookId: hook.id, event, attempts, status: last.status, error: last.error, delivered: last.ok });
-        if (!last.ok)
-          this.deps.log.info(`hook ${hook.id} (${event}) given up after ${attempts} attempt(s): ${last.error ?? `HTTP ${last.status}`}`);
-      })
-      .catch((error: unknown) => this.deps.log.error(`hook ${hook.id} delivery crashed`, error));
+  /** One try to the hook as it is now (it may have been edited or removed since the event); undefined when removed. */
+  private async attemptCurrent(delivery: HookDelivery, signal: AbortSignal): Promise<AttemptOutcome | undefined> {
+    const current = this.repo.byId(delivery.projectId, delivery.hookId);
+    if (!current) return undefined;
+    return this.attempt(current, delivery.event, delivery.body, delivery.eventUuid, signal);
+  }
+
+  private settle(delivery: HookDelivery, attempts: number, last: AttemptOutcome): void {
+    const { hookId, event } = delivery;
+    this.remember({ hookId, event, attempts, status: last.status, error: last.error, delivered: last.ok });
+    if (!last.ok)
+      this.deps.log.info(`hook ${hookId} (${event}) given up after ${attempts} attempt(s): ${last.error ?? `HTTP ${last.status}`}`);
   }
 
   private async attempt(
@@ -346,7 +367,7 @@ export class HookService {
     body: string,
     eventUuid: string,
     stop: AbortSignal,
-  ): Promise<{ ok: boolean; status: number | null; error: string | null }> {
+  ): Promise<AttemptOutcome> {
     const headers: Record<string, string> = {
       'Content-Type': 'application/json',
       'User-Agent': `GitLab/${this.deps.version}`,
@@ -389,19 +410,5 @@ function invalidHookUrl(cause?: AppError): AppError {
   return new AppError('unprocessable', 'Invalid url given', {
     issues: [{ loc: ['url'], msg: 'Invalid url given', type: 'value_error' }],
     cause,
-  });
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
   });
 }
