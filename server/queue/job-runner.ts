@@ -199,11 +199,18 @@ export class JobRunner {
   }
 
   private async run(jobId: string): Promise<void> {
-    const job = this.repo.byId(jobId);
     // `running` but not here: the queue handed it out again because the node that took it died
     // (BullMQ's stalled-job recovery), so it runs again from the start.
-    const runnable = job?.status === 'pending' || (job?.status === 'running' && !this.running.has(jobId));
-    if (!job || !runnable || this.stopping) return;
+    const runnable = (j: Readonly<JobRecord> | undefined) =>
+      j?.status === 'pending' || (j?.status === 'running' && !this.running.has(jobId));
+    let job = this.repo.byId(jobId);
+    // Taken from Redis the moment another node queued it, the job may not be in this node's copy of the
+    // store yet (or not in its latest state): catch up before deciding there is nothing to run.
+    if (!runnable(job)) {
+      await this.repo.sync();
+      job = this.repo.byId(jobId);
+    }
+    if (!job || !runnable(job) || this.stopping) return;
     const handler = this.handlers.get(job.type);
     if (!handler) {
       await this.finish(jobId, { status: 'error', error: `no handler for job type ${job.type}` });

@@ -10,6 +10,8 @@ export interface JobsRepo {
   update(jobId: string, patch: Partial<JobRecord>): Promise<Readonly<JobRecord> | undefined>;
   /** Change a job without waiting for the disk (progress, delivery bookkeeping). */
   touch(jobId: string, patch: Partial<JobRecord>): void;
+  /** Resolve once every job other nodes committed before the call is readable here (Store.sync). */
+  sync(): Promise<void>;
 }
 
 /** A JobsRepo over the store, with an id index so lookups stay O(1) as jobs accumulate. */
@@ -20,6 +22,7 @@ export function createJobsRepo(store: Store): JobsRepo {
   return {
     byId: (jobId) => find(store.data.jobs, jobId),
     all: () => store.data.jobs,
+    sync: () => store.sync(),
     insert: (job) =>
       store.mutate(
         (db) => {
