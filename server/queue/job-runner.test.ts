@@ -11,6 +11,7 @@ import { createBullJobQueue } from './bullmq-job-queue.js';
 import type { JobQueue } from './job-queue.js';
 import type { Logger } from '../http/logger.js';
 import { redisSkipReason, startPrivateRedis, type PrivateRedis } from '../test-support/private-redis.js';
+import { waitFor as poll } from '../test-support/wait-for.js';
 
 /** A handler that walks `steps` checkpoints, waiting `ms` between them. */
 function steppedHandler(steps: number, ms: number, log?: string[]): JobHandler {
@@ -24,13 +25,7 @@ function steppedHandler(steps: number, ms: number, log?: string[]): JobHandler {
   };
 }
 
-const waitFor = async (check: () => boolean, ms = 5000) => {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
+const waitFor = (check: () => boolean) => poll(check, { timeoutMs: 5000, everyMs: 5 });
 
 const redisSkip = redisSkipReason(process.env);
 if (redisSkip) console.warn(redisSkip);

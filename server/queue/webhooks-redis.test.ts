@@ -5,6 +5,7 @@ import { redisSkipReason, startPrivateRedis, type PrivateRedis } from '../test-s
 import { startTestApp, type TestApp } from '../test-support/test-app.js';
 import type { JobHandler } from './job-runner.js';
 import type { WebhookTransport } from './webhooks.js';
+import { waitFor } from '../test-support/wait-for.js';
 
 const redisSkip = redisSkipReason(process.env);
 if (redisSkip) console.warn(redisSkip);
@@ -20,14 +21,6 @@ afterAll(async () => {
 });
 
 const quickJob: JobHandler = async () => ({ result: { done: true } });
-
-async function waitFor(check: () => boolean, ms = 30_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 it.skipIf(redisSkip !== null)(
   'a webhook under way on a node that stops is made by another node, once, as one delivery',

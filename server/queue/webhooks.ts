@@ -68,6 +68,9 @@ export function createWebhookSender(deps: {
 
   /** One try; the record counts tries across restarts and says when to give up. */
   async function attempt({ jobId, deliveryId }: WebhookDelivery, stop: AbortSignal): Promise<AttemptOutcome | undefined> {
+    // With Redis any node may make the try: catch up with the store first, or the job would read as
+    // unfinished (no webhook state yet: dropped) or be presented as it was before it finished.
+    await deps.repo.sync();
     const job = deps.repo.byId(jobId);
     if (!job?.webhookUrl || !job.webhook || job.webhook.delivered || job.webhook.gaveUp) return undefined;
     const secret = deps.secretFor(job.tenant);

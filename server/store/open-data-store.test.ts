@@ -8,6 +8,7 @@ import { postgresSkipReason } from '../test-support/private-postgres.js';
 import { createTestDatabase } from '../test-support/store-kinds.js';
 import { openDataStore } from './open-data-store.js';
 import type { Store } from './store.js';
+import { waitFor } from '../test-support/wait-for.js';
 
 const at = '2026-01-01T00:00:00.000Z';
 const opened: Store[] = [];
@@ -48,15 +49,6 @@ function commitWithoutNotify(url: string, tenant: string, secret: string): Promi
   );
 }
 
-async function waitFor(limitMs: number, ok: () => boolean): Promise<boolean> {
-  const start = Date.now();
-  while (!ok()) {
-    if (Date.now() - start > limitMs) return false;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return true;
-}
-
 describe.skipIf(postgresSkipReason)('the PostgreSQL change feed settings (CRATEHOUSE_PG_POLL_MS, CRATEHOUSE_PG_CHANGE_LOG_KEEP)', () => {
   it('catches up with a commit whose notification was lost within the configured poll, not before the default one', async () => {
     const url = await createTestDatabase();
@@ -66,9 +58,9 @@ describe.skipIf(postgresSkipReason)('the PostgreSQL change feed settings (CRATEH
     await writer.mutate((d) => void d.tenants.push({ id: 't1', webhookSecret: 'before', createdAt: at }));
     const secret = (s: Store) => s.data.tenants.find((t) => t.id === 't1')?.webhookSecret;
     // Both followers have the notified commit (their listeners are up).
-    expect(await waitFor(5000, () => secret(fast) === 'before' && secret(slow) === 'before')).toBe(true);
+    await waitFor(() => secret(fast) === 'before' && secret(slow) === 'before', { timeoutMs: 5000 });
     await commitWithoutNotify(url, 't1', 'after');
-    expect(await waitFor(2000, () => secret(fast) === 'after')).toBe(true);
+    await waitFor(() => secret(fast) === 'after', { timeoutMs: 2000 });
     // Past the default 1 s poll, the one polling every minute has still not seen it: the
     // configured poll is what brought it to the other.
     await new Promise((r) => setTimeout(r, 1500));

@@ -4,6 +4,7 @@ import { encodeWav, sine } from '../../test-support/signals.js';
 import { fileForm, startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { redisSkipReason, startPrivateRedis, type PrivateRedis } from '../../test-support/private-redis.js';
 import { startWorkerChild, type WorkerChild } from '../../test-support/worker-child.js';
+import { waitFor } from '../../test-support/wait-for.js';
 
 const auth = { Authorization: 'Bearer admin-token' };
 const redisSkip = redisSkipReason(process.env);
@@ -20,14 +21,6 @@ const startWorker = (dataDir: string, redisUrl: string): Promise<WorkerChild> =>
 const toneWav = (db: number, seconds: number) => {
   const tone = sine(48_000, seconds, 1000, 10 ** (-db / 20));
   return encodeWav([tone, tone], 48_000, 'pcm16');
-};
-
-const waitFor = async (check: () => boolean, ms: number) => {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 };
 
 describe('analysis tasks over Redis', () => {
@@ -97,7 +90,7 @@ describe('analysis tasks over Redis', () => {
     workers.push(doomed);
     // 120 s of audio: seconds of work, so the kill lands while it runs.
     const answer = app.fetch('/audio/v1/loudness', { method: 'POST', headers: auth, body: fileForm(toneWav(17, 120), 'long.wav') });
-    await waitFor(() => doomed.started.length === 1, 60_000);
+    await waitFor(() => doomed.started.length === 1, { timeoutMs: 60_000 });
     doomed.child.kill('SIGKILL');
     await doomed.exited;
     expect(doomed.finished).toEqual([]);

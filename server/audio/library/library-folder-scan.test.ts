@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { encodeWav, sine } from '../../test-support/signals.js';
 import { adminToken, startTestApp, type TestApp } from '../../test-support/test-app.js';
+import { waitFor } from '../../test-support/wait-for.js';
 
 const rate = 22_050;
 const auth = { Authorization: `Bearer ${adminToken}` };
@@ -35,13 +36,7 @@ async function folder(id: number): Promise<Folder | undefined> {
   return ((await res.json()) as { items: Folder[] }).items.find((f) => f.id === id);
 }
 
-async function until(check: () => Promise<boolean>, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = (check: () => Promise<boolean>) => waitFor(check, { timeoutMs: 60_000, everyMs: 100 });
 
 /** `n` distinct WAVs (each its own sha256) in `dir`. */
 async function writeWavs(dir: string, n: number): Promise<void> {

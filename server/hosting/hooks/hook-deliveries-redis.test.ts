@@ -13,6 +13,7 @@ import { redisSkipReason, startPrivateRedis, type PrivateRedis } from '../../tes
 import { startServerChild } from '../../test-support/server-child.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import type { Project } from '../api-types.js';
+import { waitFor } from '../../test-support/wait-for.js';
 
 const redisSkip = redisSkipReason(process.env);
 if (redisSkip) console.warn(redisSkip);
@@ -38,16 +39,6 @@ const git = gitClient(work, { name: 'Hook Tester', email: 'hooks@example.com' })
 const delivery = { maxAttempts: 3, backoffMs: 200, timeoutMs: 20_000 };
 
 const hitsOf = (p: string) => hits.filter((h) => h.path === p);
-
-async function waitFor<T>(find: () => T | undefined, timeoutMs = 30_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = find();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -249,7 +240,7 @@ describe.skipIf(redisSkip !== null)('hook deliveries over Redis', () => {
     const second = await startServerChild(dataDir, admin, env);
     children.push(second.child);
     try {
-      await waitFor(() => hitsOf('/hold/crash')[1], 60_000);
+      await waitFor(() => hitsOf('/hold/crash')[1], { timeoutMs: 60_000 });
       await pause(3000); // past another lock period: nobody makes it a third time
       const tries = hitsOf('/hold/crash');
       expect(tries.map((t) => [t.event, t.answered])).toEqual([

@@ -9,6 +9,8 @@ export interface HooksRepo {
   update(hookId: number, patch: Partial<ProjectHookRecord>): Promise<Readonly<ProjectHookRecord>>;
   /** Remove a hook; resolves to the removed record, or undefined when there was none. */
   remove(projectId: number, hookId: number): Promise<Readonly<ProjectHookRecord> | undefined>;
+  /** Resolve once every hook change other nodes committed before the call is readable here (Store.sync). */
+  sync(): Promise<void>;
 }
 
 /** A HooksRepo over the store. */
@@ -44,5 +46,6 @@ export function createHooksRepo(store: Store): HooksRepo {
         },
         ['hooks'],
       ),
+    sync: () => store.sync(),
   };
 }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callHosting, gitClient, type CallInit } from '../../test-support/hosting-client.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import type { Project } from '../api-types.js';
+import { waitFor as poll } from '../../test-support/wait-for.js';
 
 interface Received {
   readonly path: string;
@@ -41,15 +42,7 @@ function releaseHeld(): void {
 /** git as a client, with the author the payload assertions expect. */
 const git = gitClient(work, { name: 'Hook Tester', email: 'hooks@example.com' }).ok;
 
-async function waitFor<T>(find: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = find();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const waitFor = <T>(find: () => T | undefined) => poll(find, { timeoutMs: 10_000 });
 
 beforeAll(async () => {
   receiver = http.createServer((req, res) => {

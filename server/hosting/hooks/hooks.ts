@@ -349,6 +349,9 @@ export class HookService {
 
   /** One try to the hook as it is now (it may have been edited or removed since the event); undefined when removed. */
   private async attemptCurrent(delivery: HookDelivery, signal: AbortSignal): Promise<AttemptOutcome | undefined> {
+    // With Redis any node may make the try: catch up with the store first, or a hook another node
+    // created a moment ago would read as removed and its event be dropped.
+    await this.repo.sync();
     const current = this.repo.byId(delivery.projectId, delivery.hookId);
     if (!current) return undefined;
     return this.attempt(current, delivery.event, delivery.body, delivery.eventUuid, signal);

@@ -10,6 +10,7 @@ import { startServer, type RunningServer } from '../../start-server.js';
 import { openDataStore } from '../../store/open-data-store.js';
 import { createTestDatabase, storeKinds } from '../../test-support/store-kinds.js';
 import { memoryLogger } from '../../test-support/test-app.js';
+import { waitFor } from '../../test-support/wait-for.js';
 
 const run = promisify(execFile);
 const token = 'periodic-reconcile-admin-token';
@@ -28,15 +29,8 @@ function lostAndFound(dataDir: string): string[] {
   );
 }
 
-/** Wait until `ok()` holds, checking every 100 ms; false after `limitMs`. */
-async function within(limitMs: number, ok: () => boolean | Promise<boolean>): Promise<boolean> {
-  const start = Date.now();
-  while (!(await ok())) {
-    if (Date.now() - start > limitMs) return false;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return true;
-}
+/** Wait until `ok()` holds, checking every 100 ms; rejects after `limitMs`. */
+const within = (limitMs: number, ok: () => boolean | Promise<boolean>) => waitFor(ok, { timeoutMs: limitMs, everyMs: 100 });
 
 const running: RunningServer[] = [];
 afterEach(async () => {

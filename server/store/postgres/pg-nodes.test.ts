@@ -9,6 +9,7 @@ import { createTestDatabase } from '../../test-support/store-kinds.js';
 import { nextId } from '../schema.js';
 import type { Store } from '../store.js';
 import { openPostgresStore, type PgStoreOptions } from './pg-store.js';
+import { waitFor } from '../../test-support/wait-for.js';
 
 const at = '2026-01-01T00:00:00.000Z';
 const tenant = (id: string) => ({ id, webhookSecret: '', createdAt: at });
@@ -30,10 +31,7 @@ async function twoNodes(optionsB: PgStoreOptions = {}): Promise<{ url: string; a
 /** Wait until `ok()` holds (checked every 5 ms); resolves to the milliseconds it took, rejects after `limitMs`. */
 async function within(limitMs: number, ok: () => boolean): Promise<number> {
   const start = performance.now();
-  while (!ok()) {
-    if (performance.now() - start > limitMs) throw new Error(`not within ${limitMs} ms`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitFor(ok, { timeoutMs: limitMs, everyMs: 5 });
   return performance.now() - start;
 }
 
