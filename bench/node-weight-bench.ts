@@ -6,10 +6,11 @@
  * `--after-env K=V,K=V`). For each: RSS 3 s after the analysis threads report warm; the wall time of
  * the first `/analyze` of a 3-minute WAV and the median of the next five (copies differing in the last
  * sample, so no cache hit); RSS right after those six and again after 13 s idle; then, while 200
- * 4-second clips are POSTed to `/analyze` at once, `/healthz` probed every 20 ms (p50, p99, max) and
+ * 4-second clips are POSTed to `/analyze` at once, `/healthz` probed every 20 ms from a child process (p50, p99, max) and
  * the uploads' total wall time. Needs `npm run build:server` in both trees. `--write` appends to
  * RESULTS.md.
  */
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,6 +44,40 @@ async function upload(url: string, route: string, bytes: Buffer, name: string): 
   await res.arrayBuffer();
   if (res.status !== 200) throw new Error(`${route}: ${res.status}`);
   return performance.now() - t;
+}
+
+/**
+ * The `/healthz` prober runs in a process of its own: in this one, preparing and sending the 200
+ * uploads keeps the event loop busy, and the probe would time the client's delays with the server's.
+ * It prints one latency (ms) per line until its stdin closes.
+ */
+const proberScript = `
+const url = process.argv[1];
+let done = false;
+process.stdin.on('end', () => (done = true)).resume();
+(async () => {
+  while (!done) {
+    const t = performance.now();
+    await (await fetch(url)).arrayBuffer();
+    process.stdout.write((performance.now() - t).toFixed(3) + '\\n');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+})();
+`;
+
+/** Start probing `url` every 20 ms from a child process; `stop` resolves to the latencies (ms). */
+function startProber(url: string): { stop(): Promise<number[]> } {
+  const child = spawn(process.execPath, ['-e', proberScript, url], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return {
+    async stop() {
+      child.stdin.end();
+      await exited;
+      return out.split('\n').filter(Boolean).map(Number);
+    },
+  };
 }
 
 interface Side {
@@ -93,21 +128,11 @@ async function measure(
     await sleep(idleS * 1000);
     const releasedMib = rssMib(server.pid);
 
-    const probes: number[] = [];
-    let done = false;
-    const prober = (async () => {
-      while (!done) {
-        const t = performance.now();
-        await (await fetch(`${server.url}/audio/v1/healthz`)).arrayBuffer();
-        probes.push(performance.now() - t);
-        await sleep(20);
-      }
-    })();
+    const prober = startProber(`${server.url}/audio/v1/healthz`);
     const t = performance.now();
     await Promise.all(clips.map((clip, i) => upload(server.url, '/analyze', clip, `clip-${i}.wav`)));
     const uploadsS = (performance.now() - t) / 1000;
-    done = true;
-    await prober;
+    const probes = await prober.stop();
     return { label, idleMib, firstMs, nextMs: median(next), busyMib, releasedMib, probes, uploadsS };
   } finally {
     await server.stop();

@@ -4,6 +4,7 @@ import { postgresSkipReason } from '../test-support/private-postgres.js';
 import { createTestDatabase, storeKinds } from '../test-support/store-kinds.js';
 import { openPostgresStore } from './postgres/pg-store.js';
 import type { Store } from './store.js';
+import { waitFor } from '../test-support/wait-for.js';
 
 const opened: Store[] = [];
 afterEach(async () => {
@@ -55,7 +56,8 @@ describe.each(storeKinds)('Store.runAlone ($name)', (kind) => {
 });
 
 describe.skipIf(postgresSkipReason)('Store.runAlone across PostgreSQL nodes', () => {
-  it('lets one node at a time run work of a name: the other skips while it runs, and runs once it is done', async () => {
+  /** Two nodes on one fresh database, A running work named `upkeep` until `held.release()`. */
+  async function twoNodesHoldingOnA() {
     const url = await createTestDatabase();
     const a = await openPostgresStore(url);
     const b = await openPostgresStore(url);
@@ -63,6 +65,11 @@ describe.skipIf(postgresSkipReason)('Store.runAlone across PostgreSQL nodes', ()
     const held = heldWork();
     const onA = a.runAlone('upkeep', held.work);
     await held.started;
+    return { url, b, held, onA };
+  }
+
+  it('lets one node at a time run work of a name: the other skips while it runs, and runs once it is done', async () => {
+    const { b, held, onA } = await twoNodesHoldingOnA();
     let ranOnB = 0;
     expect(await b.runAlone('upkeep', async () => void ranOnB++)).toBe(false);
     expect(await b.runAlone('other', async () => void ranOnB++)).toBe(true);
@@ -73,13 +80,7 @@ describe.skipIf(postgresSkipReason)('Store.runAlone across PostgreSQL nodes', ()
   });
 
   it('frees the name when the node holding it loses its connection (a node killed mid-work)', async () => {
-    const url = await createTestDatabase();
-    const a = await openPostgresStore(url);
-    const b = await openPostgresStore(url);
-    opened.push(a, b);
-    const held = heldWork();
-    const onA = a.runAlone('upkeep', held.work);
-    await held.started;
+    const { url, b, held, onA } = await twoNodesHoldingOnA();
     expect(await b.runAlone('upkeep', async () => undefined)).toBe(false);
     // What a SIGKILL does to the lock: the holder's session ends.
     const admin = new pg.Client({ connectionString: url });
@@ -92,11 +93,7 @@ describe.skipIf(postgresSkipReason)('Store.runAlone across PostgreSQL nodes', ()
     } finally {
       await admin.end();
     }
-    let waited = 0;
-    while (!(await b.runAlone('upkeep', async () => undefined))) {
-      if ((waited += 50) > 5000) throw new Error('the lock was not freed');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitFor(() => b.runAlone('upkeep', async () => undefined), { timeoutMs: 5000, everyMs: 50 });
     held.release();
     await onA;
   });
