@@ -9,8 +9,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitClient, readJson, withToken } from '../../test-support/hosting-client.js';
+import { postgresSkipReason } from '../../test-support/private-postgres.js';
 import { redisSkipReason, startPrivateRedis, type PrivateRedis } from '../../test-support/private-redis.js';
 import { startServerChild } from '../../test-support/server-child.js';
+import { createTestDatabase } from '../../test-support/store-kinds.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import type { Project } from '../api-types.js';
 import { waitFor } from '../../test-support/wait-for.js';
@@ -218,9 +220,18 @@ describe.skipIf(redisSkip !== null)('hook deliveries over Redis', () => {
     }
   }, 120_000);
 
-  it('a node SIGKILLed during a delivery: the next node makes it, once', async () => {
+  /**
+   * A server process SIGKILLed while the receiver holds its try; `second` is started after the kill
+   * (embedded store, the same data dir) or, with PostgreSQL, is already serving beside it.
+   */
+  async function killDuringDelivery(second: 'after the kill' | 'live beside it', hold: string): Promise<void> {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'cratehouse-hook-crash-'));
-    const env = { CRATEHOUSE_REDIS_URL: redis.url, CRATEHOUSE_REDIS_LOCK_S: '2', CRATEHOUSE_HOOKS_ALLOW_PRIVATE: 'true' };
+    const env: Record<string, string> = {
+      CRATEHOUSE_REDIS_URL: redis.url,
+      CRATEHOUSE_REDIS_LOCK_S: '2',
+      CRATEHOUSE_HOOKS_ALLOW_PRIVATE: 'true',
+    };
+    if (second === 'live beside it') env.CRATEHOUSE_DATABASE_URL = await createTestDatabase();
     const admin = 'hook-crash-admin';
     const first = await startServerChild(dataDir, admin, env);
     children.push(first.child);
@@ -230,29 +241,42 @@ describe.skipIf(redisSkip !== null)('hook deliveries over Redis', () => {
         headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/json' },
         body: JSON.stringify(body ?? {}),
       });
-    const { project } = await projectWithHook(call, admin, 'Crash', `${base}/hold/crash`);
+    const { project } = await projectWithHook(call, admin, second === 'live beside it' ? 'Crash live' : 'Crash', `${base}${hold}`);
     await pushCommit(project, admin, 'a.txt');
-    await waitFor(() => hitsOf('/hold/crash')[0]); // the first node's try, held
+    await waitFor(() => hitsOf(hold)[0]); // the first node's try, held
+    const live = second === 'live beside it' ? await startServerChild(dataDir, admin, env) : null;
     const exited = new Promise((r) => first.child.once('exit', r));
     first.child.kill('SIGKILL'); // its BullMQ lock is no longer renewed
     await exited;
 
-    const second = await startServerChild(dataDir, admin, env);
-    children.push(second.child);
+    const next = live ?? (await startServerChild(dataDir, admin, env));
+    children.push(next.child);
     try {
-      await waitFor(() => hitsOf('/hold/crash')[1], { timeoutMs: 60_000 });
+      await waitFor(() => hitsOf(hold)[1], { timeoutMs: 60_000 });
       await pause(3000); // past another lock period: nobody makes it a third time
-      const tries = hitsOf('/hold/crash');
+      const tries = hitsOf(hold);
       expect(tries.map((t) => [t.event, t.answered])).toEqual([
         ['Push Hook', null],
         ['Push Hook', 200],
       ]);
       expect(tries[1]!.eventUuid).toBe(tries[0]!.eventUuid);
     } finally {
-      const gone = new Promise((r) => second.child.once('exit', r));
-      second.child.kill('SIGTERM');
+      const gone = new Promise((r) => next.child.once('exit', r));
+      next.child.kill('SIGTERM');
       await gone;
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 180_000);
+  }
+
+  it(
+    'a node SIGKILLed during a delivery: the next node makes it, once',
+    () => killDuringDelivery('after the kill', '/hold/crash'),
+    180_000,
+  );
+
+  it.skipIf(postgresSkipReason !== null)(
+    'two live nodes on PostgreSQL, one SIGKILLed during a delivery: the other makes it, once',
+    () => killDuringDelivery('live beside it', '/hold/crash-live'),
+    180_000,
+  );
 });
