@@ -25,8 +25,9 @@ const token = 'bench-token';
  * threads' arenas keep freed sample buffers (docs/performance.md, "Idle memory").
  */
 const lowMemoryMallocEnv: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' };
-/** Seconds of idling after the burst before RSS is read again. */
-const idleS = 13;
+const idleAt = process.argv.indexOf('--idle-s');
+/** Seconds idle after the six before RSS is read again (`--idle-s`; 70 sees a cold pool's threads exit after their minute). */
+const idleS = idleAt > 0 ? Number(process.argv[idleAt + 1]) : 13;
 const uploads = 200;
 const uploadSeconds = 4;
 

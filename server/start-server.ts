@@ -107,7 +107,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       // WAV to the upload dir), the upload path on this thread below (~0.2 s).
       analysisPool: {
         ...(config.analysisThreads > 0 ? { threads: config.analysisThreads } : {}),
-        options: { warmUpDir: uploads.tmpDir, budget: { baseS: config.analysisBudgetS, perAudioS: config.analysisBudgetPerAudioS } },
+        options: {
+          warmUp: config.warmUp,
+          warmUpDir: uploads.tmpDir,
+          budget: { baseS: config.analysisBudgetS, perAudioS: config.analysisBudgetPerAudioS },
+        },
       },
       failedAuth: {
         failures: config.authFailLimit,
@@ -129,7 +133,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // A shared data dir: another node may be creating a repository whose record is not committed yet.
     const graceMs = config.reconcileGraceS * 1000;
     await services.hosting.reconcileRepositories(log, { spareYoungerThanMs: othersLive ? graceMs : 0 });
-    await warmUpUploads(uploads.tmpDir);
+    if (config.warmUp) await warmUpUploads(uploads.tmpDir);
 
     const app = createApp({
       ...services.app,

@@ -32,6 +32,7 @@ export async function startWorker(config: Config, options: { readonly log?: Logg
   // The warm-up writes a WAV of its own: in a private folder of this machine's temp dir (removed at stop), not the data dir.
   const warmUpDir = await mkdtemp(path.join(tmpdir(), 'cratehouse-worker-'));
   const pool = createAnalysisPool(threads, {
+    warmUp: config.warmUp,
     warmUpDir,
     budget: { baseS: config.analysisBudgetS, perAudioS: config.analysisBudgetPerAudioS },
   });

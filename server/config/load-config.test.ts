@@ -142,6 +142,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ CRATEHOUSE_ALLOWED_HOSTS: 'loopback,evil/path' })).toThrow('CRATEHOUSE_ALLOWED_HOSTS must list host names');
   });
 
+  it('warms up at start unless CRATEHOUSE_WARMUP says not to, and refuses a value that is not a yes or no', () => {
+    expect(loadConfig({}).warmUp).toBe(true);
+    expect(loadConfig({ CRATEHOUSE_WARMUP: 'off' }).warmUp).toBe(false);
+    expect(loadConfig({ CRATEHOUSE_WARMUP: 'false' }).warmUp).toBe(false);
+    expect(loadConfig({ CRATEHOUSE_WARMUP: 'on' }).warmUp).toBe(true);
+    expect(() => loadConfig({ CRATEHOUSE_WARMUP: 'later' })).toThrow('CRATEHOUSE_WARMUP must be true or false');
+  });
+
   it('reads the failed-authentication limit and the trusted proxy, with 10 failures a minute as the default', () => {
     expect(loadConfig({})).toMatchObject({
       authFailLimit: 10,

@@ -58,6 +58,8 @@ export interface Config {
   readonly authFailBlockS: number;
   /** Leave loopback clients out of the failed-authentication limit (the desktop app sets it). */
   readonly authFailExemptLoopback: boolean;
+  /** Warm the JIT at start (analysis threads and the upload path): faster first calls, ~100 MB more idle RSS (docs/performance.md). */
+  readonly warmUp: boolean;
   /**
    * Express's `trust proxy`: which proxies' X-Forwarded-For to believe for the client address (e.g.
    * `loopback` behind a local nginx); null takes the socket's address.
@@ -125,6 +127,7 @@ export const defaultConfig: Config = {
   authFailWindowS: 60,
   authFailBlockS: 300,
   authFailExemptLoopback: false,
+  warmUp: true,
   trustProxy: null,
   libraryFolders: [],
   redisUrl: null,
@@ -172,6 +175,7 @@ const envKeys: Readonly<Record<keyof Config, string>> = {
   authFailWindowS: 'CRATEHOUSE_AUTH_FAIL_WINDOW_S',
   authFailBlockS: 'CRATEHOUSE_AUTH_FAIL_BLOCK_S',
   authFailExemptLoopback: 'CRATEHOUSE_AUTH_FAIL_EXEMPT_LOOPBACK',
+  warmUp: 'CRATEHOUSE_WARMUP',
   trustProxy: 'CRATEHOUSE_TRUST_PROXY',
   libraryFolders: 'CRATEHOUSE_LIBRARY_FOLDERS',
   redisUrl: 'CRATEHOUSE_REDIS_URL',
@@ -246,7 +250,7 @@ const numberKeys = new Set<keyof Config>([
   'reconcileIntervalS',
   'reconcileGraceS',
 ]);
-const booleanKeys = new Set<keyof Config>(['fetchAllowPrivate', 'hooksAllowPrivate', 'authFailExemptLoopback', 'analysisInApp']);
+const booleanKeys = new Set<keyof Config>(['fetchAllowPrivate', 'hooksAllowPrivate', 'authFailExemptLoopback', 'analysisInApp', 'warmUp']);
 
 function parseSource(raw: Record<string, unknown>, source: string): Overrides {
   const out: Record<string, unknown> = {};

@@ -47,8 +47,16 @@ export type AnalysisPriority = 'interactive' | 'background';
  */
 const TASKS_PER_THREAD = 4;
 
+/** How long a thread of a pool without warm-up may idle before it exits. */
+const coldThreadIdleMs = 60_000;
+
 /** How a pool starts. */
 export interface PoolOptions {
+  /**
+   * Warm every thread's JIT at start and keep the threads (default true). False saves memory: no
+   * warm-up, threads started on demand and stopped after a minute idle; first analyses run slower.
+   */
+  readonly warmUp?: boolean;
   /** Where each thread may write a temporary WAV to warm the /analyze path at start (the server's upload directory); without it only the engines are warmed. */
   readonly warmUpDir?: string;
   /** Time one analysis task may take (see task-deadline.ts); defaults to defaultAnalysisBudget. */
@@ -65,10 +73,12 @@ export function createAnalysisPool(threads = availableParallelism(), options: Po
   const fromSource = import.meta.url.endsWith('.ts');
   const pool = new Piscina({
     filename: new URL(fromSource ? './analysis-worker-dev.mjs' : './analysis-worker.js', import.meta.url).href,
-    minThreads: Math.max(1, threads),
+    // Warmed threads are kept for good; without the warm-up (the low-memory choice) threads start on
+    // first use and exit after a minute idle, so an idle server holds no analysis isolate (~19 MB each).
+    minThreads: options.warmUp === false ? 0 : Math.max(1, threads),
     maxThreads: Math.max(1, threads),
     concurrentTasksPerWorker: TASKS_PER_THREAD,
-    idleTimeout: Infinity,
+    idleTimeout: options.warmUp === false ? coldThreadIdleMs : Infinity,
     // piscina loads the worker file with require() first; Node 20's require() of an ES module can
     // abort the whole process ("IsGraphAsync must be used on an instantiated module") when threads
     // load it at once. Without require(esm) the require throws and piscina uses import() instead.
@@ -77,9 +87,12 @@ export function createAnalysisPool(threads = availableParallelism(), options: Po
   });
   // Warm every thread's JIT in the background (one task per thread); requests share the threads with it.
   const warmUp: WarmUpTask = options.warmUpDir ? { dir: options.warmUpDir } : {};
-  let warm = false;
-  const warming = Array.from({ length: Math.max(1, threads) }, () => pool.run(warmUp, { name: 'warmUp' }));
-  void Promise.allSettled(warming).then(() => (warm = true));
+  // Without the warm-up the pool is ready at once (nothing pending), as /healthz reports it.
+  let warm = options.warmUp === false;
+  if (!warm) {
+    const warming = Array.from({ length: Math.max(1, threads) }, () => pool.run(warmUp, { name: 'warmUp' }));
+    void Promise.allSettled(warming).then(() => (warm = true));
+  }
   const budget = options.budget ?? defaultAnalysisBudget;
   const graceMs = options.overdueGraceMs ?? 10_000;
   const gate = createPriorityGate();
