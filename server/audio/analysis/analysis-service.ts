@@ -293,11 +293,21 @@ export class AnalysisService {
   async adoptEarly(
     tenant: string,
     file: HeldFile,
-    request: { readonly route: string; readonly engine: EngineId; readonly params: Readonly<Record<string, unknown>>; readonly headSeconds?: number },
+    request: {
+      readonly route: string;
+      readonly engine: EngineId;
+      readonly params: Readonly<Record<string, unknown>>;
+      readonly headSeconds?: number;
+    },
     early: EarlyAnalysis,
   ): Promise<AnalysisAnswer> {
     const { route, engine: engineId, params, headSeconds } = request;
-    const key = cacheKey({ sha256: file.sha256, route, params: { ...params, head: headSeconds ?? null }, engineVersion: engines[engineId].version });
+    const key = cacheKey({
+      sha256: file.sha256,
+      route,
+      params: { ...params, head: headSeconds ?? null },
+      engineVersion: engines[engineId].version,
+    });
     const seenBefore = await this.cache.hasSeen(tenant, key);
     const cached = (await this.cache.get(key)) as { source: SourceInfo; result: unknown } | undefined;
     if (cached) {

@@ -25,7 +25,10 @@ export class EarlyAnalyses {
     private readonly requests: readonly EarlyRequest[],
   ) {
     this.runs = requests.map((r) =>
-      analysis.begin(r.engine, r.params, { priority: 'interactive', ...(r.headSeconds !== undefined ? { headSeconds: r.headSeconds } : {}) }),
+      analysis.begin(r.engine, r.params, {
+        priority: 'interactive',
+        ...(r.headSeconds !== undefined ? { headSeconds: r.headSeconds } : {}),
+      }),
     );
   }
 
