@@ -41,16 +41,19 @@ export class ContentStore {
   /**
    * Keep a finished temp file whose sha256 the caller computed: dropped when the bytes are already
    * held here; hard-linked from another owner's copy when one exists; else fsynced and renamed in.
+   * With `keepTemp` the temp file is left where it is (for readers still using its path, who remove it
+   * later) and the fsynced bytes are hard-linked in instead of renamed.
    */
-  async putFile(tempFile: string, sha256: string): Promise<string> {
+  async putFile(tempFile: string, sha256: string, options: { readonly keepTemp?: boolean } = {}): Promise<string> {
     const target = this.pathOf(sha256);
+    const drop = () => (options.keepTemp ? Promise.resolve() : rm(tempFile, { force: true }));
     if (await this.has(sha256)) {
-      await rm(tempFile, { force: true });
+      await drop();
       return target;
     }
     await mkdir(path.dirname(target), { recursive: true });
     if (await this.linkFromOwners(sha256, target)) {
-      await rm(tempFile, { force: true });
+      await drop();
       return target;
     }
     const fh = await open(tempFile, 'r+');
@@ -58,6 +61,10 @@ export class ContentStore {
       await fh.sync();
     } finally {
       await fh.close();
+    }
+    if (options.keepTemp) {
+      await linkInto(tempFile, target, this.tmpDir);
+      return target;
     }
     await rename(tempFile, target);
     await syncDir(path.dirname(target));

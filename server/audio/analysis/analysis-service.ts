@@ -283,6 +283,58 @@ export class AnalysisService {
     return run;
   }
 
+  /**
+   * The answer of an analysis `early` started while `file` was still arriving (see EarlyAnalyses), for
+   * `tenant`, now that the file's sha256 is known: its run is offered to other requests for the same
+   * cache key (the library summary and requests by hash then join it instead of starting again). A
+   * cached answer or a run already under way for the key wins, and `early` is cancelled. Unlike an
+   * upload's own run (analyse), this one is offered: the caller keeps `file` until it settles.
+   */
+  async adoptEarly(
+    tenant: string,
+    file: HeldFile,
+    request: {
+      readonly route: string;
+      readonly engine: EngineId;
+      readonly params: Readonly<Record<string, unknown>>;
+      readonly headSeconds?: number;
+    },
+    early: EarlyAnalysis,
+  ): Promise<AnalysisAnswer> {
+    const { route, engine: engineId, params, headSeconds } = request;
+    const key = cacheKey({
+      sha256: file.sha256,
+      route,
+      params: { ...params, head: headSeconds ?? null },
+      engineVersion: engines[engineId].version,
+    });
+    const seenBefore = await this.cache.hasSeen(tenant, key);
+    const cached = (await this.cache.get(key)) as { source: SourceInfo; result: unknown } | undefined;
+    if (cached) {
+      early.cancel();
+      if (!seenBefore) await this.cache.markSeen(tenant, key);
+      return { ...cached, cache: seenBefore ? 'hit' : 'miss' };
+    }
+    const result = early.resultFor(file.path);
+    const options = { priority: 'interactive' as const, ...(headSeconds !== undefined ? { headSeconds } : {}) };
+    let run: SharedRun;
+    if (!result || this.running.has(key)) {
+      early.cancel();
+      run = this.shareRun(key, tenant, engineId, params, file, options, true);
+    } else {
+      const stop = new AbortController();
+      stop.signal.addEventListener('abort', () => early.cancel(), { once: true });
+      const done = result.then((out) => this.keep(key, tenant, out));
+      run = { done, stop, priority: 'interactive', key, waiting: 0 };
+      this.running.set(key, run);
+      const forget = () => this.forget(run);
+      done.then(forget, forget);
+    }
+    const entry = await this.attend(run, undefined);
+    await this.cache.markSeen(tenant, key);
+    return { ...entry, cache: 'miss' };
+  }
+
   /** A computed answer: metered to `tenant` and cached under `key`. */
   private async keep(key: string, tenant: string, out: AnalysisOutput): Promise<{ readonly source: SourceInfo; readonly result: unknown }> {
     this.meter.analysed(tenant, out.analysedSeconds);

@@ -35,7 +35,8 @@ export const libraryRouteSpecs = {
     method: 'post',
     path: '/library/items',
     summary:
-      'Add a file to the library (multipart `file`, optional `tags` comma-separated and `collection_id`); the summary is computed in the background',
+      'Add a file to the library (multipart `file`, optional `tags` comma-separated and `collection_id`); the summary is computed in the background, ' +
+      'starting while the file arrives (a PCM WAV is analysed as it streams in), and answered once the loudness analysis has checked the audio',
     multipartFile: true,
     responses: {
       200: { description: 'The same audio was already in your library: that item', schema: libraryItemSchema },

@@ -94,26 +94,35 @@ export function mountLibraryRoutes(mount: (spec: AudioRouteSpec, handler: Handle
 
   mount(specs.libraryAddItem, async (req, res, caller) => {
     const tenant = who(caller).tenant;
-    const upload = await receiveUpload(req, {
-      tmpDir: deps.uploads.tmpDir,
-      maxBytes: deps.uploads.maxBytes,
-      field: 'file',
-      missingIssue: { loc: ['body', 'file'], msg: 'Field required', type: 'missing' },
-    });
+    // The item's summary analyses start while the bytes arrive (a PCM WAV is analysed as it streams in).
+    const early = library.beginUpload();
+    const upload = await early.received(
+      receiveUpload(req, {
+        tmpDir: deps.uploads.tmpDir,
+        maxBytes: deps.uploads.maxBytes,
+        field: 'file',
+        missingIssue: { loc: ['body', 'file'], msg: 'Field required', type: 'missing' },
+        onFileProgress: early.onFileProgress,
+      }),
+    );
     deps.onUploaded(tenant, upload.bytes);
+    const refuse = async (error: unknown): Promise<never> => {
+      early.cancel();
+      await upload.discard();
+      throw error;
+    };
     let fields;
     try {
       fields = validatePart(libraryUploadFieldsSchema, 'body', upload.fields);
     } catch (e) {
-      await upload.discard();
-      throw e;
+      return refuse(e);
     }
     const tags = fields.tags?.split(',') ?? [];
-    if (tags.some((t) => t.trim().length > 64)) {
-      await upload.discard();
-      throw invalidParams([{ loc: ['body', 'tags'], msg: 'A tag has at most 64 characters', type: 'string_too_long', input: fields.tags }]);
-    }
-    const { item, created } = await library.addUpload(tenant, upload, { tags, collectionId: fields.collection_id });
+    if (tags.some((t) => t.trim().length > 64))
+      return refuse(
+        invalidParams([{ loc: ['body', 'tags'], msg: 'A tag has at most 64 characters', type: 'string_too_long', input: fields.tags }]),
+      );
+    const { item, created } = await library.addUpload(tenant, upload, { tags, collectionId: fields.collection_id }, early);
     res.status(created ? 201 : 200);
     // Tells the client which of its analyses by hash are already under way (the Analyse screen asks those at once).
     const analyses = item.status === 'failed' ? {} : { summary_analyses: listSummaryAnalyses().map((a) => ({ ...a })) };

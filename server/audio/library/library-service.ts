@@ -4,6 +4,7 @@ import type { Logger } from '../../http/logger.js';
 import type { ReceivedUpload } from '../../http/multipart.js';
 import type { ContentStore } from '../../shared/content-store.js';
 import type { AnalysisService, HeldFile } from '../analysis/analysis-service.js';
+import { EarlyAnalyses } from '../analysis/early-analyses.js';
 import { featureVectorLength, featureVectorVersion } from './feature-vector.js';
 import { TenantLibraryIndex, type LibraryQuery } from './library-index.js';
 import type { CollectionRecord, LibraryItemRecord, LibraryRepo } from './library-repo.js';
@@ -70,23 +71,36 @@ export class LibraryService {
   }
 
   /**
+   * The item's summary analyses, to start while its upload arrives (pass its `onFileProgress` to
+   * receiveUpload, then the result to addUpload): loudness first, which addUpload waits for.
+   */
+  beginUpload(): EarlyAnalyses {
+    const { loudness, ...rest } = this.plan;
+    return new EarlyAnalyses(this.analysis, [loudness, ...Object.values(rest)]);
+  }
+
+  /**
    * Add an upload: the same audio already in the tenant's library is that item (the upload is
    * dropped); audio the engines cannot read is refused (415, as the analysis routes answer) before
-   * anything is kept; otherwise the bytes go to the content store, once.
+   * anything is kept; otherwise the bytes go to the content store, once. With `early` (beginUpload,
+   * started as the upload arrived) the summary's analyses are already under way and carry on after
+   * the answer; the temp file is removed once they are done.
    */
   async addUpload(
     tenant: string,
     upload: ReceivedUpload,
     extra: { readonly tags?: readonly string[]; readonly collectionId?: number } = {},
+    early?: EarlyAnalyses,
   ): Promise<{ readonly item: LibraryItemRecord; readonly created: boolean }> {
     const key = `${tenant}\n${upload.sha256}`;
     // The same audio sent twice at once by one tenant is one item.
     const running = this.adding.get(key);
     if (running) {
+      early?.cancel();
       await upload.discard();
       return { item: (await running).item, created: false };
     }
-    const adding = this.addNewUpload(tenant, upload, extra);
+    const adding = this.addNewUpload(tenant, upload, extra, early);
     this.adding.set(key, adding);
     try {
       return await adding;
@@ -99,20 +113,45 @@ export class LibraryService {
     tenant: string,
     upload: ReceivedUpload,
     extra: { readonly tags?: readonly string[]; readonly collectionId?: number },
+    early: EarlyAnalyses | undefined,
   ): Promise<{ readonly item: LibraryItemRecord; readonly created: boolean }> {
     // Counted before the bytes are put, so a removal meanwhile does not delete them (see remove).
     this.pendingHolds.set(upload.sha256, (this.pendingHolds.get(upload.sha256) ?? 0) + 1);
+    // Settles when no early run reads the temp file any more.
+    let reading: Promise<unknown> = Promise.resolve();
+    let kept = false;
     try {
       try {
         const existing = this.findBySha(tenant, upload.sha256, (i) => i.origin !== 'folder');
-        if (existing) return { item: existing, created: false };
+        if (existing) {
+          early?.cancel();
+          return { item: existing, created: false };
+        }
         if (extra.collectionId !== undefined) this.getCollection(tenant, extra.collectionId);
-        // The first analysis of the summary, at once: it refuses what cannot be decoded, and is cached.
-        const r = this.plan.loudness;
-        await this.analysis.analyseFile(tenant, upload, r.route, r.engine, r.params, { priority: 'interactive' });
-        await this.content.putFile(upload.path, upload.sha256);
+        // The first analysis of the summary: it refuses what cannot be decoded, and is cached.
+        if (early) {
+          const answers = early.adopt(tenant, upload);
+          reading = Promise.allSettled(answers);
+          try {
+            await answers[0];
+          } catch (error) {
+            early.cancel();
+            throw error;
+          }
+        } else {
+          const r = this.plan.loudness;
+          await this.analysis.analyseFile(tenant, upload, r.route, r.engine, r.params, { priority: 'interactive' });
+        }
+        // Early runs still read the temp file by its path: link the bytes in and leave it to them.
+        await this.content.putFile(upload.path, upload.sha256, { keepTemp: early !== undefined });
+        kept = true;
       } finally {
-        await upload.discard();
+        if (kept) void reading.then(() => upload.discard());
+        else {
+          early?.cancel();
+          await reading;
+          await upload.discard();
+        }
       }
       const file = { sha256: upload.sha256, size: upload.bytes, name: upload.filename || 'audio' };
       const item = this.newItem(tenant, file, 'upload', {

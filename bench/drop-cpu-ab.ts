@@ -1,0 +1,113 @@
+/**
+ * Drop CPU, A/B (issue 22 item 6; not a test): two built servers side by side (this checkout's
+ * `dist/` and another checkout's, `--other <dir>`), the same 3-minute synth WAV with fresh bytes per
+ * round, sent as the Analyse screen sends it (upload once to the library, then every analysis by
+ * hash), rounds alternating between the two servers. Prints per round the wall time from the upload's
+ * first byte to the last answer, when the upload was answered, and the server process's CPU meanwhile.
+ *
+ *   npm run build && npx tsx bench/drop-cpu-ab.ts --other /tmp/old-checkout [--rounds 4]
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { serverNodeFlags } from '../server/config/node-flags.js';
+import { median, say, startServerProcess } from './bench-support.js';
+import { writeSynthTrack } from './synth-track.js';
+
+const token = 'bench-ab-admin';
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const rounds = Number(arg('--rounds') ?? 4);
+const other = arg('--other');
+// The Analyse screen's requests (its two cold ones, then the summary's).
+const requests = ['/waveform?bins=4000', '/spectrum', '/onsets', '/loudness', '/analyze', '/grade', '/naming?index=1'];
+let variant = 0;
+
+function serverCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+function freshBytes(track: Buffer): Buffer {
+  const copy = Buffer.from(track);
+  variant += 1;
+  copy.writeInt16LE(variant, 44 + 4 * 1000);
+  return copy;
+}
+
+async function drop(url: string, bytes: Buffer): Promise<{ wall: number; uploaded: number }> {
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const auth = { Authorization: `Bearer ${token}` };
+  const start = performance.now();
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(bytes)], { type: 'audio/wav' }), 'track.wav');
+  const up = await fetch(`${url}/audio/v1/library/items`, { method: 'POST', headers: auth, body: form });
+  if (!up.ok) throw new Error(`upload: ${up.status}`);
+  await up.arrayBuffer();
+  const uploaded = performance.now() - start;
+  await Promise.all(
+    requests.map(async (r) => {
+      const res = await fetch(`${url}/audio/v1${r}${r.includes('?') ? '&' : '?'}sha256=${sha256}`, { method: 'POST', headers: auth });
+      if (!res.ok) throw new Error(`${r}: ${res.status}`);
+      await res.arrayBuffer();
+    }),
+  );
+  return { wall: performance.now() - start, uploaded };
+}
+
+async function main(): Promise<void> {
+  if (!other) throw new Error('--other <checkout with a built dist/> is required');
+  const work = mkdtempSync(path.join(tmpdir(), 'cratehouse-ab-'));
+  const wav = path.join(work, 'track.wav');
+  await writeSynthTrack(wav, 180);
+  const track = readFileSync(wav);
+  const start = (dir: string, name: string) =>
+    startServerProcess([...serverNodeFlags, path.join(dir, 'dist/server/main.js')], {
+      CRATEHOUSE_PORT: '0',
+      CRATEHOUSE_HOST: '127.0.0.1',
+      CRATEHOUSE_DATA_DIR: path.join(work, name),
+      CRATEHOUSE_ADMIN_TOKEN: token,
+      CRATEHOUSE_LOG_LEVEL: 'error',
+    });
+  const servers = { this: await start(process.cwd(), 'this'), other: await start(path.resolve(other), 'other') };
+  try {
+    say(
+      `# Drop CPU A/B: ${(track.length / 1e6).toFixed(1)} MB WAV, this=${process.cwd()} other=${other} (load ${loadavg()[0]!.toFixed(2)})`,
+    );
+    const got: Record<'this' | 'other', { wall: number[]; uploaded: number[]; cpu: number[] }> = {
+      this: { wall: [], uploaded: [], cpu: [] },
+      other: { wall: [], uploaded: [], cpu: [] },
+    };
+    for (let round = 0; round <= rounds; round++) {
+      for (const side of round % 2 ? (['other', 'this'] as const) : (['this', 'other'] as const)) {
+        const server = servers[side];
+        const cpu0 = serverCpuMs(server.pid);
+        const r = await drop(server.url, freshBytes(track));
+        const cpu = serverCpuMs(server.pid) - cpu0;
+        if (round === 0) continue; // warms both servers
+        got[side].wall.push(r.wall);
+        got[side].uploaded.push(r.uploaded);
+        got[side].cpu.push(cpu);
+        say(
+          `round ${round} ${side.padEnd(5)}: all answered ${r.wall.toFixed(0)} ms, upload answered ${r.uploaded.toFixed(0)} ms, server CPU ${cpu.toFixed(0)} ms (load ${loadavg()[0]!.toFixed(2)})`,
+        );
+      }
+    }
+    for (const side of ['this', 'other'] as const)
+      say(
+        `median ${side}: all answered ${median(got[side].wall).toFixed(0)} ms, upload answered ${median(got[side].uploaded).toFixed(0)} ms, server CPU ${median(got[side].cpu).toFixed(0)} ms`,
+      );
+  } finally {
+    await servers.this.stop();
+    await servers.other.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+});
