@@ -33,7 +33,8 @@ const visibilities = ['private', 'internal', 'public'] as const;
 const ms = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(1));
 
 function startServer(dataDir: string, databaseUrl: string | null): Promise<ServerProcess> {
-  return startServerProcess(['--import', 'tsx', ...serverNodeFlags, 'server/main.ts'], {
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  return startServerProcess(['--import', 'tsx', ...profile, ...serverNodeFlags, 'server/main.ts'], {
     CRATEHOUSE_PORT: '0',
     CRATEHOUSE_HOST: '127.0.0.1',
     CRATEHOUSE_DATA_DIR: dataDir,
