@@ -15,7 +15,7 @@ import path from 'node:path';
 import { AppError, notFound } from '../../http/errors.js';
 import { assertBranchName } from './git-names.js';
 import { layOutBareRepository } from './repository-template.js';
-import { assertAbsent, assertRepositoryPath, exists, failure, git, LONG_MS, QUICK_MS } from './repository-command.js';
+import { assertAbsent, assertRepositoryPath, exists, failure, git, LONG_MS } from './repository-command.js';
 import { GitCommandError, runGit, type GitRunOptions } from './run-git.js';
 
 export type { GitRunOptions } from './run-git.js';

@@ -57,8 +57,8 @@ describe('initBare without a git process per repository', () => {
     expect(runs).toHaveLength(2);
     expect(runs[0]).toMatch(/^init --bare/);
     for (let i = 0; i < 6; i++)
-      expect((await cli(home, [`--git-dir=${path.join(tmp.dir, 'counted', `r${i}.git`)}`, 'rev-parse', '--is-bare-repository'])).stdout.trim()).toBe(
-        'true',
-      );
+      expect(
+        (await cli(home, [`--git-dir=${path.join(tmp.dir, 'counted', `r${i}.git`)}`, 'rev-parse', '--is-bare-repository'])).stdout.trim(),
+      ).toBe('true');
   });
 });

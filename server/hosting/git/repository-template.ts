@@ -14,7 +14,9 @@ import { acceptHttpPushes } from './repository-command.js';
 import { runGit, type GitRunOptions } from './run-git.js';
 
 /** One entry of the model repository: a directory, or a file with its bytes and mode. */
-type Entry = { readonly rel: string; readonly dir: true } | { readonly rel: string; readonly dir: false; readonly bytes: Buffer; readonly mode: number };
+type Entry =
+  | { readonly rel: string; readonly dir: true }
+  | { readonly rel: string; readonly dir: false; readonly bytes: Buffer; readonly mode: number };
 
 /** The branch the model is made with; its HEAD is rewritten for each repository. */
 const modelBranch = 'main';
@@ -61,7 +63,8 @@ async function makeModel(parent: string, run: GitRunOptions): Promise<readonly E
     await acceptHttpPushes(dir, run);
     const entries = await readEntries(dir, '');
     const head = entries.find((e) => e.rel === 'HEAD');
-    if (!head || head.dir || head.bytes.toString('utf8') !== modelHead) throw new Error('git made a HEAD this server does not know how to copy');
+    if (!head || head.dir || head.bytes.toString('utf8') !== modelHead)
+      throw new Error('git made a HEAD this server does not know how to copy');
     return entries;
   } finally {
     await rm(dir, { recursive: true, force: true });
