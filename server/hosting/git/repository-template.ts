@@ -23,7 +23,7 @@ const modelBranch = 'main';
 const modelHead = `ref: refs/heads/${modelBranch}\n`;
 
 /** Models by git binary and filesystem (device id); a promise so concurrent first creates make one. */
-const models = new Map<string, Promise<readonly Entry[]>>();
+const models = new Map<string, Promise<readonly (readonly Entry[])[]>>();
 
 /**
  * Make `target` (absent or an empty directory, its parent existing) an empty bare repository whose HEAD
@@ -32,7 +32,8 @@ const models = new Map<string, Promise<readonly Entry[]>>();
  */
 export async function layOutBareRepository(target: string, branch: string, run: GitRunOptions): Promise<void> {
   const parent = path.dirname(target);
-  const key = `${run.gitPath ?? 'git'}\u0000${(await stat(parent)).dev}`;
+  const [{ dev }] = await Promise.all([stat(parent), mkdir(target, { recursive: true })]);
+  const key = `${run.gitPath ?? 'git'}\u0000${dev}`;
   let model = models.get(key);
   if (!model) {
     model = makeModel(parent, run);
@@ -40,22 +41,25 @@ export async function layOutBareRepository(target: string, branch: string, run: 
     // A failed attempt (git missing, disk full) is not remembered: the next create tries again.
     model.catch(() => models.delete(key));
   }
-  const entries = await model;
-  // As a git call would: an aborted caller gets no repository.
+  const levels = await model;
+  // As a git call would: an aborted caller gets no repository (the caller removes what is there).
   if (run.signal?.aborted) {
     const reason: unknown = run.signal.reason;
     throw reason instanceof AppError ? reason : new AppError('unavailable', 'The git operation was cancelled', { code: 'cancelled' });
   }
-  await mkdir(target, { recursive: true });
-  for (const e of entries) {
-    const to = path.join(target, e.rel);
-    if (e.dir) await mkdir(to);
-    else await writeFile(to, e.rel === 'HEAD' ? `ref: refs/heads/${branch}\n` : e.bytes, { mode: e.mode, flag: 'wx' });
-  }
+  // The entries of one depth at once: a handful of round trips to the file system, not one per entry.
+  for (const level of levels)
+    await Promise.all(
+      level.map((e) => {
+        const to = path.join(target, e.rel);
+        if (e.dir) return mkdir(to);
+        return writeFile(to, e.rel === 'HEAD' ? `ref: refs/heads/${branch}\n` : e.bytes, { mode: e.mode, flag: 'wx' });
+      }),
+    );
 }
 
 /** Let git make the model in `parent` (same filesystem as the repositories), read it, remove it. */
-async function makeModel(parent: string, run: GitRunOptions): Promise<readonly Entry[]> {
+async function makeModel(parent: string, run: GitRunOptions): Promise<readonly (readonly Entry[])[]> {
   // No `.git` suffix: a walk for repositories (reconciliation) never takes it for an unowned one.
   const dir = path.join(parent, `.bare-model-${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
@@ -65,7 +69,10 @@ async function makeModel(parent: string, run: GitRunOptions): Promise<readonly E
     const head = entries.find((e) => e.rel === 'HEAD');
     if (!head || head.dir || head.bytes.toString('utf8') !== modelHead)
       throw new Error('git made a HEAD this server does not know how to copy');
-    return entries;
+    // By depth: parents before children.
+    const levels: Entry[][] = [];
+    for (const e of entries) (levels[e.rel.split(path.sep).length - 1] ??= []).push(e);
+    return levels;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
