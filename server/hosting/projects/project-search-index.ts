@@ -35,8 +35,8 @@ interface Indexed {
 
 /**
  * A trigram index of every project's `lowerText`, kept row by row: a sync compares the table with what
- * was indexed by identity (records are replaced, never edited, when they change) and indexes only new
- * or changed texts, whoever wrote them (this node, or another one through the store's catch-up). A
+ * was indexed by identity (rows are frozen: replaced, never edited, when they change) and indexes only
+ * new or changed texts, whoever wrote them (this node, or another one through the store's catch-up). A
  * search of three or more code units reads the shortest posting list of its trigrams and checks each
  * candidate's text with `includes`: the same answer as a filter over every record, for the cost of
  * the candidates. Shorter terms (too common to index usefully) are that filter.
@@ -48,32 +48,46 @@ export class ProjectSearchIndex {
   private readonly byId = new Map<number, Indexed>();
   private readonly postings = new Map<number, number[]>();
   private records: readonly Readonly<ProjectRecord>[] | null = null;
+  /** The rows as last indexed, by position (the table array may be edited in place). */
+  private snapshot: readonly Readonly<ProjectRecord>[] | null = null;
   private pass = 0;
   private liveEntries = 0;
   private staleEntries = 0;
 
   /** Bring the index up to `records` (the table, in id order). */
   sync(records: readonly Readonly<ProjectRecord>[]): void {
+    if (!this.syncInPlace(records)) this.syncByIds(records);
+    this.records = records;
+    this.snapshot = records.slice();
+    if (this.staleEntries > this.liveEntries + 10_000) this.rebuild();
+  }
+
+  /**
+   * The common case, a create or an edit: every row indexed last time is still at its position (rows
+   * replaced in place, rows appended). A pointer comparison per row, no map lookups; false when rows
+   * went or moved (then `syncByIds`).
+   */
+  private syncInPlace(records: readonly Readonly<ProjectRecord>[]): boolean {
+    const last = this.snapshot;
+    if (!last || records.length < last.length) return false;
+    const changed: Readonly<ProjectRecord>[] = [];
+    for (let k = 0; k < last.length; k++) {
+      const p = records[k]!;
+      if (p === last[k]) continue;
+      if (p.id !== last[k]!.id) return false;
+      changed.push(p);
+    }
+    for (const p of changed) this.index(p, this.pass);
+    for (let k = last.length; k < records.length; k++) this.index(records[k]!, this.pass);
+    return true;
+  }
+
+  /** Any change: every row looked up by id; ids indexed but no longer in the table are dropped. */
+  private syncByIds(records: readonly Readonly<ProjectRecord>[]): void {
     this.pass++;
     const pass = this.pass;
-    for (const p of records) {
-      const known = this.byId.get(p.id);
-      if (known?.record === p) {
-        known.seen = pass;
-        continue;
-      }
-      const text = lowerText(p);
-      if (!known) {
-        this.byId.set(p.id, { record: p, text, seen: pass });
-        this.post(p.id, gramsOf(text), null);
-      } else {
-        if (known.text !== text) this.post(p.id, gramsOf(text), gramsOf(known.text));
-        known.record = p;
-        known.text = text;
-        known.seen = pass;
-      }
-    }
-    // Removed records: ids are never reused, so the indexed count tells whether any went.
+    for (const p of records) this.index(p, pass);
+    // Ids are never reused, so the indexed count tells whether any went.
     if (this.byId.size !== records.length)
       for (const [id, entry] of this.byId)
         if (entry.seen !== pass) {
@@ -82,8 +96,25 @@ export class ProjectSearchIndex {
           this.liveEntries -= n;
           this.staleEntries += n;
         }
-    this.records = records;
-    if (this.staleEntries > this.liveEntries + 10_000) this.rebuild();
+  }
+
+  /** Index a row of the table, new or changed (or, seen again, unchanged). */
+  private index(p: Readonly<ProjectRecord>, pass: number): void {
+    const known = this.byId.get(p.id);
+    if (known?.record === p) {
+      known.seen = pass;
+      return;
+    }
+    const text = lowerText(p);
+    if (!known) {
+      this.byId.set(p.id, { record: p, text, seen: pass });
+      this.post(p.id, gramsOf(text), null);
+      return;
+    }
+    if (known.text !== text) this.post(p.id, gramsOf(text), gramsOf(known.text));
+    known.record = p;
+    known.text = text;
+    known.seen = pass;
   }
 
   /** The records whose `lowerText` contains `term` (already lower-cased), in table (id) order. */
