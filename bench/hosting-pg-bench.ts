@@ -2,12 +2,13 @@
  * Issue 23's hosting targets through HTTP, in one run: a server on the PostgreSQL store
  * (CRATEHOUSE_DATABASE_URL, a private PostgreSQL on a Unix socket started by this script) at
  * 100,000 projects beside a server on the embedded store at 10,000. Prints `POST /api/v4/projects`
- * median and p99 (sequential creates by a member, each a `git init --bare` plus the store write) and
+ * median and p99 (sequential creates by a member, each a new bare repository plus the store write) and
  * one-page `GET /api/v4/projects` lists against `GET /api/v4/version` (interleaved on one keep-alive
  * socket). Owners, the member's token and one template project are made through the API; the bulk of
  * the projects is written at store level while the server is stopped (100,000 creates through HTTP
  * would also make 100,000 git repositories; lists read only the metadata, so the seeded projects
- * have no repository). `--small` seeds 10,000 / 1,000 (a quick check); `--write` appends to RESULTS.md.
+ * have no repository). `--small` seeds 10,000 / 1,000 (a quick check); `--write` appends to RESULTS.md;
+ * `BENCH_CPU_PROF=<dir>` runs the servers with `--cpu-prof` into that directory.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -33,7 +34,8 @@ const visibilities = ['private', 'internal', 'public'] as const;
 const ms = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(1));
 
 function startServer(dataDir: string, databaseUrl: string | null): Promise<ServerProcess> {
-  return startServerProcess(['--import', 'tsx', ...serverNodeFlags, 'server/main.ts'], {
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  return startServerProcess(['--import', 'tsx', ...profile, ...serverNodeFlags, 'server/main.ts'], {
     CRATEHOUSE_PORT: '0',
     CRATEHOUSE_HOST: '127.0.0.1',
     CRATEHOUSE_DATA_DIR: dataDir,

@@ -14,7 +14,8 @@ import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError, notFound } from '../../http/errors.js';
 import { assertBranchName } from './git-names.js';
-import { acceptHttpPushes, assertAbsent, assertRepositoryPath, exists, failure, git, LONG_MS, QUICK_MS } from './repository-command.js';
+import { layOutBareRepository } from './repository-template.js';
+import { assertAbsent, assertRepositoryPath, exists, failure, git, LONG_MS } from './repository-command.js';
 import { GitCommandError, runGit, type GitRunOptions } from './run-git.js';
 
 export type { GitRunOptions } from './run-git.js';
@@ -29,11 +30,9 @@ export async function initBare(dir: string, defaultBranch: string, run: GitRunOp
   await assertAbsent(target);
   await mkdir(path.dirname(target), { recursive: true });
   try {
-    // An empty template: no sample hooks, and no hooks from a system template directory.
-    await runGit(['init', '--bare', '--quiet', '--template=', `--initial-branch=${defaultBranch}`, '--', target], run, {
-      timeoutMs: QUICK_MS,
-    });
-    await acceptHttpPushes(target, run);
+    // What `git init --bare --template=` (no sample hooks, none from a system template directory)
+    // makes, copied from a model git made once: no git process per repository.
+    await layOutBareRepository(target, defaultBranch, run);
   } catch (e) {
     await rm(target, { recursive: true, force: true });
     throw failure(e, 'The repository could not be created', [target]);

@@ -16,13 +16,17 @@ import { joinJsonArray, ProjectJsonCache } from './project-json-cache.js';
 import { ProjectListIndex } from './project-list.js';
 import { createProjectsRepo, type ProjectsRepo } from './projects-repo.js';
 
-describe('ProjectListIndex', () => {
+describe('ProjectListIndex search', () => {
   const record = (id: number, name: string, path: string, description: string | null) =>
-    ({ id, name, path, description }) as Readonly<ProjectRecord>;
+    Object.freeze({ id, name, path, description, visibility: 'public' }) as Readonly<ProjectRecord>;
   const fakeRepo = (projects: Readonly<ProjectRecord>[]) =>
     ({ projects, recordsRevision: 0 }) as { projects: Readonly<ProjectRecord>[]; recordsRevision: number };
+  /** The plain linear filter: GitLab's substring match on name, path and description, ignoring case. */
   const brute = (projects: readonly Readonly<ProjectRecord>[], term: string) =>
-    projects.flatMap((p, k) => (`${p.name}\u0000${p.path}\u0000${p.description ?? ''}`.toLowerCase().includes(term) ? [k] : []));
+    projects
+      .filter((p) => [p.name, p.path, p.description ?? ''].join('\u0000').toLowerCase().includes(term.toLowerCase()))
+      .map((p) => p.id);
+  const ids = (index: ProjectListIndex, term: string) => index.matching(term.toLowerCase()).records.map((p) => p.id);
 
   it('finds exactly the records whose own text contains the term, never a match across two records', () => {
     const projects = [
@@ -32,14 +36,25 @@ describe('ProjectListIndex', () => {
       record(4, 'synthwave', 'synthwave', 'synthwave synthwave'),
       record(5, 'Echo', 'echo', ''),
       record(6, 'Ä Umlaut', 'a-umlaut', 'ÄÖÜ'),
+      record(7, 'İstanbul Dub', 'istanbul-dub', 'ΣΊΣΥΦΟΣ 🎛️ mix'),
+      record(8, 'C++ / Rust (beats)', 'c-rust-beats', 'drums: 808, 909; snare.wav'),
+      record(9, 'ABCABC', 'abcabc', 'aaaa'),
     ];
-    const repo = fakeRepo(projects);
-    const index = new ProjectListIndex(repo as unknown as ProjectsRepo);
+    const index = new ProjectListIndex(fakeRepo(projects) as unknown as ProjectsRepo);
     const terms = [
       'synthwave',
+      'SYNTHWAVE',
+      'SynthWave',
       'synth',
+      'ynthwav',
       'wave',
       'e',
+      'ab',
+      'a',
+      'aaa',
+      'aaaaa',
+      'cab',
+      'bca',
       'tape',
       'synth\nwave',
       'synth\n',
@@ -48,32 +63,103 @@ describe('ProjectListIndex', () => {
       'nights\u0000synthwave',
       'ends in synth\nsynthwave',
       'äöü',
+      'ÄÖÜ',
+      'ä u',
       'zzz',
       'echo\u0000echo\u0000',
+      'echo\u0000echo',
+      'i̇stanbul',
+      'İSTANBUL',
+      'istanbul',
+      'σίσυφος',
+      'ΣΊΣΥΦΟΣ',
+      '🎛️',
+      '🎛',
+      'c++',
+      '++ /',
+      '(beats)',
+      'drums: 808',
+      '808, 909;',
+      '.wav',
+      ' ',
+      '  ',
+      '-',
+      'b-',
     ];
-    for (const term of terms) expect(index.matching(term), JSON.stringify(term)).toEqual(brute(projects, term));
+    for (const term of terms) expect(ids(index, term), JSON.stringify(term)).toEqual(brute(projects, term));
   });
 
-  it('follows the store: a new revision rebuilds it', () => {
+  it('matches the linear filter on many generated names, terms taken from inside words and across fields', () => {
+    // A fixed pseudo-random sequence (no Math.random): the same inputs every run.
+    let seed = 12345;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+    const alphabet = 'abcdeéAB CDÉ-_.Zz';
+    const word = (n: number) => Array.from({ length: n }, () => alphabet[next() % alphabet.length]).join('');
+    const projects = Array.from({ length: 400 }, (_, k) =>
+      record(k + 1, word(3 + (next() % 9)), word(4), next() % 3 === 0 ? null : word(6)),
+    );
+    const index = new ProjectListIndex(fakeRepo(projects) as unknown as ProjectsRepo);
+    for (let t = 0; t < 300; t++) {
+      const p = projects[next() % projects.length]!;
+      const text = `${p.name}\u0000${p.path}\u0000${p.description ?? ''}`;
+      const from = next() % text.length;
+      const term = t % 5 === 0 ? word(1 + (next() % 4)) : text.slice(from, from + 1 + (next() % 6));
+      expect(ids(index, term), JSON.stringify(term)).toEqual(brute(projects, term));
+    }
+  });
+
+  it('follows the store: creates, renames, description edits, deletes, and rows another node replaced', () => {
     const repo = fakeRepo([record(1, 'Tape', 'tape', null)]);
     const index = new ProjectListIndex(repo as unknown as ProjectsRepo);
-    expect(index.matching('loop')).toEqual([]);
-    (repo.projects[0] as ProjectRecord).description = 'tape loops';
+    const check = (term: string, expected: number[]) => {
+      expect(ids(index, term), term).toEqual(expected);
+      expect(brute(repo.projects, term), term).toEqual(expected);
+    };
+    check('loop', []);
+    // An update replaces the frozen row (patchRow), as a catch-up from another node does.
+    repo.projects[0] = record(1, 'Tape', 'tape', 'tape loops');
     repo.recordsRevision++;
-    expect(index.matching('loop')).toEqual([0]);
+    check('loop', [1]);
     repo.projects.push(record(2, 'Loop Kit', 'loop-kit', null));
     repo.recordsRevision++;
-    expect(index.matching('loop')).toEqual([0, 1]);
-    // A write that changes nothing searchable keeps the answers; a removal shifts them.
+    check('loop', [1, 2]);
+    // A write that changes nothing searchable keeps the answers.
     repo.recordsRevision++;
-    expect(index.matching('loop')).toEqual([0, 1]);
+    check('loop', [1, 2]);
     repo.projects.splice(0, 1);
     repo.recordsRevision++;
-    expect(index.matching('loop')).toEqual([0]);
-    expect(index.matching('tape')).toEqual([]);
-    (repo.projects[0] as ProjectRecord).path = 'tape-kit';
+    check('loop', [2]);
+    check('tape', []);
+    repo.projects[0] = record(2, 'Loop Kit', 'tape-kit', null);
     repo.recordsRevision++;
-    expect(index.matching('tape')).toEqual([0]);
+    check('tape', [2]);
+    // Renamed away and back, then a newer id: answers stay in id order.
+    repo.projects.push(record(3, 'Tape Echo', 'tape-echo', null));
+    repo.recordsRevision++;
+    repo.projects[0] = record(2, 'Kit', 'kit', null);
+    repo.recordsRevision++;
+    check('tape', [3]);
+    repo.projects[0] = record(2, 'Kit', 'tape-kit-2', null);
+    repo.recordsRevision++;
+    check('tape', [2, 3]);
+    // A whole table replaced (another node's reload): removed and changed rows in one go.
+    repo.projects = [record(3, 'Tape Echo', 'tape-echo', 'loop'), record(5, 'Loopy', 'loopy', null)];
+    repo.recordsRevision++;
+    check('loop', [3, 5]);
+    check('tape', [3]);
+  });
+
+  it('stays right through many renames (stale postings are dropped and rebuilt)', () => {
+    const projects = Array.from({ length: 50 }, (_, k) => record(k + 1, `Track ${k}`, `track-${k}`, null));
+    const repo = fakeRepo(projects);
+    const index = new ProjectListIndex(repo as unknown as ProjectsRepo);
+    for (let round = 0; round < 400; round++) {
+      const k = (round * 7) % 50;
+      repo.projects[k] = record(k + 1, `Take ${round} of ${k}`, `take-${round}-${k}`, round % 2 ? 'synthwave' : null);
+      repo.recordsRevision++;
+      for (const term of ['synthwave', `take ${round} `, 'track 1', 'of 4'])
+        expect(ids(index, term), term).toEqual(brute(repo.projects, term));
+    }
   });
 });
 
@@ -292,6 +378,10 @@ describe('GET /projects against single reads, before and after changes', () => {
     '?search=SYNTHWAVE',
     '?search=loops',
     '?search=e&per_page=2&page=2',
+    '?search=synthwave&per_page=1&page=2',
+    '?search=synthwave&visibility=private',
+    '?search=ynth&sort=asc&per_page=1',
+    '?search=STEMS&per_page=1',
     '?order_by=name&sort=asc',
     '?membership=true',
     '?archived=true',

@@ -1,6 +1,7 @@
 import { accessLevels } from '../../auth/identity.js';
 import type { ProjectRecord, Visibility } from '../../store/schema.js';
 import type { Viewer } from './project-access.js';
+import { lowerText, ProjectSearchIndex } from './project-search-index.js';
 import type { ProjectsRepo } from './projects-repo.js';
 
 /** The list filters of table `F` (and GitLab's extras), as parsed from a request. */
@@ -36,72 +37,64 @@ export interface GroupScope {
   readonly sharedProjectIds: ReadonlySet<number>;
 }
 
-/** Lower-cased search text per record, recomputed only when the record's fields change. */
-const searchText = new WeakMap<object, { name: string; path: string; description: string | null; text: string }>();
+/** How many records have each visibility, with the private ones per namespace. */
+interface VisibilityCounts {
+  readonly visibility: Readonly<Record<Visibility, number>>;
+  readonly privateByNamespace: ReadonlyMap<number, number>;
+}
 
-function lowerText(p: Readonly<ProjectRecord>): string {
-  const cached = searchText.get(p);
-  if (cached && cached.name === p.name && cached.path === p.path && cached.description === p.description) return cached.text;
-  const text = `${p.name}\u0000${p.path}\u0000${p.description ?? ''}`.toLowerCase();
-  searchText.set(p, { name: p.name, path: p.path, description: p.description, text });
-  return text;
+/** The records a search term matches (in table order), with their counts once a list asked for them. */
+export interface SearchHits {
+  readonly term: string;
+  readonly records: readonly Readonly<ProjectRecord>[];
+  counts?: VisibilityCounts;
 }
 
 /**
  * What a list needs to know about every project, kept while the records' revision holds (stars,
  * shares and bookkeeping writes leave it alone, so they do not cost another pass over every record):
- * - every project's lower-cased search text (as `lowerText`) in one string, so a search is a few
- *   indexOf calls that skip to the next record after each hit instead of an includes on each of
- *   10,000 strings, with the last few terms' hits; both also outlive record changes that touch no
- *   name, path or description;
- * - how many projects have each visibility, with the private ones per namespace, so a list
- *   restricted by read access alone is counted from the caller's memberships instead of by visiting
- *   every record.
+ * - a trigram index of every project's search text (project-search-index.ts), kept row by row across
+ *   revisions, with the last few terms' hits;
+ * - how many projects (of all, or of a term's hits) have each visibility, with the private ones per
+ *   namespace, so a list restricted by read access alone is counted from the caller's memberships
+ *   instead of by visiting every match, and its walk stops at the page's end.
  */
 export class ProjectListIndex {
   private revision = -1;
   private records: readonly Readonly<ProjectRecord>[] | null = null;
-  private search: SearchText | null = null;
-  private counts: {
-    readonly visibility: Readonly<Record<Visibility, number>>;
-    readonly privateByNamespace: ReadonlyMap<number, number>;
-  } | null = null;
+  private counts: VisibilityCounts | null = null;
+  private readonly search = new ProjectSearchIndex();
+  private searchedAt = -1;
+  private readonly hits = new Map<string, SearchHits>();
 
   constructor(
     private readonly repo: ProjectsRepo,
-    /** Search terms whose hits are kept (while the search text holds). */
+    /** Search terms whose hits are kept (while the records' revision holds). */
     private readonly termCapacity = 32,
   ) {}
 
-  /** Indices into `repo.projects` of the records whose text contains `term` (already lower-cased), ascending. */
-  matching(term: string): readonly number[] {
-    const search = this.searchText();
-    const known = search.hits.get(term);
+  /** The records whose search text contains `term` (already lower-cased), in table order. */
+  matching(term: string): SearchHits {
+    this.fresh();
+    const known = this.hits.get(term);
     if (known) return known;
-    const { text, starts } = search;
-    const n = starts.length - 1;
-    const out: number[] = [];
-    let r = 0;
-    let at = text.indexOf(term);
-    while (at >= 0) {
-      while (r < n && starts[r + 1]! <= at) r++;
-      if (r >= n) break;
-      // A hit counts when it lies inside one record's text (not across the separator after it).
-      if (at + term.length < starts[r + 1]!) {
-        out.push(r);
-        r++;
-        if (r >= n) break;
-        at = text.indexOf(term, starts[r]);
-      } else at = text.indexOf(term, at + 1);
+    if (this.searchedAt !== this.revision) {
+      this.search.sync(this.records!);
+      this.searchedAt = this.revision;
     }
-    if (search.hits.size >= this.termCapacity) search.hits.delete(search.hits.keys().next().value!);
-    search.hits.set(term, out);
-    return out;
+    const found: SearchHits = { term, records: this.search.matching(term) };
+    if (this.hits.size >= this.termCapacity) this.hits.delete(this.hits.keys().next().value!);
+    this.hits.set(term, found);
+    return found;
   }
 
-  /** How many projects (of one visibility, if given) the viewer may read: what the access check alone lets through. */
-  countReadable(viewer: Viewer, visibility: Visibility | undefined): number {
-    const counts = this.visibilityCounts();
+  /**
+   * How many projects (of one visibility, if given; of a search's hits, if given) the viewer may
+   * read: what the access check alone lets through.
+   */
+  countReadable(viewer: Viewer, visibility: Visibility | undefined, within?: SearchHits): number {
+    this.fresh();
+    const counts = within ? (within.counts ??= countVisibilities(within.records)) : (this.counts ??= countVisibilities(this.records!));
     const of = (v: Visibility) => (visibility === undefined || visibility === v ? counts.visibility[v] : 0);
     if (viewer.admin) return of('public') + of('internal') + of('private');
     if (!viewer.user) return of('public');
@@ -116,81 +109,31 @@ export class ProjectListIndex {
     }
     for (const projectId of viewer.projectsSharedAtLeast(accessLevels.guest)) {
       const p = this.repo.byId(projectId);
-      if (p && p.visibility === 'private' && !reached.has(p.namespaceId)) readablePrivate++;
+      if (p && p.visibility === 'private' && !reached.has(p.namespaceId) && (!within || lowerText(p).includes(within.term)))
+        readablePrivate++;
     }
     return of('public') + of('internal') + readablePrivate;
   }
 
+  /** Drop counts and hits when the records moved. */
   private fresh(): void {
     const records = this.repo.projects;
     if (this.revision === this.repo.recordsRevision && this.records === records) return;
     this.counts = null;
+    this.hits.clear();
     this.records = records;
     this.revision = this.repo.recordsRevision;
   }
-
-  /** The search text of the current records; kept (with its hits) across revisions while no record's name, path or description changed. */
-  private searchText(): SearchText {
-    const records = this.repo.projects;
-    const revision = this.repo.recordsRevision;
-    const last = this.search;
-    if (last && last.revision === revision) return last;
-    const n = records.length;
-    let same = last !== null && last.records.length === n;
-    for (let k = 0; same && k < n; k++) {
-      const p = records[k]!;
-      same = last!.records[k] === p && last!.names[k] === p.name && last!.paths[k] === p.path && last!.descriptions[k] === p.description;
-    }
-    if (same) {
-      last!.revision = revision;
-      return last!;
-    }
-    const texts = records.map(lowerText);
-    const starts = new Int32Array(n + 1);
-    let at = 0;
-    texts.forEach((t, k) => {
-      starts[k] = at;
-      at += t.length + 1;
-    });
-    starts[n] = at;
-    return (this.search = {
-      revision,
-      records: [...records],
-      names: records.map((p) => p.name),
-      paths: records.map((p) => p.path),
-      descriptions: records.map((p) => p.description),
-      text: texts.join('\n'),
-      starts,
-      hits: new Map(),
-    });
-  }
-
-  private visibilityCounts(): NonNullable<ProjectListIndex['counts']> {
-    this.fresh();
-    if (this.counts) return this.counts;
-    const visibility: Record<Visibility, number> = { private: 0, internal: 0, public: 0 };
-    const privateByNamespace = new Map<number, number>();
-    for (const p of this.records!) {
-      visibility[p.visibility]++;
-      if (p.visibility === 'private') privateByNamespace.set(p.namespaceId, (privateByNamespace.get(p.namespaceId) ?? 0) + 1);
-    }
-    return (this.counts = { visibility, privateByNamespace });
-  }
 }
 
-/** The search text of the records as they were at `revision`, with what it was built from (to tell whether it still holds). */
-interface SearchText {
-  revision: number;
-  readonly records: readonly Readonly<ProjectRecord>[];
-  readonly names: readonly string[];
-  readonly paths: readonly string[];
-  readonly descriptions: readonly (string | null)[];
-  /** Every record's lower-cased text, joined by one separator. */
-  readonly text: string;
-  /** Where record k's text starts in `text`; one more entry marks the end. */
-  readonly starts: Int32Array;
-  /** The last few terms' hits. */
-  readonly hits: Map<string, readonly number[]>;
+function countVisibilities(records: readonly Readonly<ProjectRecord>[]): VisibilityCounts {
+  const visibility: Record<Visibility, number> = { private: 0, internal: 0, public: 0 };
+  const privateByNamespace = new Map<number, number>();
+  for (const p of records) {
+    visibility[p.visibility]++;
+    if (p.visibility === 'private') privateByNamespace.set(p.namespaceId, (privateByNamespace.get(p.namespaceId) ?? 0) + 1);
+  }
+  return { visibility, privateByNamespace };
 }
 
 /** One page of a list and how many projects match in all (for X-Total and the Link headers). */
@@ -220,10 +163,12 @@ export function listProjectPage(
   const end = window.offset + window.limit;
   // A plain search (not over namespace paths) narrows the walk to the index's hits.
   const search = f.search?.toLowerCase();
-  const candidates = search && !f.searchNamespaces && index ? index.matching(search) : null;
-  const matches = matcher(repo, viewer, candidates ? { ...f, search: undefined } : f, namespaceFullPath);
+  const hits = search && !f.searchNamespaces && index ? index.matching(search) : null;
+  const candidates = hits?.records ?? null;
+  const rest = hits ? { ...f, search: undefined } : f;
+  const matches = matcher(repo, viewer, rest, namespaceFullPath);
   if (orderBy !== 'id' && orderBy !== 'created_at') {
-    const found = candidates ? candidates.map((k) => all[k]!).filter(matches) : all.filter(matches);
+    const found = (candidates ?? all).filter(matches);
     return { items: sortProjects(found, orderBy, sort, repo).slice(window.offset, end), total: found.length };
   }
   // Records are kept in id (= creation) order: id and created_at orders are a walk forwards or backwards.
@@ -233,13 +178,14 @@ export function listProjectPage(
     for (let k = window.offset; k < Math.min(end, total); k++) items.push(all[sort === 'asc' ? k : total - 1 - k]!);
     return { items, total };
   }
-  // Restricted by read access (and visibility) alone: the index counts, the walk stops at the page's end.
-  const counted = index && !candidates && !narrowedBeyondVisibility(f, viewer) ? index.countReadable(viewer, f.visibility) : null;
+  // Restricted by read access (and visibility) alone, of all records or of a search's hits: the index
+  // counts, the walk stops at the page's end.
+  const counted = index && !narrowedBeyondVisibility(rest, viewer) ? index.countReadable(viewer, f.visibility, hits ?? undefined) : null;
+  const walked = candidates ?? all;
   let seen = 0;
-  const n = candidates ? candidates.length : all.length;
+  const n = walked.length;
   for (let k = 0; k < n; k++) {
-    const at = sort === 'asc' ? k : n - 1 - k;
-    const p = all[candidates ? candidates[at]! : at]!;
+    const p = walked[sort === 'asc' ? k : n - 1 - k]!;
     if (!matches(p)) continue;
     if (seen >= window.offset && seen < end) items.push(p);
     seen++;

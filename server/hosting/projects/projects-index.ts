@@ -3,13 +3,14 @@ import type { ProjectRecord } from '../../store/schema.js';
 /**
  * Projects by id and, per namespace, by lowercased path and by lowercased name (both unique per
  * namespace ignoring case): built from the table in one pass, then kept up to date row by row by
- * the repository's own writes, so a create's duplicate check and a lookup by path cost O(1) at
- * 100,000 projects.
+ * the repository's own writes, so a create's duplicate check, a lookup by path and the fork counts
+ * of its answer cost O(1) at 100,000 projects.
  */
 export class ProjectsIndex {
   private readonly ids = new Map<number, ProjectRecord>();
   private readonly paths = new Map<number, Map<string, ProjectRecord>>();
   private readonly names = new Map<number, Map<string, ProjectRecord>>();
+  private readonly forks = new Map<number, number>();
 
   constructor(rows: readonly ProjectRecord[]) {
     for (const row of rows) this.add(row);
@@ -30,6 +31,11 @@ export class ProjectsIndex {
     return this.names.get(namespaceId)?.get(name.toLowerCase());
   }
 
+  /** How many projects are forks of each forked project (kept row by row: a create's answer counts without a pass over the table). */
+  forkCounts(): ReadonlyMap<number, number> {
+    return this.forks;
+  }
+
   /** Put `row` in place of the row with its id (if any). */
   put(row: ProjectRecord): void {
     const old = this.ids.get(row.id);
@@ -41,12 +47,18 @@ export class ProjectsIndex {
     this.ids.set(row.id, row);
     setIn(this.paths, row.namespaceId, row.path.toLowerCase(), row);
     setIn(this.names, row.namespaceId, row.name.toLowerCase(), row);
+    if (row.forkedFromId !== null) this.forks.set(row.forkedFromId, (this.forks.get(row.forkedFromId) ?? 0) + 1);
   }
 
   private drop(row: ProjectRecord): void {
     this.ids.delete(row.id);
     deleteIn(this.paths, row.namespaceId, row.path.toLowerCase(), row);
     deleteIn(this.names, row.namespaceId, row.name.toLowerCase(), row);
+    if (row.forkedFromId !== null) {
+      const left = (this.forks.get(row.forkedFromId) ?? 0) - 1;
+      if (left > 0) this.forks.set(row.forkedFromId, left);
+      else this.forks.delete(row.forkedFromId);
+    }
   }
 }
 

@@ -45,7 +45,7 @@ export interface ProjectsRepo {
   /** Star or unstar; resolves to false when nothing changed. */
   setStar(projectId: number, userId: number, starred: boolean): Promise<boolean>;
 
-  /** Fork counts of every forked project, counted again only after the records change (not per page: a pass over 10,000 records). */
+  /** Fork counts of every forked project, kept by the index (a live view: read it within one request). */
   forkCounts(): ReadonlyMap<number, number>;
 
   allShares(): readonly Readonly<ProjectShareRecord>[];
@@ -90,7 +90,6 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
       indexedAt++;
     }
   };
-  let forks: { readonly revision: number; readonly counts: ReadonlyMap<number, number> } | null = null;
   /** Count occurrences of `key(row)` in one tight loop, optionally only for some ids. */
   const countBy = <T>(rows: readonly T[], key: (row: T) => number | null, onlyIds?: ReadonlySet<number>) => {
     const out = new Map<number, number>();
@@ -169,11 +168,7 @@ export function createProjectsRepo(store: Store): ProjectsRepo {
         ['stars'],
       ),
 
-    forkCounts: () => {
-      const revision = store.revisionOf(['projects']);
-      if (forks?.revision !== revision) forks = { revision, counts: countBy(db().projects, (p) => p.forkedFromId) };
-      return forks.counts;
-    },
+    forkCounts: () => currentIndex().forkCounts(),
 
     allShares: () => db().projectShares,
     sharesOf: (projectId) => db().projectShares.filter((s) => s.projectId === projectId),
