@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callHosting, readJson } from '../../test-support/hosting-client.js';
 import { encodeWav, sine } from '../../test-support/signals.js';
 import { fileForm, startTestApp, type TestApp } from '../../test-support/test-app.js';
+import { waitFor } from '../../test-support/wait-for.js';
 import type { Project } from '../api-types.js';
 
 const rate = 44_100;
@@ -16,10 +17,17 @@ const basic = () => ({ Authorization: `Basic ${Buffer.from(`oauth2:${token}`).to
 const lfsFile = (oid: string) => path.join(app.dataDir, 'lfs', 'objects', oid.slice(0, 2), oid.slice(2, 4), oid);
 const contentFile = (oid: string) => path.join(app.dataDir, 'content', oid.slice(0, 2), oid.slice(2, 4), oid);
 
+/**
+ * Add to the library and wait until its analyses are done: the upload's temp file, a third link to the
+ * bytes while the summary analyses still read it, is removed only then.
+ */
 async function addToLibrary(bytes: Buffer, name: string): Promise<number> {
   const res = await app.fetch('/audio/v1/library/items', { method: 'POST', headers: auth(), body: fileForm(bytes, name) });
   expect(res.status).toBe(201);
-  return ((await res.json()) as { id: number }).id;
+  const { id } = (await res.json()) as { id: number };
+  await app.library.whenIdle();
+  await waitFor(async () => (await readdir(path.join(app.dataDir, 'tmp'))).every((f) => !f.startsWith('upload-')));
+  return id;
 }
 
 /** The batch API's answer for one object of the project. */
