@@ -15,6 +15,14 @@ export interface AnalysisAnswer {
   readonly cache: 'hit' | 'miss';
 }
 
+/** One analysis exactly as its route runs it (the same cache key: a later request for it is a hit or joins it). */
+export interface AnalysisRequest {
+  readonly route: string;
+  readonly engine: EngineId;
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly headSeconds?: number;
+}
+
 /** How an analysis runs: the clip-tier head, and a signal that cancels it (the client went away). */
 export interface AnalysisOptions {
   readonly headSeconds?: number;
@@ -55,16 +63,6 @@ export class EarlyAnalysis {
     this.feed.written(bytesOnDisk, complete);
   };
 
-  /** The upload once received (with its sha256); a failed upload stops the analysis. */
-  async received(upload: Promise<ReceivedUpload>): Promise<ReceivedUpload> {
-    try {
-      return await upload;
-    } catch (error) {
-      this.cancel();
-      throw error;
-    }
-  }
-
   /** The upload failed or was refused, or the answer came from elsewhere: stop. */
   cancel(): void {
     this.feed.fail();
@@ -87,6 +85,13 @@ interface SharedRun {
   readonly key: string;
   /** Requests waiting for it. */
   waiting: number;
+}
+
+/** A stop for a run that `early` computes: aborting it cancels `early`. */
+function stopping(early: EarlyAnalysis): AbortController {
+  const stop = new AbortController();
+  stop.signal.addEventListener('abort', () => early.cancel(), { once: true });
+  return stop;
 }
 
 /** Upload → cache lookup → worker pool (decode + engine) → cache write, metered per tenant. */
@@ -245,10 +250,18 @@ export class AnalysisService {
       return { ...cached, cache: seenBefore ? 'hit' : 'miss' };
     }
     const early = options.early?.resultFor(file.path) ?? null;
-    if (!early) options.early?.cancel();
-    const entry = early
-      ? await this.keep(key, tenant, await early)
-      : await this.attend(this.shareRun(key, tenant, engineId, params, file, options, offer), options.signal);
+    let entry: { readonly source: SourceInfo; readonly result: unknown };
+    // An upload's own early run reads a temp file its request removes: kept, never offered.
+    if (early && !offer) entry = await this.keep(key, tenant, await early);
+    else {
+      // Offered: the early run becomes the key's shared run, unless one is under way already.
+      const adopt = early !== null && !this.running.has(key);
+      if (!adopt) options.early?.cancel();
+      const run = adopt
+        ? this.offerRun(key, tenant, early, options.priority ?? 'interactive', stopping(options.early!), true)
+        : this.shareRun(key, tenant, engineId, params, file, options, offer);
+      entry = await this.attend(run, options.signal);
+    }
     await this.cache.markSeen(tenant, key);
     return { ...entry, cache: 'miss' };
   }
@@ -275,7 +288,20 @@ export class AnalysisService {
     const current = this.running.get(key);
     if (current && !(current.priority === 'background' && priority === 'interactive')) return current;
     const stop = new AbortController();
-    const done = this.run(engineId, params, file, { ...options, signal: stop.signal }).then((out) => this.keep(key, tenant, out));
+    const output = this.run(engineId, params, file, { ...options, signal: stop.signal });
+    return this.offerRun(key, tenant, output, priority, stop, offer);
+  }
+
+  /** The SharedRun of computation `output` (metered to `tenant`, cached under `key`; `stop` cancels it), in `running` while offered and unsettled. */
+  private offerRun(
+    key: string,
+    tenant: string,
+    output: Promise<AnalysisOutput>,
+    priority: AnalysisPriority,
+    stop: AbortController,
+    offer: boolean,
+  ): SharedRun {
+    const done = output.then((out) => this.keep(key, tenant, out));
     const run: SharedRun = { done, stop, priority, key, waiting: 0 };
     if (offer) this.running.set(key, run);
     const forget = () => this.forget(run);
@@ -284,55 +310,14 @@ export class AnalysisService {
   }
 
   /**
-   * The answer of an analysis `early` started while `file` was still arriving (see EarlyAnalyses), for
-   * `tenant`, now that the file's sha256 is known: its run is offered to other requests for the same
-   * cache key (the library summary and requests by hash then join it instead of starting again). A
-   * cached answer or a run already under way for the key wins, and `early` is cancelled. Unlike an
-   * upload's own run (analyse), this one is offered: the caller keeps `file` until it settles.
+   * The answer of `request` for `tenant` over `file` (complete, hashed), reusing the analysis `early`
+   * started while it arrived (see EarlyAnalyses). Unlike an upload's own run (analyse), this run is
+   * offered to other requests for the same cache key (the library summary and requests by hash join
+   * it): the caller keeps `file` until it settles.
    */
-  async adoptEarly(
-    tenant: string,
-    file: HeldFile,
-    request: {
-      readonly route: string;
-      readonly engine: EngineId;
-      readonly params: Readonly<Record<string, unknown>>;
-      readonly headSeconds?: number;
-    },
-    early: EarlyAnalysis,
-  ): Promise<AnalysisAnswer> {
-    const { route, engine: engineId, params, headSeconds } = request;
-    const key = cacheKey({
-      sha256: file.sha256,
-      route,
-      params: { ...params, head: headSeconds ?? null },
-      engineVersion: engines[engineId].version,
-    });
-    const seenBefore = await this.cache.hasSeen(tenant, key);
-    const cached = (await this.cache.get(key)) as { source: SourceInfo; result: unknown } | undefined;
-    if (cached) {
-      early.cancel();
-      if (!seenBefore) await this.cache.markSeen(tenant, key);
-      return { ...cached, cache: seenBefore ? 'hit' : 'miss' };
-    }
-    const result = early.resultFor(file.path);
-    const options = { priority: 'interactive' as const, ...(headSeconds !== undefined ? { headSeconds } : {}) };
-    let run: SharedRun;
-    if (!result || this.running.has(key)) {
-      early.cancel();
-      run = this.shareRun(key, tenant, engineId, params, file, options, true);
-    } else {
-      const stop = new AbortController();
-      stop.signal.addEventListener('abort', () => early.cancel(), { once: true });
-      const done = result.then((out) => this.keep(key, tenant, out));
-      run = { done, stop, priority: 'interactive', key, waiting: 0 };
-      this.running.set(key, run);
-      const forget = () => this.forget(run);
-      done.then(forget, forget);
-    }
-    const entry = await this.attend(run, undefined);
-    await this.cache.markSeen(tenant, key);
-    return { ...entry, cache: 'miss' };
+  adoptEarly(tenant: string, file: HeldFile, request: AnalysisRequest, early: EarlyAnalysis): Promise<AnalysisAnswer> {
+    const { route, engine, params, headSeconds } = request;
+    return this.answer(tenant, file, route, engine, params, { ...(headSeconds !== undefined ? { headSeconds } : {}), early }, true);
   }
 
   /** A computed answer: metered to `tenant` and cached under `key`. */

@@ -1,14 +1,5 @@
 import type { ReceivedUpload } from '../../http/multipart.js';
-import type { EngineId } from '../engines/registry.js';
-import type { AnalysisAnswer, AnalysisService, EarlyAnalysis } from './analysis-service.js';
-
-/** One analysis to start early, exactly as its route would run it (same cache key). */
-export interface EarlyRequest {
-  readonly route: string;
-  readonly engine: EngineId;
-  readonly params: Readonly<Record<string, unknown>>;
-  readonly headSeconds?: number;
-}
+import type { AnalysisAnswer, AnalysisRequest, AnalysisService, EarlyAnalysis } from './analysis-service.js';
 
 /**
  * Several analyses of one upload started as its bytes arrive (the library upload starts its item's
@@ -22,7 +13,7 @@ export class EarlyAnalyses {
 
   constructor(
     private readonly analysis: AnalysisService,
-    private readonly requests: readonly EarlyRequest[],
+    private readonly requests: readonly AnalysisRequest[],
   ) {
     this.runs = requests.map((r) =>
       analysis.begin(r.engine, r.params, {
@@ -36,16 +27,6 @@ export class EarlyAnalyses {
   readonly onFileProgress = (path: string, bytesOnDisk: number, complete: boolean): void => {
     for (const run of this.runs) run.onFileProgress(path, bytesOnDisk, complete);
   };
-
-  /** The upload once received; a failed upload stops every run. */
-  async received(upload: Promise<ReceivedUpload>): Promise<ReceivedUpload> {
-    try {
-      return await upload;
-    } catch (error) {
-      this.cancel();
-      throw error;
-    }
-  }
 
   /** Stop every run (the upload failed or was refused, or its item existed already). */
   cancel(): void {

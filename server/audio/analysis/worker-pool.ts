@@ -71,14 +71,15 @@ export interface PoolOptions {
 /** Start a pool with one thread per core (at least one). */
 export function createAnalysisPool(threads = availableParallelism(), options: PoolOptions = {}): AnalysisPool {
   const fromSource = import.meta.url.endsWith('.ts');
+  const cold = options.warmUp === false;
   const pool = new Piscina({
     filename: new URL(fromSource ? './analysis-worker-dev.mjs' : './analysis-worker.js', import.meta.url).href,
     // Warmed threads are kept for good; without the warm-up (the low-memory choice) threads start on
     // first use and exit after a minute idle, so an idle server holds no analysis isolate (~19 MB each).
-    minThreads: options.warmUp === false ? 0 : Math.max(1, threads),
+    minThreads: cold ? 0 : Math.max(1, threads),
     maxThreads: Math.max(1, threads),
     concurrentTasksPerWorker: TASKS_PER_THREAD,
-    idleTimeout: options.warmUp === false ? coldThreadIdleMs : Infinity,
+    idleTimeout: cold ? coldThreadIdleMs : Infinity,
     // piscina loads the worker file with require() first; Node 20's require() of an ES module can
     // abort the whole process ("IsGraphAsync must be used on an instantiated module") when threads
     // load it at once. Without require(esm) the require throws and piscina uses import() instead.
@@ -88,7 +89,7 @@ export function createAnalysisPool(threads = availableParallelism(), options: Po
   // Warm every thread's JIT in the background (one task per thread); requests share the threads with it.
   const warmUp: WarmUpTask = options.warmUpDir ? { dir: options.warmUpDir } : {};
   // Without the warm-up the pool is ready at once (nothing pending), as /healthz reports it.
-  let warm = options.warmUp === false;
+  let warm = cold;
   if (!warm) {
     const warming = Array.from({ length: Math.max(1, threads) }, () => pool.run(warmUp, { name: 'warmUp' }));
     void Promise.allSettled(warming).then(() => (warm = true));

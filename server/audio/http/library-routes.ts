@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Identity } from '../../auth/identity.js';
 import { AppError, invalidParams } from '../../http/errors.js';
-import { receiveUpload } from '../../http/multipart.js';
+import { receiveAudioUpload } from './receive-audio-upload.js';
 import { sendUserContent } from '../../http/serve-user-content.js';
 import { findCamelot } from '../library/camelot.js';
 import type { FolderView, LibraryFolders } from '../library/library-folders.js';
@@ -96,15 +96,7 @@ export function mountLibraryRoutes(mount: (spec: AudioRouteSpec, handler: Handle
     const tenant = who(caller).tenant;
     // The item's summary analyses start while the bytes arrive (a PCM WAV is analysed as it streams in).
     const early = library.beginUpload();
-    const upload = await early.received(
-      receiveUpload(req, {
-        tmpDir: deps.uploads.tmpDir,
-        maxBytes: deps.uploads.maxBytes,
-        field: 'file',
-        missingIssue: { loc: ['body', 'file'], msg: 'Field required', type: 'missing' },
-        onFileProgress: early.onFileProgress,
-      }),
-    );
+    const upload = await receiveAudioUpload(req, deps.uploads, early);
     deps.onUploaded(tenant, upload.bytes);
     const refuse = async (error: unknown): Promise<never> => {
       early.cancel();

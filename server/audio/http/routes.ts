@@ -8,7 +8,7 @@ import { AppError, invalidParams } from '../../http/errors.js';
 import { contentHashHeader, expectsContinue } from '../../http/expect-continue.js';
 import { parseJsonBodies } from '../../http/json-body.js';
 import type { Logger } from '../../http/logger.js';
-import { receiveUpload } from '../../http/multipart.js';
+import { receiveAudioUpload } from './receive-audio-upload.js';
 import { sendUserContent, userContentHeadersFor } from '../../http/serve-user-content.js';
 import type { JobRunner } from '../../queue/job-runner.js';
 import type { AnalysisService, HeldFile } from '../analysis/analysis-service.js';
@@ -173,15 +173,7 @@ export function createAudioRouter(deps: AudioDeps): Router {
       });
       // The analysis starts while the upload arrives; used only if the cache has no answer.
       const early = deps.analysis.begin(engineId, params, { ...options, signal: abort.signal });
-      const upload = await early.received(
-        receiveUpload(req, {
-          tmpDir: deps.uploads.tmpDir,
-          maxBytes: deps.uploads.maxBytes,
-          field: 'file',
-          missingIssue: { loc: ['body', 'file'], msg: 'Field required', type: 'missing' },
-          onFileProgress: early.onFileProgress,
-        }),
-      );
+      const upload = await receiveAudioUpload(req, deps.uploads, early);
       deps.meter.uploaded(who.tenant, upload.bytes);
       if (claimed !== undefined && claimed.toLowerCase() !== upload.sha256) {
         early.cancel();

@@ -1,11 +1,12 @@
-import type { SummaryPlan, SummaryRequest } from '../library/library-summary.js';
+import type { AnalysisRequest } from '../analysis/analysis-service.js';
+import type { SummaryPlan } from '../library/library-summary.js';
 import { audioRouteSpecs, type AudioRouteSpec } from './route-specs.js';
 
 /** A route's analysis with its default parameters (`overrides` on top), as a request without a query would run it. */
 function requestOf(
-  spec: AudioRouteSpec & { readonly engine: SummaryRequest['engine'] },
+  spec: AudioRouteSpec & { readonly engine: AnalysisRequest['engine'] },
   overrides: Record<string, unknown> = {},
-): SummaryRequest {
+): AnalysisRequest {
   const params = spec.query ? (spec.query.parse(overrides) as Record<string, unknown>) : {};
   return { route: spec.path, engine: spec.engine, params, ...(spec.headSeconds !== undefined ? { headSeconds: spec.headSeconds } : {}) };
 }

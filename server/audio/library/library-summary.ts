@@ -1,29 +1,20 @@
-import type { AnalysisService, HeldFile } from '../analysis/analysis-service.js';
+import type { AnalysisRequest, AnalysisService, HeldFile } from '../analysis/analysis-service.js';
 import type { SourceInfo } from '../analysis/analysis-worker.js';
 import type { AnalyzeResponse, LoudnessResponse, OnsetsResponse, WaveformResponse } from '../api-types.js';
 import { scopeGrade, type GradeResult } from '../engines/grade-policy.js';
-import type { EngineId } from '../engines/registry.js';
 import { pitchClassNames, camelotOf, keyNameOf } from './camelot.js';
 import { computeFeatureVector, featureVectorVersion } from './feature-vector.js';
 import type { LibrarySummary } from './library-repo.js';
 
-/** One analysis the summary asks for, exactly as its route would (same cache key: a later request is a hit). */
-export interface SummaryRequest {
-  readonly route: string;
-  readonly engine: EngineId;
-  readonly params: Readonly<Record<string, unknown>>;
-  readonly headSeconds?: number;
-}
-
 /** The analyses a summary is made of (the composition builds them from the route specs). */
 export interface SummaryPlan {
-  readonly analyze: SummaryRequest;
-  readonly loudness: SummaryRequest;
-  readonly onsets: SummaryRequest;
-  readonly grade: SummaryRequest;
-  readonly naming: SummaryRequest;
+  readonly analyze: AnalysisRequest;
+  readonly loudness: AnalysisRequest;
+  readonly onsets: AnalysisRequest;
+  readonly grade: AnalysisRequest;
+  readonly naming: AnalysisRequest;
   /** 64 bins: the row thumbnail. */
-  readonly waveform: SummaryRequest;
+  readonly waveform: AnalysisRequest;
 }
 
 /** A computed summary and the similarity vector. */
@@ -44,7 +35,7 @@ export async function computeSummary(
   file: HeldFile,
   plan: SummaryPlan,
 ): Promise<ComputedSummary> {
-  const run = async <T>(r: SummaryRequest): Promise<T> => {
+  const run = async <T>(r: AnalysisRequest): Promise<T> => {
     const answer = await analysis.analyseFile(tenant, file, r.route, r.engine, r.params, {
       priority: 'interactive',
       ...(r.headSeconds !== undefined ? { headSeconds: r.headSeconds } : {}),
