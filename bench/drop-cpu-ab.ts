@@ -1,18 +1,19 @@
 /**
  * Drop CPU, A/B (issue 22 item 6; not a test): two built servers side by side (this checkout's
  * `dist/` and another checkout's, `--other <dir>`), the same 3-minute synth WAV with fresh bytes per
- * round, sent as the Analyse screen sends it (upload once to the library, then every analysis by
- * hash), rounds alternating between the two servers. Prints per round the wall time from the upload's
- * first byte to the last answer, when the upload was answered, and the server process's CPU meanwhile.
+ * round, sent as the Analyse screen sends it (drop-support.ts sendAsPage: upload once to the library,
+ * then by hash the analyses it lists as under way at once, the rest two at a time), rounds alternating
+ * between the two servers. Prints per round the wall time from the upload's first byte to the last
+ * answer, when the upload was answered, and the server process's CPU meanwhile.
  *
  *   npm run build && npx tsx bench/drop-cpu-ab.ts --other /tmp/old-checkout [--rounds 4]
  */
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { serverNodeFlags } from '../server/config/node-flags.js';
 import { median, say, startServerProcess } from './bench-support.js';
+import { sendAsPage, serverCpuMs, withOneSampleChanged } from './drop-support.js';
 import { writeSynthTrack } from './synth-track.js';
 
 const token = 'bench-ab-admin';
@@ -23,40 +24,10 @@ const arg = (name: string) => {
 const rounds = Number(arg('--rounds') ?? 4);
 const other = arg('--other');
 // The Analyse screen's requests (its two cold ones, then the summary's).
-const requests = ['/waveform?bins=4000', '/spectrum', '/onsets', '/loudness', '/analyze', '/grade', '/naming?index=1'];
+const requests = ['/waveform?bins=4000', '/spectrum', '/onsets', '/loudness', '/analyze', '/grade', '/naming?index=1'].map(
+  (r) => `/audio/v1${r}`,
+);
 let variant = 0;
-
-function serverCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-function freshBytes(track: Buffer): Buffer {
-  const copy = Buffer.from(track);
-  variant += 1;
-  copy.writeInt16LE(variant, 44 + 4 * 1000);
-  return copy;
-}
-
-async function drop(url: string, bytes: Buffer): Promise<{ wall: number; uploaded: number }> {
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const auth = { Authorization: `Bearer ${token}` };
-  const start = performance.now();
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(bytes)], { type: 'audio/wav' }), 'track.wav');
-  const up = await fetch(`${url}/audio/v1/library/items`, { method: 'POST', headers: auth, body: form });
-  if (!up.ok) throw new Error(`upload: ${up.status}`);
-  await up.arrayBuffer();
-  const uploaded = performance.now() - start;
-  await Promise.all(
-    requests.map(async (r) => {
-      const res = await fetch(`${url}/audio/v1${r}${r.includes('?') ? '&' : '?'}sha256=${sha256}`, { method: 'POST', headers: auth });
-      if (!res.ok) throw new Error(`${r}: ${res.status}`);
-      await res.arrayBuffer();
-    }),
-  );
-  return { wall: performance.now() - start, uploaded };
-}
 
 async function main(): Promise<void> {
   if (!other) throw new Error('--other <checkout with a built dist/> is required');
@@ -85,7 +56,7 @@ async function main(): Promise<void> {
       for (const side of round % 2 ? (['other', 'this'] as const) : (['this', 'other'] as const)) {
         const server = servers[side];
         const cpu0 = serverCpuMs(server.pid);
-        const r = await drop(server.url, freshBytes(track));
+        const r = await sendAsPage(server.url, token, withOneSampleChanged(track, ++variant), requests);
         const cpu = serverCpuMs(server.pid) - cpu0;
         if (round === 0) continue; // warms both servers
         got[side].wall.push(r.wall);

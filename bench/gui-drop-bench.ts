@@ -10,14 +10,13 @@
  *
  *   npm run build && npx tsx bench/gui-drop-bench.ts [--rounds 3]
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from '@playwright/test';
 import { serverNodeFlags } from '../server/config/node-flags.js';
-import { isSummaryAnalysis, type SummaryAnalysis } from '../renderer/src/api/held-audio-summary.js';
 import { median, say, startServerProcess } from './bench-support.js';
+import { sendAsPage, serverCpuMs, withOneSampleChanged } from './drop-support.js';
 import { writeSynthTrack } from './synth-track.js';
 
 const token = 'bench-gui-admin';
@@ -34,61 +33,10 @@ const filled = () =>
   document.querySelector('[role="slider"][data-ready="true"]') !== null &&
   document.querySelector('canvas[data-drawn="mel"]') !== null;
 
-/** The track with one sample changed: new bytes, a new sha256, nothing cached. */
-function freshBytes(track: Buffer): Buffer {
-  const copy = Buffer.from(track);
-  variant += 1;
-  copy.writeInt16LE(variant, 44 + 4 * 1000);
-  return copy;
-}
-
 interface ResourceTiming {
   readonly name: string;
   readonly startTime: number;
   readonly duration: number;
-}
-
-/** CPU milliseconds the server process has used so far (all its threads), from /proc. */
-function serverCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100); // utime + stime, in clock ticks of 10 ms
-}
-
-/** As the page decides (held-audio.ts isUnderWay, the same code): the upload answer lists this request's analysis as under way. */
-function isUnderWay(listed: readonly SummaryAnalysis[], request: URL): boolean {
-  const query = Object.fromEntries([...request.searchParams].filter(([k]) => k !== 'sha256'));
-  return isSummaryAnalysis(listed, request.pathname.replace('/audio/v1', ''), query);
-}
-
-/**
- * The page's requests as node sends them: upload to the library once, then by hash the analyses the
- * upload answer lists as under way at once, the rest two at a time.
- */
-async function reference(url: string, bytes: Buffer, requests: readonly string[]): Promise<number> {
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const auth = { Authorization: `Bearer ${token}` };
-  const start = performance.now();
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(bytes)], { type: 'audio/wav' }), 'track.wav');
-  const up = await fetch(`${url}/audio/v1/library/items`, { method: 'POST', headers: auth, body: form });
-  if (!up.ok) throw new Error(`upload: ${up.status}`);
-  const listed = ((await up.json()) as { summary_analyses?: SummaryAnalysis[] }).summary_analyses ?? [];
-  const urls = requests.map((r) => {
-    const u = new URL(r, url);
-    u.searchParams.set('sha256', sha256);
-    return u;
-  });
-  const ask = async (next: URL) => {
-    const res = await fetch(next, { method: 'POST', headers: auth });
-    if (!res.ok) throw new Error(`${next.toString()}: ${res.status}`);
-    await res.arrayBuffer();
-  };
-  const queue = urls.filter((u) => !isUnderWay(listed, u));
-  const lane = async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) await ask(next);
-  };
-  await Promise.all([lane(), lane(), ...urls.filter((u) => isUnderWay(listed, u)).map(ask)]);
-  return performance.now() - start;
 }
 
 async function main(): Promise<void> {
@@ -122,7 +70,7 @@ async function main(): Promise<void> {
       // A path, not a buffer: Playwright hands Chromium the file, not 32 MB over the protocol.
       const file = path.join(work, `round-${round}`, 'track.wav');
       mkdirSync(path.dirname(file));
-      writeFileSync(file, freshBytes(track));
+      writeFileSync(file, withOneSampleChanged(track, ++variant));
       const cpu0 = serverCpuMs(server.pid);
       const start = await page.evaluate(() => performance.now());
       await page.getByTestId('file-input').setInputFiles(file);
@@ -137,9 +85,10 @@ async function main(): Promise<void> {
       )) as ResourceTiming[];
       timings = timings.map((t) => ({ ...t, startTime: t.startTime - start }));
       const byHash = timings.filter((t) => t.name.includes('sha256=')).map((t) => new URL(t.name).pathname + new URL(t.name).search);
-      const ref = await reference(
+      const { wall: ref } = await sendAsPage(
         server.url,
-        freshBytes(track),
+        token,
+        withOneSampleChanged(track, ++variant),
         byHash.map((r) => r.replace(/([?&])sha256=[0-9a-f]+&?/, '$1').replace(/[?&]$/, '')),
       );
       // Round 0 warms the page, the server's workers and the WebAssembly kernels; not counted.
