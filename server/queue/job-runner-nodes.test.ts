@@ -5,8 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../test-support/test-app.js';
 import { postgresSkipReason } from '../test-support/private-postgres.js';
 import { redisSkipReason, startPrivateRedis, type PrivateRedis } from '../test-support/private-redis.js';
-import { createTestDatabase } from '../test-support/store-kinds.js';
-import { openPostgresStore } from '../store/postgres/pg-store.js';
+import { hearsOnlyWhenAsked, openTwoPostgresNodes } from '../test-support/store-kinds.js';
 import type { Store } from '../store/store.js';
 import { createBullDeliveryQueue } from './bullmq-delivery-queue.js';
 import { createBullJobQueue } from './bullmq-job-queue.js';
@@ -36,11 +35,9 @@ describe.skipIf(skip !== null)('jobs across two nodes (PostgreSQL and Redis)', (
     return new JobRunner(repo, new Map([['demo', handler]]), webhooks, log, queue);
   }
 
-  /** Two PostgreSQL stores on one database; B hears of A's commits only when it asks (see below). */
+  /** Two PostgreSQL stores on one database; B hears of A's commits only when it asks. */
   async function twoStores(): Promise<{ readonly a: Store; readonly b: Store }> {
-    const url = await createTestDatabase();
-    const a = await openPostgresStore(url);
-    const b = await openPostgresStore(url, { listen: false, pollMs: 3_600_000 });
+    const { a, b } = await openTwoPostgresNodes(hearsOnlyWhenAsked);
     closing.push(
       () => a.close(),
       () => b.close(),

@@ -1,8 +1,7 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { postgresSkipReason } from '../test-support/private-postgres.js';
-import { createTestDatabase, storeKinds } from '../test-support/store-kinds.js';
-import { openPostgresStore } from './postgres/pg-store.js';
+import { openTwoPostgresNodes, storeKinds } from '../test-support/store-kinds.js';
 import type { Store } from './store.js';
 import { waitFor } from '../test-support/wait-for.js';
 
@@ -58,9 +57,7 @@ describe.each(storeKinds)('Store.runAlone ($name)', (kind) => {
 describe.skipIf(postgresSkipReason)('Store.runAlone across PostgreSQL nodes', () => {
   /** Two nodes on one fresh database, A running work named `upkeep` until `held.release()`. */
   async function twoNodesHoldingOnA() {
-    const url = await createTestDatabase();
-    const a = await openPostgresStore(url);
-    const b = await openPostgresStore(url);
+    const { url, a, b } = await openTwoPostgresNodes();
     opened.push(a, b);
     const held = heldWork();
     const onA = a.runAlone('upkeep', held.work);

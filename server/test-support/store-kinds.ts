@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
 import { DurableJsonFile } from '../store/file-adapter.js';
-import { openPostgresStore } from '../store/postgres/pg-store.js';
+import { openPostgresStore, type PgStoreOptions } from '../store/postgres/pg-store.js';
 import type { DbSchema } from '../store/schema.js';
 import { openStore, type Store } from '../store/store.js';
 import { postgresSkipReason, startPrivatePostgres, type PrivatePostgres } from './private-postgres.js';
@@ -41,6 +41,22 @@ function privateCluster(): Promise<PrivatePostgres> {
 /** A new empty database on this file's private PostgreSQL; resolves to its URL. */
 export async function createTestDatabase(): Promise<string> {
   return (await privateCluster()).createDatabase();
+}
+
+/**
+ * A node that hears of the other nodes' commits only when it asks (`Store.sync`; no LISTEN, an hourly
+ * poll): its copy is behind, as any node's is for the milliseconds a notification takes.
+ */
+export const hearsOnlyWhenAsked: PgStoreOptions = { listen: false, pollMs: 3_600_000 };
+
+/** Two PostgreSQL nodes (stores) on one new database, `optionsB` for the second; the caller closes them. */
+export async function openTwoPostgresNodes(
+  optionsB: PgStoreOptions = {},
+): Promise<{ readonly url: string; readonly a: Store; readonly b: Store }> {
+  const url = await createTestDatabase();
+  const a = await openPostgresStore(url);
+  const b = await openPostgresStore(url, optionsB);
+  return { url, a, b };
 }
 
 /** The embedded store (db.json in a temp dir) and the PostgreSQL store (a new database on a private server). */

@@ -7,11 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IdentityService } from '../../auth/identity.js';
 import { createBullDeliveryQueue } from '../../queue/bullmq-delivery-queue.js';
-import { openPostgresStore } from '../../store/postgres/pg-store.js';
 import { postgresSkipReason } from '../../test-support/private-postgres.js';
 import { redisSkipReason, startPrivateRedis } from '../../test-support/private-redis.js';
 import { fixtureAt, projectFixture, seedOwner } from '../../test-support/store-fixtures.js';
-import { createTestDatabase } from '../../test-support/store-kinds.js';
+import { hearsOnlyWhenAsked, openTwoPostgresNodes } from '../../test-support/store-kinds.js';
 import { memoryLogger } from '../../test-support/test-app.js';
 import type { ProjectService } from '../projects/projects.js';
 import { createProjectsRepo } from '../projects/projects-repo.js';
@@ -40,11 +39,8 @@ describe.skipIf(skip !== null)('hook deliveries across two nodes (PostgreSQL and
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     closing.push(() => new Promise((r) => receiver.close(() => r())));
-    const url = await createTestDatabase();
-    const a = await openPostgresStore(url);
-    // B hears of A's commits only when it asks (no LISTEN, a poll once an hour): its copy is behind
-    // when the delivery reaches it, as a node's is for the few milliseconds a notification takes.
-    const b = await openPostgresStore(url, { listen: false, pollMs: 3_600_000 });
+    // B's copy is behind when the delivery reaches it.
+    const { a, b } = await openTwoPostgresNodes(hearsOnlyWhenAsked);
     closing.push(
       () => a.close(),
       () => b.close(),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createIdentityRepo } from '../../auth/identity-repo.js';
 import type { ProjectRecord } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
+import { projectFixture, seedOwner } from '../../test-support/store-fixtures.js';
 import { storeKinds } from '../../test-support/store-kinds.js';
 import { ProjectListIndex } from './project-list.js';
 import { createProjectsRepo, type ProjectsRepo } from './projects-repo.js';
@@ -17,53 +17,9 @@ const countForks = (rows: readonly Readonly<ProjectRecord>[]) => {
 const linearSearch = (rows: readonly Readonly<ProjectRecord>[], term: string) =>
   rows.filter((p) => [p.name, p.path, p.description ?? ''].some((s) => s.toLowerCase().includes(term.toLowerCase()))).map((p) => p.id);
 
-/** A full project record (PostgreSQL holds every column) in `namespaceId`. */
+/** A project of the fixtures' owner (every column: PostgreSQL holds them all), forked from `forkedFromId`. */
 const make = (repo: ProjectsRepo, name: string, forkedFromId: number | null, description: string | null = null) =>
-  repo.insert({
-    name,
-    path: name.toLowerCase().replace(/\W+/g, '-'),
-    namespaceId: owner.namespaceId,
-    description,
-    visibility: 'private',
-    defaultBranch: 'main',
-    creatorId: owner.id,
-    settings: {},
-    mergeMethod: 'merge',
-    tagList: [],
-    ciConfigPath: null,
-    archived: false,
-    importUrl: null,
-    importStatus: 'none',
-    importError: null,
-    forkedFromId,
-    emptyRepo: true,
-    readmePath: null,
-    runnersToken: 'runners',
-    customAttributes: {},
-    createdAt: 'now',
-    updatedAt: 'now',
-    lastActivityAt: 'now',
-  } as unknown as Omit<ProjectRecord, 'id'>);
-
-/** The user whose namespace holds the projects (set per store). */
-let owner: { id: number; namespaceId: number };
-
-async function seedOwner(store: Store): Promise<void> {
-  const user = await createIdentityRepo(store).insertUser(
-    {
-      username: 'ada',
-      name: 'Ada',
-      email: 'ada@example.com',
-      admin: false,
-      state: 'active',
-      tenant: 'ada',
-      passwordHash: null,
-      createdAt: 'now',
-    },
-    'secret',
-  );
-  owner = { id: user.id, namespaceId: user.namespaceId };
-}
+  repo.insert({ ...projectFixture(name.toLowerCase().replace(/\W+/g, '-')), name, description, forkedFromId });
 
 for (const kind of storeKinds) {
   describe.skipIf(kind.skip !== null)(`kept project indexes on the ${kind.name} store`, () => {

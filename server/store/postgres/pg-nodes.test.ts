@@ -5,7 +5,7 @@ import { AppError } from '../../http/errors.js';
 import { createProjectsRepo } from '../../hosting/projects/projects-repo.js';
 import { postgresSkipReason } from '../../test-support/private-postgres.js';
 import { projectFixture as project, seedOwner } from '../../test-support/store-fixtures.js';
-import { createTestDatabase } from '../../test-support/store-kinds.js';
+import { createTestDatabase, openTwoPostgresNodes } from '../../test-support/store-kinds.js';
 import { nextId } from '../schema.js';
 import type { Store } from '../store.js';
 import { openPostgresStore, type PgStoreOptions } from './pg-store.js';
@@ -21,11 +21,9 @@ afterEach(async () => {
 
 /** Two nodes: two stores on one database, as two `cratehouse serve` processes would open it. */
 async function twoNodes(optionsB: PgStoreOptions = {}): Promise<{ url: string; a: Store; b: Store }> {
-  const url = await createTestDatabase();
-  const a = await openPostgresStore(url);
-  const b = await openPostgresStore(url, optionsB);
-  opened.push(a, b);
-  return { url, a, b };
+  const nodes = await openTwoPostgresNodes(optionsB);
+  opened.push(nodes.a, nodes.b);
+  return nodes;
 }
 
 /** Wait until `ok()` holds (checked every 5 ms); resolves to the milliseconds it took, rejects after `limitMs`. */
