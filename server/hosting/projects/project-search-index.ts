@@ -47,8 +47,7 @@ interface Indexed {
 export class ProjectSearchIndex {
   private readonly byId = new Map<number, Indexed>();
   private readonly postings = new Map<number, number[]>();
-  private records: readonly Readonly<ProjectRecord>[] | null = null;
-  /** The rows as last indexed, by position (the table array may be edited in place). */
+  /** The rows as last indexed, by position (a copy: the table array may be edited in place). */
   private snapshot: readonly Readonly<ProjectRecord>[] | null = null;
   private pass = 0;
   private liveEntries = 0;
@@ -57,7 +56,6 @@ export class ProjectSearchIndex {
   /** Bring the index up to `records` (the table, in id order). */
   sync(records: readonly Readonly<ProjectRecord>[]): void {
     if (!this.syncInPlace(records)) this.syncByIds(records);
-    this.records = records;
     this.snapshot = records.slice();
     if (this.staleEntries > this.liveEntries + 10_000) this.rebuild();
   }
@@ -119,7 +117,7 @@ export class ProjectSearchIndex {
 
   /** The records whose `lowerText` contains `term` (already lower-cased), in table (id) order. */
   matching(term: string): Readonly<ProjectRecord>[] {
-    const records = this.records ?? [];
+    const records = this.snapshot ?? [];
     if (term.length < 3) return records.filter((p) => lowerText(p).includes(term));
     let shortest: number[] | undefined;
     for (const g of gramsOf(term)) {
