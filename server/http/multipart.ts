@@ -6,6 +6,7 @@ import { createServer, request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import busboy from 'busboy';
 import { formatBytes } from '../shared/format-bytes.js';
+import { uploadPacer, type BodyPacer, type PacedFeed } from './body-pacer.js';
 import { AppError } from './errors.js';
 
 /** An upload that reached disk whole: where it is, its sha256 (empty when hashed elsewhere) and size. */
@@ -38,11 +39,13 @@ export interface UploadOptions {
    * elsewhere (off this thread, while it grows: see onFileProgress).
    */
   readonly hash?: boolean;
+  /** The line the body waits in to be read (default: the process's `uploadPacer`). */
+  readonly pacer?: BodyPacer;
 }
 
 /**
- * Stream a multipart/form-data upload to `tmpDir` while hashing it (busboy). Resolves once the file
- * is fully on disk. Too large → `too-large` (partial file removed); no file field → `invalid`.
+ * Stream a multipart/form-data upload to `tmpDir` while hashing it (busboy), read in turns with the
+ * other uploads (BodyPacer). Resolves once the file is fully on disk. Too large → `too-large` (partial file removed); no file field → `invalid`.
  * Other file fields are drained and ignored; text fields are returned.
  */
 export function receiveUpload(req: IncomingMessage, options: UploadOptions): Promise<ReceivedUpload> {
@@ -69,11 +72,11 @@ export function receiveUpload(req: IncomingMessage, options: UploadOptions): Pro
     const fields: Record<string, string> = {};
     let file: Promise<{ sha256: string; bytes: number; filename: string; mimeType: string }> | null = null;
     let failed: AppError | null = null;
+    let feed: PacedFeed | null = null;
     const fail = (error: AppError) => {
       if (failed) return;
       failed = error;
-      req.unpipe(parser);
-      req.resume();
+      feed?.abandon();
       void discard().finally(() => reject(error));
     };
 
@@ -142,7 +145,7 @@ export function receiveUpload(req: IncomingMessage, options: UploadOptions): Pro
       );
     });
     req.on('aborted', () => fail(new AppError('invalid', 'The upload was interrupted')));
-    req.pipe(parser);
+    feed = (options.pacer ?? uploadPacer).feed(req, parser);
   });
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { threadId } from 'node:worker_threads';
+import { threadId, workerData } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { AppError } from '../../http/errors.js';
 import { openPcmSource, type DecoderChoice, type PcmRanges, type PcmSource } from '../decode/pcm-source.js';
@@ -12,6 +12,16 @@ import { toFailure, type AnalysisFailure } from './analysis-failure.js';
 import { DeadlineClock, type AnalysisBudget } from './task-deadline.js';
 import { wavHeader } from '../decode/wav-reader.js';
 import { engines, getEngineId, type EngineId } from '../engines/registry.js';
+import { lowerThisThreadPriority } from './thread-priority.js';
+
+/** What the pool gives each of its threads at start (worker-pool.ts). */
+export interface AnalysisThreadData {
+  /** How much lower than the HTTP thread's this thread's CPU priority is (thread-priority.ts). */
+  readonly nice: number;
+}
+
+// Imported on a pool thread: step back for the HTTP thread (null workerData: imported elsewhere, e.g. a test).
+lowerThisThreadPriority((workerData as Partial<AnalysisThreadData> | null)?.nice ?? 0);
 
 /** One analysis to run in a worker thread: decode `file` and stream it through the engine. */
 export interface AnalysisTask {

@@ -13,7 +13,8 @@ import {
 } from './task-deadline.js';
 import type { EngineId } from '../engines/registry.js';
 import { fromFailure, isFailure, type AnalysisFailure } from './analysis-failure.js';
-import type { AnalysisOutput, AnalysisTask, CombineTask, WarmUpTask } from './analysis-worker.js';
+import type { AnalysisOutput, AnalysisTask, AnalysisThreadData, CombineTask, WarmUpTask } from './analysis-worker.js';
+import { analysisThreadNice } from './thread-priority.js';
 
 /** The DSP worker pool: analyses never run on the event loop that serves HTTP. */
 export interface AnalysisPool {
@@ -66,6 +67,8 @@ export interface PoolOptions {
    * pool terminates its thread. The worker stops at its own deadline between chunks well before this.
    */
   readonly overdueGraceMs?: number;
+  /** How much lower the threads' CPU priority is than the HTTP thread's (Linux only; default analysisThreadNice, 0 keeps it). */
+  readonly nice?: number;
 }
 
 /** Start a pool with one thread per core (at least one). */
@@ -80,6 +83,7 @@ export function createAnalysisPool(threads = availableParallelism(), options: Po
     maxThreads: Math.max(1, threads),
     concurrentTasksPerWorker: TASKS_PER_THREAD,
     idleTimeout: cold ? coldThreadIdleMs : Infinity,
+    workerData: { nice: options.nice ?? analysisThreadNice } satisfies AnalysisThreadData,
     // piscina loads the worker file with require() first; Node 20's require() of an ES module can
     // abort the whole process ("IsGraphAsync must be used on an instantiated module") when threads
     // load it at once. Without require(esm) the require throws and piscina uses import() instead.
