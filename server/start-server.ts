@@ -148,6 +148,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     lock.update(url);
     listeningUrl = url;
+    // Part of the warm-up's trade (memory for first-call speed): the project search index, built a slice at a time.
+    const warming = new AbortController();
+    undo.push(async () => warming.abort());
+    if (config.warmUp)
+      services.hosting.projectQueries
+        .warmSearch(warming.signal)
+        .catch((error: unknown) => log.warn(`search index warm-up: ${String(error)}`));
     const resumed = await jobs.resume({ othersLive });
     if (resumed > 0) log.info(`resumed ${resumed} unfinished job(s)`);
     // While serving: what a node killed mid-create leaves on a shared data dir is repaired without a restart.
@@ -165,6 +172,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       admin,
       stop: () =>
         (stopping ??= (async () => {
+          warming.abort();
           await closeServer(server, 10_000);
           await reconciling?.stop();
           await services.stop();

@@ -108,6 +108,48 @@ describe('ProjectListIndex search', () => {
     }
   });
 
+  it('warms the index a slice per turn of the event loop, exact through writes made meanwhile', async () => {
+    const words = ['tape', 'loop', 'dub', 'kick', 'pad', 'vox'];
+    const repo = fakeRepo(
+      Array.from({ length: 5000 }, (_, k) => record(k + 1, `${words[k % 6]} ${k}`, `p-${k}`, k % 7 === 0 ? 'loop kit' : null)),
+    );
+    const index = new ProjectListIndex(repo as unknown as ProjectsRepo);
+    let turns = 0;
+    const tick = (): void => {
+      turns++;
+      // Writes between slices, in the prefix already indexed and past it, as requests would make them.
+      if (turns === 2) repo.projects[10] = record(11, 'Renamed Loop', 'renamed', null);
+      if (turns === 3) repo.projects.push(record(6001, 'Tape Loop', 'tape-loop', null));
+      if (turns === 4) repo.projects.splice(20, 1);
+      if (turns === 5) repo.projects[4000] = record(4001, 'Far Loop', 'far', null);
+      if (turns < 40) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await index.warmSearch(500);
+    // 5,000 rows at 500 a slice: the other work ran between the slices.
+    expect(turns).toBeGreaterThanOrEqual(9);
+    repo.recordsRevision++;
+    for (const term of ['loop', 'tape', 'far', 'renamed', 'p-21', 'kit', 'dub 4'])
+      expect(ids(index, term), term).toEqual(brute(repo.projects, term));
+  });
+
+  it('stops warming when told', async () => {
+    const repo = fakeRepo(Array.from({ length: 5000 }, (_, k) => record(k + 1, `tape ${k}`, `p-${k}`, null)));
+    const index = new ProjectListIndex(repo as unknown as ProjectsRepo);
+    const stop = new AbortController();
+    let turns = 0;
+    const tick = (): void => {
+      if (++turns === 2) stop.abort();
+      else if (turns < 40) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await index.warmSearch(500, stop.signal);
+    expect(turns).toBeLessThan(9);
+    // A search still answers exactly: it builds the rest itself.
+    expect(ids(index, 'tape 4999')).toEqual([5000]);
+    expect(ids(index, 'tape 49')).toEqual(brute(repo.projects, 'tape 49'));
+  });
+
   it('follows the store: creates, renames, description edits, deletes, and rows another node replaced', () => {
     const repo = fakeRepo([record(1, 'Tape', 'tape', null)]);
     const index = new ProjectListIndex(repo as unknown as ProjectsRepo);

@@ -28,6 +28,11 @@ export class ProjectQueries {
     this.storage = { ...stores, lfsSize };
   }
 
+  /** Build the list's search index in the background, a slice per turn of the event loop (ProjectListIndex.warmSearch). */
+  warmSearch(signal?: AbortSignal): Promise<void> {
+    return this.listIndex.warmSearch(undefined, signal);
+  }
+
   /** One page of the projects `viewer` may read that match `filters`, and how many match in all. */
   list(viewer: Viewer, filters: ProjectFilters, window: { readonly offset: number; readonly limit: number }): ProjectPage {
     const namespacePath = (id: number) => {

@@ -53,7 +53,12 @@ export class ProjectSearchIndex {
   private liveEntries = 0;
   private staleEntries = 0;
 
-  /** Bring the index up to `records` (the table, in id order). */
+  /** How many rows of the table the index was last brought up to. */
+  indexedRows(): number {
+    return this.snapshot?.length ?? 0;
+  }
+
+  /** Bring the index up to `records` (the table, in id order; a prefix of it while warming). */
   sync(records: readonly Readonly<ProjectRecord>[]): void {
     if (!this.syncInPlace(records)) this.syncByIds(records);
     this.snapshot = records.slice();
