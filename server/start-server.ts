@@ -152,9 +152,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const warming = new AbortController();
     undo.push(async () => warming.abort());
     if (config.warmUp)
-      services.hosting.projectQueries
-        .warmSearch(warming.signal)
-        .catch((error: unknown) => log.warn(`search index warm-up: ${String(error)}`));
+      services.hosting.projectQueries.warmSearch(warming.signal).catch((error: unknown) => log.error('search index warm-up failed', error));
     const resumed = await jobs.resume({ othersLive });
     if (resumed > 0) log.info(`resumed ${resumed} unfinished job(s)`);
     // While serving: what a node killed mid-create leaves on a shared data dir is repaired without a restart.
