@@ -45,8 +45,9 @@ export interface UploadOptions {
 
 /**
  * Stream a multipart/form-data upload to `tmpDir` while hashing it (busboy), read in turns with the
- * other uploads (BodyPacer). Resolves once the file is fully on disk. Too large → `too-large` (partial file removed); no file field → `invalid`.
- * Other file fields are drained and ignored; text fields are returned.
+ * other uploads (BodyPacer). Resolves once the file is fully on disk. Too large → `too-large` (partial
+ * file removed); no file field → `invalid`. Other file fields are drained and ignored; text fields are
+ * returned.
  */
 export function receiveUpload(req: IncomingMessage, options: UploadOptions): Promise<ReceivedUpload> {
   const missing = () => new AppError('invalid', `${options.field} is missing`, { issues: [options.missingIssue] });

@@ -117,11 +117,13 @@ describe('ProjectListIndex search', () => {
     let turns = 0;
     const tick = (): void => {
       turns++;
-      // Writes between slices, in the prefix already indexed and past it, as requests would make them.
+      // Writes between slices, in the prefix already indexed and past it, as requests would make them
+      // (each moves the revision, as the store's writes do).
       if (turns === 2) repo.projects[10] = record(11, 'Renamed Loop', 'renamed', null);
       if (turns === 3) repo.projects.push(record(6001, 'Tape Loop', 'tape-loop', null));
       if (turns === 4) repo.projects.splice(20, 1);
       if (turns === 5) repo.projects[4000] = record(4001, 'Far Loop', 'far', null);
+      if (turns >= 2 && turns <= 5) repo.recordsRevision++;
       if (turns < 40) setImmediate(tick);
     };
     setImmediate(tick);

@@ -48,7 +48,7 @@ export class ProjectSearchIndex {
   private readonly byId = new Map<number, Indexed>();
   private readonly postings = new Map<number, number[]>();
   /** The rows as last indexed, by position (a copy: the table array may be edited in place). */
-  private snapshot: readonly Readonly<ProjectRecord>[] | null = null;
+  private snapshot: Readonly<ProjectRecord>[] | null = null;
   private pass = 0;
   private liveEntries = 0;
   private staleEntries = 0;
@@ -56,6 +56,18 @@ export class ProjectSearchIndex {
   /** How many rows of the table the index was last brought up to. */
   indexedRows(): number {
     return this.snapshot?.length ?? 0;
+  }
+
+  /**
+   * Index rows [indexedRows(), upTo) of `records`, a table whose earlier rows have not changed since the
+   * last sync or extend (the warm-up checks its revision): no comparison of those rows, no copy.
+   */
+  extend(records: readonly Readonly<ProjectRecord>[], upTo: number): void {
+    const snapshot = (this.snapshot ??= []);
+    for (let k = snapshot.length; k < upTo; k++) {
+      this.index(records[k]!, this.pass);
+      snapshot.push(records[k]!);
+    }
   }
 
   /** Bring the index up to `records` (the table, in id order; a prefix of it while warming). */
