@@ -3,7 +3,7 @@
  * server process's CPU time, and the Analyse screen's requests sent from node as the page sends them.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { isSummaryAnalysis, type SummaryAnalysis } from '../renderer/src/api/held-audio-summary.js';
 
 /** `track` with one sample changed by `variant`: new bytes, a new sha256, nothing cached. */
@@ -17,6 +17,25 @@ export function withOneSampleChanged(track: Buffer, variant: number): Buffer {
 export function serverCpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * (1000 / 100); // utime + stime, in clock ticks of 10 ms
+}
+
+/**
+ * CPU milliseconds used so far by every process whose command line contains `marker` (Chromium's
+ * browser, renderer, GPU and network processes: the bench machine runs no other Chromium).
+ * Processes that exited meanwhile are not counted.
+ */
+export function processesCpuMs(marker: string): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) continue;
+      total += serverCpuMs(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
 }
 
 /** As the page decides (held-audio.ts isUnderWay, the same code): the upload answer lists this request's analysis as under way. */

@@ -34,6 +34,7 @@ import { setUpHosting, type HostingServices } from './hosting/set-up-hosting.js'
 import type { Logger } from './http/logger.js';
 import { createRepositoryAudio } from './project-audio.js';
 import { librarySummaryPlan } from './audio/http/summary-plan.js';
+import { analyzeDerivations } from './audio/http/derived-analyses.js';
 import { LibraryFolders, resolveFolderRoots } from './audio/library/library-folders.js';
 import { openJournalLibraryRepo } from './audio/library/library-repo.js';
 import { LibraryService } from './audio/library/library-service.js';
@@ -182,7 +183,7 @@ export async function buildServices(options: ServiceOptions): Promise<Services> 
   const sources = sourcesSetup.connect(jobs);
   const decoder: DecoderChoice = options.ffmpegPath ? { kind: 'ffmpeg', path: options.ffmpegPath } : { kind: 'js' };
   const { pool, analysisTasks } = setUpAnalysisPool(options, decoder, log);
-  const analysis = new AnalysisService(pool, new ResultCache(path.join(dataDir, 'cache')), decoder, meter);
+  const analysis = new AnalysisService(pool, new ResultCache(path.join(dataDir, 'cache')), decoder, meter, analyzeDerivations());
   // Audio bytes held once across the library, source artifacts and Git LFS objects (hard links).
   // Each side links from the other: an LFS upload of bytes the library holds, and a library upload of an LFS object's.
   const lfsObjects: LfsObjectStore = new LfsObjectStore(dataDir, [

@@ -23,6 +23,27 @@ export interface AnalysisRequest {
   readonly headSeconds?: number;
 }
 
+/** An analysis answer as cached: the `source` block and the engine's result. */
+export interface AnalysisEntry {
+  readonly source: SourceInfo;
+  readonly result: unknown;
+}
+
+/**
+ * A route whose answer is contained in another analysis's answer of the same file (the composite
+ * /analyze holds the sample analysis /naming names, for example). When that analysis is cached or
+ * being computed, the route's answer is derived from it instead of running its own engine over the
+ * audio again. `derive` must give exactly the answer the route's own engine gives.
+ */
+export interface Derivation {
+  /** The analysis whose answer contains this route's. */
+  readonly from: AnalysisRequest;
+  /** The route's own head (its cache key has it): requests with another head run the engine. */
+  readonly headSeconds?: number;
+  /** The answer for `params` from `from`'s answer; undefined when it cannot be told exactly from it. */
+  derive(answer: AnalysisEntry, params: Readonly<Record<string, unknown>>): AnalysisEntry | undefined;
+}
+
 /** How an analysis runs: the clip-tier head, and a signal that cancels it (the client went away). */
 export interface AnalysisOptions {
   readonly headSeconds?: number;
@@ -77,7 +98,7 @@ export class EarlyAnalysis {
 
 /** A cache miss being computed, which later requests for the same cache key join (see analyseFile). */
 interface SharedRun {
-  readonly done: Promise<{ readonly source: SourceInfo; readonly result: unknown }>;
+  readonly done: Promise<AnalysisEntry>;
   /** Cancels the computation: only once every request waiting for it has gone. */
   readonly stop: AbortController;
   readonly priority: AnalysisPriority;
@@ -104,6 +125,8 @@ export class AnalysisService {
     private readonly cache: ResultCache,
     private readonly decoder: DecoderChoice,
     private readonly meter: Meter,
+    /** By route path: answers derived from another analysis when it is at hand (see Derivation). */
+    private readonly derivations: ReadonlyMap<string, Derivation> = new Map(),
   ) {}
 
   /**
@@ -122,7 +145,7 @@ export class AnalysisService {
     const engine = engines[engineId];
     const key = cacheKey({ sha256, route, params: { ...params, head: headSeconds ?? null }, engineVersion: engine.version });
     if (!(await this.cache.hasSeen(tenant, key))) return null;
-    const cached = (await this.cache.get(key)) as { source: SourceInfo; result: unknown } | undefined;
+    const cached = (await this.cache.get(key)) as AnalysisEntry | undefined;
     return cached ? { ...cached, cache: 'hit' } : null;
   }
 
@@ -243,14 +266,21 @@ export class AnalysisService {
     // The computation is shared across tenants, but a tenant's first answer is a `miss` whoever
     // computed it: X-Cache must not tell them that someone else analysed this exact file.
     const seenBefore = await this.cache.hasSeen(tenant, key);
-    const cached = (await this.cache.get(key)) as { source: SourceInfo; result: unknown } | undefined;
+    const cached = (await this.cache.get(key)) as AnalysisEntry | undefined;
     if (cached) {
       options.early?.cancel();
       if (!seenBefore) await this.cache.markSeen(tenant, key);
       return { ...cached, cache: seenBefore ? 'hit' : 'miss' };
     }
+    const derived = await this.derive(file.sha256, route, params, options);
+    if (derived) {
+      options.early?.cancel();
+      await this.cache.set(key, derived);
+      await this.cache.markSeen(tenant, key);
+      return { ...derived, cache: 'miss' };
+    }
     const early = options.early?.resultFor(file.path) ?? null;
-    let entry: { readonly source: SourceInfo; readonly result: unknown };
+    let entry: AnalysisEntry;
     // An upload's own early run reads a temp file its request removes: kept, never offered.
     if (early && !offer) entry = await this.keep(key, tenant, await early);
     else {
@@ -264,6 +294,39 @@ export class AnalysisService {
     }
     await this.cache.markSeen(tenant, key);
     return { ...entry, cache: 'miss' };
+  }
+
+  /**
+   * `route`'s answer derived from the analysis that contains it, when that one is cached or being
+   * computed on this node (joined as shareRun would join it); undefined otherwise, or when the
+   * derivation cannot tell the answer exactly. Nothing is metered: no audio goes through an engine.
+   */
+  private async derive(
+    sha256: string,
+    route: string,
+    params: Readonly<Record<string, unknown>>,
+    options: AnalysisOptions,
+  ): Promise<AnalysisEntry | undefined> {
+    const derivation = this.derivations.get(route);
+    if (!derivation || derivation.headSeconds !== options.headSeconds) return undefined;
+    const from = derivation.from;
+    const key = cacheKey({
+      sha256,
+      route: from.route,
+      params: { ...from.params, head: from.headSeconds ?? null },
+      engineVersion: engines[from.engine].version,
+    });
+    const run = this.running.get(key);
+    let answer: AnalysisEntry | undefined;
+    if (run && !(run.priority === 'background' && (options.priority ?? 'interactive') === 'interactive')) {
+      try {
+        answer = await this.attend(run, options.signal);
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        return undefined; // the containing analysis failed: the route's own run gives the route's own error
+      }
+    } else if (!run) answer = (await this.cache.get(key)) as AnalysisEntry | undefined;
+    return answer && derivation.derive(answer, params);
   }
 
   /**
@@ -321,7 +384,7 @@ export class AnalysisService {
   }
 
   /** A computed answer: metered to `tenant` and cached under `key`. */
-  private async keep(key: string, tenant: string, out: AnalysisOutput): Promise<{ readonly source: SourceInfo; readonly result: unknown }> {
+  private async keep(key: string, tenant: string, out: AnalysisOutput): Promise<AnalysisEntry> {
     this.meter.analysed(tenant, out.analysedSeconds);
     const entry = { source: out.source, result: out.result };
     await this.cache.set(key, entry);
@@ -334,10 +397,7 @@ export class AnalysisService {
   }
 
   /** Wait for a shared run; a request that goes (its signal) stops waiting, and the last one to go stops the run. */
-  private async attend(
-    run: SharedRun,
-    signal: AbortSignal | undefined,
-  ): Promise<{ readonly source: SourceInfo; readonly result: unknown }> {
+  private async attend(run: SharedRun, signal: AbortSignal | undefined): Promise<AnalysisEntry> {
     run.waiting++;
     let leave: (() => void) | undefined;
     // Never settles without a signal.

@@ -73,15 +73,16 @@ describe('library upload: the summary analyses run while the bytes arrive', () =
           .slice(before)
           .map((c) => c[0])
           .filter((t) => t.growing === true);
-        return growing.length >= 7 && growing[0]!.file;
+        return growing.length >= 6 && growing[0]!.file;
       },
       { timeoutMs: 10_000 },
     );
     const engines = tasksOf(file)
       .map((t) => t.engineId)
       .sort();
-    // /analyze runs as its two parts (analyze-features, analyze-sample) on two threads.
-    expect(engines).toEqual(['analyze-features', 'analyze-sample', 'grade', 'loudness', 'naming', 'onsets', 'waveform']);
+    // /analyze runs as its two parts (analyze-features, analyze-sample) on two threads; /naming is
+    // derived from /analyze's sample analysis, with no run of its own (derived-analyses.ts).
+    expect(engines).toEqual(['analyze-features', 'analyze-sample', 'grade', 'loudness', 'onsets', 'waveform']);
     upload.finish();
     const { status, body } = await upload.answer;
     expect(status).toBe(201);
@@ -103,10 +104,11 @@ describe('library upload: the summary analyses run while the bytes arrive', () =
       expect(a.body.source.duration_s).toBeCloseTo(12, 3);
     }
     await app.library.whenIdle();
-    // No second run of anything: the seven tasks above are all the threads were given for this audio.
+    // No second run of anything, /naming included: the six tasks above are all the threads were given for this audio.
     const forThisAudio = runs.mock.calls.slice(before).map((c) => c[0]);
     expect(forThisAudio.filter((t) => t.file !== file)).toEqual([]);
-    expect(forThisAudio).toHaveLength(7);
+    expect(forThisAudio).toHaveLength(6);
+    expect(answers.map((a) => a.route)).toContain('/naming');
     // The temp file goes once the runs that read it are done; the bytes are in the content store.
     await waitFor(async () => !(await readdir(path.join(app.dataDir, 'tmp'))).includes(path.basename(file)));
     expect(await readdir(path.join(app.dataDir, 'content', sha256.slice(0, 2), sha256.slice(2, 4)))).toEqual([sha256]);
@@ -127,7 +129,7 @@ describe('library upload: the summary analyses run while the bytes arrive', () =
     const before = runs.mock.calls.length;
     const upload = startUpload(bytes);
     upload.answer.catch(() => undefined);
-    await waitFor(() => runs.mock.calls.length - before >= 7, { timeoutMs: 10_000 });
+    await waitFor(() => runs.mock.calls.length - before >= 6, { timeoutMs: 10_000 });
     upload.req.destroy();
     // Every run started for it ends (cancelled), the temp file goes, and no item or content appears.
     const started = runs.mock.results.slice(before).map((r) => r.value as Promise<unknown>);

@@ -72,10 +72,11 @@ export class LibraryService {
 
   /**
    * The item's summary analyses, to start while its upload arrives (pass its `onFileProgress` to
-   * receiveUpload, then the result to addUpload): loudness first, which addUpload waits for.
+   * receiveUpload, then the result to addUpload): loudness first, which addUpload waits for. Not
+   * /naming: its answer is derived from /analyze's (computeSummary), with no pass of its own.
    */
   beginUpload(): EarlyAnalyses {
-    const { loudness, ...rest } = this.plan;
+    const { loudness, naming: _derived, ...rest } = this.plan;
     return new EarlyAnalyses(this.analysis, [loudness, ...Object.values(rest)]);
   }
 

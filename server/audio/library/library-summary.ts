@@ -42,12 +42,16 @@ export async function computeSummary(
     });
     return { source: answer.source, ...(answer.result as object) } as T;
   };
-  const [analyze, loudness, onsets, grade, naming, waveform] = await Promise.all([
-    run<AnalyzeResponse>(plan.analyze),
+  const analyzing = run<AnalyzeResponse>(plan.analyze);
+  // Asked once /analyze is cached: the service then derives it from /analyze's sample analysis (the
+  // same engine over the same 30 s) instead of a pass of its own (derived-analyses.ts).
+  const naming = analyzing.then(() => run<{ name: string; source: SourceInfo }>(plan.naming));
+  const [analyze, loudness, onsets, grade, { name }, waveform] = await Promise.all([
+    analyzing,
     run<LoudnessResponse>(plan.loudness),
     run<OnsetsResponse>(plan.onsets),
     run<GradeResult & { source: SourceInfo }>(plan.grade),
-    run<{ name: string; source: SourceInfo }>(plan.naming),
+    naming,
     run<WaveformResponse>(plan.waveform),
   ]);
   const source = analyze.source;
@@ -69,7 +73,7 @@ export async function computeSummary(
       loudness_lufs: loudness.integrated_lufs ?? loudness.clip_lufs,
       true_peak_dbtp: loudness.true_peak_dbtp,
       grade_tier: tier,
-      suggested_name: naming.name,
+      suggested_name: name,
       thumbnail: waveform.min_max.map(([lo, hi]) => Math.round(Math.min(1, Math.max(Math.abs(lo), Math.abs(hi))) * 1000) / 1000),
     },
     vector: Array.from(computeFeatureVector({ analyze, loudness, onsets })),
