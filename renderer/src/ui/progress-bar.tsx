@@ -1,3 +1,10 @@
+import type { CSSProperties } from 'react';
+
+/** The fill of a `.progress-track` at `percent` (0–100): scaled, so the compositor animates it (styles.css). */
+export function progressFillStyle(percent: number): CSSProperties {
+  return { transform: `scaleX(${percent / 100})` };
+}
+
 /** A labelled progress bar; `value` null means "working, amount unknown". */
 export function ProgressBar({ label, value, detail }: { readonly label: string; readonly value: number | null; readonly detail?: string }) {
   const percent = value === null ? null : Math.round(Math.min(1, Math.max(0, value)) * 100);
@@ -15,7 +22,7 @@ export function ProgressBar({ label, value, detail }: { readonly label: string; 
         aria-valuemax={100}
         aria-valuenow={percent ?? undefined}
       >
-        <div className="progress-fill" style={percent === null ? undefined : { width: `${percent}%` }} />
+        <div className="progress-fill" style={percent === null ? undefined : progressFillStyle(percent)} />
       </div>
     </div>
   );

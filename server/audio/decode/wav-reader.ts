@@ -205,9 +205,10 @@ function convert(buf: Buffer, samples: number, info: WavInfo, out: Float32Array)
     if (buf.byteOffset % 4 === 0) out.set(new Float32Array(buf.buffer, buf.byteOffset, samples));
     else for (let i = 0; i < samples; i++) out[i] = buf.readFloatLE(i * 4);
   } else if (info.bitsPerSample === 16) {
-    const view = new Int16Array(buf.buffer, buf.byteOffset, samples);
-    if (buf.byteOffset % 2 === 0) for (let i = 0; i < samples; i++) out[i] = view[i]! / 32768;
-    else for (let i = 0; i < samples; i++) out[i] = buf.readInt16LE(i * 2) / 32768;
+    if (buf.byteOffset % 2 === 0) {
+      const view = new Int16Array(buf.buffer, buf.byteOffset, samples);
+      for (let i = 0; i < samples; i++) out[i] = view[i]! / 32768;
+    } else for (let i = 0; i < samples; i++) out[i] = buf.readInt16LE(i * 2) / 32768;
   } else if (info.bitsPerSample === 24) {
     for (let i = 0, o = 0; i < samples; i++, o += 3) out[i] = ((buf[o]! | (buf[o + 1]! << 8) | (buf[o + 2]! << 16)) << 8) / 2147483648;
   } else if (info.bitsPerSample === 32) {

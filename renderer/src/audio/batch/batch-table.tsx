@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { Pill } from '../../ui/status';
+import { progressFillStyle } from '../../ui/progress-bar';
 import { keyLabel, type BatchItem, type BatchResult, type SortKey, type SortOrder } from './batch-model';
 import { formatOneDecimal, formatScore, missingReason, stageLabels } from './format';
 import { describeGradedLength } from '../grade/grade-request';
@@ -90,7 +91,7 @@ function RowProgress({ item }: { readonly item: BatchItem }) {
         aria-valuemax={100}
         aria-valuenow={percent}
       >
-        <div className="progress-fill" style={{ width: `${percent}%` }} />
+        <div className="progress-fill" style={progressFillStyle(percent)} />
       </div>
     </div>
   );
