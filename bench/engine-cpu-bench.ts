@@ -22,6 +22,7 @@ import { openPcmSource, type PcmSource } from '../server/audio/decode/pcm-source
 import type { EngineSpec, StreamFormat } from '../server/audio/engines/engine.js';
 import { engines, getEngineId, type EngineId } from '../server/audio/engines/registry.js';
 import { librarySummaryPlan } from '../server/audio/http/summary-plan.js';
+import { analyzeDerivations } from '../server/audio/http/derived-analyses.js';
 import { median } from './bench-support.js';
 import { writeSynthTrack } from './synth-track.js';
 
@@ -168,7 +169,12 @@ async function main(): Promise<void> {
     const audio = await decode(await openPcmSource(first, { kind: 'ffmpeg', path: 'ffmpeg' }));
     console.log(`\nThe library summary's analyses of ${path.basename(first)} (started with the upload, same threads):`);
     let total = 0;
+    const derived = analyzeDerivations();
     for (const [name, r] of Object.entries(librarySummaryPlan())) {
+      if (derived.has(r.route)) {
+        console.log(`  ${name.padEnd(9)} ${r.route.padEnd(10)}   none: derived from /analyze's answer (derived-analyses.ts)`);
+        continue;
+      }
       for (let i = 0; i < 2; i++) runEngine(r.engine, r.params, audio, r.headSeconds);
       const times: number[] = [];
       for (let i = 0; i < runs; i++) {
