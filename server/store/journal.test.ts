@@ -14,6 +14,13 @@ async function replay(file: string): Promise<{ journal: Journal<{ n: number }>; 
   return { journal, seen };
 }
 
+/** The entries a fresh open of `file` replays (the journal is closed again: no handle left to the GC). */
+async function replayed(file: string): Promise<number[]> {
+  const { journal, seen } = await replay(file);
+  await journal.close();
+  return seen;
+}
+
 describe('journal', () => {
   it('replays every acknowledged entry in order, one group commit for concurrent appends', async () => {
     const file = await tempFile();
@@ -22,8 +29,7 @@ describe('journal', () => {
     await journal.close();
     const lines = (await readFile(file, 'utf8')).split('\n');
     expect(lines).toHaveLength(501); // 500 lines and the empty string after the last newline
-    const { seen } = await replay(file);
-    expect(seen).toEqual(Array.from({ length: 500 }, (_, n) => n));
+    expect(await replayed(file)).toEqual(Array.from({ length: 500 }, (_, n) => n));
   });
 
   it('ignores and cuts off a torn last line, then appends after the good ones', async () => {
@@ -34,7 +40,7 @@ describe('journal', () => {
     await first.journal.append({ n: 3 });
     await first.journal.close();
     expect(await readFile(file, 'utf8')).toBe('{"n":1}\n{"n":2}\n{"n":3}\n');
-    expect((await replay(file)).seen).toEqual([1, 2, 3]);
+    expect((await replayed(file))).toEqual([1, 2, 3]);
   });
 
   it('cuts a torn line at its byte offset after multi-byte text', async () => {
@@ -55,13 +61,13 @@ describe('journal', () => {
     const during = journal.append({ n: 9 });
     await Promise.all([compaction, during]);
     await journal.close();
-    expect((await replay(file)).seen).toEqual([7, 8, 9]);
+    expect((await replayed(file))).toEqual([7, 8, 9]);
   });
 
   it('replays nothing after a line that is not JSON (only a torn tail can be)', async () => {
     const file = await tempFile();
     await writeFile(file, '{"n":1}\n');
     await appendFile(file, 'garbage\n{"n":3}\n');
-    expect((await replay(file)).seen).toEqual([1]);
+    expect((await replayed(file))).toEqual([1]);
   });
 });
