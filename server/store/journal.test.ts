@@ -40,7 +40,7 @@ describe('journal', () => {
     await first.journal.append({ n: 3 });
     await first.journal.close();
     expect(await readFile(file, 'utf8')).toBe('{"n":1}\n{"n":2}\n{"n":3}\n');
-    expect((await replayed(file))).toEqual([1, 2, 3]);
+    expect(await replayed(file)).toEqual([1, 2, 3]);
   });
 
   it('cuts a torn line at its byte offset after multi-byte text', async () => {
@@ -61,13 +61,13 @@ describe('journal', () => {
     const during = journal.append({ n: 9 });
     await Promise.all([compaction, during]);
     await journal.close();
-    expect((await replayed(file))).toEqual([7, 8, 9]);
+    expect(await replayed(file)).toEqual([7, 8, 9]);
   });
 
   it('replays nothing after a line that is not JSON (only a torn tail can be)', async () => {
     const file = await tempFile();
     await writeFile(file, '{"n":1}\n');
     await appendFile(file, 'garbage\n{"n":3}\n');
-    expect((await replayed(file))).toEqual([1]);
+    expect(await replayed(file)).toEqual([1]);
   });
 });
