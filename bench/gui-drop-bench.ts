@@ -5,7 +5,7 @@
  * is measured. Each round uses fresh bytes (one sample changed), so the server analyses cold. Printed
  * beside it, the reference: the same requests sent from node without a browser, upload once then by
  * hash as the page sends them (what the upload answer lists as under way at once, the rest two at a time),
- * on fresh bytes too; and the server's CPU time from drop to filled. Then the browser's resource
+ * on fresh bytes too; and the CPU time of the server and of Chromium's processes from drop to filled. Then the browser's resource
  * timings per route of the last round (start and duration from the drop).
  *
  *   npm run build && npx tsx bench/gui-drop-bench.ts [--rounds 3]
