@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeWav, sine } from '../../test-support/signals.js';
-import { exactFramesFromHeader, parseFfmpegProbe } from './probe.js';
+import { exactFramesFromHeader, parseFfmpegProbe, probeWithFfmpeg } from './probe.js';
 
 describe('probe', () => {
   it('reads the exact frame count of a FLAC from STREAMINFO, and nothing from other formats', async () => {
@@ -32,5 +32,29 @@ describe('probe', () => {
     expect(() => parseFfmpegProbe('x.txt: Invalid data found when processing input\n')).toThrow(
       /could not be decoded as audio \(invalid data found/,
     );
+  });
+
+  it('probes an unchanged file once, and again when it changes', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-probe-'));
+    const wav = path.join(dir, 'in.wav');
+    await writeFile(wav, encodeWav([sine(48_000, 0.5, 440, 0.5)], 48_000));
+    const flac = path.join(dir, 'a.flac');
+    execFileSync('ffmpeg', ['-v', 'error', '-i', wav, flac]);
+    // An ffmpeg that counts its starts, then runs the real one.
+    const starts = path.join(dir, 'starts');
+    const counting = path.join(dir, 'ffmpeg');
+    await writeFile(counting, `#!/bin/sh\necho x >> '${starts}'\nexec ffmpeg "$@"\n`);
+    await chmod(counting, 0o755);
+    const count = async () => (await readFile(starts, 'utf8')).split('\n').filter(Boolean).length;
+
+    const first = await probeWithFfmpeg(counting, flac);
+    expect(first).toMatchObject({ container: 'flac', sampleRate: 48_000, channels: 1, exactFrames: 24_000 });
+    expect(await probeWithFfmpeg(counting, flac)).toEqual(first);
+    expect(await count()).toBe(1);
+    // The same path with other content (a stereo file at another rate): probed anew.
+    execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', wav, '-ac', '2', '-ar', '44100', flac]);
+    await utimes(flac, new Date(), new Date(Date.now() + 5000));
+    expect(await probeWithFfmpeg(counting, flac)).toMatchObject({ sampleRate: 44_100, channels: 2 });
+    expect(await count()).toBe(2);
   });
 });
