@@ -1,3 +1,6 @@
+// One file past ~400 lines on purpose: joining a running computation (shareRun, attend), adopting
+// an upload's early run and deriving an answer from a containing analysis all work on the one map of
+// running computations; split apart, each would need that map's internals.
 import type { Meter } from '../../auth/metering.js';
 import type { ReceivedUpload } from '../../http/multipart.js';
 import type { AnalysisPool, AnalysisPriority } from './worker-pool.js';
