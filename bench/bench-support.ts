@@ -15,6 +15,12 @@ import { fileURLToPath } from 'node:url';
 /** The repository's root (the server child's working directory). */
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The value after `name` on the command line (`--rounds 4` → `'4'`), or undefined. */
+export function optionValue(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+}
+
 /** Every line printed with `say`, for `writeResults`. */
 const lines: string[] = [];
 

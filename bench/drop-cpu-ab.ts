@@ -12,17 +12,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { serverNodeFlags } from '../server/config/node-flags.js';
-import { median, say, startServerProcess } from './bench-support.js';
+import { median, optionValue, say, startServerProcess } from './bench-support.js';
 import { sendAsPage, serverCpuMs, withOneSampleChanged } from './drop-support.js';
 import { writeSynthTrack } from './synth-track.js';
 
 const token = 'bench-ab-admin';
-const arg = (name: string) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
-const rounds = Number(arg('--rounds') ?? 4);
-const other = arg('--other');
+const rounds = Number(optionValue('--rounds') ?? 4);
+const other = optionValue('--other');
 // The Analyse screen's requests (its two cold ones, then the summary's).
 const requests = ['/waveform?bins=4000', '/spectrum', '/onsets', '/loudness', '/analyze', '/grade', '/naming?index=1'].map(
   (r) => `/audio/v1${r}`,

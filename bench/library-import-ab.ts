@@ -13,17 +13,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { serverNodeFlags } from '../server/config/node-flags.js';
-import { median, say, startServerProcess } from './bench-support.js';
+import { median, optionValue, say, startServerProcess } from './bench-support.js';
 import { serverCpuMs } from './drop-support.js';
 
 const token = 'bench-import-admin';
-const arg = (name: string) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
-const rounds = Number(arg('--rounds') ?? 1);
-const other = arg('--other');
-const dir = arg('--dir') ?? '/usr/share/sonic-pi/samples';
+const rounds = Number(optionValue('--rounds') ?? 1);
+const other = optionValue('--other');
+const dir = optionValue('--dir') ?? '/usr/share/sonic-pi/samples';
 const auth = { Authorization: `Bearer ${token}` };
 
 /** Upload every file (`concurrency` at a time), then poll until no item is still analysing. */
