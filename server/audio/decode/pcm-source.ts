@@ -4,7 +4,8 @@ import audioType from 'audio-type';
 import { decodeChunked } from 'audio-decode';
 import { AppError } from '../../http/errors.js';
 import type { LengthEstimate, StreamFormat } from '../engines/engine.js';
-import { decodeWithFfmpeg } from './ffmpeg-decode.js';
+import { decodeIdentity, decodeRemembered } from './decoded-memo.js';
+import { decodeWithFfmpeg, type FfmpegInputFormat } from './ffmpeg-decode.js';
 import { requireAnalysableFormat, requireFiniteSamples } from './format-limits.js';
 import { decodeMp3Range } from './mp3-range.js';
 import { exactFramesFromHeader, probeWithFfmpeg, readMp3Info, type ProbeInfo } from './probe.js';
@@ -119,8 +120,7 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
           totalFrames: mp3.frames,
           decode: (from, to, s) => requireFiniteSamples(decodeMp3Range(decoder.path, file, mp3, from, to, s ?? signal)),
         },
-        chunks: (o = {}) =>
-          requireFiniteSamples(decodeWithFfmpeg(decoder.path, file, input, { headSeconds: o.headSeconds, signal: o.signal ?? signal })),
+        chunks: (o = {}) => decodeOnce(decoder.path, file, input, o.headSeconds, o.signal ?? signal),
         pcm16: null,
         confirm: always,
       };
@@ -142,13 +142,26 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
       durationS: info.exactFrames !== null ? info.exactFrames / info.sampleRate : info.durationS,
       lengthEstimate: info.exactFrames !== null ? null : estimateLength(info),
       ranges: null,
-      chunks: (o = {}) =>
-        requireFiniteSamples(decodeWithFfmpeg(decoder.path, file, input, { headSeconds: o.headSeconds, signal: o.signal ?? signal })),
+      chunks: (o = {}) => decodeOnce(decoder.path, file, input, o.headSeconds, o.signal ?? signal),
       pcm16: null,
       confirm: always,
     };
   }
   return { ...(await openWithJs(file, signal)), direct: false, lengthEstimate: null, ranges: null, pcm16: null, confirm: always };
+}
+
+/** An ffmpeg decode, replayed from this thread's memory when the same short file was decoded whole just before (decoded-memo.ts). */
+async function* decodeOnce(
+  ffmpegPath: string,
+  file: string,
+  input: FfmpegInputFormat,
+  headSeconds: number | undefined,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<Float32Array> {
+  const identity = await decodeIdentity(file, `${ffmpegPath}\n${input.demuxer}\n${input.sampleRate}\n${input.channels}`);
+  yield* decodeRemembered({ identity, sampleRate: input.sampleRate, channels: input.channels, headSeconds, signal }, () =>
+    requireFiniteSamples(decodeWithFfmpeg(ffmpegPath, file, input, { headSeconds, signal })),
+  );
 }
 
 /**
