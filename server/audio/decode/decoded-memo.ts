@@ -25,6 +25,11 @@ const remembered = new Map<string, Decoded>();
 let heldBytes = 0;
 let idleTimer: NodeJS.Timeout | undefined;
 
+/** Whether a decode of this many bytes of float samples could be remembered (the container's length is a hint: a little over still tries). */
+export function fitsDecodedMemo(bytes: number): boolean {
+  return !(bytes > entryLimitBytes * 1.1);
+}
+
 /** What a decode is of: the file (path, device, inode, size, modification time) and how it is decoded. */
 export async function decodeIdentity(file: string, how: string): Promise<string> {
   const s = await stat(file, { bigint: true });

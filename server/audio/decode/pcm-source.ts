@@ -4,7 +4,7 @@ import audioType from 'audio-type';
 import { decodeChunked } from 'audio-decode';
 import { AppError } from '../../http/errors.js';
 import type { LengthEstimate, StreamFormat } from '../engines/engine.js';
-import { decodeIdentity, decodeRemembered } from './decoded-memo.js';
+import { decodeIdentity, decodeRemembered, fitsDecodedMemo } from './decoded-memo.js';
 import { decodeWithFfmpeg, type FfmpegInputFormat } from './ffmpeg-decode.js';
 import { requireAnalysableFormat, requireFiniteSamples } from './format-limits.js';
 import { decodeMp3Range } from './mp3-range.js';
@@ -120,7 +120,7 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
           totalFrames: mp3.frames,
           decode: (from, to, s) => requireFiniteSamples(decodeMp3Range(decoder.path, file, mp3, from, to, s ?? signal)),
         },
-        chunks: (o = {}) => decodeOnce(decoder.path, file, input, o.headSeconds, o.signal ?? signal),
+        chunks: (o = {}) => decodeOnce(decoder.path, file, input, mp3.frames, o.headSeconds, o.signal ?? signal),
         pcm16: null,
         confirm: always,
       };
@@ -142,7 +142,15 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
       durationS: info.exactFrames !== null ? info.exactFrames / info.sampleRate : info.durationS,
       lengthEstimate: info.exactFrames !== null ? null : estimateLength(info),
       ranges: null,
-      chunks: (o = {}) => decodeOnce(decoder.path, file, input, o.headSeconds, o.signal ?? signal),
+      chunks: (o = {}) =>
+        decodeOnce(
+          decoder.path,
+          file,
+          input,
+          info.exactFrames ?? (info.durationS ?? 0) * info.sampleRate,
+          o.headSeconds,
+          o.signal ?? signal,
+        ),
       pcm16: null,
       confirm: always,
     };
@@ -155,13 +163,15 @@ async function* decodeOnce(
   ffmpegPath: string,
   file: string,
   input: FfmpegInputFormat,
+  expectedFrames: number,
   headSeconds: number | undefined,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<Float32Array> {
+  const decode = () => requireFiniteSamples(decodeWithFfmpeg(ffmpegPath, file, input, { headSeconds, signal }));
+  // A file the memo would not keep anyway (a track, not a sample) is not copied chunk by chunk.
+  if (!fitsDecodedMemo(expectedFrames * input.channels * 4)) return yield* decode();
   const identity = await decodeIdentity(file, `${ffmpegPath}\n${input.demuxer}\n${input.sampleRate}\n${input.channels}`);
-  yield* decodeRemembered({ identity, sampleRate: input.sampleRate, channels: input.channels, headSeconds, signal }, () =>
-    requireFiniteSamples(decodeWithFfmpeg(ffmpegPath, file, input, { headSeconds, signal })),
-  );
+  yield* decodeRemembered({ identity, sampleRate: input.sampleRate, channels: input.channels, headSeconds, signal }, decode);
 }
 
 /**
