@@ -72,6 +72,35 @@ async function uploadedBytes(baseURL: string, token: string): Promise<number> {
 const libraryRows = (page: Page) => page.getByRole('listbox', { name: /Library items/ }).getByRole('option');
 const rowNamed = (page: Page, name: string) => libraryRows(page).filter({ hasText: name });
 
+/** What misplacedRows reads in the page (e2e is type-checked without the DOM's types). */
+interface RowElement {
+  readonly dataset: { readonly itemId?: string };
+  readonly scrollHeight: number;
+  readonly clientHeight: number;
+  getBoundingClientRect(): { readonly top: number; readonly bottom: number };
+}
+declare const document: { querySelectorAll(selector: string): Iterable<RowElement> };
+
+/**
+ * Row boxes whose content overflows them or that overlap the next row, as "name: why" (empty when the list is
+ * laid out right). Read in the page at once, so a layout that waits for a re-render after a resize shows here.
+ */
+function misplacedRows(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const rows = [...document.querySelectorAll('[role="listbox"] [role="option"]')];
+    const boxes = rows.map((row) => ({
+      name: row.dataset.itemId ?? '?',
+      box: row.getBoundingClientRect(),
+      fits: row.scrollHeight <= row.clientHeight + 1,
+    }));
+    boxes.sort((a, b) => a.box.top - b.box.top);
+    return boxes.flatMap((b, i) => [
+      ...(b.fits ? [] : [`${b.name}: content taller than its row`]),
+      ...(i + 1 < boxes.length && b.box.bottom > boxes[i + 1]!.box.top + 0.5 ? [`${b.name}: overlaps the next row`] : []),
+    ]);
+  });
+}
+
 test('library: add, search, filter by key and tempo, similar, audition with keys, tags, reload', async ({ page, server }) => {
   test.setTimeout(240_000);
   const errors = collectPageErrors(page);
@@ -194,7 +223,9 @@ test('library: add, search, filter by key and tempo, similar, audition with keys
       [1440, 900],
     ] as const) {
       await page.setViewportSize({ width, height });
+      expect(await misplacedRows(page)).toEqual([]);
       await rowNamed(page, 'loop-120.wav').click();
+      expect(await misplacedRows(page)).toEqual([]);
       await expectNoHorizontalOverflow(page);
       await saveScreenshot(page, `library-${width}`);
     }

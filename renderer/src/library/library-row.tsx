@@ -1,5 +1,5 @@
 // One row of the library list (a card on narrow screens) and the small widgets it is made of.
-import type { DragEvent } from 'react';
+import type { CSSProperties, DragEvent } from 'react';
 import type { LibraryItemResponse } from '../api/library';
 import { camelotHue, thinPeaks } from './library-model';
 
@@ -69,8 +69,6 @@ export interface RowProps {
   readonly index: number;
   readonly selected: boolean;
   readonly playing: boolean;
-  readonly top: number;
-  readonly height: number;
   readonly onSelect: (index: number) => void;
   readonly onPlay: (item: LibraryItemResponse) => void;
   readonly onFavourite: (item: LibraryItemResponse) => void;
@@ -78,7 +76,7 @@ export interface RowProps {
 }
 
 /** A library row: play, thumbnail, names, role, tempo, key, loudness, tier, rating, favourite, tags. */
-export function LibraryRow({ item, index, selected, playing, top, height, onSelect, onPlay, onFavourite, onDragStart }: RowProps) {
+export function LibraryRow({ item, index, selected, playing, onSelect, onPlay, onFavourite, onDragStart }: RowProps) {
   const analysing = item.status === 'analysing';
   return (
     <div
@@ -87,7 +85,7 @@ export function LibraryRow({ item, index, selected, playing, top, height, onSele
       aria-selected={selected}
       aria-posinset={index + 1}
       className={`lib-row${selected ? ' lib-row-selected' : ''}`}
-      style={{ top, height }}
+      style={rowPlace(index)}
       draggable
       onDragStart={(event) => onDragStart(event, item)}
       onClick={() => onSelect(index)}
@@ -148,4 +146,13 @@ export function LibraryRow({ item, index, selected, playing, top, height, onSele
       </span>
     </div>
   );
+}
+
+/**
+ * A row's place in the virtual list: its index, which library.css multiplies by the row height of the
+ * layout in force (`--lib-row-height`), so rows move in the same frame as the media query that turns
+ * them into cards, not a render later.
+ */
+export function rowPlace(index: number): CSSProperties {
+  return { '--lib-row-index': index } as CSSProperties;
 }

@@ -1,7 +1,7 @@
 // The producer's library: every kept file, searchable and filterable, in a virtual list that stays
 // smooth at 100 000 items; audition with the arrow keys, edit, find similar sounds, drag out.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties, type DragEvent, type KeyboardEvent } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { messageOf } from '../api/error-message';
 import {
@@ -24,12 +24,16 @@ import { LibraryDetails } from './library-details';
 import { LibraryFilters } from './library-filters';
 import { LibraryFolders } from './library-folders';
 import { filterFromParams, isNavigationKey, moveSelection, paramsOfFilter, visibleRange } from './library-model';
-import { LibraryRow } from './library-row';
+import { LibraryRow, rowPlace } from './library-row';
 import { useAudition } from './use-audition';
 import { useLibraryList } from './use-library-list';
 import './library.css';
 
-/** Row heights: a table row, or a card below 720 px (library.css switches the layout at the same width). */
+/**
+ * Row heights for the scrolling arithmetic: a table row, or a card below 720 px. library.css places the rows
+ * with the same two heights (`--lib-row-height`) and switches at the same width, so the layout never waits for
+ * this hook's re-render.
+ */
 const ROW_HEIGHT = 58;
 const CARD_HEIGHT = 112;
 const narrowQuery = '(max-width: 720px)';
@@ -289,18 +293,11 @@ export function LibraryScreen() {
                   setScroll({ top: element.scrollTop, height: element.clientHeight });
                 }}
               >
-                <div className="lib-spacer" style={{ height: total * rowHeight }}>
+                <div className="lib-spacer" style={{ '--lib-rows': total } as CSSProperties}>
                   {Array.from({ length: range.end - range.start }, (_, offset) => {
                     const index = range.start + offset;
                     const item = list.rowAt(index);
-                    if (!item)
-                      return (
-                        <div
-                          key={`placeholder-${index}`}
-                          className="lib-row lib-row-placeholder"
-                          style={{ top: index * rowHeight, height: rowHeight }}
-                        />
-                      );
+                    if (!item) return <div key={`placeholder-${index}`} className="lib-row lib-row-placeholder" style={rowPlace(index)} />;
                     return (
                       <LibraryRow
                         key={item.id}
@@ -308,8 +305,6 @@ export function LibraryScreen() {
                         index={index}
                         selected={index === selected}
                         playing={playingId === item.id}
-                        top={index * rowHeight}
-                        height={rowHeight}
                         onSelect={(i) => select(i, false)}
                         onPlay={togglePlay}
                         onFavourite={favourite}
