@@ -76,6 +76,7 @@ export async function* decodeRemembered(request: DecodeRequest, decode: () => As
     if (bytes <= entryLimitBytes) {
       kept.push(chunk.slice());
       bytes += chunk.byteLength;
+      if (bytes > entryLimitBytes) kept.length = 0; // too long to keep: let the copies go now
     }
     yield chunk;
   }
