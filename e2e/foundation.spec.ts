@@ -162,6 +162,9 @@ test('shows loading and error states', async ({ page, server }) => {
   await page.emulateMedia({ colorScheme: 'dark' });
   const health = '**/audio/v1/healthz';
 
+  // The shell re-checks health on a timer while it fails: the page's clock is held during "Try again", so
+  // the recovery that step sees is the button's own.
+  await page.clock.install();
   await test.step('the health check is visibly pending, then visibly failed', async () => {
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -181,9 +184,13 @@ test('shows loading and error states', async ({ page, server }) => {
   });
 
   await test.step('Try again recovers', async () => {
+    await page.clock.pauseAt(Date.now() + 50);
     await page.unroute(health);
-    await serverPanel(page).getByRole('button', { name: 'Try again', exact: true }).click();
+    // A DOM click, not a pointer one: Playwright's click focuses the window first, and the shell re-checks
+    // health on focus by itself, which then raced the button (its panel gone before the click landed).
+    await serverPanel(page).getByRole('button', { name: 'Try again', exact: true }).dispatchEvent('click');
     await expect(fact(page, 'Server version')).toHaveText(version);
+    await page.clock.resume();
   });
 
   await test.step('signing in is visibly pending', async () => {
