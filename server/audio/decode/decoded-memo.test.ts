@@ -7,11 +7,12 @@ import { encodeWav, sine } from '../../test-support/signals.js';
 import { forgetDecoded } from './decoded-memo.js';
 import { openPcmSource } from './pcm-source.js';
 
-/** A FLAC of `seconds` of two sines, an ffmpeg that counts its starts, and a reader through it. */
+/** A 24-bit FLAC of `seconds` of two sines, an ffmpeg that counts its starts, and a reader through it. */
 async function setUp(seconds: number, freq = 440) {
   const dir = await mkdtemp(path.join(tmpdir(), 'cratehouse-decoded-'));
   const wav = path.join(dir, 'in.wav');
-  await writeFile(wav, encodeWav([sine(44_100, seconds, freq, 0.5), sine(44_100, seconds, freq * 1.5, 0.25)], 44_100));
+  // 24-bit: a short 16-bit FLAC is decoded in process (pcm-source.ts), and this is about ffmpeg's decodes.
+  await writeFile(wav, encodeWav([sine(44_100, seconds, freq, 0.5), sine(44_100, seconds, freq * 1.5, 0.25)], 44_100, 'pcm24'));
   const flac = path.join(dir, 'a.flac');
   execFileSync('ffmpeg', ['-v', 'error', '-i', wav, flac]);
   const starts = path.join(dir, 'starts');
@@ -76,7 +77,7 @@ describe('decoded memo', () => {
     expect(await t.decodes()).toBe(2);
     // The same path with other audio: decoded anew.
     const before = await t.read();
-    await writeFile(t.wav, encodeWav([sine(44_100, 1, 220, 0.5), sine(44_100, 1, 330, 0.25)], 44_100));
+    await writeFile(t.wav, encodeWav([sine(44_100, 1, 220, 0.5), sine(44_100, 1, 330, 0.25)], 44_100, 'pcm24'));
     execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', t.wav, t.flac]);
     await utimes(t.flac, new Date(), new Date(Date.now() + 5000));
     const after = await t.read();

@@ -53,7 +53,15 @@ export async function* decodeWithFfmpeg(
   child.stderr.on('data', (d: string) => {
     if (stderr.length < 8192) stderr += d;
   });
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  // A decoder that cannot start (gone from disk, no processes left) is an error event: without a listener it would end the thread.
+  let startError: Error | undefined;
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('close', (code) => resolve(code));
+    child.once('error', (error) => {
+      startError = error;
+      resolve(null);
+    });
+  });
   const onAbort = () => child.kill('SIGKILL');
   signal?.addEventListener('abort', onAbort, { once: true });
   const frameBytes = 4 * format.channels;
@@ -76,6 +84,10 @@ export async function* decodeWithFfmpeg(
     }
     const code = await exited;
     if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+    if (startError)
+      throw new AppError('unavailable', `The audio decoder (ffmpeg) could not be started: ${startError.message}`, {
+        code: 'decoder-unavailable',
+      });
     if (code !== 0) {
       const reason = stderr.trim().split('\n').pop() ?? `ffmpeg exited ${code}`;
       throw new AppError('unsupported-media', `The audio could not be decoded: ${reason}`, { code: 'undecodable' });

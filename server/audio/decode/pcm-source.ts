@@ -8,7 +8,7 @@ import { decodeIdentity, decodeRemembered, fitsDecodedMemo } from './decoded-mem
 import { decodeWithFfmpeg, type FfmpegInputFormat } from './ffmpeg-decode.js';
 import { requireAnalysableFormat, requireFiniteSamples } from './format-limits.js';
 import { decodeMp3Range } from './mp3-range.js';
-import { exactFramesFromHeader, probeWithFfmpeg, readMp3Info, type ProbeInfo } from './probe.js';
+import { exactFramesFromHeader, probeWithFfmpeg, readFlacStreamInfo, readMp3Info, type FlacStreamInfo, type ProbeInfo } from './probe.js';
 import { readWavChunks, readWavInfo, readWavPcm16, type ByteFeed } from './wav-reader.js';
 
 /** Decoded audio as interleaved float32 chunks, with its format known before the first chunk. */
@@ -99,6 +99,8 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
   if (feed) await feed.waitFor(Infinity);
   const always = async () => true;
   if (decoder.kind === 'ffmpeg') {
+    const flac = await readFlacStreamInfo(file);
+    if (flac && decodesInProcess(flac)) return openFlacInProcess(file, flac, decoder.path, signal);
     const mp3 = skipProbe ? await readMp3Info(file) : null;
     if (mp3) {
       requireAnalysableFormat(mp3);
@@ -172,6 +174,86 @@ async function* decodeOnce(
   if (!fitsDecodedMemo(expectedFrames * input.channels * 4)) return yield* decode();
   const identity = await decodeIdentity(file, `${ffmpegPath}\n${input.demuxer}\n${input.sampleRate}\n${input.channels}`);
   yield* decodeRemembered({ identity, sampleRate: input.sampleRate, channels: input.channels, headSeconds, signal }, decode);
+}
+
+/** The longest FLAC decoded in the server's own thread (a sample, not a track: ffmpeg is faster on long files). */
+const inProcessFlacSeconds = 30;
+
+/**
+ * Whether a FLAC is decoded in process instead of by ffmpeg: a short 16-bit mono or stereo file with a
+ * stated length. For those the WebAssembly decoder gives ffmpeg's samples exactly (after rescaling, see
+ * decodeFlacWhole), and a sample's analyses then start no process at all.
+ */
+function decodesInProcess(info: FlacStreamInfo): boolean {
+  return (
+    info.bitsPerSample === 16 &&
+    (info.channels === 1 || info.channels === 2) &&
+    info.frames > 0 &&
+    info.sampleRate > 0 &&
+    info.frames <= inProcessFlacSeconds * info.sampleRate
+  );
+}
+
+/** A short FLAC decoded in process (decodesInProcess), falling back to ffmpeg wherever the two could differ. */
+function openFlacInProcess(file: string, info: FlacStreamInfo, ffmpegPath: string, signal: AbortSignal | undefined): PcmSource {
+  requireAnalysableFormat(info);
+  const { sampleRate, channels, frames } = info;
+  const input: FfmpegInputFormat = { sampleRate, channels, demuxer: 'flac' };
+  const viaFfmpeg = (headSeconds: number | undefined, s: AbortSignal | undefined) =>
+    decodeOnce(ffmpegPath, file, input, frames, headSeconds, s);
+  return {
+    format: { sampleRate, channels, channelLayout: channels === 1 ? 'mono' : 'stereo', totalFrames: frames },
+    container: 'flac',
+    direct: false,
+    durationS: frames / sampleRate,
+    lengthEstimate: null,
+    ranges: null,
+    pcm16: null,
+    confirm: async () => true,
+    async *chunks(o = {}) {
+      const s = o.signal ?? signal;
+      // ffmpeg's -t trims a longer file at a point of its own choosing: a head within the file is left to it.
+      if (o.headSeconds !== undefined && frames >= Math.floor((o.headSeconds - 0.01) * sampleRate)) {
+        yield* viaFfmpeg(o.headSeconds, s);
+        return;
+      }
+      const identity = await decodeIdentity(file, `in-process flac\n${sampleRate}\n${channels}`);
+      yield* decodeRemembered({ identity, sampleRate, channels, headSeconds: o.headSeconds, signal: s }, async function* () {
+        const whole = await decodeFlacWhole(file, info, s);
+        if (!whole) return yield* viaFfmpeg(undefined, s);
+        // In pieces the size of ffmpeg's pipe reads (64 KiB), as the engines are used to.
+        for (let at = 0; at < whole.length; at += 16_384) yield whole.subarray(at, at + 16_384);
+      });
+    },
+  };
+}
+
+/**
+ * The whole of a short 16-bit FLAC, interleaved, as ffmpeg gives it (integer / 32768), or null when the
+ * WebAssembly decoder fails or disagrees with STREAMINFO (the caller then asks ffmpeg). The decoder scales
+ * by 1/32767; each value is an exact integer step, so rounding back and dividing by 32768 is exact.
+ */
+async function decodeFlacWhole(file: string, info: FlacStreamInfo, signal: AbortSignal | undefined): Promise<Float32Array | null> {
+  const out = new Float32Array(info.frames * info.channels);
+  let at = 0;
+  try {
+    for await (const chunk of decodeJs(file, 'flac', undefined, signal)) {
+      if (chunk.channels !== info.channels || chunk.sampleRate !== info.sampleRate || at + chunk.samples.length > out.length) return null;
+      const samples = chunk.samples;
+      for (let i = 0; i < samples.length; i++) out[at + i] = Math.round(samples[i]! * 32767) / 32768;
+      at += samples.length;
+    }
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    return null;
+  }
+  return at === out.length && findNonFiniteSample(out) < 0 ? out : null;
+}
+
+/** The index of the first NaN or infinite sample, or −1. */
+function findNonFiniteSample(samples: Float32Array): number {
+  for (let i = 0; i < samples.length; i++) if (!Number.isFinite(samples[i]!)) return i;
+  return -1;
 }
 
 /**

@@ -137,24 +137,40 @@ function channelsFromLayout(layout: string): number {
   throw new AppError('unsupported-media', `Unsupported channel layout ${layout}`, { code: 'undecodable' });
 }
 
-/**
- * Exact frames from FLAC STREAMINFO's total-samples field; null for anything else or when it is 0
- * (unknown). PCM WAV never gets here: wav-reader.ts reads it directly, header included.
- */
-export async function exactFramesFromHeader(file: string, sampleRate: number): Promise<number | null> {
+/** A FLAC file's STREAMINFO (the block every FLAC starts with): what its frames hold and how many there are. */
+export interface FlacStreamInfo {
+  readonly sampleRate: number;
+  readonly channels: number;
+  readonly bitsPerSample: number;
+  /** 0 when the encoder did not know the length. */
+  readonly frames: number;
+}
+
+/** The STREAMINFO of a file that starts with `fLaC` (a FLAC without a tag in front), or null. */
+export async function readFlacStreamInfo(file: string): Promise<FlacStreamInfo | null> {
   const fh = await open(file, 'r');
   try {
     const head = Buffer.alloc(42);
     const { bytesRead } = await fh.read(head, 0, head.length, 0);
     if (bytesRead < 42 || head.toString('ascii', 0, 4) !== 'fLaC' || (head[4]! & 0x7f) !== 0) return null;
-    // STREAMINFO: sample rate (20 bits) and total samples (36 bits) start at byte 18 of the block.
+    // STREAMINFO after its 4-byte block header: block and frame sizes (10 bytes), then rate (20 bits),
+    // channels − 1 (3), bits per sample − 1 (5) and total samples (36).
     const si = 8;
-    const rate = (head[si + 10]! << 12) | (head[si + 11]! << 4) | (head[si + 12]! >> 4);
-    const total = (head[si + 13]! & 0x0f) * 2 ** 32 + head.readUInt32BE(si + 14);
-    return total > 0 && rate === sampleRate ? total : null;
+    return {
+      sampleRate: (head[si + 10]! << 12) | (head[si + 11]! << 4) | (head[si + 12]! >> 4),
+      channels: ((head[si + 12]! >> 1) & 0x07) + 1,
+      bitsPerSample: (((head[si + 12]! & 0x01) << 4) | (head[si + 13]! >> 4)) + 1,
+      frames: (head[si + 13]! & 0x0f) * 2 ** 32 + head.readUInt32BE(si + 14),
+    };
   } finally {
     await fh.close();
   }
+}
+
+/** The exact frame count a FLAC's STREAMINFO states, when its rate is `sampleRate`; null for other formats or an unknown length. */
+export async function exactFramesFromHeader(file: string, sampleRate: number): Promise<number | null> {
+  const info = await readFlacStreamInfo(file);
+  return info && info.frames > 0 && info.sampleRate === sampleRate ? info.frames : null;
 }
 
 /** What an MP3's first frame and gapless tags say: enough to decode it without probing with ffmpeg. */
