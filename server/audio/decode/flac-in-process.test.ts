@@ -104,6 +104,20 @@ describe('FLAC decoded in process', () => {
     expect(await t.decodes()).toBe(1);
   });
 
+  it('trusts no STREAMINFO length: a file claiming 30 s that holds 1 s is left to ffmpeg', async () => {
+    const t = await setUp();
+    const bytes = Buffer.from(await readFile(await t.flacOf('liar', [sine(44_100, 1, 440, 0.5)])));
+    // Total samples: the low 32 bits of STREAMINFO's 36-bit field, at byte 8 + 14.
+    bytes.writeUInt32BE(30 * 44_100, 8 + 14);
+    const file = path.join(t.dir, 'liar-30s.flac');
+    await writeFile(file, bytes);
+    const source = await openPcmSource(file, { kind: 'ffmpeg', path: t.ffmpeg });
+    expect(source.format.totalFrames).toBe(30 * 44_100); // what the header says, before decoding
+    const expected = await ffmpegSamples(file, 1);
+    expect(comparison(await collect(source.chunks()), expected)).toEqual(same(expected));
+    expect(await t.decodes()).toBe(1);
+  });
+
   it('answers a decoder that cannot start with 503 unavailable, not a crashed thread', async () => {
     const t = await setUp();
     const file = await t.flacOf('any', [sine(44_100, 1, 440, 0.5)]);

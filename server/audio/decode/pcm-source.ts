@@ -234,20 +234,30 @@ function openFlacInProcess(file: string, info: FlacStreamInfo, ffmpegPath: strin
  * by 1/32767; each value is an exact integer step, so rounding back and dividing by 32768 is exact.
  */
 async function decodeFlacWhole(file: string, info: FlacStreamInfo, signal: AbortSignal | undefined): Promise<Float32Array | null> {
-  const out = new Float32Array(info.frames * info.channels);
-  let at = 0;
+  const expected = info.frames * info.channels;
+  // Memory follows what really decodes, not what a (possibly lying) STREAMINFO claims.
+  const parts: Float32Array[] = [];
+  let total = 0;
   try {
     for await (const chunk of decodeJs(file, 'flac', undefined, signal)) {
-      if (chunk.channels !== info.channels || chunk.sampleRate !== info.sampleRate || at + chunk.samples.length > out.length) return null;
-      const samples = chunk.samples;
-      for (let i = 0; i < samples.length; i++) out[at + i] = Math.round(samples[i]! * 32767) / 32768;
-      at += samples.length;
+      if (chunk.channels !== info.channels || chunk.sampleRate !== info.sampleRate || total + chunk.samples.length > expected) return null;
+      const samples = chunk.samples; // a fresh array per chunk (decodeJs): rescaled in place
+      for (let i = 0; i < samples.length; i++) samples[i] = Math.round(samples[i]! * 32767) / 32768;
+      parts.push(samples);
+      total += samples.length;
     }
   } catch (error) {
     if (signal?.aborted) throw error;
     return null;
   }
-  return at === out.length && findNonFiniteSample(out) < 0 ? out : null;
+  if (total !== expected) return null;
+  const out = new Float32Array(expected);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return findNonFiniteSample(out) < 0 ? out : null;
 }
 
 /** The index of the first NaN or infinite sample, or −1. */
