@@ -30,15 +30,19 @@ export function fitsDecodedMemo(bytes: number): boolean {
   return !(bytes > entryLimitBytes * 1.1);
 }
 
-/** What a decode is of: the file (path, device, inode, size, modification time) and how it is decoded. */
-export async function decodeIdentity(file: string, how: string): Promise<string> {
+/**
+ * What a file is now, with how it is read: path, device, inode, size and modification time, after `how`.
+ * The key of this thread's memories of a file (its decodes here, its probes in probe.ts): any change to the
+ * file gives another key.
+ */
+export async function fileIdentity(file: string, how: string): Promise<string> {
   const s = await stat(file, { bigint: true });
   return `${how}\n${file}\n${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}`;
 }
 
 /** How one decode is asked for. */
 export interface DecodeRequest {
-  /** From decodeIdentity. */
+  /** From fileIdentity. */
   readonly identity: string;
   readonly sampleRate: number;
   readonly channels: number;

@@ -4,7 +4,7 @@ import audioType from 'audio-type';
 import { decodeChunked } from 'audio-decode';
 import { AppError } from '../../http/errors.js';
 import type { LengthEstimate, StreamFormat } from '../engines/engine.js';
-import { decodeIdentity, decodeRemembered, fitsDecodedMemo } from './decoded-memo.js';
+import { fileIdentity, decodeRemembered, fitsDecodedMemo } from './decoded-memo.js';
 import { decodeWithFfmpeg, type FfmpegInputFormat } from './ffmpeg-decode.js';
 import { requireAnalysableFormat, requireFiniteSamples } from './format-limits.js';
 import { decodeMp3Range } from './mp3-range.js';
@@ -160,6 +160,17 @@ export async function openPcmSource(file: string, decoder: DecoderChoice, option
   return { ...(await openWithJs(file, signal)), direct: false, lengthEstimate: null, ranges: null, pcm16: null, confirm: always };
 }
 
+/** ffmpeg's decode of a file, every sample checked finite. */
+function decodeByFfmpeg(
+  ffmpegPath: string,
+  file: string,
+  input: FfmpegInputFormat,
+  headSeconds: number | undefined,
+  signal: AbortSignal | undefined,
+): AsyncIterable<Float32Array> {
+  return requireFiniteSamples(decodeWithFfmpeg(ffmpegPath, file, input, { headSeconds, signal }));
+}
+
 /** An ffmpeg decode, replayed from this thread's memory when the same short file was decoded whole just before (decoded-memo.ts). */
 async function* decodeOnce(
   ffmpegPath: string,
@@ -169,10 +180,10 @@ async function* decodeOnce(
   headSeconds: number | undefined,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<Float32Array> {
-  const decode = () => requireFiniteSamples(decodeWithFfmpeg(ffmpegPath, file, input, { headSeconds, signal }));
+  const decode = () => decodeByFfmpeg(ffmpegPath, file, input, headSeconds, signal);
   // A file the memo would not keep anyway (a track, not a sample) is not copied chunk by chunk.
   if (!fitsDecodedMemo(expectedFrames * input.channels * 4)) return yield* decode();
-  const identity = await decodeIdentity(file, `${ffmpegPath}\n${input.demuxer}\n${input.sampleRate}\n${input.channels}`);
+  const identity = await fileIdentity(file, `${ffmpegPath}\n${input.demuxer}\n${input.sampleRate}\n${input.channels}`);
   yield* decodeRemembered({ identity, sampleRate: input.sampleRate, channels: input.channels, headSeconds, signal }, decode);
 }
 
@@ -199,8 +210,6 @@ function openFlacInProcess(file: string, info: FlacStreamInfo, ffmpegPath: strin
   requireAnalysableFormat(info);
   const { sampleRate, channels, frames } = info;
   const input: FfmpegInputFormat = { sampleRate, channels, demuxer: 'flac' };
-  const viaFfmpeg = (headSeconds: number | undefined, s: AbortSignal | undefined) =>
-    decodeOnce(ffmpegPath, file, input, frames, headSeconds, s);
   return {
     format: { sampleRate, channels, channelLayout: channels === 1 ? 'mono' : 'stereo', totalFrames: frames },
     container: 'flac',
@@ -214,13 +223,13 @@ function openFlacInProcess(file: string, info: FlacStreamInfo, ffmpegPath: strin
       const s = o.signal ?? signal;
       // ffmpeg's -t trims a longer file at a point of its own choosing: a head within the file is left to it.
       if (o.headSeconds !== undefined && frames >= Math.floor((o.headSeconds - 0.01) * sampleRate)) {
-        yield* viaFfmpeg(o.headSeconds, s);
+        yield* decodeOnce(ffmpegPath, file, input, frames, o.headSeconds, s);
         return;
       }
-      const identity = await decodeIdentity(file, `in-process flac\n${sampleRate}\n${channels}`);
+      const identity = await fileIdentity(file, `in-process flac\n${sampleRate}\n${channels}`);
       yield* decodeRemembered({ identity, sampleRate, channels, headSeconds: o.headSeconds, signal: s }, async function* () {
         const whole = await decodeFlacWhole(file, info, s);
-        if (!whole) return yield* viaFfmpeg(undefined, s);
+        if (!whole) return yield* decodeByFfmpeg(ffmpegPath, file, input, undefined, s);
         // In pieces the size of ffmpeg's pipe reads (64 KiB), as the engines are used to.
         for (let at = 0; at < whole.length; at += 16_384) yield whole.subarray(at, at + 16_384);
       });
@@ -242,7 +251,11 @@ async function decodeFlacWhole(file: string, info: FlacStreamInfo, signal: Abort
     for await (const chunk of decodeJs(file, 'flac', undefined, signal)) {
       if (chunk.channels !== info.channels || chunk.sampleRate !== info.sampleRate || total + chunk.samples.length > expected) return null;
       const samples = chunk.samples; // a fresh array per chunk (decodeJs): rescaled in place
-      for (let i = 0; i < samples.length; i++) samples[i] = Math.round(samples[i]! * 32767) / 32768;
+      for (let i = 0; i < samples.length; i++) {
+        const v = Math.round(samples[i]! * 32767) / 32768;
+        if (!Number.isFinite(v)) return null;
+        samples[i] = v;
+      }
       parts.push(samples);
       total += samples.length;
     }
@@ -257,13 +270,7 @@ async function decodeFlacWhole(file: string, info: FlacStreamInfo, signal: Abort
     out.set(part, at);
     at += part.length;
   }
-  return findNonFiniteSample(out) < 0 ? out : null;
-}
-
-/** The index of the first NaN or infinite sample, or −1. */
-function findNonFiniteSample(samples: Float32Array): number {
-  for (let i = 0; i < samples.length; i++) if (!Number.isFinite(samples[i]!)) return i;
-  return -1;
+  return out;
 }
 
 /**

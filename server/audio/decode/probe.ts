@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
-import { open, stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { AppError } from '../../http/errors.js';
+import { fileIdentity } from './decoded-memo.js';
 import { findRefusalInReport, ffmpegInputArgs, requireAllowedDemuxer } from './ffmpeg-input.js';
 import { parseMp3FrameHeader } from './mp3-frames.js';
 
@@ -29,8 +30,7 @@ const probedLimit = 64;
  * the cost of a short sample's analysis (~170 ms here). Only successful probes are kept.
  */
 export async function probeWithFfmpeg(ffmpegPath: string, file: string, signal?: AbortSignal): Promise<ProbeInfo> {
-  const s = await stat(file, { bigint: true });
-  const key = `${ffmpegPath}\n${file}\n${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}`;
+  const key = await fileIdentity(file, ffmpegPath);
   const known = probed.get(key);
   if (known) {
     probed.delete(key); // most recently used last
