@@ -2,8 +2,10 @@
 #   docker build -t cratehouse .
 #   docker run -d --name cratehouse -p 8080:8080 -v cratehouse-data:/data cratehouse
 # Configuration is the same CRATEHOUSE_* environment as `npm start` (README.md); the data dir is /data.
+# NODE_IMAGE: the Node 20 base (scripts/compose/offline-images.sh builds a stand-in without Docker Hub).
+ARG NODE_IMAGE=node:20-bookworm-slim
 
-FROM node:20-bookworm-slim AS build
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 # .npmrc keeps install scripts off: Electron's binary is not needed to build the server and the GUI.
@@ -14,7 +16,7 @@ COPY electron ./electron
 COPY renderer ./renderer
 RUN npm run build && npm prune --omit=dev --omit=optional --no-audit --no-fund
 
-FROM node:20-bookworm-slim
+FROM ${NODE_IMAGE}
 RUN apt-get update \
   && apt-get install -y --no-install-recommends ffmpeg git ca-certificates tini \
   && rm -rf /var/lib/apt/lists/*

@@ -75,7 +75,9 @@ describe('headless deployment files', () => {
   it('the Dockerfile copies only what exists, runs as a non-root user and checks /audio/v1/healthz', () => {
     const sources = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => (m[1] ?? '').split(/\s+/));
     for (const source of sources) expect(() => readFileSync(new URL(`../${source}`, import.meta.url)), source).not.toThrow(/ENOENT/);
-    expect(dockerfile).toMatch(/^FROM node:20-bookworm-slim/m);
+    // Both stages build on NODE_IMAGE, which defaults to the official Node 20 image.
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
+    expect([...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1])).toEqual(['${NODE_IMAGE}', '${NODE_IMAGE}']);
     expect(dockerfile).toMatch(/apt-get install .*ffmpeg git/);
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/^HEALTHCHECK [\s\S]*\/audio\/v1\/healthz/m);

@@ -29,7 +29,7 @@ interface ComposeService {
   readonly healthcheck?: { readonly test?: readonly string[]; readonly disable?: boolean };
 }
 
-describe('docs/deploy/docker-compose.yml (parsed; Docker itself is not run here)', () => {
+describe('docs/deploy/docker-compose.yml (parsed; scripts/compose/compose.test.ts runs it with Docker)', () => {
   let services: Readonly<Record<string, ComposeService>>;
   let volumeNames: readonly string[];
   beforeAll(async () => {
