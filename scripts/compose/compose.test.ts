@@ -63,11 +63,12 @@ const token = `compose-admin-${process.pid}`;
 const project = `cratehouse-check-${process.pid}`;
 
 describe.skipIf(skip !== null)('docs/deploy/docker-compose.yml, run with Docker (stand-in base images from Debian)', () => {
-  const work = mkdtempSync(path.join(tmpdir(), 'cratehouse-compose-'));
+  // Made in beforeAll: a skipped run leaves nothing behind.
+  let work = '';
   const compose = findCompose() ?? [];
-  const files = ['docker-compose.yml', 'docker-compose.offline.yml', 'context.yml'].flatMap((f) => ['-f', path.join(work, f)]);
+  const files = () => ['docker-compose.yml', 'docker-compose.offline.yml', 'context.yml'].flatMap((f) => ['-f', path.join(work, f)]);
   const dc = async (args: readonly string[], timeout = 120_000) =>
-    run(compose[0]!, [...compose.slice(1), '-p', project, ...files, ...args], {
+    run(compose[0]!, [...compose.slice(1), '-p', project, ...files(), ...args], {
       cwd: work,
       timeout,
       maxBuffer: 64 * 1024 * 1024,
@@ -107,6 +108,7 @@ describe.skipIf(skip !== null)('docs/deploy/docker-compose.yml, run with Docker 
   }
 
   beforeAll(async () => {
+    work = mkdtempSync(path.join(tmpdir(), 'cratehouse-compose-'));
     // The shipped files, a generated env file with fresh secrets, and the build context pointed back at
     // this checkout (the copied compose file's `../..` would point elsewhere).
     for (const f of ['docker-compose.yml', 'nginx-cratehouse-nodes.conf'])
@@ -152,6 +154,7 @@ describe.skipIf(skip !== null)('docs/deploy/docker-compose.yml, run with Docker 
 
   afterAll(async () => {
     media?.close();
+    if (!work) return;
     await dc(['down', '-v', '--remove-orphans'], 300_000).catch((e: unknown) => console.warn(`compose down failed: ${String(e)}`));
     rmSync(work, { recursive: true, force: true });
   }, 300_000);
