@@ -60,6 +60,8 @@ if (skip && process.env.CRATEHOUSE_REQUIRE_DOCKER === '1') throw new Error(`CRAT
 if (skip) console.warn(`docker-compose.yml run skipped: ${skip}`);
 
 const token = `compose-admin-${process.pid}`;
+/** Every service of the compose file. */
+const allServices = ['postgres', 'redis', 'app1', 'app2', 'nginx', 'worker'] as const;
 const project = `cratehouse-check-${process.pid}`;
 
 describe.skipIf(skip !== null)('docs/deploy/docker-compose.yml, run with Docker (stand-in base images from Debian)', () => {
@@ -138,7 +140,7 @@ describe.skipIf(skip !== null)('docs/deploy/docker-compose.yml, run with Docker 
     await run(path.join(here, 'offline-images.sh'), [], { timeout: 900_000 });
     await dc(['build'], 1_200_000);
     await dc(['up', '-d'], 300_000);
-    await waitHealthy(['postgres', 'redis', 'app1', 'app2', 'nginx', 'worker'], 180_000);
+    await waitHealthy(allServices, 180_000);
     front = await frontUrl();
 
     // A media server on the Docker host, reached from the containers through the network's gateway.
@@ -274,7 +276,7 @@ describe.skipIf(skip !== null)('docs/deploy/docker-compose.yml, run with Docker 
   it('keeps everything across a restart of the whole set, and pg_dump (the documented backup) holds the project', async () => {
     await dc(['stop'], 180_000);
     await dc(['up', '-d'], 300_000);
-    await waitHealthy(['postgres', 'redis', 'app1', 'app2', 'nginx', 'worker'], 180_000);
+    await waitHealthy(allServices, 180_000);
     front = await frontUrl();
     const res = await fetch(`${front}/api/v4/projects/root%2Fcompose-tape/repository/files/README.md/raw?ref=main`, { headers: auth });
     expect(res.status).toBe(200);
