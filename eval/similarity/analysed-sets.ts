@@ -12,7 +12,7 @@ export interface AnalysedFile extends LabelledFile {
 }
 
 /** Where the answers are kept (in the real-audio cache, beside the sets they come from; never committed). v2: with the samples engine's timbre block (v1, similarity-analyze.json, had none and is kept for comparison). */
-export const analysedFile = path.join(cacheDir, 'similarity-analyze-v2.json');
+export const analysedFile = path.join(cacheDir, 'similarity-analyze-v3.json');
 
 /** The kept answers, or undefined when they have not been measured on this machine. */
 export function findAnalysedSets(): AnalysedFile[] | undefined {

@@ -1,7 +1,7 @@
 /**
  * The /analyze answers of every labelled file of the development libraries, through the real server
  * (started from source by eval/eval-support.ts), each file posted as `sample.wav` so only the audio
- * decides. Kept in the real-audio cache (`similarity-analyze-v2.json`, never committed) so the evaluation and
+ * decides. Kept in the real-audio cache (`similarity-analyze-v3.json`, never committed) so the evaluation and
  * the fitting of the normalisation read them without analysing again.
  *
  *   CRATEHOUSE_REAL_AUDIO_CACHE=/path/to/cache npx tsx eval/similarity/analyze-sets.ts

@@ -121,3 +121,29 @@ export function fitWeights(
   }
   return { weights, components };
 }
+
+/**
+ * One group's weight chosen on the items, every other constant kept: for a group whose numbers were themselves
+ * learned on these items (the timbre embedding), where a joint search of all the weights would lean on it for
+ * remembering them rather than for generalising.
+ */
+export function fitGroupWeight(
+  items: readonly RawItem[],
+  norms: FeatureNorms,
+  group: FeatureGroup,
+  options: { readonly queryEvery?: number; readonly log?: (s: string) => void } = {},
+): number {
+  let best = -1;
+  let chosen = 0;
+  // Wider than the joint search's steps: such a group can carry more than any one descriptor group.
+  for (const step of [...GROUP_STEPS, 4, 6, 8]) {
+    const trial: FeatureNorms = { ...norms, weights: { ...norms.weights, [group]: step } };
+    const s = measureQuality(poolOf(items, trial), { queryEvery: options.queryEvery }).overall.mean;
+    options.log?.(`  ${group} at ${step}: ${s.toFixed(3)}`);
+    if (s > best + 1e-9) {
+      best = s;
+      chosen = step;
+    }
+  }
+  return chosen;
+}

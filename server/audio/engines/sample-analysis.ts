@@ -16,6 +16,8 @@ import { hzToMidi, midiToHz, noteName } from '../dsp/pitch.js';
 import { beatPeriod, envelopeShape, pickPeaks, powerDb, ramp } from '../dsp/role-features.js';
 import { inferLoopTempo, type LoopTempo, type TempoSource } from '../dsp/loop-tempo.js';
 import { roundTo } from '../dsp/round.js';
+import { embedMelPatch } from '../dsp/timbre-embedding.js';
+import { timbreEmbeddingWeights } from '../dsp/timbre-embedding-weights.js';
 import type { RoleMeasurements } from './role-model-features.js';
 import type { EngineSpec, StreamEngine, StreamFormat } from './engine.js';
 import { SampleMeasurer, VOICED_APERIODICITY, type SampleMeasures } from './sample-measurer.js';
@@ -103,6 +105,11 @@ export interface SampleAnalysisResult {
     /** Share of the voiced frames' energy outside the partials, 0..1. */
     readonly noisiness: number;
   } | null;
+  /**
+   * The timbre embedding (dsp/timbre-embedding.ts): a unit vector from the log-mel patch of the first 1.5 s, close
+   * for sounds of one instrument family; what "more like this" compares first. Null for silence.
+   */
+  readonly embedding: readonly number[] | null;
   readonly envelope: {
     /**
      * Attack of the first event, s: from the first 5 ms block within 30 dB of the peak to the first within
@@ -308,6 +315,12 @@ function summariseTimbre(m: SampleMeasures): SampleAnalysisResult['timbre'] {
   };
 }
 
+/** The timbre embedding of the measurer's mel patch, rounded to 4 decimals; null for silence. */
+function summariseEmbedding(m: SampleMeasures): readonly number[] | null {
+  const e = m.melPatch ? embedMelPatch(m.melPatch, timbreEmbeddingWeights) : null;
+  return e ? Array.from(e, (v) => round(v, 4)) : null;
+}
+
 /** Side/mid width and the correlation of the first two channels. */
 function summariseStereo(m: SampleMeasures): { width: number; correlation: number | null } {
   const { ll, rr, lr } = m.stereo;
@@ -444,6 +457,7 @@ export function analyseMeasures(m: SampleMeasures, name: string): SampleAnalysis
       spread_semitones: pitch.spread === null ? null : round(pitch.spread, 2),
     },
     timbre: summariseTimbre(m),
+    embedding: summariseEmbedding(m),
     envelope: {
       attack_s: round(attack),
       decay_s: round(decay),
@@ -511,7 +525,7 @@ class SampleAnalyser implements StreamEngine<SampleAnalysisResult> {
 
 export const sampleAnalysisEngine: EngineSpec<SampleAnalysisParams, SampleAnalysisResult> = {
   id: 'samples',
-  version: '5',
+  version: '6',
   needsTotalFrames: false,
   create(format, params): StreamEngine<SampleAnalysisResult> {
     return new SampleAnalyser(format, params);

@@ -23,6 +23,7 @@ import { SampleFrameKernels } from '../dsp/frame-kernels.js';
 import { HarmonicTimbre, type HarmonicTimbreSummary } from '../dsp/harmonic-timbre.js';
 import { Yin, type PitchEstimate } from '../dsp/pitch.js';
 import { GrowableArray, StreamingHpss, SpectralShape } from '../dsp/role-features.js';
+import { computeMelPatch, melPatchSourceFrames } from '../dsp/mel-patch.js';
 import { hannWindow } from '../dsp/window.js';
 import type { StreamFormat } from './engine.js';
 
@@ -77,6 +78,8 @@ export interface SampleMeasures {
   readonly pitchEnergy: Float64Array;
   /** Harmonic timbre of the voiced pitch frames (dsp/harmonic-timbre.ts), null when none had partials. */
   readonly timbre: HarmonicTimbreSummary | null;
+  /** The level-free log-mel patch of the first 1.5 s (dsp/mel-patch.ts), the timbre embedding's input; null for silence. */
+  readonly melPatch: Float32Array | null;
 }
 
 /** The sample engine's streaming measurement; one per stream. */
@@ -85,6 +88,9 @@ export class SampleMeasurer {
   private readonly sampleRate: number;
   private readonly maxFrames: number;
   private frames = 0;
+  /** The mono mix of the first frames, for the mel patch. */
+  private readonly headMono: Float32Array;
+  private headFill = 0;
   private peak = 0;
   private sumSquares = 0;
   private sLL = 0;
@@ -211,12 +217,14 @@ export class SampleMeasurer {
     this.pitchFrame = new Float64Array(this.pitchN);
     this.box1 = new Float64Array(this.decim);
     this.box2 = new Float64Array(this.decim);
+    this.headMono = new Float32Array(melPatchSourceFrames(sr));
   }
 
   push(chunk: Float32Array): void {
     const ch = this.channels;
     let frames = chunk.length / ch;
     if (this.frames + frames > this.maxFrames) frames = Math.max(0, this.maxFrames - this.frames);
+    this.keepHead(chunk, frames);
     const inv = 1 / ch;
     const stereo = ch >= 2;
     const n = this.n;
@@ -334,6 +342,18 @@ export class SampleMeasurer {
     this.decCount = decCount;
   }
 
+  /** The mono mix (mean of the channels) of the chunk's frames that fall in the mel patch's head. */
+  private keepHead(chunk: Float32Array, frames: number): void {
+    const ch = this.channels;
+    const take = Math.min(frames, this.headMono.length - this.headFill);
+    for (let f = 0; f < take; f++) {
+      let s = 0;
+      for (let c = 0; c < ch; c++) s += chunk[f * ch + c]!;
+      this.headMono[this.headFill + f] = s / ch;
+    }
+    this.headFill += take;
+  }
+
   private analysePitch(start: number): void {
     const n = this.pitchN;
     for (let j = 0; j < n; j++) this.pitchFrame[j] = this.pitchRing[(start + j) % n]!;
@@ -444,6 +464,7 @@ export class SampleMeasurer {
       pitchAperiodicity: this.pitchAper.view(),
       pitchEnergy: this.pitchEnergy.view(),
       timbre: this.timbre.finish(),
+      melPatch: computeMelPatch(this.headMono.subarray(0, this.headFill), this.sampleRate),
     };
   }
 }

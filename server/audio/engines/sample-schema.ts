@@ -109,6 +109,12 @@ export const sampleAnalysisSchema = z
       .describe(
         'Harmonic timbre (Peeters et al. 2011, The Timbre Toolbox) of the voiced pitch frames: up to 20 partials of the YIN f0, energy-weighted means; null when no frame is voiced',
       ),
+    embedding: z
+      .array(z.number().min(-1).max(1))
+      .nullable()
+      .describe(
+        'Timbre embedding: a unit vector (64 numbers, 4 decimals) that a small convolutional network trained on the training libraries computes from the level-free log-mel patch of the first 1.5 s; sounds of one instrument family lie close. The similarity vector reads it (docs/audio-api.md, "Similarity"). Null for silence',
+      ),
     envelope: z.object({
       attack_s: z.number().min(0).describe('Attack of the first event, s'),
       decay_s: z.number().min(0).describe('From the peak to 15 dB below it, s (to the end if it never falls that far)'),

@@ -21,7 +21,18 @@ export interface FeatureVectorInput {
 
 /** The groups components belong to; each has one weight. */
 export type FeatureGroup =
-  'timbre' | 'timbre_motion' | 'spectrum' | 'bands' | 'envelope' | 'texture' | 'pitch' | 'harmonics' | 'stereo' | 'role' | 'loop';
+  | 'embedding'
+  | 'timbre'
+  | 'timbre_motion'
+  | 'spectrum'
+  | 'bands'
+  | 'envelope'
+  | 'texture'
+  | 'pitch'
+  | 'harmonics'
+  | 'stereo'
+  | 'role'
+  | 'loop';
 
 /** One component: its name (as in docs/audio-api.md), its group and how it is read from the answer (null: not measured, scored as the mean). */
 export interface FeatureComponent {
@@ -52,6 +63,13 @@ const contrast = (i: number): FeatureComponent => ({
   read: (a) => val(a.features.spectral.contrast_db[i]),
 });
 const ROLES = ['percs', 'bass', 'melodic', 'tops', 'atmos'] as const;
+/** Numbers in the /analyze answer's timbre embedding (sample.embedding). */
+const EMBEDDING_SIZE = 64;
+const embedding = (i: number): FeatureComponent => ({
+  name: `embedding_${i}`,
+  group: 'embedding',
+  read: (a) => val(a.sample.embedding?.[i]),
+});
 
 /** Every component, in vector order. c0 (overall level) is left out of the MFCC means: it follows the gain. */
 export const featureComponents: readonly FeatureComponent[] = [
@@ -111,6 +129,7 @@ export const featureComponents: readonly FeatureComponent[] = [
   { name: 'loop_score', group: 'loop', read: (a) => val(a.sample.loop.score) },
   { name: 'halves_similarity', group: 'loop', read: (a) => val(a.sample.loop.halves_similarity) },
   { name: 'log2_onset_density', group: 'loop', read: (a) => log2Of(a.sample.percussion.onset_density, 0.1) },
+  ...Array.from({ length: EMBEDDING_SIZE }, (_, i) => embedding(i)),
 ];
 
 /** Bumped whenever the components, their constants or the weights change: stored vectors of another version must be computed again. */
