@@ -36,7 +36,7 @@ interface PatchRow {
 }
 
 /** The mel patch of a WAV file's start, read as the analysis reads it (the channels' mean). */
-export async function findWavPatch(wav: string): Promise<Float32Array | null> {
+async function readWavPatch(wav: string): Promise<Float32Array | null> {
   const info = await readWavInfo(wav);
   if (!info) throw new Error(`not a WAV: ${wav}`);
   const need = melPatchSourceFrames(info.sampleRate);
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   const size = MEL_PATCH_BANDS * MEL_PATCH_FRAMES;
   const all = new Float32Array(rows.length * size);
   for (let i = 0; i < rows.length; i++)
-    all.set((await findWavPatch(rows[i]!.wav)) ?? new Float32Array(size).fill(MEL_PATCH_FLOOR_DB), i * size);
+    all.set((await readWavPatch(rows[i]!.wav)) ?? new Float32Array(size).fill(MEL_PATCH_FLOOR_DB), i * size);
   const dir = path.join(cacheDir, 'embedding');
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'patches.f32'), Buffer.from(all.buffer));
