@@ -3,6 +3,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { drumLoop, musicLoop, STRAIGHT_PATTERNS } from '../../test-support/drums.js';
 import { labelledSampleSet, type LabelledSample } from '../../test-support/sample-set.js';
 import { interleave, seededNoise, sine } from '../../test-support/signals.js';
+import { computeMelPatch, melPatchSourceFrames } from '../dsp/mel-patch.js';
+import { embedMelPatch } from '../dsp/timbre-embedding.js';
+import { timbreEmbeddingWeights } from '../dsp/timbre-embedding-weights.js';
 import { sampleAnalysisEngine, type SampleAnalysisResult } from './sample-analysis.js';
 import { SAMPLE_ROLES, nameSuggestsDrumLoop, type SampleRole } from './sample-role.js';
 import { sampleAnalysisSchema } from './sample-schema.js';
@@ -221,6 +224,23 @@ describe('sample analysis: measurements', () => {
     }
     expect(analyse([new Float32Array(44_100)], 44_100).timbre).toBeNull();
     expect(analyse([noise(44_100, 5)], 44_100).timbre).toBeNull();
+  });
+
+  it('embeds the channel mean of the first 1.5 s: a unit vector, whatever the chunking, level and later audio; null for silence', () => {
+    const tone = harmonicTone(44_100, 3, 220);
+    const direct = embedMelPatch(computeMelPatch(tone.subarray(0, melPatchSourceFrames(44_100)), 44_100)!, timbreEmbeddingWeights)!;
+    const mono = analyse([tone], 44_100).embedding!;
+    expect(mono).toHaveLength(direct.length);
+    mono.forEach((v, d) => expect(v).toBeCloseTo(direct[d]!, 4));
+    expect(Math.hypot(...mono)).toBeCloseTo(1, 3);
+    // Stereo whose mean is the tone 20 dB quieter (the channels differ by ± a noise), fed 1000 frames at a time,
+    // with loud noise from the first frame the patch does not read on.
+    const head = melPatchSourceFrames(44_100);
+    const quiet = tone.map((v, i) => (i < head ? v * 0.1 : 0.3 * Math.sin(i * i)));
+    const side = noise(tone.length, 7, 0.05);
+    const stereo = analyse([quiet.map((v, i) => v + side[i]!), quiet.map((v, i) => v - side[i]!)], 44_100, '', 1000).embedding!;
+    stereo.forEach((v, d) => expect(v).toBeCloseTo(mono[d]!, 3));
+    expect(analyse([new Float32Array(44_100)], 44_100).embedding).toBeNull();
   });
 
   it('answers empty, silent, tiny and many-channel input with finite numbers', () => {

@@ -130,4 +130,23 @@ describe('feature vector', () => {
       for (const c of featureComponents.filter((c) => c.group === 'harmonics')) expect(r[at(c.name)], c.name).toBeNaN();
     }
   });
+
+  it('reads the timbre embedding component by component, and an answer without one (silent, or older) as not measured', () => {
+    const at = (name: string) => featureComponents.findIndex((c) => c.name === name);
+    const embedding = Array.from({ length: 64 }, (_, i) => (i === 5 ? 0.6 : i === 63 ? -0.8 : 0));
+    const raw = readRawFeatures({ ...low, sample: { ...low.sample, embedding } } as AnalyzeResponse);
+    expect(raw[at('embedding_5')]).toBe(0.6);
+    expect(raw[at('embedding_63')]).toBe(-0.8);
+    expect(raw[at('embedding_0')]).toBe(0);
+    expect(featureComponents.filter((c) => c.group === 'embedding')).toHaveLength(64);
+    // One component's share: group weight × (value − mean) / deviation / √64, like every other group.
+    const norm = featureNorms.components.find((c) => c.name === 'embedding_5')!;
+    const z = Math.max(-4, Math.min(4, (0.6 - norm.mean) / norm.std));
+    const v = computeFeatureVector({ analyze: { ...low, sample: { ...low.sample, embedding } } as AnalyzeResponse });
+    expect(v[component('embedding_5')]).toBeCloseTo((featureNorms.weights.embedding * norm.weight * z) / 8, 5);
+    for (const without of [null, undefined]) {
+      const r = readRawFeatures({ ...low, sample: { ...low.sample, embedding: without } } as unknown as AnalyzeResponse);
+      for (const c of featureComponents.filter((c) => c.group === 'embedding')) expect(r[at(c.name)], c.name).toBeNaN();
+    }
+  });
 });
