@@ -35,32 +35,30 @@ function convRelu(x: Float32Array, h: number, w: number, layer: ConvLayer): Floa
   const { out: nOut, in: nIn, weight, bias } = layer;
   const plane = h * w;
   const y = new Float32Array(nOut * plane);
+  // One output row at a time in a Float64 accumulator: the three taps of a kernel row are applied together, so
+  // each input row is read once per kernel row and the accumulator stays in the cache.
+  const acc = new Float64Array(w);
   for (let o = 0; o < nOut; o++) {
     const yo = o * plane;
-    for (let i = 0; i < nIn; i++) {
-      const xi = i * plane;
-      for (let ky = 0; ky < 3; ky++) {
-        for (let kx = 0; kx < 3; kx++) {
-          const k = weight[((o * nIn + i) * 3 + ky) * 3 + kx]!;
-          if (k === 0) continue;
-          const dy = ky - 1;
-          const dx = kx - 1;
-          const r0 = Math.max(0, -dy);
-          const r1 = Math.min(h, h - dy);
-          const c0 = Math.max(0, -dx);
-          const c1 = Math.min(w, w - dx);
-          for (let r = r0; r < r1; r++) {
-            const src = xi + (r + dy) * w + dx;
-            const dst = yo + r * w;
-            for (let c = c0; c < c1; c++) y[dst + c]! += k * x[src + c]!;
-          }
+    for (let r = 0; r < h; r++) {
+      acc.fill(bias[o]!);
+      for (let i = 0; i < nIn; i++) {
+        const wi = (o * nIn + i) * 9;
+        for (let ky = 0; ky < 3; ky++) {
+          const row = r + ky - 1;
+          if (row < 0 || row >= h) continue;
+          const k0 = weight[wi + ky * 3]!;
+          const k1 = weight[wi + ky * 3 + 1]!;
+          const k2 = weight[wi + ky * 3 + 2]!;
+          const src = i * plane + row * w;
+          // Column c reads x[c − 1], x[c], x[c + 1]; the edges read zeros outside the row.
+          acc[0]! += k1 * x[src]! + (w > 1 ? k2 * x[src + 1]! : 0);
+          for (let c = 1; c < w - 1; c++) acc[c]! += k0 * x[src + c - 1]! + k1 * x[src + c]! + k2 * x[src + c + 1]!;
+          if (w > 1) acc[w - 1]! += k0 * x[src + w - 2]! + k1 * x[src + w - 1]!;
         }
       }
-    }
-    const b = bias[o]!;
-    for (let p = yo; p < yo + plane; p++) {
-      const v = y[p]! + b;
-      y[p] = v > 0 ? v : 0;
+      const dst = yo + r * w;
+      for (let c = 0; c < w; c++) y[dst + c] = acc[c]! > 0 ? acc[c]! : 0;
     }
   }
   return y;
