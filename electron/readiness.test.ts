@@ -44,6 +44,29 @@ describe('waitForReady', () => {
     }
   });
 
+  it('keeps the last answer when the deadline aborts a slow attempt (it says nothing new)', async () => {
+    let calls = 0;
+    // The first attempt answers 500; every later one hangs until its signal aborts it.
+    const fetchImpl = ((_url: string, init?: RequestInit) => {
+      calls++;
+      if (calls === 1) return Promise.resolve(new Response(null, { status: 500 }));
+      return new Promise<Response>((_resolve, reject) => init!.signal!.addEventListener('abort', () => reject(init!.signal!.reason)));
+    }) as typeof fetch;
+    const error = await waitForReady('http://127.0.0.1:9', { timeoutMs: 300, intervalMs: 20, fetchImpl }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotReadyError);
+    expect((error as Error).message).toContain('health check answered 500');
+    expect(calls).toBeGreaterThanOrEqual(2);
+  });
+
+  it('says the attempt timed out when nothing ever answered', async () => {
+    const fetchImpl = ((_url: string, init?: RequestInit) =>
+      new Promise<Response>((_resolve, reject) =>
+        init!.signal!.addEventListener('abort', () => reject(init!.signal!.reason)),
+      )) as typeof fetch;
+    const error = await waitForReady('http://127.0.0.1:9', { timeoutMs: 200, intervalMs: 20, fetchImpl }).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/did not become ready within 200 ms \(.*timeout/i);
+  });
+
   it('reports a refused connection', async () => {
     const server = await listen((_req, res) => res.end());
     const url = server.url;

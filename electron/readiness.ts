@@ -34,7 +34,9 @@ export async function waitForReady(
       }
       last = `health check answered ${response.status}`;
     } catch (error) {
-      last = error instanceof Error ? error.message : String(error);
+      // Our own deadline cutting an attempt short says nothing new: keep what the server last said, if anything.
+      const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+      if (!timedOut || last === 'no answer yet') last = error instanceof Error ? error.message : String(error);
     }
     await new Promise((resolve) => setTimeout(resolve, Math.min(interval, Math.max(0, options.timeoutMs - (Date.now() - started)))));
   }
