@@ -241,7 +241,8 @@ export class LibraryService {
   /** The tenant's nearest items to one of theirs, the item itself excluded. */
   similar(tenant: string, id: number, limit: number): { readonly item: LibraryItemRecord; readonly distance: number }[] {
     const item = this.get(tenant, id);
-    if (!item.vector) return [];
+    // A vector of older constants (until the start's re-summary reaches it) compares with nothing: no neighbours yet.
+    if (!hasCurrentVector(item)) return [];
     const mine = this.byTenant.get(tenant)!;
     return this.similarity
       .nearest(Float32Array.from(item.vector), limit, (other) => other !== id && mine.has(other))
@@ -420,7 +421,7 @@ export class LibraryService {
       if (!h) this.holders.set(item.sha256, (h = new Set()));
       h.add(item.id);
     }
-    if (item.vector && item.vector.length === featureVectorLength) this.similarity.add(item.id, Float32Array.from(item.vector));
+    if (hasCurrentVector(item)) this.similarity.add(item.id, Float32Array.from(item.vector));
     else this.similarity.remove(item.id);
     this.indexes.get(item.tenant)?.upsert(item);
   }
@@ -458,4 +459,9 @@ export class LibraryService {
 /** Tags trimmed, lower-cased, de-duplicated, empty ones dropped. */
 export function normaliseTags(tags: readonly string[]): string[] {
   return [...new Set(tags.map((t) => t.trim().toLowerCase()).filter((t) => t.length > 0))];
+}
+
+/** The item's vector was computed under the committed constants (a stored one of another version waits for its re-summary). */
+function hasCurrentVector(item: LibraryItemRecord): item is LibraryItemRecord & { readonly vector: readonly number[] } {
+  return item.vector !== null && item.vectorVersion === featureVectorVersion && item.vector.length === featureVectorLength;
 }
