@@ -11,7 +11,7 @@ export interface AnalysedFile extends LabelledFile {
   readonly analyze: AnalyzeResponse;
 }
 
-/** Where the answers are kept (in the real-audio cache, beside the sets they come from; never committed). v2: with the samples engine's timbre block (v1, similarity-analyze.json, had none and is kept for comparison). */
+/** Where the answers are kept (in the real-audio cache, beside the sets they come from; never committed). v3: with the samples engine's timbre embedding (v2 had the timbre block without it, v1 neither; both are kept for comparison). */
 export const analysedFile = path.join(cacheDir, 'similarity-analyze-v3.json');
 
 /** The kept answers, or undefined when they have not been measured on this machine. */

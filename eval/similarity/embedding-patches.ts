@@ -11,13 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { readWavChunks, readWavInfo } from '../../server/audio/decode/wav-reader.js';
-import {
-  computeMelPatch,
-  MEL_PATCH_BANDS,
-  MEL_PATCH_FLOOR_DB,
-  MEL_PATCH_FRAMES,
-  melPatchSourceFrames,
-} from '../../server/audio/dsp/mel-patch.js';
+import { MEL_PATCH_BANDS, MEL_PATCH_FLOOR_DB, MEL_PATCH_FRAMES, MelPatchHead } from '../../server/audio/dsp/mel-patch.js';
 import { renderGmFont } from '../real-audio/gm-render.js';
 import { cacheDir, ensurePackage, requireCommand } from '../real-audio/packages.js';
 import { loadLibrary, readLabels } from '../real-audio/sets.js';
@@ -39,19 +33,12 @@ interface PatchRow {
 async function readWavPatch(wav: string): Promise<Float32Array | null> {
   const info = await readWavInfo(wav);
   if (!info) throw new Error(`not a WAV: ${wav}`);
-  const need = melPatchSourceFrames(info.sampleRate);
-  const mono = new Float32Array(need);
-  let at = 0;
+  const head = new MelPatchHead(info.sampleRate, info.channels);
   for await (const chunk of readWavChunks(wav, info)) {
-    const c = info.channels;
-    for (let f = 0; f < chunk.length / c && at < need; f++, at++) {
-      let s = 0;
-      for (let k = 0; k < c; k++) s += chunk[f * c + k]!;
-      mono[at] = s / c;
-    }
-    if (at >= need) break;
+    head.push(chunk);
+    if (head.full) break;
   }
-  return computeMelPatch(mono.subarray(0, at), info.sampleRate);
+  return head.patch();
 }
 
 function trainingRows(): PatchRow[] {

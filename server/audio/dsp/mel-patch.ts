@@ -91,3 +91,38 @@ export function computeMelPatch(mono: Float32Array, sampleRate: number): Float32
   }
   return patch;
 }
+
+/** The channel mean of a stream's first frames, as many as a patch reads (what the samples engine and the training both feed). */
+export class MelPatchHead {
+  private readonly mono: Float32Array;
+  private fill = 0;
+
+  constructor(
+    private readonly sampleRate: number,
+    private readonly channels: number,
+  ) {
+    this.mono = new Float32Array(melPatchSourceFrames(sampleRate));
+  }
+
+  /** True once the patch has all it reads: later frames are ignored. */
+  get full(): boolean {
+    return this.fill === this.mono.length;
+  }
+
+  /** The first `frames` frames of an interleaved chunk (all of them by default). */
+  push(chunk: Float32Array, frames = chunk.length / this.channels): void {
+    const ch = this.channels;
+    const take = Math.min(frames, this.mono.length - this.fill);
+    for (let f = 0; f < take; f++) {
+      let s = 0;
+      for (let c = 0; c < ch; c++) s += chunk[f * ch + c]!;
+      this.mono[this.fill + f] = s / ch;
+    }
+    this.fill += take;
+  }
+
+  /** The patch of what was kept (computeMelPatch); null for silence. */
+  patch(): Float32Array | null {
+    return computeMelPatch(this.mono.subarray(0, this.fill), this.sampleRate);
+  }
+}

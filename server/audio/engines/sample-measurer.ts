@@ -23,7 +23,7 @@ import { SampleFrameKernels } from '../dsp/frame-kernels.js';
 import { HarmonicTimbre, type HarmonicTimbreSummary } from '../dsp/harmonic-timbre.js';
 import { Yin, type PitchEstimate } from '../dsp/pitch.js';
 import { GrowableArray, StreamingHpss, SpectralShape } from '../dsp/role-features.js';
-import { computeMelPatch, melPatchSourceFrames } from '../dsp/mel-patch.js';
+import { MelPatchHead } from '../dsp/mel-patch.js';
 import { hannWindow } from '../dsp/window.js';
 import type { StreamFormat } from './engine.js';
 
@@ -89,8 +89,7 @@ export class SampleMeasurer {
   private readonly maxFrames: number;
   private frames = 0;
   /** The mono mix of the first frames, for the mel patch. */
-  private readonly headMono: Float32Array;
-  private headFill = 0;
+  private readonly head: MelPatchHead;
   private peak = 0;
   private sumSquares = 0;
   private sLL = 0;
@@ -217,14 +216,14 @@ export class SampleMeasurer {
     this.pitchFrame = new Float64Array(this.pitchN);
     this.box1 = new Float64Array(this.decim);
     this.box2 = new Float64Array(this.decim);
-    this.headMono = new Float32Array(melPatchSourceFrames(sr));
+    this.head = new MelPatchHead(sr, this.channels);
   }
 
   push(chunk: Float32Array): void {
     const ch = this.channels;
     let frames = chunk.length / ch;
     if (this.frames + frames > this.maxFrames) frames = Math.max(0, this.maxFrames - this.frames);
-    this.keepHead(chunk, frames);
+    this.head.push(chunk, frames);
     const inv = 1 / ch;
     const stereo = ch >= 2;
     const n = this.n;
@@ -342,18 +341,6 @@ export class SampleMeasurer {
     this.decCount = decCount;
   }
 
-  /** The mono mix (mean of the channels) of the chunk's frames that fall in the mel patch's head. */
-  private keepHead(chunk: Float32Array, frames: number): void {
-    const ch = this.channels;
-    const take = Math.min(frames, this.headMono.length - this.headFill);
-    for (let f = 0; f < take; f++) {
-      let s = 0;
-      for (let c = 0; c < ch; c++) s += chunk[f * ch + c]!;
-      this.headMono[this.headFill + f] = s / ch;
-    }
-    this.headFill += take;
-  }
-
   private analysePitch(start: number): void {
     const n = this.pitchN;
     for (let j = 0; j < n; j++) this.pitchFrame[j] = this.pitchRing[(start + j) % n]!;
@@ -464,7 +451,7 @@ export class SampleMeasurer {
       pitchAperiodicity: this.pitchAper.view(),
       pitchEnergy: this.pitchEnergy.view(),
       timbre: this.timbre.finish(),
-      melPatch: computeMelPatch(this.headMono.subarray(0, this.headFill), this.sampleRate),
+      melPatch: this.head.patch(),
     };
   }
 }

@@ -3,6 +3,7 @@ import { drumSound } from '../../test-support/drums.js';
 import { seededNoise, sine } from '../../test-support/signals.js';
 import type { AnalyzeResponse } from '../api-types.js';
 import { analyzeEngine } from '../engines/analyze.js';
+import { timbreEmbeddingWeights } from '../dsp/timbre-embedding-weights.js';
 import { featureNorms } from './feature-vector-norms.js';
 import {
   computeFeatureVector,
@@ -139,6 +140,7 @@ describe('feature vector', () => {
     expect(raw[at('embedding_63')]).toBe(-0.8);
     expect(raw[at('embedding_0')]).toBe(0);
     expect(featureComponents.filter((c) => c.group === 'embedding')).toHaveLength(64);
+    expect(timbreEmbeddingWeights.embedding.out).toBe(64); // the network's output is what the components read
     // One component's share: group weight × (value − mean) / deviation / √64, like every other group.
     const norm = featureNorms.components.find((c) => c.name === 'embedding_5')!;
     const z = Math.max(-4, Math.min(4, (0.6 - norm.mean) / norm.std));
