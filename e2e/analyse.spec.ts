@@ -270,6 +270,40 @@ test('analyses a drum loop: tempo, loudness, grade, name, spectrogram, playback 
   expect(errors).toEqual([]);
 });
 
+test('one upload bar while the file goes up; the panels wait without moving', async ({ page, server }) => {
+  test.setTimeout(90_000);
+  const errors = collectPageErrors(page);
+  await signInBeforeLoad(page, server.adminToken);
+  await page.goto('/analyse');
+  // A slow uplink (Chromium's own throttling, 50 kB/s) keeps the 342 kB loop uploading for ~7 s, long enough to look at.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 50_000 });
+  await page.getByTestId('file-input').setInputFiles({ name: loopName, mimeType: 'audio/wav', buffer: loop });
+
+  const upload = page.getByRole('progressbar', { name: 'Uploading to the server' });
+  await expect(upload).toBeVisible();
+  // One bar for the one upload: no panel has a bar of its own.
+  await expect(page.getByRole('progressbar')).toHaveCount(1);
+  await expect(page.getByText('Waiting for the upload.').first()).toBeVisible();
+  expect(await page.getByText('Waiting for the upload.').count()).toBeGreaterThanOrEqual(5);
+  const requests = page.getByRole('list', { name: 'Requests' });
+  await expect(requests.locator('[data-status="uploading"]')).toHaveCount(7);
+  await expect(requests.locator('[data-status="uploading"]').first()).toContainText('uploading');
+  // The waiting pills are still: only a request the server is working on is drawn as busy.
+  await expect(requests.locator('.an-request-busy')).toHaveCount(0);
+  await expect.poll(async () => Number(await upload.getAttribute('aria-valuenow')), { timeout: 10_000 }).toBeGreaterThan(0);
+  await saveScreenshot(page, 'analyse-uploading-1280');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(upload).toBeVisible();
+  await expectNoHorizontalOverflow(page);
+  await saveScreenshot(page, 'analyse-uploading-390');
+
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  await expect(requests.locator('[data-status="done"]')).toHaveCount(7, { timeout: 60_000 });
+  await expect(page.getByRole('progressbar', { name: 'Uploading to the server' })).toHaveCount(0);
+  expect(errors).toEqual([]);
+});
+
 test('a full mix: a low confidence, the reasons, a "full mix" note and the share of each role', async ({ page, server }) => {
   test.setTimeout(180_000);
   // 8 bars at 120 BPM (16 s) of drums, bass and chords together: a track, not a sample.

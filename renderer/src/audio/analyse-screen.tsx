@@ -13,7 +13,7 @@ import { GradePanel } from './analyse/grade-panel';
 import { LoudnessPanel } from './analyse/loudness-panel';
 import { createPlayhead } from './analyse/playhead';
 import { formatFixed } from './analyse/readouts';
-import { Pending, RequestList } from './analyse/request-status';
+import { Pending, RequestList, UploadProgress } from './analyse/request-status';
 import { NamePanel, RolePanel } from './analyse/role-name-panel';
 import { SpectrogramView, spectrogramWorker } from './analyse/spectrogram-view';
 import { tempoIsNone, tempoOf, tempoSourceOf } from './analyse/tempo';
@@ -130,6 +130,7 @@ function FileStrip({ state, onFiles }: { readonly state: AnalysisState; readonly
           </dd>
         </div>
       </dl>
+      <UploadProgress requests={requests} size={file.size} />
       <div className="an-strip-drop">
         <FileDrop compact label="Analyse another file" onFiles={onFiles} />
       </div>

@@ -1,10 +1,14 @@
 import type { ReactNode } from 'react';
 import { useConnection } from '../../lib/connection-context';
+import { formatBytes } from '../../lib/format';
 import { ProgressBar } from '../../ui/progress-bar';
 import { Busy, Problem } from '../../ui/status';
 import { requestLabels, type RequestKey, type RequestState, type RequestStates } from './use-analysis';
 
-/** A request's state in a few words: "uploading 40 %", "analysing", "done (cached)". */
+/**
+ * A request's state in a few words: "uploading", "analysing", "done (cached)". The upload's share is
+ * shown once, in the file strip (UploadProgress): every request waits for the same bytes.
+ */
 export function statusText(state: RequestState<unknown>): string {
   switch (state.status) {
     case 'idle':
@@ -12,7 +16,7 @@ export function statusText(state: RequestState<unknown>): string {
     case 'queued':
       return 'waiting';
     case 'uploading':
-      return `uploading ${Math.round(state.fraction * 100)} %`;
+      return 'uploading';
     case 'analysing':
       return 'analysing';
     case 'done':
@@ -27,7 +31,8 @@ export function statusText(state: RequestState<unknown>): string {
 const tones: Readonly<Record<RequestState<unknown>['status'], string>> = {
   idle: 'idle',
   queued: 'idle',
-  uploading: 'busy',
+  // Waiting for the bytes: the file strip's upload bar is the one thing that moves meanwhile.
+  uploading: 'idle',
   analysing: 'busy',
   done: 'ok',
   failed: 'bad',
@@ -71,7 +76,7 @@ export function Pending({ state, what }: { readonly state: RequestState<unknown>
     case 'queued':
       return <p className="an-waiting muted">Waiting: two analyses run at a time.</p>;
     case 'uploading':
-      return <ProgressBar label={`Uploading for the ${what}`} value={state.fraction} />;
+      return <p className="an-waiting muted">Waiting for the upload.</p>;
     case 'analysing':
       return <Busy>Analysing the {what}…</Busy>;
     case 'failed':
@@ -85,4 +90,29 @@ export function Pending({ state, what }: { readonly state: RequestState<unknown>
     case 'done':
       return null;
   }
+}
+
+/** How far the file's one upload is: the largest share any waiting request has heard of; null once no request waits for it. */
+export function uploadFraction(requests: RequestStates): number | null {
+  let fraction: number | null = null;
+  for (const state of Object.values(requests)) if (state.status === 'uploading') fraction = Math.max(fraction ?? 0, state.fraction);
+  return fraction;
+}
+
+/**
+ * The file's one upload as a single bar (the requests wait for it in silence), so a progress event
+ * redraws one bar rather than one per panel.
+ */
+export function UploadProgress({ requests, size }: { readonly requests: RequestStates; readonly size: number }) {
+  const fraction = uploadFraction(requests);
+  if (fraction === null) return null;
+  return (
+    <div className="an-upload">
+      <ProgressBar
+        label="Uploading to the server"
+        value={fraction}
+        detail={`${formatBytes(size * fraction)} of ${formatBytes(size)} · ${Math.round(fraction * 100)} %`}
+      />
+    </div>
+  );
 }

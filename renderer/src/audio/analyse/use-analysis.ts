@@ -116,7 +116,8 @@ const calls: { readonly [K in RequestKey]: Call<K> } = {
   naming: (audio, options, index) => audio.analyse('naming', { index }, options),
 };
 
-const idle: RequestStates = {
+/** Every request not yet asked (the state before a file is chosen). */
+export const idleRequests: RequestStates = {
   waveform: { status: 'idle' },
   onsets: { status: 'idle' },
   spectrumMel: { status: 'idle' },
@@ -141,7 +142,7 @@ function previousOf<T>(state: RequestState<T>): T | undefined {
  * previous file, `requestSpectrumLog()` and `setNamingIndex(n)` add requests to the running file.
  */
 export function useAnalysis(token: string) {
-  const [state, setState] = useState<AnalysisState>({ file: null, requests: idle, fileProblem: null, namingIndex: 1 });
+  const [state, setState] = useState<AnalysisState>({ file: null, requests: idleRequests, fileProblem: null, namingIndex: 1 });
   const limiter = useRef(createLimiter(CONCURRENCY));
   const run = useRef<{ file: File; audio: HeldAudio; controller: AbortController; id: number } | null>(null);
   const perRequest = useRef(new Map<RequestKey, AbortController>());
@@ -234,7 +235,7 @@ export function useAnalysis(token: string) {
       const controller = new AbortController();
       const audio = holdAudio(file, file.name, httpTransport(token), { sha256, signal: controller.signal });
       run.current = { file, audio, controller, id };
-      setState({ file, requests: idle, fileProblem: null, namingIndex: namingIndex.current });
+      setState({ file, requests: idleRequests, fileProblem: null, namingIndex: namingIndex.current });
       for (const key of startOrder) launch(key);
     },
     [launch, token],

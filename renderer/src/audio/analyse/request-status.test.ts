@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { statusText, uploadFraction } from './request-status';
+import { idleRequests, type RequestStates } from './use-analysis';
+
+describe('the file’s one upload', () => {
+  it('is the largest share any waiting request heard of, and null when none waits', () => {
+    expect(uploadFraction(idleRequests)).toBeNull();
+    const requests: RequestStates = {
+      ...idleRequests,
+      waveform: { status: 'uploading', fraction: 0.25 },
+      onsets: { status: 'uploading', fraction: 0.5 },
+      loudness: { status: 'queued' },
+    };
+    expect(uploadFraction(requests)).toBe(0.5);
+    // Sent: the requests are analysing, and the bar goes.
+    expect(uploadFraction({ ...requests, waveform: { status: 'analysing' }, onsets: { status: 'analysing' } })).toBeNull();
+    // A listener that heard 0 % before the first byte left still counts as an upload under way.
+    expect(uploadFraction({ ...idleRequests, grade: { status: 'uploading', fraction: 0 } })).toBe(0);
+  });
+
+  it('leaves the share out of each request’s words (the bar says it once)', () => {
+    expect(statusText({ status: 'uploading', fraction: 0.4 })).toBe('uploading');
+    expect(statusText({ status: 'done', result: null, cache: 'hit' })).toBe('done (cached)');
+  });
+});
