@@ -19,23 +19,40 @@ export function serverCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * (1000 / 100); // utime + stime, in clock ticks of 10 ms
 }
 
+/** The kind of a Chromium process from its command line: browser, renderer, gpu, network, or another utility's name. */
+function chromiumKind(cmdline: string): string {
+  const type = /--type=([a-z-]+)/.exec(cmdline)?.[1];
+  if (!type) return 'browser';
+  if (type === 'gpu-process') return 'gpu';
+  if (type !== 'utility') return type;
+  const service = /--utility-sub-type=([A-Za-z.]+)/.exec(cmdline)?.[1] ?? 'utility';
+  return service === 'network.mojom.NetworkService' ? 'network' : service;
+}
+
 /**
  * CPU milliseconds used so far by every process whose command line contains `marker` (Chromium's
- * browser, renderer, GPU and network processes: the bench machine runs no other Chromium).
- * Processes that exited meanwhile are not counted.
+ * browser, renderer, GPU and network processes: the bench machine runs no other Chromium), by kind
+ * of process (`chromiumKind`). Processes that exited meanwhile are not counted.
  */
-export function processesCpuMs(marker: string): number {
-  let total = 0;
+export function processesCpuMsByKind(marker: string): Record<string, number> {
+  const byKind: Record<string, number> = {};
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (!readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) continue;
-      total += serverCpuMs(Number(entry));
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (!cmdline.includes(marker)) continue;
+      const kind = chromiumKind(cmdline);
+      byKind[kind] = (byKind[kind] ?? 0) + serverCpuMs(Number(entry));
     } catch {
       // gone meanwhile
     }
   }
-  return total;
+  return byKind;
+}
+
+/** The kinds' CPU used between two readings of processesCpuMsByKind. */
+export function cpuSince(before: Readonly<Record<string, number>>, after: Readonly<Record<string, number>>): Record<string, number> {
+  return Object.fromEntries(Object.entries(after).map(([kind, ms]) => [kind, ms - (before[kind] ?? 0)]));
 }
 
 /** As the page decides (held-audio.ts isUnderWay, the same code): the upload answer lists this request's analysis as under way. */

@@ -5,7 +5,8 @@
  * is measured. Each round uses fresh bytes (one sample changed), so the server analyses cold. Printed
  * beside it, the reference: the same requests sent from node without a browser, upload once then by
  * hash as the page sends them (what the upload answer lists as under way at once, the rest two at a time),
- * on fresh bytes too; and the CPU time of the server and of Chromium's processes from drop to filled. Then the browser's resource
+ * on fresh bytes too; and the CPU time of the server and of Chromium's processes (in all, and by kind: renderer, GPU,
+ * network, browser) from drop to filled. Then the browser's resource
  * timings per route of the last round (start and duration from the drop).
  *
  * With `--other <checkout>` (another checkout, built), its server and page run beside this one's, both
@@ -20,7 +21,7 @@ import path from 'node:path';
 import { chromium } from '@playwright/test';
 import { serverNodeFlags } from '../server/config/node-flags.js';
 import { median, say, startServerProcess, type ServerProcess } from './bench-support.js';
-import { processesCpuMs, sendAsPage, serverCpuMs, withOneSampleChanged } from './drop-support.js';
+import { cpuSince, processesCpuMsByKind, sendAsPage, serverCpuMs, withOneSampleChanged } from './drop-support.js';
 import { writeSynthTrack } from './synth-track.js';
 
 const token = 'bench-gui-admin';
@@ -72,6 +73,8 @@ interface Side {
   readonly refs: number[];
   readonly cpus: number[];
   readonly browserCpus: number[];
+  /** Chromium's CPU per drop by kind of process (renderer, gpu, network, browser…). */
+  readonly browserByKind: Map<string, number[]>;
 }
 
 /** The built server of `checkout` on a fresh data dir. */
@@ -99,6 +102,7 @@ async function main(): Promise<void> {
       refs: [],
       cpus: [],
       browserCpus: [],
+      browserByKind: new Map(),
     });
   await side('this checkout', '.');
   if (other) await side(`other (${other})`, other);
@@ -114,7 +118,7 @@ async function main(): Promise<void> {
     let timings: ResourceTiming[] = [];
     for (let round = 0; round <= rounds; round++) {
       // With two servers, each round visits both, in turns that swap, so neither always goes first.
-      for (const { label, server, gui, refs, cpus, browserCpus } of round % 2 === 0 ? sides : [...sides].reverse()) {
+      for (const { label, server, gui, refs, cpus, browserCpus, browserByKind } of round % 2 === 0 ? sides : [...sides].reverse()) {
         await page.goto(`${server.url}/analyse`);
         await page.getByTestId('file-input').waitFor({ state: 'attached' });
         await page.evaluate(() => performance.clearResourceTimings());
@@ -123,7 +127,7 @@ async function main(): Promise<void> {
         mkdirSync(path.dirname(file));
         writeFileSync(file, withOneSampleChanged(track, variant));
         const cpu0 = serverCpuMs(server.pid);
-        const browserCpu0 = processesCpuMs('chrom');
+        const browserCpu0 = processesCpuMsByKind('chrom');
         const filledAt = page.evaluate(whenFilled) as Promise<number>;
         const start = await page.evaluate(() => performance.now());
         await page.getByTestId('file-input').setInputFiles(file);
@@ -132,7 +136,8 @@ async function main(): Promise<void> {
           new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the page was not filled within 120 s')), 120_000).unref()),
         ]);
         const cpu = serverCpuMs(server.pid) - cpu0;
-        const browserCpu = processesCpuMs('chrom') - browserCpu0;
+        const byKind = cpuSince(browserCpu0, processesCpuMsByKind('chrom'));
+        const browserCpu = Object.values(byKind).reduce((sum, ms) => sum + ms, 0);
         timings = (await page.evaluate(() =>
           performance
             .getEntriesByType('resource')
@@ -153,13 +158,14 @@ async function main(): Promise<void> {
         refs.push(ref);
         cpus.push(cpu);
         browserCpus.push(browserCpu);
+        for (const [kind, ms] of Object.entries(byKind)) browserByKind.set(kind, [...(browserByKind.get(kind) ?? []), ms]);
         say(
           `round ${round}${sides.length > 1 ? `, ${label}` : ''}: GUI drop to filled ${(end - start).toFixed(0)} ms ` +
             `(CPU meanwhile: server ${cpu.toFixed(0)} ms, Chromium ${browserCpu.toFixed(0)} ms); reference (node, same requests) ${ref.toFixed(0)} ms`,
         );
       }
     }
-    for (const { label, gui, refs, cpus, browserCpus } of sides) {
+    for (const { label, gui, refs, cpus, browserCpus, browserByKind } of sides) {
       const who = sides.length > 1 ? `${label}: ` : '';
       say(`${who}median of ${rounds}: GUI ${median(gui).toFixed(0)} ms, reference ${median(refs).toFixed(0)} ms (target: GUI ≤ 1000 ms)`);
       // The machine is shared: CPU time is the less load-dependent part of the figure.
@@ -167,6 +173,8 @@ async function main(): Promise<void> {
         `${who}CPU from drop to filled, median: server ${median(cpus).toFixed(0)} ms, Chromium ${median(browserCpus).toFixed(0)} ms ` +
           `(2 cores: the wall time cannot be under half their sum)`,
       );
+      const kinds = [...browserByKind].filter(([, ms]) => median(ms) > 0).sort((a, b) => median(b[1]) - median(a[1]));
+      say(`${who}Chromium by process, median per drop: ${kinds.map(([kind, ms]) => `${kind} ${median(ms).toFixed(0)} ms`).join(', ')}`);
     }
     if (sides.length > 1)
       say(
