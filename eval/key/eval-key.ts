@@ -15,7 +15,7 @@ import { machineHeader, say, writeResults } from '../../bench/bench-support.js';
 import type { ChromaFeatures } from '../../server/audio/engines/features.js';
 import { PITCH_CLASSES } from '../../server/audio/dsp/chroma.js';
 import { repoRoot } from '../real-audio/packages.js';
-import { LIBRARIES, loadLibrary, readLabels } from '../real-audio/sets.js';
+import { LIBRARIES, loadLibrary } from '../real-audio/sets.js';
 import { analyseAll, postSample } from '../eval-support.js';
 import { KEY_PROGRAMS, progressionsDir, renderProgressions } from './progressions.js';
 
@@ -69,9 +69,8 @@ function collectItems(): Item[] {
       process.stderr.write(`eval:key: ${lib.id} skipped (${e instanceof Error ? e.message : String(e)})\n`);
       continue;
     }
-    const rules = new Map(readLabels(lib.id).map((r) => [r.file, r.rule]));
     for (const f of files) {
-      const category = categorise(lib.id, f.key, f.role, rules.get(f.key) ?? '');
+      const category = categorise(lib.id, f.key, f.role, f.rule);
       if (category)
         items.push({ source: lib.id, name: f.key, category, wav: f.wav, calibration: lib.id === 'hydrogen' && TARGET.includes(category) });
     }

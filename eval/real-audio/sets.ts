@@ -37,6 +37,8 @@ export interface LabelledFile {
   readonly library: string;
   readonly key: string;
   readonly role: SampleRole;
+  /** How the label was decided (the label file's rule); the key and similarity evaluations read the instrument family from it. */
+  readonly rule: string;
   readonly wav: string;
 }
 
@@ -67,7 +69,7 @@ export function loadLibrary(library: string): LabelledFile[] {
     if (r.role === null) continue;
     const wav = path.join(wavDir(library), safeName(r.file));
     if (!existsSync(wav)) throw new Error(`${wav} missing: run npm run eval:sets`);
-    out.push({ library, key: r.file, role: r.role, wav });
+    out.push({ library, key: r.file, role: r.role, rule: r.rule, wav });
   }
   return out;
 }

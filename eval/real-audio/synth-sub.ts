@@ -186,6 +186,6 @@ export function buildSynthSub(): LabelledFile[] {
     const wav = path.join(dir, item.key);
     const samples = Int16Array.from(item.samples, (v) => Math.round(32767 * Math.max(-1, Math.min(1, v))));
     writeWav16(wav, { sampleRate: SR, channels: 1, samples });
-    return { library: SYNTH_SUB_LIBRARY, key: item.key, role: item.role, wav };
+    return { library: SYNTH_SUB_LIBRARY, key: item.key, role: item.role, rule: 'synthesized', wav };
   });
 }

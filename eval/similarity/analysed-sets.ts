@@ -5,9 +5,8 @@ import type { AnalyzeResponse } from '../../server/audio/api-types.js';
 import { cacheDir } from '../real-audio/packages.js';
 import type { LabelledFile } from '../real-audio/sets.js';
 
-/** One labelled file with its /analyze answer and its label's rule (the instrument family comes from it). */
+/** One labelled file (with its label's rule, which the instrument family comes from) and its /analyze answer. */
 export interface AnalysedFile extends LabelledFile {
-  readonly rule: string;
   readonly analyze: AnalyzeResponse;
 }
 

@@ -8,15 +8,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { AnalyzeResponse } from '../../server/audio/api-types.js';
-import { LIBRARIES, loadLibrary, readLabels } from '../real-audio/sets.js';
+import { LIBRARIES, loadLibrary } from '../real-audio/sets.js';
 import { analyseAll, postSample } from '../eval-support.js';
 import { analysedFile, type AnalysedFile } from './analysed-sets.js';
 
 async function main(): Promise<void> {
-  const files = LIBRARIES.flatMap((l) => {
-    const rules = new Map(readLabels(l.id).map((r) => [r.file, r.rule]));
-    return loadLibrary(l.id).map((f) => ({ ...f, rule: rules.get(f.key)! }));
-  });
+  const files = LIBRARIES.flatMap((l) => loadLibrary(l.id));
   const out: AnalysedFile[] = await analyseAll(files, async (url, file) => ({
     ...file,
     analyze: await postSample<AnalyzeResponse>(url, '/audio/v1/analyze', file.wav),

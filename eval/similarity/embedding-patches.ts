@@ -14,7 +14,7 @@ import { readWavChunks, readWavInfo } from '../../server/audio/decode/wav-reader
 import { MEL_PATCH_BANDS, MEL_PATCH_FLOOR_DB, MEL_PATCH_FRAMES, MelPatchHead } from '../../server/audio/dsp/mel-patch.js';
 import { renderGmFont } from '../real-audio/gm-render.js';
 import { cacheDir, ensurePackage, requireCommand } from '../real-audio/packages.js';
-import { loadLibrary, readLabels } from '../real-audio/sets.js';
+import { loadLibrary } from '../real-audio/sets.js';
 import { findFamily, type Family } from './families.js';
 import { TRAINING_LIBRARIES } from './fit.js';
 
@@ -42,10 +42,7 @@ async function readWavPatch(wav: string): Promise<Float32Array | null> {
 }
 
 function trainingRows(): PatchRow[] {
-  return TRAINING_LIBRARIES.flatMap((library) => {
-    const rules = new Map(readLabels(library).map((r) => [r.file, r.rule]));
-    return loadLibrary(library).map((f) => ({ ...f, family: findFamily(library, f.key, rules.get(f.key)!) }));
-  });
+  return TRAINING_LIBRARIES.flatMap((library) => loadLibrary(library).map((f) => ({ ...f, family: findFamily(library, f.key, f.rule) })));
 }
 
 function extraRows(): PatchRow[] {
@@ -70,7 +67,10 @@ async function main(): Promise<void> {
   const dir = path.join(cacheDir, 'embedding');
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'patches.f32'), Buffer.from(all.buffer));
-  writeFileSync(path.join(dir, 'patches.json'), JSON.stringify(rows.map(({ wav: _wav, ...r }) => r)));
+  writeFileSync(
+    path.join(dir, 'patches.json'),
+    JSON.stringify(rows.map(({ library, key, role, family }) => ({ library, key, role, family }))),
+  );
   process.stdout.write(`${rows.length} patches in ${dir}\n`);
 }
 
