@@ -11,9 +11,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { serverNodeFlags } from '../server/config/node-flags.js';
-import { median, optionValue, say, startServerProcess } from './bench-support.js';
-import { sendAsPage, serverCpuMs, withOneSampleChanged } from './drop-support.js';
+import { median, optionValue, say } from './bench-support.js';
+import { sendAsPage, serverCpuMs, startBuiltServer, withOneSampleChanged } from './drop-support.js';
 import { writeSynthTrack } from './synth-track.js';
 
 const token = 'bench-ab-admin';
@@ -31,15 +30,8 @@ async function main(): Promise<void> {
   const wav = path.join(work, 'track.wav');
   await writeSynthTrack(wav, 180);
   const track = readFileSync(wav);
-  const start = (dir: string, name: string) =>
-    startServerProcess([...serverNodeFlags, path.join(dir, 'dist/server/main.js')], {
-      CRATEHOUSE_PORT: '0',
-      CRATEHOUSE_HOST: '127.0.0.1',
-      CRATEHOUSE_DATA_DIR: path.join(work, name),
-      CRATEHOUSE_ADMIN_TOKEN: token,
-      CRATEHOUSE_LOG_LEVEL: 'error',
-    });
-  const servers = { this: await start(process.cwd(), 'this'), other: await start(path.resolve(other), 'other') };
+  const start = (dir: string, name: string) => startBuiltServer(dir, path.join(work, name), token);
+  const servers = { this: await start(process.cwd(), 'this'), other: await start(other, 'other') };
   try {
     say(
       `# Drop CPU A/B: ${(track.length / 1e6).toFixed(1)} MB WAV, this=${process.cwd()} other=${other} (load ${loadavg()[0]!.toFixed(2)})`,

@@ -1,10 +1,25 @@
 /**
- * What the drop benchmarks share (gui-drop-bench.ts, drop-cpu-ab.ts): fresh bytes per round, the
- * server process's CPU time, and the Analyse screen's requests sent from node as the page sends them.
+ * What the drop benchmarks share (gui-drop-bench.ts, drop-cpu-ab.ts): a checkout's built server, fresh
+ * bytes per round, the server process's and Chromium's CPU time, and the Analyse screen's requests sent
+ * from node as the page sends them.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { serverNodeFlags } from '../server/config/node-flags.js';
 import { isSummaryAnalysis, type SummaryAnalysis } from '../renderer/src/api/held-audio-summary.js';
+import { startServerProcess, type ServerProcess } from './bench-support.js';
+
+/** The built server of `checkout` (its dist/) on `dataDir`, with `token` as its admin token, answering on a free port. */
+export function startBuiltServer(checkout: string, dataDir: string, token: string): Promise<ServerProcess> {
+  return startServerProcess([...serverNodeFlags, path.join(path.resolve(checkout), 'dist/server/main.js')], {
+    CRATEHOUSE_PORT: '0',
+    CRATEHOUSE_HOST: '127.0.0.1',
+    CRATEHOUSE_DATA_DIR: dataDir,
+    CRATEHOUSE_ADMIN_TOKEN: token,
+    CRATEHOUSE_LOG_LEVEL: 'error',
+  });
+}
 
 /** `track` with one sample changed by `variant`: new bytes, a new sha256, nothing cached. */
 export function withOneSampleChanged(track: Buffer, variant: number): Buffer {

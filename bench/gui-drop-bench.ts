@@ -19,19 +19,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from '@playwright/test';
-import { serverNodeFlags } from '../server/config/node-flags.js';
-import { median, say, startServerProcess, type ServerProcess } from './bench-support.js';
-import { cpuSince, processesCpuMsByKind, sendAsPage, serverCpuMs, withOneSampleChanged } from './drop-support.js';
+import { median, optionValue, say, type ServerProcess } from './bench-support.js';
+import { cpuSince, processesCpuMsByKind, sendAsPage, serverCpuMs, startBuiltServer, withOneSampleChanged } from './drop-support.js';
 import { writeSynthTrack } from './synth-track.js';
 
 const token = 'bench-gui-admin';
-const option = (name: string) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
-const rounds = Number(option('--rounds') ?? 3);
+const rounds = Number(optionValue('--rounds') ?? 3);
 /** Another checkout (built) whose page and server run beside this one's, round by round. */
-const other = option('--other');
+const other = optionValue('--other');
 let variant = 0;
 // bench/ is type-checked without the DOM's types; this runs in the page.
 declare const sessionStorage: { setItem(key: string, value: string): void };
@@ -77,17 +72,6 @@ interface Side {
   readonly browserByKind: Map<string, number[]>;
 }
 
-/** The built server of `checkout` on a fresh data dir. */
-function startBuiltServer(checkout: string, dataDir: string): Promise<ServerProcess> {
-  return startServerProcess([...serverNodeFlags, path.join(checkout, 'dist/server/main.js')], {
-    CRATEHOUSE_PORT: '0',
-    CRATEHOUSE_HOST: '127.0.0.1',
-    CRATEHOUSE_DATA_DIR: dataDir,
-    CRATEHOUSE_ADMIN_TOKEN: token,
-    CRATEHOUSE_LOG_LEVEL: 'error',
-  });
-}
-
 async function main(): Promise<void> {
   const work = mkdtempSync(path.join(tmpdir(), 'cratehouse-gui-bench-'));
   const wav = path.join(work, 'track.wav');
@@ -97,7 +81,7 @@ async function main(): Promise<void> {
   const side = async (label: string, checkout: string) =>
     sides.push({
       label,
-      server: await startBuiltServer(checkout, path.join(work, `data-${sides.length}`)),
+      server: await startBuiltServer(checkout, path.join(work, `data-${sides.length}`), token),
       gui: [],
       refs: [],
       cpus: [],
