@@ -270,9 +270,29 @@ test('analyses a drum loop: tempo, loudness, grade, name, spectrogram, playback 
   expect(errors).toEqual([]);
 });
 
+/** Where the parts of the Analyse screen are (top and height in px), to compare before and after the answers arrive. */
+async function screenLayout(page: Page): Promise<Record<string, { readonly top: number; readonly height: number }>> {
+  const parts = {
+    file: page.getByRole('region', { name: 'File' }),
+    requests: page.getByRole('list', { name: 'Requests' }),
+    waveform: page.getByRole('region', { name: 'Waveform' }),
+    spectrogram: page.getByRole('region', { name: 'Spectrogram' }),
+    loudness: page.getByRole('region', { name: 'Loudness' }),
+    grade: page.getByRole('region', { name: 'Grade' }),
+  };
+  const layout: Record<string, { top: number; height: number }> = {};
+  for (const [name, locator] of Object.entries(parts)) {
+    const box = await locator.boundingBox();
+    if (!box) throw new Error(`${name} is not on the page`);
+    layout[name] = { top: Math.round(box.y * 10) / 10, height: Math.round(box.height * 10) / 10 };
+  }
+  return layout;
+}
+
 test('one upload bar while the file goes up; the panels wait without moving', async ({ page, server }) => {
   test.setTimeout(90_000);
   const errors = collectPageErrors(page);
+  await page.setViewportSize({ width: 1280, height: 800 });
   await signInBeforeLoad(page, server.adminToken);
   await page.goto('/analyse');
   // A slow uplink (Chromium's own throttling, 50 kB/s) keeps the 342 kB loop uploading for ~7 s, long enough to look at.
@@ -292,15 +312,30 @@ test('one upload bar while the file goes up; the panels wait without moving', as
   // The waiting pills are still: only a request the server is working on is drawn as busy.
   await expect(requests.locator('.an-request-busy')).toHaveCount(0);
   await expect.poll(async () => Number(await upload.getAttribute('aria-valuenow')), { timeout: 10_000 }).toBeGreaterThan(0);
+  const waiting = await screenLayout(page);
   await saveScreenshot(page, 'analyse-uploading-1280');
   await page.setViewportSize({ width: 390, height: 844 });
   await expect(upload).toBeVisible();
   await expectNoHorizontalOverflow(page);
   await saveScreenshot(page, 'analyse-uploading-390');
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
   await expect(requests.locator('[data-status="done"]')).toHaveCount(7, { timeout: 60_000 });
+  await expect(page.locator('canvas[data-drawn="mel"]')).toBeVisible();
+  await expect(page.getByRole('slider', { name: 'Playback position' })).toHaveAttribute('data-ready', 'true');
   await expect(page.getByRole('progressbar', { name: 'Uploading to the server' })).toHaveCount(0);
+  await expect(page.getByTestId('upload-held')).toHaveText(/On the server/);
+  // Nothing moved while the answers arrived: the upload's row stayed, the pills kept their size, and the
+  // waveform and spectrogram panels were as tall while waiting as with their views (analyse.css); a move
+  // would repaint the page below it. The cards below them grow downwards with their answers.
+  const filled = await screenLayout(page);
+  expect(filled).toEqual({
+    ...waiting,
+    loudness: { ...waiting.loudness, height: filled.loudness!.height },
+    grade: { ...waiting.grade, height: filled.grade!.height },
+  });
+  await saveScreenshot(page, 'analyse-filled-1280');
   expect(errors).toEqual([]);
 });
 

@@ -248,7 +248,9 @@ export function AnalyseScreen() {
         {waveform ? (
           <WaveformView url={url} waveform={waveform} onsets={onsets} tempoBpm={tempo} playhead={playhead} />
         ) : (
-          <Pending state={requests.waveform} what="waveform" />
+          <div className="an-view-pending an-view-pending-waveform">
+            <Pending state={requests.waveform} what="waveform" />
+          </div>
         )}
         {requests.onsets.status === 'failed' ? <Pending state={requests.onsets} what="onsets" /> : null}
       </Panel>
@@ -272,7 +274,9 @@ export function AnalyseScreen() {
         {spectrumState.status === 'done' ? (
           <SpectrogramView spectrum={spectrumState.result} duration={duration} playhead={playhead} />
         ) : (
-          <Pending state={spectrumState} what={`${scale} spectrum`} />
+          <div className="an-view-pending an-view-pending-spectrum">
+            <Pending state={spectrumState} what={`${scale} spectrum`} />
+          </div>
         )}
       </Panel>
 

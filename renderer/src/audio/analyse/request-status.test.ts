@@ -20,6 +20,6 @@ describe('the file’s one upload', () => {
 
   it('leaves the share out of each request’s words (the bar says it once)', () => {
     expect(statusText({ status: 'uploading', fraction: 0.4 })).toBe('uploading');
-    expect(statusText({ status: 'done', result: null, cache: 'hit' })).toBe('done (cached)');
+    expect(statusText({ status: 'done', result: null, cache: 'hit' })).toBe('cached');
   });
 });

@@ -6,8 +6,10 @@ import { Busy, Problem } from '../../ui/status';
 import { requestLabels, type RequestKey, type RequestState, type RequestStates } from './use-analysis';
 
 /**
- * A request's state in a few words: "uploading", "analysing", "done (cached)". The upload's share is
- * shown once, in the file strip (UploadProgress): every request waits for the same bytes.
+ * A request's state in a word or two: "uploading", "analysing", "cached". The upload's share is shown
+ * once, in the file strip (UploadProgress): every request waits for the same bytes. The common states
+ * are short and the pill gives its state a fixed width (analyse.css), so a pill does not change size
+ * while the file fills: the row would wrap and unwrap, and move every panel below it.
  */
 export function statusText(state: RequestState<unknown>): string {
   switch (state.status) {
@@ -20,7 +22,7 @@ export function statusText(state: RequestState<unknown>): string {
     case 'analysing':
       return 'analysing';
     case 'done':
-      return state.cache === 'hit' ? 'done (cached)' : 'done';
+      return state.cache === 'hit' ? 'cached' : 'done';
     case 'failed':
       return 'failed';
     case 'skipped':
@@ -99,20 +101,32 @@ export function uploadFraction(requests: RequestStates): number | null {
   return fraction;
 }
 
+/** True once the server holds the file: a request is past the upload (analysing or answered). */
+function serverHolds(requests: RequestStates): boolean {
+  return Object.values(requests).some((state) => state.status === 'analysing' || state.status === 'done');
+}
+
 /**
  * The file's one upload as a single bar (the requests wait for it in silence), so a progress event
- * redraws one bar rather than one per panel.
+ * redraws one bar rather than one per panel. The row keeps its place for as long as the file is open
+ * ("On the server" once the bytes are there): a bar that came and went would move every panel below it.
  */
 export function UploadProgress({ requests, size }: { readonly requests: RequestStates; readonly size: number }) {
   const fraction = uploadFraction(requests);
-  if (fraction === null) return null;
   return (
     <div className="an-upload">
-      <ProgressBar
-        label="Uploading to the server"
-        value={fraction}
-        detail={`${formatBytes(size * fraction)} of ${formatBytes(size)} · ${Math.round(fraction * 100)} %`}
-      />
+      {fraction !== null ? (
+        <ProgressBar
+          label="Uploading to the server"
+          value={fraction}
+          detail={`${formatBytes(size * fraction)} of ${formatBytes(size)} · ${Math.round(fraction * 100)} %`}
+        />
+      ) : serverHolds(requests) ? (
+        <p className="an-upload-held" data-testid="upload-held">
+          <span className="an-upload-check" aria-hidden="true" />
+          On the server <span className="muted mono">· {formatBytes(size)}</span>
+        </p>
+      ) : null}
     </div>
   );
 }
