@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { statusText, uploadFraction } from './request-status';
+import { serverHolds, statusText, uploadFraction } from './request-status';
 import { idleRequests, type RequestStates } from './use-analysis';
 
 describe('the file’s one upload', () => {
@@ -16,6 +16,18 @@ describe('the file’s one upload', () => {
     expect(uploadFraction({ ...requests, waveform: { status: 'analysing' }, onsets: { status: 'analysing' } })).toBeNull();
     // A listener that heard 0 % before the first byte left still counts as an upload under way.
     expect(uploadFraction({ ...idleRequests, grade: { status: 'uploading', fraction: 0 } })).toBe(0);
+  });
+
+  it('is on the server once any request is past it, and not while the requests wait or after they failed', () => {
+    expect(serverHolds(idleRequests)).toBe(false);
+    const waiting: RequestStates = { ...idleRequests, waveform: { status: 'uploading', fraction: 0.9 }, onsets: { status: 'queued' } };
+    expect(serverHolds(waiting)).toBe(false);
+    expect(serverHolds({ ...waiting, onsets: { status: 'analysing' } })).toBe(true);
+    expect(serverHolds({ ...idleRequests, grade: { status: 'done', result: null as never, cache: 'hit' } })).toBe(true);
+    // Refused or unreachable before the bytes were there: the row stays empty (its place kept).
+    expect(
+      serverHolds({ ...idleRequests, waveform: { status: 'failed', message: 'offline', httpStatus: 0 }, onsets: { status: 'skipped' } }),
+    ).toBe(false);
   });
 
   it('leaves the share out of each request’s words (the bar says it once)', () => {

@@ -102,7 +102,7 @@ export function uploadFraction(requests: RequestStates): number | null {
 }
 
 /** True once the server holds the file: a request is past the upload (analysing or answered). */
-function serverHolds(requests: RequestStates): boolean {
+export function serverHolds(requests: RequestStates): boolean {
   return Object.values(requests).some((state) => state.status === 'analysing' || state.status === 'done');
 }
 
@@ -124,7 +124,8 @@ export function UploadProgress({ requests, size }: { readonly requests: RequestS
       ) : serverHolds(requests) ? (
         <p className="an-upload-held" data-testid="upload-held">
           <span className="an-upload-check" aria-hidden="true" />
-          On the server <span className="muted mono">· {formatBytes(size)}</span>
+          <span>On the server</span>
+          <span className="muted mono">{formatBytes(size)}</span>
         </p>
       ) : null}
     </div>
