@@ -412,6 +412,10 @@ test('a file that is not audio shows the server’s sentence next to the file', 
   // The other requests stop: each panel says why it has nothing.
   await expect(page.getByRole('list', { name: 'Requests' }).locator('[data-status="failed"]').first()).toBeVisible();
   await expect(page.getByRole('region', { name: 'Grade' })).toContainText(/could not|Not analysed/);
+  // Nothing will arrive: the waveform and spectrogram panels keep no empty frame for their views.
+  await expect(page.getByRole('region', { name: 'Waveform' })).toContainText(/could not|Not analysed/);
+  await expect(page.getByRole('region', { name: 'Spectrogram' })).toContainText(/could not|Not analysed/);
+  await expect(page.locator('.an-view-pending')).toHaveCount(0);
   await expectNoHorizontalOverflow(page);
   await saveScreenshot(page, 'analyse-corrupt-dark-1280');
 });

@@ -13,7 +13,7 @@ import { GradePanel } from './analyse/grade-panel';
 import { LoudnessPanel } from './analyse/loudness-panel';
 import { createPlayhead } from './analyse/playhead';
 import { formatFixed } from './analyse/readouts';
-import { Pending, RequestList, UploadProgress } from './analyse/request-status';
+import { isPending, Pending, RequestList, UploadProgress } from './analyse/request-status';
 import { NamePanel, RolePanel } from './analyse/role-name-panel';
 import { SpectrogramView, spectrogramWorker } from './analyse/spectrogram-view';
 import { tempoIsNone, tempoOf, tempoSourceOf } from './analyse/tempo';
@@ -130,7 +130,8 @@ function FileStrip({ state, onFiles }: { readonly state: AnalysisState; readonly
           </dd>
         </div>
       </dl>
-      <UploadProgress requests={requests} size={file.size} />
+      {/* A refused file will not be analysed: its row need not be kept. */}
+      {state.fileProblem ? null : <UploadProgress requests={requests} size={file.size} />}
       <div className="an-strip-drop">
         <FileDrop compact label="Analyse another file" onFiles={onFiles} />
       </div>
@@ -247,10 +248,13 @@ export function AnalyseScreen() {
       <Panel title="Waveform" className="an-panel" busy={!waveform}>
         {waveform ? (
           <WaveformView url={url} waveform={waveform} onsets={onsets} tempoBpm={tempo} playhead={playhead} />
-        ) : (
+        ) : isPending(requests.waveform) ? (
           <div className="an-view-pending an-view-pending-waveform">
             <Pending state={requests.waveform} what="waveform" />
           </div>
+        ) : (
+          // Failed or not analysed: nothing will take the view's place, so none is kept for it.
+          <Pending state={requests.waveform} what="waveform" />
         )}
         {requests.onsets.status === 'failed' ? <Pending state={requests.onsets} what="onsets" /> : null}
       </Panel>
@@ -273,10 +277,12 @@ export function AnalyseScreen() {
       >
         {spectrumState.status === 'done' ? (
           <SpectrogramView spectrum={spectrumState.result} duration={duration} playhead={playhead} />
-        ) : (
+        ) : isPending(spectrumState) ? (
           <div className="an-view-pending an-view-pending-spectrum">
             <Pending state={spectrumState} what={`${scale} spectrum`} />
           </div>
+        ) : (
+          <Pending state={spectrumState} what={`${scale} spectrum`} />
         )}
       </Panel>
 

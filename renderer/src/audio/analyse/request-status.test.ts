@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { serverHolds, statusText, uploadFraction } from './request-status';
+import { isPending, serverHolds, statusText, uploadFraction } from './request-status';
 import { idleRequests, type RequestStates } from './use-analysis';
 
 describe('the file’s one upload', () => {
@@ -28,6 +28,15 @@ describe('the file’s one upload', () => {
     expect(
       serverHolds({ ...idleRequests, waveform: { status: 'failed', message: 'offline', httpStatus: 0 }, onsets: { status: 'skipped' } }),
     ).toBe(false);
+  });
+
+  it("is pending (a panel keeps its view's place) until it is answered, failed or not analysed", () => {
+    expect(isPending({ status: 'queued' })).toBe(true);
+    expect(isPending({ status: 'uploading', fraction: 0.3 })).toBe(true);
+    expect(isPending({ status: 'analysing' })).toBe(true);
+    expect(isPending({ status: 'done', result: null, cache: 'miss' })).toBe(false);
+    expect(isPending({ status: 'failed', message: 'no', httpStatus: 415 })).toBe(false);
+    expect(isPending({ status: 'skipped' })).toBe(false);
   });
 
   it('leaves the share out of each request’s words (the bar says it once)', () => {

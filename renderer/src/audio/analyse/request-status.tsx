@@ -101,6 +101,11 @@ export function uploadFraction(requests: RequestStates): number | null {
   return fraction;
 }
 
+/** True while an answer may still come (asked, uploading or analysing): a panel keeps its view's place for it. */
+export function isPending(state: RequestState<unknown>): boolean {
+  return state.status === 'idle' || state.status === 'queued' || state.status === 'uploading' || state.status === 'analysing';
+}
+
 /** True once the server holds the file: a request is past the upload (analysing or answered). */
 export function serverHolds(requests: RequestStates): boolean {
   return Object.values(requests).some((state) => state.status === 'analysing' || state.status === 'done');
