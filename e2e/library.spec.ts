@@ -287,6 +287,8 @@ test('batch: the server going away pauses the batch; it resumes when the server 
     mimeType: 'audio/wav',
     buffer: encodeWav([sine(rate, 0.5, 300 + i * 11, 0.5)], rate),
   }));
+  // Signed in and on Batch first: a stop before the page's own sign-in check answered leaves it on the sign-in form.
+  await page.getByTestId('file-input').waitFor({ state: 'attached' });
   // The server "stops": every request to it fails at the network level, as a stopped server's would.
   await page.route('**/audio/v1/**', (route) => route.abort('connectionrefused'));
   await page.getByTestId('file-input').setInputFiles(files);
