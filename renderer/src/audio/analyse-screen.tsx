@@ -13,7 +13,7 @@ import { GradePanel } from './analyse/grade-panel';
 import { LoudnessPanel } from './analyse/loudness-panel';
 import { createPlayhead } from './analyse/playhead';
 import { formatFixed } from './analyse/readouts';
-import { isPending, Pending, RequestList, UploadProgress } from './analyse/request-status';
+import { Pending, PendingView, RequestList, UploadProgress } from './analyse/request-status';
 import { NamePanel, RolePanel } from './analyse/role-name-panel';
 import { SpectrogramView, spectrogramWorker } from './analyse/spectrogram-view';
 import { tempoIsNone, tempoOf, tempoSourceOf } from './analyse/tempo';
@@ -248,13 +248,8 @@ export function AnalyseScreen() {
       <Panel title="Waveform" className="an-panel" busy={!waveform}>
         {waveform ? (
           <WaveformView url={url} waveform={waveform} onsets={onsets} tempoBpm={tempo} playhead={playhead} />
-        ) : isPending(requests.waveform) ? (
-          <div className="an-view-pending an-view-pending-waveform">
-            <Pending state={requests.waveform} what="waveform" />
-          </div>
         ) : (
-          // Failed or not analysed: nothing will take the view's place, so none is kept for it.
-          <Pending state={requests.waveform} what="waveform" />
+          <PendingView state={requests.waveform} what="waveform" view="waveform" />
         )}
         {requests.onsets.status === 'failed' ? <Pending state={requests.onsets} what="onsets" /> : null}
       </Panel>
@@ -277,12 +272,8 @@ export function AnalyseScreen() {
       >
         {spectrumState.status === 'done' ? (
           <SpectrogramView spectrum={spectrumState.result} duration={duration} playhead={playhead} />
-        ) : isPending(spectrumState) ? (
-          <div className="an-view-pending an-view-pending-spectrum">
-            <Pending state={spectrumState} what={`${scale} spectrum`} />
-          </div>
         ) : (
-          <Pending state={spectrumState} what={`${scale} spectrum`} />
+          <PendingView state={spectrumState} what={`${scale} spectrum`} view="spectrum" />
         )}
       </Panel>
 

@@ -106,6 +106,24 @@ export function isPending(state: RequestState<unknown>): boolean {
   return state.status === 'idle' || state.status === 'queued' || state.status === 'uploading' || state.status === 'analysing';
 }
 
+/**
+ * What the waveform's or the spectrogram's panel shows until its view is there: while an answer may
+ * still come, the status inside a frame as tall as the view (analyse.css), so nothing below moves when
+ * it arrives; once it failed or was not analysed, the status alone (nothing will take the view's place).
+ */
+export function PendingView({
+  state,
+  what,
+  view,
+}: {
+  readonly state: RequestState<unknown>;
+  readonly what: string;
+  readonly view: 'waveform' | 'spectrum';
+}) {
+  const status = <Pending state={state} what={what} />;
+  return isPending(state) ? <div className={`an-view-pending an-view-pending-${view}`}>{status}</div> : status;
+}
+
 /** True once the server holds the file: a request is past the upload (analysing or answered). */
 export function serverHolds(requests: RequestStates): boolean {
   return Object.values(requests).some((state) => state.status === 'analysing' || state.status === 'done');
