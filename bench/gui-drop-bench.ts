@@ -98,7 +98,10 @@ async function main(): Promise<void> {
   try {
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     await page.addInitScript((value) => sessionStorage.setItem('cratehouse.token', value), token);
-    say(`# Drop to filled: a ${(track.length / 1e6).toFixed(1)} MB 3-minute WAV on Analyse (load ${loadavg()[0]!.toFixed(2)})`);
+    // Which Chromium and Node: runs with other versions of either are not comparable.
+    say(
+      `# Drop to filled: a ${(track.length / 1e6).toFixed(1)} MB 3-minute WAV on Analyse, Chromium ${browser.version()}, Node ${process.version} (load ${loadavg()[0]!.toFixed(2)})`,
+    );
     let timings: ResourceTiming[] = [];
     for (let round = 0; round <= rounds; round++) {
       // With two servers, each round visits both, in turns that swap, so neither always goes first.
