@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { Pcm16ToFloat } from '../dsp/pcm16-to-float.js';
 
 /** A PCM WAV file the reader can stream directly (no decoder process needed). */
 export interface WavInfo {
@@ -143,8 +144,15 @@ export async function* readWavChunks(file: string, info: WavInfo, options: WavRe
   // One output array for every chunk: allocating (and zeroing, then collecting) 2 MB per chunk cost as
   // much as the conversion itself, about 5 ms of a worker's CPU per minute of 44.1 kHz stereo.
   let out = new Float32Array(0);
+  // 16-bit PCM, the common case, converts in the WebAssembly kernel into the converter's own memory.
+  let pcm16: Pcm16ToFloat | null = null;
   for await (const bytes of readWavBytes(file, info, options)) {
     const samples = bytes.length / (info.bitsPerSample / 8);
+    if (info.bitsPerSample === 16 && !info.float) {
+      if (!pcm16 || pcm16.capacity < samples) pcm16 = new Pcm16ToFloat(samples);
+      yield pcm16.convert(bytes);
+      continue;
+    }
     if (out.length < samples) out = new Float32Array(samples);
     yield convert(bytes, samples, info, out.subarray(0, samples));
   }
@@ -199,16 +207,11 @@ async function* readWavBytes(file: string, info: WavInfo, options: WavReadOption
   }
 }
 
-/** `samples` samples of `buf` as floats in `out` (full scale ±1). */
+/** `samples` samples of `buf` (any PCM but 16-bit: see readWavChunks) as floats in `out` (full scale ±1). */
 function convert(buf: Buffer, samples: number, info: WavInfo, out: Float32Array): Float32Array {
   if (info.float) {
     if (buf.byteOffset % 4 === 0) out.set(new Float32Array(buf.buffer, buf.byteOffset, samples));
     else for (let i = 0; i < samples; i++) out[i] = buf.readFloatLE(i * 4);
-  } else if (info.bitsPerSample === 16) {
-    if (buf.byteOffset % 2 === 0) {
-      const view = new Int16Array(buf.buffer, buf.byteOffset, samples);
-      for (let i = 0; i < samples; i++) out[i] = view[i]! / 32768;
-    } else for (let i = 0; i < samples; i++) out[i] = buf.readInt16LE(i * 2) / 32768;
   } else if (info.bitsPerSample === 24) {
     for (let i = 0, o = 0; i < samples; i++, o += 3) out[i] = ((buf[o]! | (buf[o + 1]! << 8) | (buf[o + 2]! << 16)) << 8) / 2147483648;
   } else if (info.bitsPerSample === 32) {

@@ -100,8 +100,7 @@ export class RealFft {
       cosN[k] = Math.cos((2 * Math.PI * k) / n);
       sinN[k] = Math.sin((2 * Math.PI * k) / n);
     }
-    // Math.log is imported, so the kernels' logarithms are JavaScript's (dsp/frame-kernels.as.ts).
-    const exports = new WebAssembly.Instance(kernelModule(), { env: { memory, log: Math.log } }).exports as unknown as KernelExports;
+    const exports = instantiateKernel(memory);
     this.exports = exports;
     this.buffer = memory.buffer;
     this.free = at.workspace;
@@ -156,7 +155,7 @@ export class RealFft {
   }
 }
 
-/** The kernel's exports (dsp/real-fft-kernel.as.ts, dsp/frame-kernels.as.ts); arrays are byte offsets. */
+/** The kernel's exports (dsp/real-fft-kernel.as.ts, dsp/frame-kernels.as.ts, dsp/sample-kernels.as.ts); arrays are byte offsets. */
 export interface KernelExports {
   readonly init: (half: number, oddFirst: number, ...offsets: number[]) => void;
   readonly forward: () => void;
@@ -219,6 +218,7 @@ export interface KernelExports {
   readonly hpssSplit: (s0: number, s1: number, c: number, s3: number, s4: number, power: number, bins: number, out: number) => void;
   readonly windowRing: (ring: number, first: number, win: number, out: number, n: number) => void;
   readonly powerSlots: (re: number, im: number, power: number, slotStart: number, slots: number, acc: number, out: number) => void;
+  readonly pcm16ToFloat: (src: number, dst: number, n: number) => void;
 }
 
 /** The compiled kernel, once per thread (compiling the 2 KB module takes well under a millisecond). */
@@ -226,6 +226,14 @@ let compiled: WebAssembly.Module | null = null;
 function kernelModule(): WebAssembly.Module {
   if (!compiled) compiled = new WebAssembly.Module(Uint8Array.from(atob(dspKernelWasm), (c) => c.charCodeAt(0)));
   return compiled;
+}
+
+/**
+ * The kernel over `memory`. Math.log is imported, so the kernels' logarithms are JavaScript's
+ * (dsp/frame-kernels.as.ts). Without `init`, only the per-sample loops may be called (dsp/pcm16-to-float.ts).
+ */
+export function instantiateKernel(memory: WebAssembly.Memory): KernelExports {
+  return new WebAssembly.Instance(kernelModule(), { env: { memory, log: Math.log } }).exports as unknown as KernelExports;
 }
 
 /** Build a real FFT of size n, with `workspace` bytes for `allocate`. */
